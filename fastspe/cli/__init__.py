@@ -1,0 +1,50 @@
+"""The ``fastspe`` command line: ``main(argv) -> int`` over a parser testable on its own.
+
+Each sub-command lives in its own module with a ``register(subparsers)`` function that adds its
+parser and sets ``func(args) -> int``. The CLI holds no logic the Python API lacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+
+from .. import __version__
+from ._common import fail
+
+COMMAND_MODULES = ("bank", "score", "report", "run", "demo")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fastspe",
+        description="Certified sliding-puzzle banks, verified replay and SPE = R x Q x E metrics for innate LLM planning.",
+    )
+    parser.add_argument("--version", action="version", version=f"fastspe {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        if importlib.util.find_spec(f"{__name__}.{name}") is None:  # not yet written
+            continue
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, TypeError, OSError) as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        return fail("interrupted", code=130)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
