@@ -68,7 +68,7 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
-        boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.distances, layout.goal_cell,
+        boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.raises,
                                           cell.depth, seed, stream, start, n)
         good = np.flatnonzero(ok)
         pool = np.concatenate(kept_boards + [boards[good]])
@@ -118,7 +118,8 @@ def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame
 def _cell_frame(cell: DesignCell, seed: int, boards, paths, index) -> pd.DataFrame:
     layout, n = cell.layout, len(boards)
     width = max(3, len(str(n - 1)))
-    ids = [f"{cell.name}-{i:0{width}d}" for i in range(n)]
+    name = cell.name
+    ids = [f"{name}-{i:0{width}d}" for i in range(n)]
     goal = layout.goal.tolist()
     return pd.DataFrame({
         "board_id": ids,

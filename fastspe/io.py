@@ -33,6 +33,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
     try:
         yield Path(tmp)
         os.replace(tmp, final)
@@ -40,6 +41,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:

@@ -14,6 +14,7 @@ from typing import Iterable
 import numpy as np
 
 from .kernels.graph import bfs_distances, board_h
+from .kernels.walks import h_raise_table
 
 MIN_SIDE, MAX_SIDE = 2, 8
 DIRECTIONS = "UDLR"
@@ -121,6 +122,11 @@ class Layout:
         out = np.empty(self.tiles + 1, dtype=np.int16)
         out[self.goal[self.goal >= 0]] = np.flatnonzero(self.goal >= 0)
         return out
+
+    @cached_property
+    def raises(self) -> np.ndarray:
+        """bool (tiles + 1, cells, 4): blank moves that raise h by one, per tile (walk kernel)."""
+        return h_raise_table(self.moves, self.distances, self.goal_cell)
 
     # -- boards -----------------------------------------------------------------------------
     def h(self, board) -> int:

@@ -13,7 +13,27 @@ from .rng import random_below, stream_key
 
 
 @njit
-def _walk(goal, moves, dist, goal_cell, depth, key, board, path):
+def h_raise_table(moves, dist, goal_cell):
+    """bool (tiles + 1, cells, 4): does the blank on c moving in d raise h(s) by one for tile v?
+
+    Tile v sits on ``t = moves[c, d]`` and slides onto c; h changes by
+    ``dist[goal(v), c] - dist[goal(v), t]``. One lookup replaces four in the walk's inner loop.
+    """
+    tiles = goal_cell.shape[0] - 1
+    cells = moves.shape[0]
+    out = np.zeros((tiles + 1, cells, 4), dtype=np.bool_)
+    for v in range(1, tiles + 1):
+        g = goal_cell[v]
+        for c in range(cells):
+            for d in range(4):
+                t = moves[c, d]
+                if t >= 0 and dist[g, c] >= 0 and dist[g, c] - dist[g, t] == 1:
+                    out[v, c, d] = True
+    return out
+
+
+@njit
+def _walk(goal, moves, raises, depth, key, board, path):
     """One proposal into ``board`` (int8) and ``path`` (uint8 directions); False if stuck."""
     board[:] = goal
     blank = 0
@@ -25,12 +45,9 @@ def _walk(goal, moves, dist, goal_cell, depth, key, board, path):
         count = 0
         for d in range(4):
             t = moves[blank, d]
-            if t >= 0:
-                g = goal_cell[board[t]]
-                # the tile on t slides onto the blank's cell
-                if dist[g, blank] - dist[g, t] == 1:
-                    mask |= 1 << d
-                    count += 1
+            if t >= 0 and raises[board[t], blank, d]:
+                mask |= 1 << d
+                count += 1
         if count == 0:
             return False
         r = random_below(key, step, count)
@@ -50,13 +67,15 @@ def _walk(goal, moves, dist, goal_cell, depth, key, board, path):
 
 
 @njit(parallel=True)
-def propose_walks(goal, moves, dist, goal_cell, depth, seed, stream, start, count):
+def propose_walks(goal, moves, raises, depth, seed, stream, start, count):
     """Proposals ``start .. start + count - 1`` of one design cell, in parallel.
 
     Parameters
     ----------
     goal : int8 (cells,)
-    moves, dist, goal_cell : see ``kernels.graph``
+    moves : int16 (cells, 4), see ``kernels.graph``
+    raises : bool (tiles + 1, cells, 4), ``raises[v, c, d]`` when the blank on c moving in
+        direction d slides tile v one step farther from its goal cell (``h_raise_table``)
     depth : int, walk length
     seed, stream, start, count : int; proposal i uses the key (seed, stream, start + i)
 
@@ -72,5 +91,5 @@ def propose_walks(goal, moves, dist, goal_cell, depth, seed, stream, start, coun
     ok = np.zeros(count, dtype=np.bool_)
     for i in prange(count):
         key = stream_key(seed, stream, start + i)
-        ok[i] = _walk(goal, moves, dist, goal_cell, depth, key, boards[i], paths[i])
+        ok[i] = _walk(goal, moves, raises, depth, key, boards[i], paths[i])
     return boards, paths, ok

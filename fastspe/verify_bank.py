@@ -1,0 +1,149 @@
+"""Independent bank verifier: plain Python and NumPy, sharing no code with the kernels.
+
+It re-derives everything a bank claims from the rules alone: the goal of each layout, the
+free-cell graph distances (its own BFS), h(initial), and a replay of every certificate. A bank
+passes when h = depth = len(certificate), the certificate moves the blank legally from ``initial``
+to ``goal``, ``goal`` is the layout's goal, and no board or board_id repeats.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pandas as pd
+
+_DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+
+
+def _layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
+    free = [c for c in range(rows * cols) if c not in blocks]
+    goal = [-1] * (rows * cols)
+    for tile, cell in enumerate(free[:-1], start=1):
+        goal[cell] = tile
+    goal[free[-1]] = 0
+    return goal
+
+
+def _graph_distances(rows: int, cols: int, blocks: tuple[int, ...]) -> np.ndarray:
+    """All-pairs free-cell distances by a BFS from each free cell (-1 unreachable)."""
+    n = rows * cols
+    dist = np.full((n, n), -1, dtype=np.int64)
+    for src in range(n):
+        if src in blocks:
+            continue
+        dist[src, src] = 0
+        queue = deque([src])
+        while queue:
+            c = queue.popleft()
+            r, q = divmod(c, cols)
+            for dr, dq in _DELTA.values():
+                rr, qq = r + dr, q + dq
+                t = rr * cols + qq
+                if 0 <= rr < rows and 0 <= qq < cols and t not in blocks and dist[src, t] < 0:
+                    dist[src, t] = dist[src, c] + 1
+                    queue.append(t)
+    return dist
+
+
+def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tuple[int, ...]):
+    """Yield (board_id, reason) for each failing row of one layout (vectorized replay)."""
+    goal = _layout_goal(rows, cols, blocks)
+    dist = _graph_distances(rows, cols, blocks)
+    free = [c for c in range(rows * cols) if c not in blocks]
+    if (dist[free[0], free] < 0).any():
+        for bid in group["board_id"]:
+            yield bid, f"the free cells of blocks {list(blocks)} are not connected"
+        return
+    ids = group["board_id"].tolist()
+    ok = np.ones(len(group), dtype=bool)
+    reasons: dict[int, str] = {}
+
+    def reject(i: int, reason: str) -> None:
+        if ok[i]:
+            ok[i] = False
+            reasons[i] = reason
+
+    expected = sorted([-1] * len(blocks) + list(range(rows * cols - len(blocks))))
+    initial = np.zeros((len(group), rows * cols), dtype=np.int64)
+    for i, (init, g, depth, h, k, cert) in enumerate(zip(group["initial"], group["goal"], group["depth"], group["h"],
+                                                         group["k"], group["certificate"])):
+        init = list(init)
+        if len(init) != rows * cols or sorted(init) != expected or [c for c, v in enumerate(init) if v == -1] != list(blocks):
+            reject(i, "initial is not a board of this layout (cell count, tiles or blocked cells)")
+            continue
+        initial[i] = init
+        if list(g) != goal:
+            reject(i, f"goal is not the layout's goal {goal}")
+        if int(k) != len(blocks):
+            reject(i, f"k = {k} but the layout has {len(blocks)} blocked cells")
+        if not isinstance(cert, str) or set(cert) - set(_DELTA):
+            reject(i, "certificate holds characters other than U, D, L, R")
+        elif not (int(h) == int(depth) == len(cert)):
+            reject(i, f"h = {h}, depth = {depth} and len(certificate) = {len(cert)} differ")
+    # h(initial) from the re-derived distances
+    goal_cell = {v: c for c, v in enumerate(goal) if v > 0}
+    tile_goal = np.array([goal_cell.get(v, 0) for v in range(rows * cols)])
+    cell_index = np.broadcast_to(np.arange(rows * cols), initial.shape)
+    tiles = np.where(initial > 0, initial, 0)
+    h_true = np.where(initial > 0, dist[tile_goal[tiles], cell_index], 0).sum(axis=1)
+    for i in np.flatnonzero(ok & (h_true != group["h"].to_numpy())):
+        reject(i, f"h(initial) is {h_true[i]}, not the recorded {group['h'].iloc[i]}")
+    # replay every certificate, one step for all boards at a time
+    certs = [c if isinstance(c, str) and ok[i] else "" for i, c in enumerate(group["certificate"])]
+    lengths = np.array([len(c) for c in certs], dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    letters = np.full((len(certs), longest), ord(" "), dtype=np.uint8)
+    rows_of = np.repeat(np.arange(len(certs)), lengths)
+    cols_of = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    letters[rows_of, cols_of] = np.frombuffer("".join(certs).encode("ascii"), dtype=np.uint8)
+    board = initial.copy()
+    blank = np.argmax(board == 0, axis=1)
+    blocked = np.zeros(rows * cols, dtype=bool)
+    blocked[list(blocks)] = True
+    live = ok.copy()
+    for step in range(longest):
+        for letter, (dr, dq) in _DELTA.items():
+            sel = np.flatnonzero(live & (letters[:, step] == ord(letter)))
+            if not len(sel):
+                continue
+            r, q = blank[sel] // cols + dr, blank[sel] % cols + dq
+            inside = (r >= 0) & (r < rows) & (q >= 0) & (q < cols)
+            target = np.where(inside, r * cols + q, 0)
+            legal = inside & ~blocked[target]
+            for i in sel[~legal]:
+                reject(i, f"certificate move {step + 1} ({letter}) leaves the board or enters a block")
+                live[i] = False
+            sel, target = sel[legal], target[legal]
+            board[sel, blank[sel]] = board[sel, target]
+            board[sel, target] = 0
+            blank[sel] = target
+    reached = (board == np.array(goal)).all(axis=1)
+    for i in np.flatnonzero(live & ~reached):
+        reject(i, "the certificate does not end at the goal")
+    # no board repeats within a layout
+    seen: dict[bytes, str] = {}
+    for i in range(len(group)):
+        key = initial[i].tobytes()
+        if key in seen and ok[i]:
+            reject(i, f"the same initial board as {seen[key]}")
+        seen.setdefault(key, ids[i])
+    for i in sorted(reasons):
+        yield ids[i], reasons[i]
+
+
+def verify_bank(bank: pd.DataFrame) -> list[tuple[str, str]]:
+    """Every failing row of ``bank`` as (board_id, reason); empty when the bank is sound."""
+    failures: list[tuple[str, str]] = []
+    dup = bank["board_id"][bank["board_id"].duplicated()]
+    failures += [(bid, "board_id appears more than once") for bid in dup]
+    layout_key = [(int(r), int(c), tuple(int(b) for b in bl)) for r, c, bl in zip(bank["rows"], bank["cols"], bank["blocks"])]
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(layout_key):
+        groups.setdefault(key, []).append(i)
+    for (rows, cols, blocks), index in groups.items():
+        if not (2 <= rows <= 8 and 2 <= cols <= 8) or any(not 0 <= b < rows * cols for b in blocks) or len(set(blocks)) != len(blocks):
+            failures += [(bank["board_id"].iloc[i], f"invalid layout rows={rows} cols={cols} blocks={list(blocks)}") for i in index]
+            continue
+        failures += list(_verify_layout_group(bank.iloc[index], rows, cols, tuple(sorted(blocks))))
+    return failures
