@@ -20,6 +20,7 @@ from .layout import DIRECTIONS, Layout
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
                 "certificate", "proposal_index", "seed"]
 FIRST_CHUNK = 1024
+MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
 # Where a cell needs more than this many proposals per board asked for, its quota is not reachable.
 PROPOSALS_PER_BOARD = 1000
 MIN_PROPOSAL_CAP = 200_000
@@ -43,13 +44,28 @@ def certificates(paths: np.ndarray) -> np.ndarray:
     return letters.view(f"S{paths.shape[1]}").ravel().astype(str)
 
 
-def _unique_first(boards: np.ndarray) -> np.ndarray:
-    """Sorted indices of the first occurrence of each distinct row of int8 ``boards``."""
-    if len(boards) == 0:
-        return np.empty(0, dtype=np.int64)
-    view = np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
-    _, first = np.unique(view, return_index=True)
-    return np.sort(first)
+def _board_keys(boards: np.ndarray) -> np.ndarray:
+    """One sortable key per row of int8 ``boards``: a uint64 of 4-bit cells where boards have at
+    most 16 cells (the 4 x 4 case, exact since blocked cells are fixed per layout), else the raw bytes."""
+    if boards.shape[1] <= 16:
+        shifts = np.arange(boards.shape[1], dtype=np.uint64) * np.uint64(4)
+        return np.bitwise_or.reduce((boards.astype(np.uint64) & np.uint64(15)) << shifts, axis=1)
+    return np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
+
+
+def _first_new(keys: np.ndarray, accepted: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each key that is not in sorted ``accepted``."""
+    uniq, first = np.unique(keys, return_index=True)
+    pos = np.searchsorted(accepted, uniq)
+    seen = np.zeros(len(uniq), dtype=bool)
+    inside = pos < len(accepted)
+    seen[inside] = accepted[pos[inside]] == uniq[inside]
+    return np.sort(first[~seen])
+
+
+def _insert_sorted(accepted: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    keys = np.sort(keys)
+    return np.insert(accepted, np.searchsorted(accepted, keys), keys)
 
 
 def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
@@ -63,18 +79,18 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     layout = cell.layout
     cap = proposal_cap(cell.count) if cap is None else cap
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    kept_boards = [prior]
-    kept_paths, kept_index = [], []
+    accepted = np.sort(_board_keys(prior))  # sorted, for O(log n) membership per new board
+    kept_boards, kept_paths, kept_index = [], [], []
     have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
         boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.raises,
                                           cell.depth, seed, stream, start, n)
         good = np.flatnonzero(ok)
-        pool = np.concatenate(kept_boards + [boards[good]])
-        first = _unique_first(pool)
-        base = len(pool) - len(good)
-        fresh = good[first[first >= base] - base][: cell.count - have]
+        new_keys = _board_keys(boards[good])
+        sel = _first_new(new_keys, accepted)[: cell.count - have]
+        fresh = good[sel]
+        accepted = _insert_sorted(accepted, new_keys[sel])
         kept_boards.append(boards[fresh])
         kept_paths.append(paths[fresh])
         kept_index.append(start + fresh)
@@ -84,11 +100,11 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
             progress(len(fresh), 0)
         # proposals still needed, estimated from the acceptance rate so far, with headroom
         rate = max(have, 1) / start
-        chunk = int(min(max(2 * (cell.count - have) / rate, FIRST_CHUNK), 4 * start + FIRST_CHUNK))
+        chunk = int(min(max(2 * (cell.count - have) / rate, FIRST_CHUNK), 4 * start + FIRST_CHUNK, MAX_CHUNK))
     if have < cell.count:
         raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
                          f"the design asks for {cell.count}; lower the count or choose another depth or layout")
-    return (np.concatenate(kept_boards[1:]), np.concatenate(kept_paths), np.concatenate(kept_index))
+    return np.concatenate(kept_boards), np.concatenate(kept_paths), np.concatenate(kept_index)
 
 
 def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame:
