@@ -35,9 +35,9 @@ def h_raise_table(moves, dist, goal_cell):
 @njit
 def _walk(goal, moves, raises, depth, key, board, path):
     """One proposal into ``board`` (int8) and ``path`` (uint8 directions); False if stuck."""
-    board[:] = goal
     blank = 0
-    for c in range(goal.shape[0]):
+    for c in range(goal.shape[0]):  # an element loop: ``board[:] = goal`` costs seconds of compile time
+        board[c] = goal[c]
         if goal[c] == 0:
             blank = c
     for step in range(depth):
