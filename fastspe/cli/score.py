@@ -1,0 +1,94 @@
+"""``fastspe score`` (responses -> verdicts) and ``fastspe metrics`` (verdicts -> metrics table)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from rich.markup import escape
+from rich.table import Table
+
+from ._common import stderr, stdout
+
+METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}"}
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("score", help="parse and replay responses into verdicts",
+                              description="Parse every answer, replay it on its board and write one verdict "
+                                          "per output.")
+    p.add_argument("--bank", required=True, help="bank file (.parquet, .jsonl, .csv)")
+    p.add_argument("--responses", required=True, metavar="FILE", help="responses or run log (.jsonl, .csv, .parquet)")
+    p.add_argument("--out", required=True, metavar="VERDICTS", help="verdicts file to write (.parquet or .csv)")
+    p.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
+                   help="strict: answers that need normalizing are format failures (default lenient)")
+    p.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
+                   help="count an answer without a move list as illegal (default) or legal noncompletion")
+    p.add_argument("--skip-invalid", action="store_true", help="report bad response lines and score the rest")
+    p.set_defaults(func=run_score)
+
+    m = subparsers.add_parser("metrics", help="N, C, I, R, Q, E, G, O, SPE from verdicts",
+                              description="Compute the SPE = R x Q x E metrics from a verdicts file.")
+    m.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
+    m.add_argument("--by", default="cohort,condition", metavar="COLUMNS",
+                   help="comma-separated group columns: cohort, condition, depth, k, layout (default cohort,condition)")
+    m.add_argument("--out", metavar="FILE.csv", help="CSV file to write the table to")
+    m.set_defaults(func=run_metrics)
+
+
+def run_score(args) -> int:
+    from ..bank import read_bank
+    from ..io import table_format
+    from ..score import read_responses, score_responses, write_verdicts
+
+    table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
+    bank = read_bank(args.bank)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        responses = read_responses(args.responses, bank=bank, skip_invalid=args.skip_invalid)
+    for w in caught:
+        stderr.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False)
+    if responses.empty:
+        raise ValueError(f"{args.responses}: no completed outputs to score")
+    verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
+    write_verdicts(verdicts, args.out)
+    counts = verdicts["status"].value_counts()
+    parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
+    stdout.print(f"scored {len(verdicts)} outputs ({parts}) -> {args.out}", highlight=False, markup=False)
+    return 0
+
+
+def _cell(name: str, value) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "-"
+    if name in METRIC_FORMATS:
+        return METRIC_FORMATS[name].format(value)
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def run_metrics(args) -> int:
+    from ..io import write_table
+    from ..metrics import METRIC_COLUMNS, compute_metrics
+    from ..score import read_verdicts
+
+    by = [b.strip() for b in args.by.split(",") if b.strip()]
+    if args.out:
+        from ..io import table_format
+        table_format(args.out, (".csv",))
+    table = compute_metrics(read_verdicts(args.verdicts), by=by)
+    cells = [[_cell(col, val) for col, val in zip(table.columns, rec)] for rec in table.itertuples(index=False)]
+    view = Table(show_edge=False, header_style="bold")
+    for j, col in enumerate(table.columns):
+        # a table cut to an 80-column pipe would hide the numbers: keep every column whole
+        width = max([len(str(col))] + [len(row[j]) for row in cells])
+        view.add_column(str(col), justify="right" if col in METRIC_COLUMNS else "left", min_width=width,
+                        no_wrap=True)
+    for row in cells:
+        view.add_row(*(escape(c) for c in row))
+    stdout.print(view)
+    if args.out:
+        write_table(table, args.out)
+        stdout.print(f"wrote {args.out}", highlight=False, markup=False)
+    return 0

@@ -1,0 +1,101 @@
+"""The paper's metrics (Section 2.2) from verdicts, through per-(condition, board) sums.
+
+With N outputs, C completions, I illegal plans:
+
+- ``C``, ``I``: completion and illegal-plan rates over N; ``R = 1 - I`` (wholly legal plans);
+- ``Q = C / R``: completion among legal plans, NaN when no plan is legal;
+- ``E``: mean d*/L over completed plans; ``G``: mean excess L - d* over completed plans (both
+  NaN when nothing completes: a failed plan has no gap, and zero would reward failure);
+- ``O``: optimal completions over N;
+- ``SPE``: (1/N) sum of d*/L over completions (equation 3), 0 when C = 0; it equals C * E and
+  R * Q * E whenever C > 0.
+
+Everything is computed from the per-board sums of ``board_sums`` so the bootstrap (which resamples
+whole boards) and the point estimates share one definition.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+BOARD_KEYS = ["condition", "board_id"]
+BOARD_INFO = ["cohort", "k", "layout", "depth"]
+SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum"]
+METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE"]
+GROUPABLE = ("cohort", "condition", "depth", "k", "layout", "board_id")
+_NEEDED = BOARD_KEYS + BOARD_INFO + ["status", "optimal", "economy", "excess"]
+
+
+def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Counts over each board's outputs, one row per (condition, board_id).
+
+    Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
+    optimal, economy_sum, excess_sum`` (int64 counts; float sums over completed outputs).
+    """
+    missing = [c for c in _NEEDED if c not in verdicts.columns]
+    if missing:
+        raise ValueError(f"verdicts lack columns {missing}; make them with `fastspe score`")
+    status = verdicts["status"]
+    known = status.isin(["complete", "legal_noncompletion", "illegal"])
+    if not known.all():
+        raise ValueError(f"unknown status values {sorted(set(status[~known].astype(str)))}")
+    complete = (status == "complete").to_numpy()
+    parts = pd.DataFrame({
+        **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + BOARD_INFO},
+        "n": 1,
+        "legal": (status != "illegal").to_numpy(np.int64),
+        "complete": complete.astype(np.int64),
+        "illegal": (status == "illegal").to_numpy(np.int64),
+        "optimal": (verdicts["optimal"].to_numpy(bool) & complete).astype(np.int64),
+        "economy_sum": np.where(complete, verdicts["economy"].to_numpy(np.float64), 0.0),
+        "excess_sum": np.where(complete, verdicts["excess"].to_numpy(np.float64), 0.0),
+    })
+    sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
+    info = parts.groupby(BOARD_KEYS, sort=True)[BOARD_INFO].first()
+    return pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + BOARD_INFO + SUM_COLUMNS]
+
+
+def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
+    """``N, C, I, R, Q, E, G, O, SPE`` from summed counts (columns ``SUM_COLUMNS``), row by row."""
+    n = sums["n"].to_numpy(np.float64)
+    legal = sums["legal"].to_numpy(np.float64)
+    done = sums["complete"].to_numpy(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = done / n
+        I = sums["illegal"].to_numpy(np.float64) / n
+        R = 1.0 - I
+        Q = np.where(legal > 0, C / R, np.nan)
+        E = np.where(done > 0, sums["economy_sum"].to_numpy(np.float64) / done, np.nan)
+        G = np.where(done > 0, sums["excess_sum"].to_numpy(np.float64) / done, np.nan)
+        O = sums["optimal"].to_numpy(np.float64) / n
+        SPE = sums["economy_sum"].to_numpy(np.float64) / n
+    return pd.DataFrame({"N": sums["n"].to_numpy(np.int64), "C": C, "I": I, "R": R, "Q": Q, "E": E, "G": G,
+                         "O": O, "SPE": SPE}, index=sums.index)
+
+
+def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "condition")) -> pd.DataFrame:
+    """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE``.
+
+    Parameters
+    ----------
+    verdicts : DataFrame of verdicts (or of ``board_sums``)
+    by : group columns, any of cohort, condition, depth, k, layout, board_id; empty for one row
+    """
+    if isinstance(by, str):
+        by = [b for b in by.split(",") if b]
+    by = list(by)
+    wrong = [b for b in by if b not in GROUPABLE]
+    if wrong:
+        raise ValueError(f"cannot group by {wrong}; choose from {', '.join(GROUPABLE)}")
+    if len(set(by)) != len(by):
+        raise ValueError(f"group columns repeat: {by}")
+    is_sums = set(SUM_COLUMNS) <= set(verdicts.columns) and "status" not in verdicts.columns
+    sums = verdicts if is_sums else board_sums(verdicts)
+    if by:
+        grouped = sums.groupby(by, sort=True)[SUM_COLUMNS].sum().reset_index()
+    else:
+        grouped = sums[SUM_COLUMNS].sum().to_frame().T.reset_index(drop=True)
+    return pd.concat([grouped[by], metrics_from_sums(grouped)], axis=1)
