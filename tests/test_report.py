@@ -1,0 +1,161 @@
+"""The report directory: files, metrics.csv against compute_metrics, determinism, CLI."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fastspe import figures
+from fastspe.cli import main
+from fastspe.metrics import compute_metrics
+from fastspe.report import METRICS_CSV_COLUMNS, write_report
+
+from .naive_bootstrap import synthetic_verdicts
+
+TABLES = ["table1_primary", "table2_outcomes", "table3_rates", "table4_blocks", "table5_stress", "table6_intervals",
+          "by_depth", "h90", "format_audit", "paired_differences"]
+FIGURES = ["figure1_horizon_metrics", "figure2_economy_spe"]
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    return synthetic_verdicts(seed=3, conditions=("alpha", "beta", "gamma"), per_cell=4)
+
+
+@pytest.fixture(scope="module")
+def bank(verdicts):
+    return verdicts.drop_duplicates("board_id")[["board_id", "cohort", "k", "depth"]].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, bank, verdicts):
+    out = tmp_path_factory.mktemp("report")
+    return write_report(bank, verdicts, out, draws=300, seed=5)
+
+
+def test_writes_every_file(report):
+    out = report.parent
+    assert report == out / "report.md"
+    expected = {"metrics.csv", "report.md", "report.html"}
+    expected |= {f"tables/{t}.{ext}" for t in TABLES for ext in ("csv", "md", "tex")}
+    expected |= {f"figures/{f}.{ext}" for f in FIGURES for ext in ("png", "svg")}
+    written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert written == expected  # and no temporary files left behind
+    for name in expected:
+        assert (out / name).stat().st_size > 0
+
+
+def test_metrics_csv(report, verdicts):
+    m = pd.read_csv(report.parent / "metrics.csv", dtype={"depth": str, "k": str})
+    assert list(m.columns) == METRICS_CSV_COLUMNS
+    assert set(m["metric"]) == {"C", "I", "R", "Q", "E", "G", "O", "SPE"}
+    pooled = m[(m["depth"] == "all") & (m["k"] == "all")]
+    ref = compute_metrics(verdicts, by=["cohort", "condition"]).melt(["cohort", "condition"], var_name="metric")
+    merged = pooled.merge(ref, on=["cohort", "condition", "metric"], validate="one_to_one")
+    assert len(merged) == len(pooled) == 2 * 3 * 8
+    np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
+    by_depth = m[(m["depth"] != "all") & (m["k"] == "all")]
+    assert set(by_depth["depth"]) == {"10", "20", "30", "40", "50", "60"}
+    ref = compute_metrics(verdicts, by=["cohort", "condition", "depth"]).melt(["cohort", "condition", "depth"],
+                                                                            var_name="metric")
+    ref["depth"] = ref["depth"].astype(str)
+    merged = by_depth.merge(ref, on=["cohort", "condition", "depth", "metric"], validate="one_to_one")
+    np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
+    by_k = m[(m["k"] != "all")]
+    assert (by_k["depth"] == "all").all() and set(by_k["k"]) == {"0", "1", "2", "3"}
+    defined = m["draws_used"] > 0
+    assert (m["draws_used"] <= 300).all()
+    tol = 1e-12
+    assert ((m["lo"] <= m["estimate"] + tol) & (m["estimate"] <= m["hi"] + tol))[defined].all()
+
+
+def test_report_states_the_method(report):
+    md = report.read_text()
+    assert "300 stratified whole-board bootstrap draws, seed 5" in md
+    assert "20 strata (cohort x k x depth), 4 boards each" in md
+    assert "95% percentile intervals" in md and "all trials of a board go together" in md
+    for name in TABLES:
+        assert f"### {name}" in md
+    for src in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
+        assert (report.parent / src).is_file()
+    page = (report.parent / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<table") == len(TABLES)
+    srcs = re.findall(r'<img src="([^"]+)"', page)
+    assert len(srcs) == 2 and all(not s.startswith("/") and (report.parent / s).is_file() for s in srcs)
+    assert "seed 5" in page
+
+
+def test_byte_identical_across_runs(report, tmp_path, bank, verdicts):
+    again = write_report(bank, verdicts, tmp_path / "again", draws=300, seed=5)
+    first, second = report.parent, again.parent
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    for rel in files:
+        assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
+    svg = (first / "figures" / f"{FIGURES[0]}.svg").read_text()
+    assert "<dc:date>" not in svg
+
+
+def test_another_seed_changes_intervals_not_estimates(report, tmp_path, bank, verdicts):
+    other = write_report(bank, verdicts, tmp_path / "other", draws=300, seed=6)
+    a = pd.read_csv(report.parent / "metrics.csv")
+    b = pd.read_csv(other.parent / "metrics.csv")
+    pd.testing.assert_series_equal(a["estimate"], b["estimate"])
+    assert not a["lo"].equals(b["lo"])
+
+
+def test_bad_inputs_write_nothing(tmp_path, bank, verdicts):
+    out = tmp_path / "bad"
+    with pytest.raises(ValueError, match="not in the bank"):
+        write_report(bank.iloc[1:], verdicts, out, draws=10)
+    moved = bank.assign(depth=np.where(bank.index == 0, 99, bank["depth"]))
+    with pytest.raises(ValueError, match="depth"):
+        write_report(moved, verdicts, out, draws=10)
+    with pytest.raises(ValueError, match="draws"):
+        write_report(bank, verdicts, out, draws=0)
+    with pytest.raises(ValueError, match="lack columns"):
+        write_report(bank, verdicts.drop(columns=["status"]), out, draws=10)
+    assert not out.exists()
+
+
+def test_heatmap_columns_and_scale():
+    by_depth = pd.DataFrame({"cohort": ["stress", "primary", "primary", "stress"], "depth": [60, 20, 10, 50]})
+    assert figures.heatmap_columns(by_depth, "primary") == [("primary", 10), ("primary", 20), None, ("stress", 50),
+                                                             ("stress", 60)]
+    assert figures.heatmap_columns(by_depth[by_depth["cohort"] == "primary"], "primary") == [("primary", 10),
+                                                                                            ("primary", 20)]
+    assert figures.heat_scale(np.array([95.0, np.nan, 99.0])) == (90.0, 100.0)
+    assert figures.heat_scale(np.array([41.5, 100.0])) == (40.0, 100.0)
+    assert figures.heat_scale(np.array([np.nan])) == (0.0, 100.0)
+
+
+def test_cli_end_to_end(tmp_path):
+    from fastspe.bank import build_bank, write_bank
+    from fastspe.baselines import baseline_responses
+    from fastspe.design import paper_design
+    from fastspe.score import score_responses, write_verdicts
+
+    bank = build_bank(paper_design())
+    responses = pd.concat([baseline_responses(bank, p) for p in ("oracle", "detour", "greedy")], ignore_index=True)
+    write_bank(bank, tmp_path / "bank.parquet")
+    write_verdicts(score_responses(bank, responses), tmp_path / "verdicts.parquet")
+    args = ["report", "--bank", str(tmp_path / "bank.parquet"), "--verdicts", str(tmp_path / "verdicts.parquet"),
+            "--out", str(tmp_path / "rep"), "--draws", "200", "--seed", "9"]
+    assert main(args) == 0
+    m = pd.read_csv(tmp_path / "rep" / "metrics.csv")
+    oracle = m[(m["condition"] == "baseline:oracle") & m["metric"].isin(["R", "Q", "E", "SPE"])]
+    assert (oracle[["estimate", "lo", "hi"]] == 1.0).all().all()
+    assert "200 stratified whole-board bootstrap draws, seed 9" in (tmp_path / "rep" / "report.md").read_text()
+    assert main(args[:-4] + ["--draws", "0"]) == 2
+
+
+def test_paired_table_is_the_same_in_chunks(report, tmp_path, bank, verdicts, monkeypatch):
+    import fastspe.report as rp
+    monkeypatch.setattr(rp, "PAIRS_PER_PASS", 1)
+    chunked = write_report(bank, verdicts, tmp_path / "chunked", draws=300, seed=5)
+    name = "tables/paired_differences.csv"
+    assert (chunked.parent / name).read_bytes() == (report.parent / name).read_bytes()
+    paired = pd.read_csv(report.parent / name)
+    assert len(paired) == 2  # three conditions: two adjacent pairs
