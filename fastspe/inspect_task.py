@@ -1,0 +1,144 @@
+"""inspect_ai integration (optional extra ``fastspe[inspect]``): a task over a bank, and a log importer.
+
+``sliding_puzzles`` asks each board of a bank with the paper's prompt (Appendix B) in a fresh
+context, no tools, ``trials`` epochs per board, and scores every answer with fastspe's own parser
+and replay verifier. Run it with inspect's CLI once fastspe is installed (the task is registered
+through the ``inspect_ai`` entry point)::
+
+    inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T bank=bank.parquet -T trials=3
+
+The per-sample score holds C (complete), R (legal), O (optimal) and SPE (d*/L if complete, else 0),
+whose means over samples are the paper's rates. For Q, E, G, intervals and the full report,
+import the log and go through fastspe as with any other answers::
+
+    from fastspe.inspect_task import import_log
+    import_log("logs/....eval", "answers.jsonl")
+    # then: fastspe score --bank bank.parquet --responses answers.jsonl --out verdicts.parquet
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+try:
+    from inspect_ai import Task, task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.log import EvalLog, read_eval_log
+    from inspect_ai.scorer import Score, Target, mean, scorer
+    from inspect_ai.solver import TaskState, generate
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
+
+from .bank import BANK_COLUMNS, build_bank, read_bank
+from .design import paper_design
+from .io import write_table
+from .prompts import PROMPT_SHA256, PROMPT_VERSION, render_prompt
+from .score import score_responses
+
+SCORE_KEYS = ("C", "R", "O", "SPE")
+LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",
+               "output_tokens", "reasoning_tokens", "latency_s", "returned_model"]
+
+
+def load_bank(bank: str | Path | pd.DataFrame = "paper") -> pd.DataFrame:
+    """``"paper"`` builds the paper's bank; a path reads a bank file; a DataFrame is used as is."""
+    if isinstance(bank, pd.DataFrame):
+        return bank
+    if str(bank) == "paper":
+        return build_bank(paper_design())
+    return read_bank(bank)
+
+
+def bank_samples(bank: pd.DataFrame) -> list[Sample]:
+    """One inspect ``Sample`` per board: the Appendix B prompt, the certificate as target, the row as metadata."""
+    samples = []
+    for row in bank[BANK_COLUMNS].to_dict("records"):
+        meta = {k: (list(map(int, v)) if k in ("blocks", "initial", "goal") else v) for k, v in row.items()}
+        meta = {k: (v.item() if hasattr(v, "item") else v) for k, v in meta.items()}
+        prompt = render_prompt(meta["initial"], meta["goal"], int(meta["rows"]), int(meta["cols"]))
+        samples.append(Sample(id=str(meta["board_id"]), input=prompt, target=str(meta["certificate"]), metadata=meta))
+    return samples
+
+
+def verdict_of(metadata: dict, response: str, finish_reason: str = "stop", parse: str = "lenient") -> dict:
+    """fastspe's verdict (one row of ``score_responses``) for one answer to the board in ``metadata``."""
+    board = pd.DataFrame([{k: metadata[k] for k in BANK_COLUMNS}], columns=BANK_COLUMNS)
+    answer = pd.DataFrame([{"board_id": metadata["board_id"], "condition": "inspect", "trial": 0,
+                            "response": response, "finish_reason": finish_reason}])
+    return score_responses(board, answer, parse=parse).iloc[0].to_dict()
+
+
+@scorer(metrics={key: [mean()] for key in SCORE_KEYS})
+def plan_verifier(parse: str = "lenient"):
+    """Score an answer by replaying it: C, R, O and SPE per sample, the full verdict as metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        output = state.output
+        finish = output.stop_reason if output.choices else "unknown"
+        v = verdict_of(state.metadata, output.completion, finish, parse)
+        complete = v["status"] == "complete"
+        value = {"C": float(complete), "R": float(v["status"] != "illegal"), "O": float(bool(v["optimal"])),
+                 "SPE": float(v["economy"]) if complete else 0.0}
+        meta = {k: (val.item() if hasattr(val, "item") else val) for k, val in v.items()}
+        meta = {k: (None if isinstance(val, float) and val != val else val) for k, val in meta.items()}
+        return Score(value=value, answer=v["moves"], explanation=f"{v['status']} (L={v['L']}, d*={v['depth']})",
+                     metadata=meta)
+
+    return score
+
+
+@task
+def sliding_puzzles(bank: str = "paper", trials: int = 3, parse: str = "lenient") -> Task:
+    """The paper's protocol over ``bank`` ("paper" or a bank file): one fresh context per trial, no tools."""
+    rows = load_bank(bank)
+    return Task(dataset=MemoryDataset(bank_samples(rows), name=f"fastspe:{Path(str(bank)).stem}"),
+                solver=generate(), scorer=plan_verifier(parse=parse), epochs=int(trials),
+                metadata={"fastspe_prompt_version": PROMPT_VERSION, "fastspe_prompt_sha256": PROMPT_SHA256})
+
+
+def responses_from_log(log: str | Path | EvalLog, condition: str | None = None,
+                       keep_errors: bool = False) -> pd.DataFrame:
+    """fastspe responses (``LOG_COLUMNS``) from an inspect eval log of ``sliding_puzzles``.
+
+    Parameters
+    ----------
+    log : path of an ``.eval``/``.json`` log, or an ``EvalLog``
+    condition : the responses' condition; default the log's model with its provider separated by
+        ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``)
+    keep_errors : keep samples that errored (``status="error"``); by default they are dropped
+
+    Returns
+    -------
+    DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's).
+    """
+    ev = log if isinstance(log, EvalLog) else read_eval_log(str(log))
+    if ev.samples is None:
+        raise ValueError(f"{log}: the log has no samples (was it read with header_only, or did the run fail?)")
+    cond = condition or ev.eval.model.replace("/", ":", 1)
+    records = []
+    for s in ev.samples:
+        out = s.output
+        usage = out.usage
+        records.append({
+            "board_id": str(s.metadata.get("board_id", s.id)), "condition": cond, "trial": int(s.epoch) - 1,
+            "response": out.completion if out.choices else "",
+            "finish_reason": out.stop_reason if out.choices else "unknown",
+            "status": "error" if s.error else "ok", "attempt": 1,
+            "input_tokens": usage.input_tokens if usage else None,
+            "output_tokens": usage.output_tokens if usage else None,
+            "reasoning_tokens": usage.reasoning_tokens if usage else None,
+            "latency_s": s.total_time, "returned_model": out.model,
+        })
+    df = pd.DataFrame.from_records(records, columns=LOG_COLUMNS)
+    if not keep_errors:
+        df = df[df["status"] == "ok"].reset_index(drop=True)
+    return df
+
+
+def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None = None) -> pd.DataFrame:
+    """``responses_from_log(log, condition)`` written atomically to ``out`` (.jsonl, .csv or .parquet)."""
+    responses = responses_from_log(log, condition)
+    write_table(responses, out)
+    return responses

@@ -1,0 +1,83 @@
+"""Anthropic messages through the official ``anthropic`` SDK.
+
+The SDK's own retries are off: fastspe's retry loop decides. ``stop_reason`` is mapped onto the
+chat-completions vocabulary (``max_tokens`` -> ``length``, ``end_turn`` -> ``stop``) so the scorer
+flags truncated answers the same way for every provider; the raw value is kept too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
+                   resolve_base_url, response_failures)
+from .openai_runner import TRIAL_HEADER
+
+# The messages API requires max_tokens; this is sent (and recorded) when --max-tokens is not given.
+DEFAULT_MAX_TOKENS = 8192
+FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+
+
+class AnthropicMessages:
+    """One Claude model behind the ``/v1/messages`` endpoint.
+
+    Parameters
+    ----------
+    model : str
+    base_url : str or None
+        None for ANTHROPIC_BASE_URL or api.anthropic.com.
+    timeout : float
+        Seconds per request.
+    """
+
+    provider = "anthropic"
+
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
+        import anthropic
+
+        self._sdk = anthropic
+        self.model = model
+        self.base_url = resolve_base_url("anthropic", base_url)
+        key = api_key_from_env("anthropic", base_url)
+        self.secrets = (key,)
+        self._client = anthropic.Anthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+
+    @staticmethod
+    def effective_settings(settings: GenerationSettings) -> GenerationSettings:
+        if settings.max_tokens is None:
+            return replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
+        return settings
+
+    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
+        """Send one fresh single-message conversation; raise ``AttemptError`` on any failure."""
+        settings = self.effective_settings(settings)
+        kwargs: dict = {"model": self.model, "max_tokens": settings.max_tokens,
+                        "messages": [{"role": "user", "content": prompt}]}
+        if settings.temperature is not None:
+            # Via extra_body: recent SDKs dropped the temperature argument, servers may still take it.
+            kwargs["extra_body"] = {"temperature": settings.temperature}
+        try:
+            raw = self._client.messages.with_raw_response.create(
+                **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
+        except self._sdk.APIError as exc:
+            raise classify_sdk_error(exc, self._sdk, self.secrets) from None
+        try:
+            msg = raw.parse()
+            text = "".join(block.text for block in msg.content if block.type == "text")
+            usage = msg.usage
+            return Completion(
+                text=text,
+                returned_model=msg.model,
+                request_id=request_id_from(raw.headers) or msg.id,
+                http_status=raw.status_code,
+                finish_reason=FINISH_REASONS.get(msg.stop_reason, msg.stop_reason),
+                input_tokens=usage.input_tokens if usage else None,
+                output_tokens=usage.output_tokens if usage else None,
+                reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
+                raw_finish_reason=msg.stop_reason,
+            )
+        except response_failures(self._sdk) as exc:
+            raise classify_sdk_error(exc, self._sdk, self.secrets) from None
+
+    def close(self) -> None:
+        self._client.close()

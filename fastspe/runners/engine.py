@@ -1,0 +1,361 @@
+"""Answer a bank with a model: one fresh request per trial, resumable, retried, budgeted.
+
+Every attempt, failed or not, becomes one line of the append-only run log. A trial is identified
+by a hash of everything that decides its answer (model, base URL, board, prompt, generation
+settings, trial index); running the same command again skips every trial that already has a
+completed (``status == "ok"``) line, so nothing is lost and nothing is paid for twice.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable
+
+import pandas as pd
+
+from .. import __version__
+from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
+from .anthropic_runner import AnthropicMessages
+from .base import GenerationSettings, resolve_base_url, split_model
+from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
+from .log import ERROR, OK, RunLog, attempts_made, check_log_path, completed_trial_ids, read_run_log
+from .openai_runner import OpenAIChat
+from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
+
+PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
+BASELINE = "baseline"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One request to make: a board, a trial index and the prompt."""
+
+    trial_id: str
+    board_id: str
+    trial: int
+    prompt: str
+
+
+@dataclass
+class RunSummary:
+    """What a run did. ``requested`` counts trials sent in this run, ``attempts`` their requests."""
+
+    condition: str
+    out: str
+    planned: int = 0
+    already_complete: int = 0
+    requested: int = 0
+    completed: int = 0
+    failed: int = 0
+    attempts: int = 0
+    failures: dict = field(default_factory=dict)
+    spent_usd: float = 0.0
+    budget_exhausted: bool = False
+    interrupted: bool = False
+    skipped_log_lines: int = 0
+    fatal_error: str | None = None
+
+    @property
+    def remaining(self) -> int:
+        return self.planned - self.already_complete - self.completed
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """A dry run: requests still to send and their cost (None when no prices were given)."""
+
+    condition: str
+    planned: int
+    already_complete: int
+    requests: int
+    input_tokens_estimate: int
+    input_tokens_upper: int
+    output_tokens_upper: int | None
+    cost_estimate_usd: float | None
+    cost_upper_usd: float | None
+
+
+def trial_id(condition: str, base_url: str | None, board_id: str, prompt_hash: str, settings: dict,
+             trial: int) -> str:
+    """Deterministic id of one trial: a SHA-256 over what decides its answer (32 hex digits)."""
+    key = {"model": condition, "base_url": base_url, "board_id": str(board_id), "prompt_sha256": prompt_hash,
+           "settings": settings, "trial": int(trial)}
+    return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+
+
+def plan_trials(bank: pd.DataFrame, condition: str, base_url: str | None, settings: dict,
+                trials: int) -> list[Trial]:
+    """Trials 0..trials-1 of every board of ``bank``, in bank order."""
+    if trials < 1:
+        raise ValueError(f"--trials must be >= 1, got {trials}")
+    planned = []
+    for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
+        prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
+        phash = prompt_sha256(prompt)
+        for t in range(trials):
+            planned.append(Trial(trial_id(condition, base_url, row.board_id, phash, settings, t),
+                                 str(row.board_id), t, prompt))
+    return planned
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _record_base(trial: Trial, condition: str, provider: str, model: str, base_url: str | None,
+                 settings: dict) -> dict:
+    return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
+            "provider": provider, "requested_model": model, "base_url": base_url, **settings,
+            "fastspe_version": __version__, "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256,
+            "prompt_text_sha256": prompt_sha256(trial.prompt)}
+
+
+def _settings_for(provider_name: str, settings: GenerationSettings) -> GenerationSettings:
+    return PROVIDERS[provider_name].effective_settings(settings)
+
+
+def _provider_parts(model: str, base_url: str | None):
+    provider_name, name = split_model(model)
+    if provider_name not in PROVIDERS:
+        raise ValueError(f"--model {model!r}: unknown provider {provider_name!r}; use one of "
+                         f"{', '.join([*PROVIDERS, BASELINE])}")
+    return provider_name, name, resolve_base_url(provider_name, base_url)
+
+
+def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
+                 settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing()) -> RunEstimate:
+    """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
+    provider_name, _, url = _provider_parts(model, base_url)
+    check_log_path(out)
+    settings = _settings_for(provider_name, settings)
+    planned = plan_trials(bank, model, url, settings.as_dict(), trials)
+    records, _ = read_run_log(out)
+    done = completed_trial_ids(records)
+    pending = [t for t in planned if t.trial_id not in done]
+    tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
+    tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
+    out_up = settings.max_tokens * len(pending) if settings.max_tokens is not None else None
+    cost_est = cost_up = None
+    if pricing.priced:
+        cost_est = pricing.cost(tok_est, 0)  # output length is unknown before the run
+        cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
+    return RunEstimate(model, len(planned), len(planned) - len(pending), len(pending), tok_est, tok_up, out_up,
+                       cost_est, cost_up)
+
+
+def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
+              max_connections: int = 4, timeout: float = 120.0, policy: RetryPolicy = RetryPolicy(),
+              settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
+              budget: float | None = None, seed: int = 0, progress: Progress | None = None,
+              stop: threading.Event | None = None, notify: Callable[[str], None] | None = None) -> RunSummary:
+    """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
+
+    Parameters
+    ----------
+    bank : DataFrame
+        Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.read_bank``.
+    model : str
+        ``PROVIDER:MODEL``; the string is the responses' ``condition``.
+    out : path-like
+        The JSONL run log; appended to, never rewritten; completed trials in it are skipped.
+    base_url : str or None
+        An OpenAI-compatible or Anthropic-compatible server.
+    trials, max_connections, timeout : int, int, float
+        Trials per board; requests in flight at most; seconds per request.
+    policy : RetryPolicy
+        Retry bounds and backoff.
+    settings : GenerationSettings
+        Temperature and max tokens.
+    pricing, budget : Pricing, float or None
+        Prices per million tokens; the most the log's attempts of this condition may cost in all.
+    seed : int
+        Seeds the backoff jitter.
+    progress : callable(done, total) or None
+    stop : threading.Event or None
+        Set it to stop sending (Ctrl-C sets it too); requests in flight finish and are logged.
+    notify : callable(str) or None
+        Told when Ctrl-C is waiting for requests in flight.
+    """
+    provider_name, name, url = _provider_parts(model, base_url)
+    check_log_path(out)
+    settings = _settings_for(provider_name, settings)
+    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
+        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
+    planned = plan_trials(bank, model, url, settings.as_dict(), trials)
+    records, skipped = read_run_log(out)
+    done = completed_trial_ids(records)
+    pending = [t for t in planned if t.trial_id not in done]
+    summary = RunSummary(model, str(out), planned=len(planned), already_complete=len(planned) - len(pending),
+                         skipped_log_lines=skipped)
+    if not pending:
+        return summary
+    provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)
+    with RunLog(out, secrets=provider.secrets) as log:
+        # Read again under the log's lock: another run may have finished trials meanwhile.
+        records, summary.skipped_log_lines = read_run_log(out)
+        done = completed_trial_ids(records)
+        pending = [t for t in pending if t.trial_id not in done]
+        summary.already_complete = len(planned) - len(pending)
+        spent = sum(float(r.get("cost_usd") or 0.0) for r in records if r.get("condition") == model)
+        try:
+            _send_all(summary, pending, provider, log, attempts_made(records), Budget(budget, spent),
+                      AdaptiveLimiter(max_connections), policy, pricing, settings, seed, progress,
+                      stop or threading.Event(), notify or (lambda message: None))
+        finally:
+            provider.close()
+    return summary
+
+
+def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, made: dict, wallet: Budget,
+              limiter: AdaptiveLimiter, policy: RetryPolicy, pricing: Pricing, settings: GenerationSettings,
+              seed: int, progress: Progress | None, stop: threading.Event,
+              notify: Callable[[str], None]) -> None:
+    """Send ``pending`` trials on a thread pool bounded by ``limiter``; fill in ``summary``."""
+    model, provider_name = summary.condition, provider.provider
+    counters = RetryCounters()
+    settings_dict = settings.as_dict()
+    fatal: list[AttemptError] = []
+
+    def attempt_record(trial: Trial, attempt: int, ts: str, latency: float) -> dict:
+        rec = _record_base(trial, model, provider_name, provider.model, provider.base_url, settings_dict)
+        rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
+        return rec
+
+    def run_trial(trial: Trial) -> tuple[str, int]:
+        first = made.get(trial.trial_id, 0)
+        outcome, last = send_trial(trial, first)
+        return outcome, last - first
+
+    def send_trial(trial: Trial, attempt: int) -> tuple[str, int]:
+        rng = random.Random(f"{seed}:{trial.trial_id}")
+        retries = {RATE_LIMIT: 0, "other": 0}
+        worst = pricing.cost(input_tokens_upper(trial.prompt), settings.max_tokens) if pricing.priced else 0.0
+        while not stop.is_set():
+            if not wallet.reserve(worst):
+                return "budget", attempt
+            if not limiter.acquire(stop):
+                wallet.settle(worst, 0.0)
+                return "stopped", attempt
+            attempt += 1
+            ts, t0 = _now(), time.perf_counter()
+            try:
+                answer = provider.complete(trial.prompt, settings, trial.trial_id)
+                error = None
+            except AttemptError as exc:
+                answer, error = None, exc
+            latency = time.perf_counter() - t0
+            limiter.release(None if error is None else error.kind)
+            rec = attempt_record(trial, attempt, ts, latency)
+            if error is None:
+                cost = pricing.cost(answer.input_tokens, answer.output_tokens) if pricing.priced else None
+                wallet.settle(worst, cost or 0.0)
+                rec.update(status=OK, response=answer.text, error_type=None, error=None,
+                           http_status=answer.http_status, returned_model=answer.returned_model,
+                           request_id=answer.request_id, finish_reason=answer.finish_reason,
+                           raw_finish_reason=answer.raw_finish_reason, input_tokens=answer.input_tokens,
+                           output_tokens=answer.output_tokens, reasoning_tokens=answer.reasoning_tokens,
+                           cost_usd=cost)
+                log.append(rec)
+                return "ok", attempt
+            wallet.settle(worst, 0.0)
+            counters.add(error.kind)
+            rec.update(status=ERROR, response=None, error_type=error.kind, error=error.message,
+                       http_status=error.http_status, returned_model=None, request_id=error.request_id,
+                       finish_reason=None, raw_finish_reason=None, input_tokens=None, output_tokens=None,
+                       reasoning_tokens=None, cost_usd=None)
+            log.append(rec)
+            if error.kind == FATAL:
+                fatal.append(error)
+                stop.set()
+                return "fatal", attempt
+            sort = RATE_LIMIT if error.kind == RATE_LIMIT else "other"
+            if not policy.allows(error, retries[RATE_LIMIT], retries["other"]):
+                return "failed", attempt
+            delay = policy.delay(error, retries[sort], rng)
+            retries[sort] += 1
+            if stop.wait(delay):
+                return "stopped", attempt
+        return "stopped", attempt
+
+    outcomes: dict[str, int] = {}
+    sent = [0, 0]  # trials with an attempt in this run, attempts in this run
+
+    def tally(outcome: str, attempts: int) -> None:
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        sent[0] += attempts > 0
+        sent[1] += attempts
+
+    pool = cf.ThreadPoolExecutor(max_workers=limiter.max_limit, thread_name_prefix="fastspe-run")
+    futures = {pool.submit(run_trial, t) for t in pending}
+    try:
+        while futures:
+            ready, futures = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+            for fut in ready:
+                tally(*fut.result())
+            if ready and progress is not None:
+                progress(sum(outcomes.values()), len(pending))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        notify("stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to abandon them")
+    finally:
+        if futures:  # interrupted or a worker failed: send nothing more
+            stop.set()
+        # Requests in flight are already paid for: wait for them, so their answers are logged.
+        pool.shutdown(wait=True, cancel_futures=True)
+    for fut in futures:
+        if fut.done() and not fut.cancelled():
+            tally(*fut.result())
+    summary.completed = outcomes.get("ok", 0)
+    summary.failed = outcomes.get("failed", 0) + outcomes.get("fatal", 0)
+    summary.requested, summary.attempts = sent
+    summary.failures = dict(counters.counts)
+    summary.spent_usd = wallet.spent
+    summary.budget_exhausted = wallet.exhausted
+    if fatal:
+        summary.fatal_error = fatal[0].message
+
+
+def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed: int = 0,
+                 progress: Progress | None = None) -> RunSummary:
+    """Answer ``bank`` with an offline baseline planner, appending its rows to the run log ``out``.
+
+    Rows come from ``fastspe.baselines.baseline_responses(bank, planner, trials, seed)``; each is
+    logged as one completed attempt in the same format as model answers, and trials already in
+    the log are skipped.
+    """
+    from ..baselines import baseline_responses  # lazily: baselines may pull in numba kernels
+
+    condition = f"{BASELINE}:{planner}"
+    check_log_path(out)
+    settings = {"seed": int(seed)}
+    records, skipped = read_run_log(out)
+    done = completed_trial_ids(records)
+    answers = baseline_responses(bank, planner, trials, seed)
+    prompts = {row.board_id: render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
+               for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False)}
+    summary = RunSummary(condition, str(out), planned=len(answers), skipped_log_lines=skipped)
+    with RunLog(out) as log:
+        for i, row in enumerate(answers.to_dict("records")):
+            prompt = prompts[row["board_id"]]
+            trial = Trial(trial_id(condition, None, row["board_id"], prompt_sha256(prompt), settings, row["trial"]),
+                          str(row["board_id"]), int(row["trial"]), prompt)
+            if trial.trial_id in done:
+                summary.already_complete += 1
+                continue
+            rec = _record_base(trial, condition, BASELINE, planner, None, settings)
+            rec.update({k: v for k, v in row.items() if k not in rec})
+            rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner, timestamp=_now(),
+                       latency_s=0.0, cost_usd=0.0)
+            log.append(rec)
+            summary.completed += 1
+            if progress is not None:
+                progress(i + 1, len(answers))
+    return summary

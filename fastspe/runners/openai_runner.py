@@ -1,0 +1,79 @@
+"""OpenAI chat completions through the official ``openai`` SDK (also any compatible server).
+
+With ``--base-url`` this talks to vLLM, Ollama, llama.cpp or any other server that speaks the
+chat-completions wire format. The SDK's own retries are off: fastspe's retry loop decides.
+"""
+
+from __future__ import annotations
+
+from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
+                   resolve_base_url, response_failures)
+
+# Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
+TRIAL_HEADER = "X-Fastspe-Trial-Id"
+
+
+class OpenAIChat:
+    """One model behind an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    Parameters
+    ----------
+    model : str
+        The model name sent in each request.
+    base_url : str or None
+        The server (e.g. ``http://localhost:8000/v1``); None for OPENAI_BASE_URL or api.openai.com.
+    timeout : float
+        Seconds per request.
+    """
+
+    provider = "openai"
+
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
+        import openai  # imported here so `fastspe` starts fast when no model is called
+
+        self._sdk = openai
+        self.model = model
+        self.base_url = resolve_base_url("openai", base_url)
+        key = api_key_from_env("openai", base_url)
+        self.secrets = (key,)
+        # api.openai.com wants max_completion_tokens (reasoning models reject max_tokens);
+        # compatible servers know max_tokens.
+        self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+
+    @staticmethod
+    def effective_settings(settings: GenerationSettings) -> GenerationSettings:
+        return settings
+
+    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
+        """Send one fresh single-message chat; raise ``AttemptError`` on any failure."""
+        kwargs: dict = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        if settings.temperature is not None:
+            kwargs["temperature"] = settings.temperature
+        if settings.max_tokens is not None:
+            kwargs[self._max_tokens_param] = settings.max_tokens
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(
+                **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
+        except self._sdk.APIError as exc:
+            raise classify_sdk_error(exc, self._sdk, self.secrets) from None
+        try:
+            body = raw.parse()
+            choice = body.choices[0]
+            usage = body.usage
+            details = getattr(usage, "completion_tokens_details", None) if usage else None
+            return Completion(
+                text=choice.message.content or "",
+                returned_model=body.model,
+                request_id=request_id_from(raw.headers) or body.id,
+                http_status=raw.status_code,
+                finish_reason=choice.finish_reason,
+                input_tokens=usage.prompt_tokens if usage else None,
+                output_tokens=usage.completion_tokens if usage else None,
+                reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
+            )
+        except response_failures(self._sdk) as exc:
+            raise classify_sdk_error(exc, self._sdk, self.secrets) from None
+
+    def close(self) -> None:
+        self._client.close()

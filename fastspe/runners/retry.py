@@ -1,0 +1,200 @@
+"""fastspe's own bounded retry policy (the SDKs' retries are off).
+
+Failures are sorted into kinds. Rate limits (HTTP 429) are counted apart from server errors,
+timeouts, dropped connections and unreadable responses, have their own bound, honour
+``Retry-After`` up to a cap, and lower the number of requests in flight. Everything else retries
+with exponential backoff and jitter up to ``max_retries`` times. Client errors (400, 401, ...)
+are not retried.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+
+RATE_LIMIT = "rate_limit"
+SERVER = "server_error"
+TIMEOUT = "timeout"
+CONNECTION = "connection"
+BAD_RESPONSE = "bad_response"
+CLIENT = "client_error"
+FATAL = "fatal"  # authentication / permission / unknown model: stop the whole run
+
+RETRYABLE = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, BAD_RESPONSE})
+
+
+class AttemptError(Exception):
+    """One failed attempt, already classified and scrubbed of secrets.
+
+    Attributes
+    ----------
+    kind : str
+        One of the kind constants of this module.
+    http_status : int or None
+    retry_after : float or None
+        Seconds the server asked to wait (Retry-After / retry-after-ms), uncapped.
+    request_id : str or None
+    """
+
+    def __init__(self, kind: str, message: str, http_status: int | None = None,
+                 retry_after: float | None = None, request_id: str | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.http_status = http_status
+        self.retry_after = retry_after
+        self.request_id = request_id
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+def kind_for_status(status: int) -> str:
+    """The failure kind of an HTTP error status."""
+    if status == 429:
+        return RATE_LIMIT
+    if status in (408, 409) or status >= 500:
+        return SERVER
+    if status in (401, 403, 404):
+        return FATAL
+    return CLIENT
+
+
+def parse_retry_after(headers, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date), else None."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds and delays of the retry loop.
+
+    Parameters
+    ----------
+    max_retries : int
+        Retries after the first attempt for server errors, timeouts, dropped connections and
+        unreadable responses.
+    max_rate_limit_retries : int
+        Retries after HTTP 429, counted separately.
+    base_delay, max_delay : float
+        Backoff before retry r (0-based) is ``min(max_delay, base_delay * 2**r)``, times a jitter
+        factor drawn from [0.5, 1).
+    retry_after_cap : float
+        The most seconds a server's Retry-After is honoured for.
+    """
+
+    max_retries: int = 3
+    max_rate_limit_retries: int = 8
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    retry_after_cap: float = 60.0
+
+    def __post_init__(self):
+        for name in ("max_retries", "max_rate_limit_retries"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in ("base_delay", "max_delay", "retry_after_cap"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0 seconds, got {getattr(self, name)}")
+
+    def allows(self, error: AttemptError, rate_limited: int, other: int) -> bool:
+        """Whether another attempt may follow, given the retries of each sort used so far."""
+        if not error.retryable:
+            return False
+        if error.kind == RATE_LIMIT:
+            return rate_limited < self.max_rate_limit_retries
+        return other < self.max_retries
+
+    def delay(self, error: AttemptError, retry: int, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``retry`` (0-based, of this error's sort)."""
+        backoff = min(self.max_delay, self.base_delay * (2.0 ** retry)) * rng.uniform(0.5, 1.0)
+        if error.retry_after is not None:
+            # The server knows best, up to the cap; a little jitter keeps workers from waking together.
+            return min(error.retry_after, self.retry_after_cap) + rng.uniform(0.0, 0.1 * self.base_delay)
+        return backoff
+
+
+@dataclass
+class RetryCounters:
+    """Failures of a run by kind (thread-safe increments)."""
+
+    counts: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, kind: str) -> None:
+        with self._lock:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def get(self, kind: str) -> int:
+        return self.counts.get(kind, 0)
+
+
+class AdaptiveLimiter:
+    """At most ``limit`` requests in flight; a 429 halves the limit, successes grow it back.
+
+    Parameters
+    ----------
+    max_limit : int
+        The ceiling (``--max-connections``).
+    grow_after : int
+        Consecutive successes after which the limit rises by one.
+    """
+
+    def __init__(self, max_limit: int, grow_after: int = 8):
+        if max_limit < 1:
+            raise ValueError(f"max connections must be >= 1, got {max_limit}")
+        self.max_limit = max_limit
+        self.limit = max_limit
+        self.grow_after = grow_after
+        self._active = 0
+        self._streak = 0
+        self._cond = threading.Condition()
+
+    def acquire(self, stop: threading.Event | None = None) -> bool:
+        """Wait for a free slot; False when ``stop`` was set while waiting."""
+        with self._cond:
+            while self._active >= self.limit:
+                if stop is not None and stop.is_set():
+                    return False
+                self._cond.wait(0.1)
+            if stop is not None and stop.is_set():
+                return False
+            self._active += 1
+            return True
+
+    def release(self, failure: str | None = None) -> None:
+        """Free a slot after a request that succeeded (None) or failed with kind ``failure``."""
+        with self._cond:
+            self._active -= 1
+            if failure == RATE_LIMIT:
+                self.limit = max(1, self.limit // 2)
+                self._streak = 0
+            elif failure is None:
+                self._streak += 1
+                if self._streak >= self.grow_after and self.limit < self.max_limit:
+                    self.limit += 1
+                    self._streak = 0
+            self._cond.notify_all()

@@ -1,0 +1,236 @@
+"""A scriptable model server on 127.0.0.1 speaking the OpenAI chat-completions and Anthropic
+messages wire formats, for testing the runners over real HTTP (stdlib ``http.server`` in a thread).
+
+Each request asks ``server.script(request)`` (default: the next queued action, else ``ok()``) what
+to do: answer, answer late, fail with a status, drop the connection or send truncated JSON.
+Every request is recorded with its wire format, prompt, trial-id header and what was done.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Action:
+    kind: str = "ok"  # ok | status | drop | truncated
+    text: str = "MOVES: U,L"
+    finish_reason: str = "stop"  # OpenAI vocabulary; "length" becomes Anthropic "max_tokens"
+    delay: float = 0.0
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    model: str | None = None  # returned model; None echoes the requested one
+    error_code: str | None = None  # OpenAI error body "code"
+
+
+def ok(text: str = "MOVES: U,L", **kw) -> Action:
+    return Action("ok", text=text, **kw)
+
+
+def slow(seconds: float, **kw) -> Action:
+    return Action("ok", delay=seconds, **kw)
+
+
+def status(code: int, retry_after: float | None = None, **kw) -> Action:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+    return Action("status", status=code, headers=headers, **kw)
+
+
+def drop(**kw) -> Action:
+    return Action("drop", **kw)
+
+
+def truncated(**kw) -> Action:
+    return Action("truncated", **kw)
+
+
+@dataclass
+class Seen:
+    """One request as the server saw it."""
+
+    n: int
+    wire: str  # "openai" | "anthropic"
+    path: str
+    body: dict
+    headers: dict
+    action: Action
+    at: float = 0.0  # time.monotonic() when the request arrived
+    answered: bool = False  # a complete 200 answer was written to the socket
+
+    @property
+    def prompt(self) -> str:
+        return self.body["messages"][0]["content"]
+
+    @property
+    def trial_id(self) -> str | None:
+        return self.headers.get("x-fastspe-trial-id")
+
+
+class FakeLLMServer:
+    """Start with ``with FakeLLMServer(key=...) as server:``; ``openai_url`` and ``anthropic_url`` to connect.
+
+    Parameters
+    ----------
+    key : str or None
+        When given, requests whose key differs get a 401 whose body echoes the key they sent.
+    delay : float
+        Seconds every answer waits (on top of an action's own delay).
+    """
+
+    def __init__(self, key: str | None = None, delay: float = 0.0):
+        self.key = key
+        self.delay = delay
+        self.queue: deque[Action] = deque()
+        self.script = self._next_queued
+        self.seen: list[Seen] = []
+        self.count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def push(self, *actions: Action) -> None:
+        """Queue actions for the next requests, in order; after them, requests get ``ok()``."""
+        self.queue.extend(actions)
+
+    def _next_queued(self, seen: Seen) -> Action:
+        with self._lock:
+            return self.queue.popleft() if self.queue else ok()
+
+    def __enter__(self) -> "FakeLLMServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def record(self, seen: Seen) -> None:
+        with self._lock:
+            self.seen.append(seen)
+
+    def answered_trials(self) -> list[str]:
+        return [s.trial_id for s in self.seen if s.answered]
+
+
+def _openai_body(seen: Seen, a: Action) -> dict:
+    words = len(a.text.split())
+    return {"id": f"chatcmpl-{seen.n}", "object": "chat.completion", "created": int(time.time()),
+            "model": a.model or seen.body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": a.text},
+                         "finish_reason": a.finish_reason, "logprobs": None}],
+            "usage": {"prompt_tokens": 100 + seen.n, "completion_tokens": words + 7,
+                      "total_tokens": 107 + words + seen.n,
+                      "completion_tokens_details": {"reasoning_tokens": 5}}}
+
+
+def _anthropic_body(seen: Seen, a: Action) -> dict:
+    stop = {"stop": "end_turn", "length": "max_tokens"}.get(a.finish_reason, a.finish_reason)
+    return {"id": f"msg_{seen.n}", "type": "message", "role": "assistant", "model": a.model or seen.body.get("model"),
+            "content": [{"type": "text", "text": a.text}], "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 100 + seen.n, "output_tokens": len(a.text.split()) + 7}}
+
+
+def _error_body(wire: str, code: int, message: str, error_code: str | None = None) -> dict:
+    if wire == "anthropic":
+        kind = {429: "rate_limit_error", 401: "authentication_error", 529: "overloaded_error"}.get(code, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": "server_error" if code >= 500 else "invalid_request_error",
+                      "code": error_code}}
+
+
+def _handler_for(server: FakeLLMServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # keep test output quiet
+            pass
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            with server._lock:
+                server.count += 1
+                n = server.count
+            seen = Seen(n, wire, self.path, json.loads(raw or b"{}"), headers, Action(), at=time.monotonic())
+            with server._lock:
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._serve(seen, wire, headers)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _serve(self, seen: Seen, wire: str, headers: dict) -> None:
+            n = seen.n
+            # Anthropic SDKs send x-api-key (older) or a bearer token (newer); OpenAI a bearer token.
+            sent_key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+            if server.key is not None and sent_key != server.key:
+                seen.action = status(401)
+                server.record(seen)
+                # Real servers echo (part of) a wrong key; the runner must not write it anywhere.
+                return self._send(401, _error_body(wire, 401, f"Incorrect API key provided: {sent_key}"), {})
+            action = server.script(seen)
+            seen.action = action
+            server.record(seen)
+            wait = server.delay + action.delay
+            if wait:
+                time.sleep(wait)
+            if action.kind == "drop":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            rid = {"x-request-id" if wire == "openai" else "request-id": f"req-{n}"}
+            if action.kind == "status":
+                body = _error_body(wire, action.status, f"scripted {action.status}", action.error_code)
+                return self._send(action.status, body, {**rid, **action.headers})
+            body = (_anthropic_body if wire == "anthropic" else _openai_body)(seen, action)
+            if action.kind == "truncated":
+                data = json.dumps(body).encode()
+                return self._send_bytes(200, data[: len(data) // 2], rid)
+            seen.answered = self._send(200, body, rid)
+
+        def _send(self, code: int, body: dict, headers: dict) -> bool:
+            return self._send_bytes(code, json.dumps(body).encode(), headers)
+
+        def _send_bytes(self, code: int, data: bytes, headers: dict) -> bool:
+            try:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                return True
+            except OSError:  # the client gave up (timeout) and closed the socket
+                self.close_connection = True
+                return False
+
+    return Handler
