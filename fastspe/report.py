@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .figures import figure1_heatmap, figure2_bars
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_draws, bootstrap_intervals, pack_sums,
                         paired_differences)
 from .io import write_table, write_text
@@ -146,6 +145,8 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     for table in tables:
         write_table_files(table, out / "tables")
     by_depth = compute_metrics(verdicts, by=["cohort", "condition", "depth"])
+    from .figures import figure1_heatmap, figure2_bars  # matplotlib loads only when figures are drawn
+
     fig1 = figure1_heatmap(by_depth, order, primary, out / "figures" / "figure1_horizon_metrics")
     fig2 = figure2_bars(intervals, order, primary, out / "figures" / "figure2_economy_spe")
     gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"

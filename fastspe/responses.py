@@ -8,7 +8,8 @@ the output that gets scored, failed attempts are dropped.
 Bad input (a missing field, a trial that is not an integer, a duplicate output, an unknown
 board_id, a line that is not JSON or not UTF-8) raises ``ValueError`` naming the file and
 ``line N`` (``row N`` for Parquet and DataFrames). The one exception is a torn *last* line of a
-run log, left by a run killed mid-write: it is skipped with a warning. With
+run log, left by a run killed mid-write: it is skipped with a warning, and so is a torn line that a
+resumed run has marked with a ``{"event": "torn_line", "line": N}`` record. With
 ``skip_invalid=True`` every bad line is reported (a warning, and ``df.attrs["invalid"]``) and the
 rest is returned.
 """
@@ -29,6 +30,7 @@ from .io import table_format
 KEY = ["condition", "board_id", "trial"]
 REQUIRED = ["board_id", "condition", "trial", "response"]
 OK = "ok"
+TORN_LINE_EVENT = "torn_line"  # marker record a resumed run log writes after a torn line
 _POS = "_pos"  # internal column: line (or row) number of each record in its source
 
 
@@ -48,29 +50,21 @@ class _Problems:
         return [f"{self.source}: {self.unit} {pos}: {msg}" for pos, msg in sorted(self.items)]
 
 
-def _decode_line(raw: bytes, lineno: int, problems: _Problems, torn_ok: bool):
-    """One JSONL line as a dict, or None (blank, torn last line of a run log, or skipped)."""
+def _decode_line(raw: bytes):
+    """One JSONL line as (dict or None for a blank line, error message or None)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        if torn_ok:
-            return "torn"
-        problems.add(lineno, "not UTF-8 text; re-save the file as UTF-8")
-        return None
+        return None, "not UTF-8 text; re-save the file as UTF-8"
     if not text.strip():
-        return None
+        return None, None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        if torn_ok:
-            return "torn"
-        problems.add(lineno, f"not valid JSON ({exc.msg}); each line must be one JSON object")
-        return None
+        return None, f"not valid JSON ({exc.msg}); each line must be one JSON object"
     if not isinstance(obj, dict):
-        problems.add(lineno, "not a JSON object; each line must be one {...} object")
-        return None
-    obj[_POS] = lineno
-    return obj
+        return None, "not a JSON object; each line must be one {...} object"
+    return obj, None
 
 
 def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
@@ -83,17 +77,28 @@ def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
     while last >= 0 and not lines[last].strip():
         last -= 1
     unfinished = not data.endswith(b"\n")
-    records = []
-    run_log = False
+    records, errors, torn = [], [], set()
     for i, raw in enumerate(lines):
-        torn_ok = unfinished and i == last and run_log
-        obj = _decode_line(raw, i + 1, problems, torn_ok)
-        if obj == "torn":
-            warnings.warn(f"{path}: line {i + 1} is an unfinished last line of a run log (a run stopped "
-                          "mid-write); skipped", stacklevel=3)
-        elif obj is not None:
-            run_log = run_log or "status" in obj or "attempt" in obj
+        obj, error = _decode_line(raw)
+        if error is not None:
+            errors.append((i + 1, error))
+        elif obj is None:
+            continue
+        elif obj.get("event") == TORN_LINE_EVENT:
+            # a resumed run log names the torn line a killed run left behind it
+            torn.add(obj.get("line"))
+        else:
+            obj[_POS] = i + 1
             records.append(obj)
+    run_log = any("status" in r or "attempt" in r for r in records) or bool(torn)
+    if unfinished and run_log and errors and errors[-1][0] == last + 1:
+        torn.add(last + 1)
+    for lineno, error in errors:
+        if lineno in torn:
+            warnings.warn(f"{path}: line {lineno} is a torn line of a run log (a run stopped mid-write); skipped",
+                          stacklevel=3)
+        else:
+            problems.add(lineno, error)
     return pd.DataFrame.from_records(records)
 
 

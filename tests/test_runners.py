@@ -5,6 +5,7 @@ Both wire formats (OpenAI chat completions, Anthropic messages) go through the o
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -22,6 +23,7 @@ from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncat
 from fastspe.bank import build_bank, write_bank
 from fastspe.cli import main
 from fastspe.prompts import PROMPT_SHA256, render_prompt
+from fastspe.responses import read_responses
 from fastspe.runners import (AdaptiveLimiter, GenerationSettings, Pricing, RetryPolicy, RunLog, completed_trial_ids,
                              estimate_run, plan_trials, read_run_log, run_model, trial_id)
 from fastspe.runners.retry import RATE_LIMIT, SERVER, TIMEOUT, AttemptError, parse_retry_after
@@ -293,9 +295,11 @@ def test_torn_last_line(tmp_path):
     with RunLog(out) as log:
         log.append({"trial_id": "c", "status": "ok"})
     assert out.read_bytes().startswith(before)
-    assert out.read_bytes().endswith(b'\n{"trial_id": "c", "status": "ok"}\n')
+    tail = out.read_bytes()[len(before):].split(b"\n")
+    assert tail[0] == b"" and json.loads(tail[1]) == {"event": "torn_line", "line": 2}
+    assert tail[2:] == [b'{"trial_id": "c", "status": "ok"}', b""]
     records, skipped = read_run_log(out)
-    assert skipped == 1 and completed_trial_ids(records) == {"a", "c"}
+    assert skipped == 1 and completed_trial_ids(records) == {"a", "c"} and len(records) == 2
 
 
 @settings(max_examples=50, deadline=None)
@@ -375,6 +379,10 @@ def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     for text in (stdout1, stderr1, again.stdout, again.stderr):
         assert KEY.encode() not in text
     _assert_key_in_no_file(tmp_path, KEY)
+    # the scorer reads the resumed log: the marked torn line is skipped with a warning, one answer per trial
+    with pytest.warns(UserWarning, match="torn line"):
+        answers = read_responses(out, bank=bank)
+    assert len(answers) == 12
 
 
 def test_ctrl_c_stops_cleanly(keys, bank, tmp_path):
@@ -536,14 +544,13 @@ def test_cli_checks_arguments(bank, tmp_path, capsys):
 
 
 def test_run_log_scores(server, bank, tmp_path):
-    responses = pytest.importorskip("fastspe.responses")
-    score = pytest.importorskip("fastspe.score")
+    from fastspe import score
     model, url = target(server, "anthropic")
     cert = bank["certificate"].iloc[0]
     server.push(status(503), ok("MOVES: " + ",".join(cert)), ok("MOVES: U,", finish_reason="length"))
     out = tmp_path / "r.jsonl"
     run_model(bank.head(1), model, out, base_url=url, trials=2, max_connections=1, timeout=5, policy=FAST)
-    table = responses.read_responses(out, bank=bank)
+    table = read_responses(out, bank=bank)
     assert len(table) == 2  # the failed attempt is not an output
     verdicts = score.score_responses(bank, table).sort_values("trial")
     assert verdicts["status"].iloc[0] == "complete" and verdicts["optimal"].iloc[0]

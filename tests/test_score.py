@@ -193,11 +193,23 @@ def test_run_log_attempts_and_torn_last_line(tmp_path):
     with pytest.warns(UserWarning) as record:
         df = read_responses(path, bank=tiny_bank())
     text = " ".join(str(w.message) for w in record)
-    assert "line 5" in text and "unfinished" in text and "only failed attempts" in text
+    assert "line 5 is a torn line" in text and "only failed attempts" in text
     assert df[["trial", "response"]].values.tolist() == [[0, "MOVES: L"], [2, "MOVES: R"]]
     v = score_responses(tiny_bank(), df)
     assert v["status"].tolist() == ["legal_noncompletion", "complete"]
     assert "attempt" in v.columns and "status" not in set(v.columns) - set(VERDICT_COLUMNS)
+
+
+def test_torn_line_marked_by_a_resumed_run_is_skipped(tmp_path):
+    lines = [_rec(status="ok", attempt=1), b'{"board_id": "near", "condi\n',
+             {"event": "torn_line", "line": 2}, _rec(trial=1, status="ok", attempt=1)]
+    with pytest.warns(UserWarning, match="line 2 is a torn line"):
+        df = read_responses(_jsonl(tmp_path / "run.jsonl", lines), bank=tiny_bank())
+    assert df["trial"].tolist() == [0, 1]
+    # an unmarked bad line in the middle of a run log is still an error
+    lines[2] = {"event": "torn_line", "line": 7}
+    with pytest.raises(ValueError, match="line 2: not valid JSON"):
+        read_responses(_jsonl(tmp_path / "run2.jsonl", lines), bank=tiny_bank())
 
 
 def test_two_completed_attempts_are_a_duplicate(tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
 from .. import __version__
@@ -25,8 +24,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fastspe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        if importlib.util.find_spec(f"{__name__}.{name}") is None:  # not yet written
-            continue
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 

@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
+from ..responses import TORN_LINE_EVENT
+
 OK = "ok"
 ERROR = "error"
 
@@ -58,9 +60,11 @@ class RunLog:
             self._fh.close()
             raise OSError(f"{self.path}: another fastspe run is writing to this log; "
                           f"wait for it or use another --out") from None
-        if _ends_torn(self.path):
-            # Start a fresh line; the torn bytes stay (append-only), readers skip them.
+        torn = _torn_tail_line(self.path)
+        if torn:
+            # Start a fresh line and name the torn one; its bytes stay (append-only), readers skip it.
             self._write_bytes(b"\n")
+            self.append({"event": TORN_LINE_EVENT, "line": torn})
 
     def append(self, record: dict) -> None:
         """Write ``record`` as one JSON line, then flush and fsync."""
@@ -97,18 +101,18 @@ def _jsonable(record: dict) -> dict:
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in record.items()}
 
 
-def _ends_torn(path: Path) -> bool:
-    """Whether the file is non-empty and does not end with a newline."""
-    with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        if fh.tell() == 0:
-            return False
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) != b"\n"
+def _torn_tail_line(path: Path) -> int:
+    """The 1-based number of the file's last line if it lacks its newline (torn), else 0."""
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    return data.count(b"\n") + 1
 
 
 def read_run_log(path) -> tuple[list[dict], int]:
-    """The records of a run log and the number of lines skipped as torn or not JSON objects.
+    """The attempt records of a run log and the number of lines skipped as torn or not JSON objects.
+
+    Marker records (a resumed run naming a torn line) are not attempts and are left out.
 
     A missing file reads as no records.
     """
@@ -126,10 +130,10 @@ def read_run_log(path) -> tuple[list[dict], int]:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 skipped += 1
                 continue
-            if isinstance(obj, dict):
-                records.append(obj)
-            else:
+            if not isinstance(obj, dict):
                 skipped += 1
+            elif obj.get("event") != TORN_LINE_EVENT:
+                records.append(obj)
     return records, skipped
 
 
