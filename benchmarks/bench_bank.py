@@ -19,17 +19,10 @@ from fastspe.design import paper_design
 from fastspe.kernels.walks import propose_walks
 from fastspe.layout import Layout
 from tests import naive_bank as naive
+from benchmarks.timing import best_of
 
 DEPTH = 40
 
-
-def _best_of(fn, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def test_walk_proposals_vs_twin(benchmark):
@@ -40,7 +33,7 @@ def test_walk_proposals_vs_twin(benchmark):
     benchmark.pedantic(propose_walks, args=(*args, 0, n_kernel), rounds=5, iterations=1, warmup_rounds=1)
     kernel_rate = n_kernel / benchmark.stats.stats.min
     tables = naive.WalkTables(4, 4, ())
-    twin_s = _best_of(lambda: [naive.walk(tables, DEPTH, naive.stream_key(1, 0, i)) for i in range(n_twin)])
+    twin_s = best_of(lambda: [naive.walk(tables, DEPTH, naive.stream_key(1, 0, i)) for i in range(n_twin)])
     twin_rate = n_twin / twin_s
     benchmark.extra_info.update(kernel_proposals_per_s=kernel_rate, twin_proposals_per_s=twin_rate,
                                 ratio=kernel_rate / twin_rate)

@@ -19,6 +19,7 @@ import pytest
 from fastspe import intervals as iv
 from fastspe.kernels import bootstrap as kb
 from tests.naive_bootstrap import naive_bootstrap, naive_percentiles, numpy_indices, synthetic_sums_frame
+from benchmarks.timing import best_of
 
 DRAWS = 5000
 SEED = 20261012
@@ -36,14 +37,6 @@ def _numpy_intervals(packed, draws, rng):
     return naive_percentiles(samples.reshape(draws, -1), 2.5, 97.5)
 
 
-def _best_of(fn, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
 
 def test_paper_scale_vs_numpy(benchmark):
     sums = synthetic_sums_frame(np.random.default_rng(0), n_cond=7, per_cell=20)
@@ -52,8 +45,8 @@ def test_paper_scale_vs_numpy(benchmark):
     _kernel_intervals(packed, 10)  # compile / load from cache
     benchmark.pedantic(_kernel_intervals, args=(packed, DRAWS), rounds=5, iterations=1, warmup_rounds=1)
     kernel_s = benchmark.stats.stats.min
-    numpy_s = _best_of(lambda: _numpy_intervals(packed, DRAWS, np.random.default_rng(1)), repeat=2)
-    domain_s = _best_of(lambda: iv.bootstrap_intervals(sums, draws=DRAWS, seed=SEED))  # validation + tables too
+    numpy_s = best_of(lambda: _numpy_intervals(packed, DRAWS, np.random.default_rng(1)), repeat=2)
+    domain_s = best_of(lambda: iv.bootstrap_intervals(sums, draws=DRAWS, seed=SEED))  # validation + tables too
     benchmark.extra_info.update(kernel_s=kernel_s, numpy_s=numpy_s, ratio=numpy_s / kernel_s, domain_s=domain_s)
     print(f"\npaper scale, {DRAWS} draws: kernel + percentiles {kernel_s:.3f} s, NumPy {numpy_s:.3f} s "
           f"({numpy_s / kernel_s:.0f}x); bootstrap_intervals from the sums frame {domain_s:.3f} s")
@@ -71,7 +64,7 @@ def test_100_conditions_10000_boards(benchmark):
     pack_s = time.perf_counter() - t
     assert packed.sums.shape == (10_000, 100, 7)
     out_mb = DRAWS * len(packed.groups) * 100 * 8 * 8 / 2**20
-    kernel_s = _best_of(lambda: _kernel_intervals(packed, DRAWS), repeat=1)
+    kernel_s = best_of(lambda: _kernel_intervals(packed, DRAWS), repeat=1)
     result = benchmark.pedantic(iv.bootstrap_intervals, args=(sums,), kwargs={"draws": DRAWS, "seed": SEED},
                                 rounds=1, iterations=1)
     total_s = benchmark.stats.stats.min

@@ -5,7 +5,6 @@ Run with ``python -m pytest benchmarks/bench_planners.py --benchmark-only``.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -16,17 +15,10 @@ from fastspe.design import paper_design
 from fastspe.kernels.planners import plan_baselines
 from fastspe.layout import DIRECTIONS, Layout
 from tests import naive_planners as naive
+from benchmarks.timing import best_of
 
 TRIALS = 50
 
-
-def _best_of(fn, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +42,7 @@ def test_planner_kernel_vs_twin(benchmark, bank, planner):
     kernel_rate = len(part) * TRIALS / benchmark.stats.stats.min
     grid = naive.Grid(4, 4, ())
     rows = list(part.itertuples(index=False))[:20]
-    twin_s = _best_of(lambda: [naive.naive_plan(planner, grid, r.initial, r.certificate, int(k), 0, 3)
+    twin_s = best_of(lambda: [naive.naive_plan(planner, grid, r.initial, r.certificate, int(k), 0, 3)
                                for r, k in zip(rows, keys)], repeat=2)
     twin_rate = len(rows) / twin_s
     ratio = kernel_rate / twin_rate

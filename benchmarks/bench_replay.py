@@ -9,7 +9,6 @@ figure is reported, not asserted: the machine may be shared); scoring the paper-
 from __future__ import annotations
 
 import json
-import time
 
 import numba
 import numpy as np
@@ -22,6 +21,7 @@ from fastspe.layout import DIRECTIONS, Layout
 from fastspe.parse import parse_answer
 from fastspe.score import bank_tables, read_responses, score_responses, write_verdicts
 from tests.naive_replay import naive_distances, naive_replay
+from benchmarks.timing import best_of
 
 PLANS, MOVES = 1_000_000, 60
 TWIN_PLANS = 2_000
@@ -46,14 +46,6 @@ def legal_walks(tables, board_index, length, seed):
     return codes
 
 
-def _best_of(fn, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
 
 def test_replay_kernel_vs_twin(benchmark):
     bank = build_bank(paper_design())
@@ -72,7 +64,7 @@ def test_replay_kernel_vs_twin(benchmark):
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        one_thread = PLANS * MOVES / _best_of(lambda: replay_plans(*args), repeat=2)
+        one_thread = PLANS * MOVES / best_of(lambda: replay_plans(*args), repeat=2)
     finally:
         numba.set_num_threads(before)
 
@@ -88,7 +80,7 @@ def test_replay_kernel_vs_twin(benchmark):
         for (r, c, b, init, goal), plan in zip(columns, plans):
             naive_replay(init, goal, r, c, tuple(b), plan, dist=dists[(r, c, tuple(b))])
 
-    twin_rate = TWIN_PLANS * MOVES / _best_of(twin, repeat=1)
+    twin_rate = TWIN_PLANS * MOVES / best_of(twin, repeat=1)
     benchmark.extra_info.update(moves_per_s=kernel_rate, moves_per_s_one_thread=one_thread, twin_moves_per_s=twin_rate,
                                 ratio=kernel_rate / twin_rate, threads=before)
     print(f"\nreplay {PLANS:,} plans x {MOVES} moves on {before} threads: {kernel_rate:,.0f} moves/s "
@@ -147,7 +139,7 @@ def test_score_end_to_end(benchmark, tmp_path):
                 dists[key] = naive_distances(*key)
             naive_replay(row["initial"], row["goal"], *key, parse_answer(a["response"]).moves, dist=dists[key])
 
-    twin_s = _best_of(twin, repeat=1) * len(answers) / 1200
+    twin_s = best_of(twin, repeat=1) * len(answers) / 1200
     kernel_s = benchmark.stats.stats.min
     benchmark.extra_info.update(seconds=kernel_s, twin_seconds=twin_s, ratio=twin_s / kernel_s)
     print(f"\nscore 8,400 answers from files: {kernel_s:.3f} s; twin (parse + Python replay, scaled) {twin_s:.2f} s")

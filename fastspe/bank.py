@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .design import Design, DesignCell
-from .io import read_table, write_table
+from .io import read_table, require_columns, write_table
 from .kernels.walks import propose_walks
 from .layout import DIRECTIONS, Layout
 
@@ -161,9 +161,7 @@ def write_bank(bank: pd.DataFrame, path) -> None:
 def read_bank(path) -> pd.DataFrame:
     """Read a bank file, checking its columns; errors name the file."""
     bank = read_table(path)
-    missing = [c for c in BANK_COLUMNS if c not in bank.columns]
-    if missing:
-        raise ValueError(f"{path}: not a fastspe bank, missing columns {missing}")
+    require_columns(bank, BANK_COLUMNS, f"{path}: this bank file does not", "make one with `fastspe bank build`")
     bank = bank[BANK_COLUMNS].copy()
     for col in ("blocks", "initial", "goal"):
         bank[col] = [list(map(int, v)) for v in bank[col]]

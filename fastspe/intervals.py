@@ -17,6 +17,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .io import require_columns
 from .kernels import bootstrap as kb
 from .metrics import SUM_COLUMNS, metrics_from_sums
 
@@ -116,11 +117,8 @@ def _check_columns(cols, what: str) -> tuple[str, ...]:
 
 
 def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
-    if not isinstance(sums, pd.DataFrame):
-        raise TypeError(f"board sums must be a DataFrame (from fastspe.metrics.board_sums), got {type(sums).__name__}")
-    missing = [c for c in ["condition", "board_id", *needed, *SUM_COLUMNS] if c not in sums.columns]
-    if missing:
-        raise ValueError(f"board sums lack columns {missing}; make them with fastspe.metrics.board_sums(verdicts)")
+    require_columns(sums, ["condition", "board_id", *needed, *SUM_COLUMNS], "board sums",
+                    "make them with fastspe.metrics.board_sums(verdicts)")
     if sums.empty:
         raise ValueError("board sums are empty: there is nothing to resample")
     keys = ["condition", "board_id", *needed]

@@ -18,6 +18,18 @@ import pandas as pd
 TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv")
 
 
+def require_columns(df, columns, what: str, fix: str) -> None:
+    """Raise ``TypeError`` unless ``df`` is a DataFrame, ``ValueError`` naming the columns it lacks.
+
+    ``what`` names the table in the message (a file path, "verdicts", ...), ``fix`` says how to get a good one.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} lack columns {missing}; {fix}")
+
+
 def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
     """The format of ``path`` from its extension, or a ``ValueError`` listing the allowed ones."""
     suffix = Path(path).suffix.lower()

@@ -21,6 +21,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .io import require_columns
+
 BOARD_KEYS = ["condition", "board_id"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
 SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum"]
@@ -35,9 +37,7 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
     Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
     optimal, economy_sum, excess_sum`` (int64 counts; float sums over completed outputs).
     """
-    missing = [c for c in _NEEDED if c not in verdicts.columns]
-    if missing:
-        raise ValueError(f"verdicts lack columns {missing}; make them with `fastspe score`")
+    require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     status = verdicts["status"]
     known = status.isin(["complete", "legal_noncompletion", "illegal"])
     if not known.all():

@@ -16,7 +16,7 @@ import pandas as pd
 from . import __version__
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_draws, bootstrap_intervals, pack_sums,
                         paired_differences)
-from .io import write_table, write_text
+from .io import require_columns, write_table, write_text
 from .metrics import board_sums, compute_metrics
 from .tables import (Table, check_verdicts, condition_order, paper_tables, primary_cohort, to_markdown,
                      write_table_files)
@@ -28,11 +28,7 @@ _BANK_NEEDED = ["board_id", "cohort", "k", "depth"]
 
 
 def _check_bank(bank: pd.DataFrame, verdicts: pd.DataFrame) -> None:
-    if not isinstance(bank, pd.DataFrame):
-        raise TypeError(f"bank must be a DataFrame (fastspe.bank.read_bank), got {type(bank).__name__}")
-    missing = [c for c in _BANK_NEEDED if c not in bank.columns]
-    if missing:
-        raise ValueError(f"bank lacks columns {missing}; read it with fastspe.bank.read_bank")
+    require_columns(bank, _BANK_NEEDED, "the bank does not", "read it with fastspe.bank.read_bank")
     info = bank.drop_duplicates("board_id").set_index("board_id")[["cohort", "k", "depth"]]
     ids = verdicts["board_id"].astype(str)
     unknown = ~ids.isin(info.index.astype(str))

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .bank import bank_layouts, pack_boards
-from .io import read_table, write_table
+from .io import read_table, require_columns, write_table
 from .kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, INVALID_CODE, LEGAL_NONCOMPLETION, \
     STATUS_NAMES, key_layout, replay_plans
 from .layout import DIRECTIONS
@@ -221,9 +221,7 @@ def write_verdicts(verdicts: pd.DataFrame, path) -> None:
 def read_verdicts(path) -> pd.DataFrame:
     """Read a verdicts file back with its string columns intact (CSV turns "" into NaN)."""
     df = read_table(path)
-    missing = [c for c in VERDICT_COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: not a verdicts file, missing columns {missing}; make one with `fastspe score`")
+    require_columns(df, VERDICT_COLUMNS, f"{path}: this verdicts file does not", "make one with `fastspe score`")
     for col in ("error_kind", "normalization", "moves", "board_id", "condition", "cohort", "layout"):
         values = df[col]
         df[col] = np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(object)

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .io import write_table, write_text
+from .io import require_columns, write_table, write_text
 from .metrics import compute_metrics
 
 PRIMARY = "primary"
@@ -57,11 +57,7 @@ def _cell(value, spec: str | None) -> str:
 
 def check_verdicts(verdicts: pd.DataFrame) -> None:
     """Raise if ``verdicts`` lacks what the tables read."""
-    if not isinstance(verdicts, pd.DataFrame):
-        raise TypeError(f"verdicts must be a DataFrame, got {type(verdicts).__name__}")
-    missing = [c for c in _NEEDED if c not in verdicts.columns]
-    if missing:
-        raise ValueError(f"verdicts lack columns {missing}; make them with `fastspe score`")
+    require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise ValueError("verdicts are empty: there is nothing to report")
 

@@ -7,12 +7,9 @@ compare these with the kernel move for move.
 
 from __future__ import annotations
 
-from collections import deque
+from . import naive_bank
+from .naive_bank import random_below, stream_key  # the one plain-Python RNG twin
 
-MASK = (1 << 64) - 1
-GAMMA = 0x9E3779B97F4A7C15
-M1 = 0xBF58476D1CE4E5B9
-M2 = 0x94D049BB133111EB
 LETTERS = "UDLR"
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 INVERSE = {"U": "D", "D": "U", "L": "R", "R": "L"}
@@ -20,62 +17,25 @@ TRIAL_SLOTS = 1 << 20
 PLANNER_STREAM = {"oracle": 0, "greedy": 1, "detour": 2, "noisy": 3, "random": 4}
 
 
-# -- RNG: SplitMix64 finalizer, keyed by (seed, stream, index), counter-based ----------------------
-def mix64(z: int) -> int:
-    z &= MASK
-    z = ((z ^ (z >> 30)) * M1) & MASK
-    z = ((z ^ (z >> 27)) * M2) & MASK
-    return z ^ (z >> 31)
-
-
-def stream_key(seed: int, stream: int, index: int) -> int:
-    k = mix64(seed + GAMMA)
-    k = mix64(k ^ ((stream * GAMMA + M1) & MASK))
-    return mix64(k ^ ((index * M2 + GAMMA) & MASK))
-
-
-def random_below(key: int, counter: int, n: int) -> int:
-    x = mix64(key + (counter + 1) * GAMMA) >> 32
-    return (x * n) >> 32
-
-
 # -- the grid -------------------------------------------------------------------------------------
 class Grid:
+    """A layout's plain-Python tables, from the bank twin's neighbour rule and BFS."""
+
     def __init__(self, rows: int, cols: int, blocks):
         self.rows, self.cols, self.blocks = rows, cols, set(blocks)
         self.cells = rows * cols
-        self.dist = {c: self._bfs(c) for c in range(self.cells) if c not in self.blocks}
-        free = [c for c in range(self.cells) if c not in self.blocks]
-        self.goal = [-1] * self.cells
-        for tile, c in enumerate(free[:-1], start=1):
-            self.goal[c] = tile
-        self.goal[free[-1]] = 0
+        self.nbr = naive_bank.neighbours(rows, cols, self.blocks)
+        self.dist = naive_bank.distances(rows, cols, self.blocks)
+        self.goal = naive_bank.goal_board(rows, cols, self.blocks)
         self.goal_cell = {v: c for c, v in enumerate(self.goal) if v > 0}
 
     def target(self, cell: int, letter: str):
         """The cell the blank enters, or None when the move leaves the board or hits a block."""
-        r, c = divmod(cell, self.cols)
-        dr, dc = STEP[letter]
-        rr, cc = r + dr, c + dc
-        if not (0 <= rr < self.rows and 0 <= cc < self.cols):
-            return None
-        t = rr * self.cols + cc
-        return None if t in self.blocks else t
-
-    def _bfs(self, src: int) -> dict:
-        dist = {src: 0}
-        queue = deque([src])
-        while queue:
-            c = queue.popleft()
-            for letter in LETTERS:
-                t = self.target(c, letter)
-                if t is not None and t not in dist:
-                    dist[t] = dist[c] + 1
-                    queue.append(t)
-        return dist
+        t = self.nbr[cell][LETTERS.index(letter)]
+        return t if t >= 0 else None
 
     def h(self, board) -> int:
-        return sum(self.dist[self.goal_cell[v]][c] for c, v in enumerate(board) if v > 0)
+        return naive_bank.h_of(board, self.goal, self.dist)
 
 
 def replay(grid: Grid, initial, moves: str):

@@ -1,36 +1,20 @@
 """Plain-Python twin of ``fastspe.kernels.replay.replay_plans``, written from the rules alone.
 
-It shares no code with the package: its own neighbour rule, its own BFS, h recomputed from
+It shares no code with the package: its own neighbour rule, the bank twin's BFS, h recomputed from
 scratch at every state, states compared as tuples in a set, and the goal checked by comparing
 boards (not via h == 0).
 """
 
 from __future__ import annotations
 
-from collections import deque
+from .naive_bank import distances
 
 STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
 def naive_distances(rows, cols, blocks):
-    """dict cell -> dict cell -> free-cell graph distance."""
-    blocked = set(blocks)
-    free = [c for c in range(rows * cols) if c not in blocked]
-    out = {}
-    for src in free:
-        seen = {src: 0}
-        queue = deque([src])
-        while queue:
-            c = queue.popleft()
-            r, q = divmod(c, cols)
-            for dr, dq in STEPS.values():
-                rr, qq = r + dr, q + dq
-                t = rr * cols + qq
-                if 0 <= rr < rows and 0 <= qq < cols and t not in blocked and t not in seen:
-                    seen[t] = seen[c] + 1
-                    queue.append(t)
-        out[src] = seen
-    return out
+    """Free-cell graph distances ``dist[a][b]`` (the bank twin's BFS)."""
+    return distances(rows, cols, set(blocks))
 
 
 def naive_h(board, goal, dist):
