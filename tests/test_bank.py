@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
@@ -20,6 +17,7 @@ from fastspe.verify_bank import verify_bank
 
 from . import naive_bank as naive
 from .strategies import layouts
+from .threads import digests_by_thread_count
 
 
 @pytest.fixture(scope="module")
@@ -125,20 +123,16 @@ def test_every_generated_board_is_certified(layout, depth, seed):
 
 
 _HASH_SCRIPT = """
-import hashlib
+import hashlib, numba
 from fastspe.bank import build_bank
 from fastspe.design import paper_design
 bank = build_bank(paper_design(5))
-print(hashlib.sha256(bank.to_json(orient="records").encode()).hexdigest())
+print(numba.get_num_threads(), hashlib.sha256(bank.to_json(orient="records").encode()).hexdigest())
 """
 
 
 def test_bank_is_identical_with_one_and_two_threads():
-    digests = set()
-    for threads in ("1", "2"):
-        env = dict(os.environ, NUMBA_NUM_THREADS=threads)
-        out = subprocess.run([sys.executable, "-c", _HASH_SCRIPT], env=env, capture_output=True, text=True, check=True)
-        digests.add(out.stdout.strip())
+    digests = set(digests_by_thread_count(_HASH_SCRIPT).values())
     in_process = build_bank(paper_design(5))
     digests.add(hashlib.sha256(in_process.to_json(orient="records").encode()).hexdigest())
     assert len(digests) == 1

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
@@ -15,8 +11,8 @@ from hypothesis import strategies as st
 from fastspe.kernels import bootstrap as kb
 
 from .naive_bootstrap import naive_bootstrap, naive_percentiles, synthetic_sums_arrays
+from .threads import digests_by_thread_count
 
-ROOT = Path(__file__).resolve().parents[1]
 C, I, R, Q, E, G, O, SPE = range(8)
 
 
@@ -232,13 +228,5 @@ _CHILD = textwrap.dedent("""
 
 
 def test_bit_identical_at_any_thread_count():
-    digests = {}
-    for threads in ("1", "2"):
-        env = {**os.environ, "NUMBA_NUM_THREADS": threads, "PYTHONPATH": str(ROOT)}
-        res = subprocess.run([sys.executable, "-c", _CHILD], cwd=ROOT, env=env, capture_output=True, text=True,
-                             timeout=600)
-        assert res.returncode == 0, res.stderr
-        got_threads, digest = res.stdout.split()
-        assert got_threads == threads
-        digests[threads] = digest
+    digests = digests_by_thread_count(_CHILD)
     assert digests["1"] == digests["2"]

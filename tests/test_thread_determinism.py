@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from .threads import digests_by_thread_count
 
 SCRIPT = """
-import hashlib
+import hashlib, numba
 import pandas as pd
 from fastspe.bank import build_bank
 from fastspe.baselines import PLANNERS, baseline_responses
@@ -16,14 +14,10 @@ from fastspe.score import score_responses
 bank = build_bank(paper_design())
 answers = pd.concat([baseline_responses(bank, p, trials=2, seed=4) for p in PLANNERS], ignore_index=True)
 verdicts = score_responses(bank, answers)
-print(hashlib.sha256(answers.to_json().encode() + verdicts.to_json().encode()).hexdigest())
+print(numba.get_num_threads(), hashlib.sha256(answers.to_json().encode() + verdicts.to_json().encode()).hexdigest())
 """
 
 
 def test_answers_and_verdicts_do_not_depend_on_threads():
-    digests = set()
-    for threads in ("1", "2"):
-        env = dict(os.environ, NUMBA_NUM_THREADS=threads)
-        out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
-        digests.add(out.stdout.strip())
-    assert len(digests) == 1 and len(digests.pop()) == 64
+    digests = digests_by_thread_count(SCRIPT)
+    assert digests["1"] == digests["2"] and len(digests["1"]) == 64
