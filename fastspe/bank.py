@@ -15,7 +15,7 @@ import pandas as pd
 from .design import Design, DesignCell
 from .io import read_table, require_columns, write_table
 from .kernels.walks import propose_walks
-from .layout import DIRECTIONS, Layout
+from .layout import DIRECTION_BYTES, Layout
 
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
                 "certificate", "proposal_index", "seed"]
@@ -25,7 +25,6 @@ MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths)
 PROPOSALS_PER_BOARD = 1000
 MIN_PROPOSAL_CAP = 200_000
 _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
-_LETTERS = np.frombuffer(DIRECTIONS.encode(), dtype=np.uint8)
 
 Progress = Callable[[int, int], None]
 
@@ -40,7 +39,7 @@ def proposal_cap(count: int) -> int:
 
 def certificates(paths: np.ndarray) -> np.ndarray:
     """Certificate strings from walk paths uint8 (n, depth): the reversed walk, each move inverted."""
-    letters = np.ascontiguousarray(_LETTERS[_INVERSE[paths[:, ::-1]]])
+    letters = np.ascontiguousarray(DIRECTION_BYTES[_INVERSE[paths[:, ::-1]]])
     return letters.view(f"S{paths.shape[1]}").ravel().astype(str)
 
 
@@ -161,7 +160,7 @@ def write_bank(bank: pd.DataFrame, path) -> None:
 def read_bank(path) -> pd.DataFrame:
     """Read a bank file, checking its columns; errors name the file."""
     bank = read_table(path)
-    require_columns(bank, BANK_COLUMNS, f"{path}: this bank file does not", "make one with `fastspe bank build`")
+    require_columns(bank, BANK_COLUMNS, f"{path}: its rows", "make one with `fastspe bank build`")
     bank = bank[BANK_COLUMNS].copy()
     for col in ("blocks", "initial", "goal"):
         bank[col] = [list(map(int, v)) for v in bank[col]]
@@ -171,10 +170,14 @@ def read_bank(path) -> pd.DataFrame:
     return bank
 
 
+def layout_keys(bank: pd.DataFrame) -> list[tuple[int, int, tuple[int, ...]]]:
+    """The (rows, cols, blocks tuple) of each board of a bank, in row order."""
+    return [(int(r), int(c), tuple(int(v) for v in b)) for r, c, b in zip(bank["rows"], bank["cols"], bank["blocks"])]
+
+
 def bank_layouts(bank: pd.DataFrame) -> dict[tuple, Layout]:
     """The distinct layouts of a bank, keyed by (rows, cols, blocks tuple)."""
-    keys = {(int(r), int(c), tuple(b)) for r, c, b in zip(bank["rows"], bank["cols"], bank["blocks"])}
-    return {key: Layout(*key) for key in sorted(keys)}
+    return {key: Layout(*key) for key in sorted(set(layout_keys(bank)))}
 
 
 def pack_boards(column) -> np.ndarray:

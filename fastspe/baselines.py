@@ -22,18 +22,17 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from .bank import bank_layouts, pack_boards
+from .bank import bank_layouts, layout_keys, pack_boards
 from .kernels.planners import DETOUR, GREEDY, NOISY, ORACLE, RANDOM, TRIAL_SLOTS, plan_baselines
-from .layout import DIRECTIONS
+from .io import require_columns
+from .kernels.replay import INVALID_CODE
+from .layout import CODE_OF_BYTE, DIRECTION_BYTES
 
 PLANNERS = {"oracle": ORACLE, "greedy": GREEDY, "detour": DETOUR, "noisy": NOISY, "random": RANDOM}
 CONDITION_PREFIX = "baseline:"
 ANSWER_PREFIX = "MOVES: "
 RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt"]
 _NEEDED = ["board_id", "rows", "cols", "blocks", "depth", "initial", "certificate"]
-_LETTERS = np.frombuffer(DIRECTIONS.encode(), dtype=np.uint8)
-_CODE = np.full(256, 255, dtype=np.uint8)  # ASCII byte -> direction, 255 for anything else
-_CODE[_LETTERS] = np.arange(4, dtype=np.uint8)
 _COMMA = ord(",")
 _MAX_SEED = 2**63 - 1
 
@@ -76,7 +75,7 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
     rows = bank[_NEEDED].reset_index(drop=True)
     board_key = board_keys(rows["board_id"])
     layouts = bank_layouts(rows)
-    keys = [(int(r), int(c), tuple(int(v) for v in b)) for r, c, b in zip(rows["rows"], rows["cols"], rows["blocks"])]
+    keys = layout_keys(rows)
     codes = pd.Series([f"{r}x{c}:{b}" for r, c, b in keys])
     for _, where in codes.groupby(codes).indices.items():
         layout = layouts[keys[where[0]]]
@@ -122,7 +121,7 @@ def answer_texts(plans: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     if width == 0:
         return np.full(m, ANSWER_PREFIX, dtype=object)
     buf = np.zeros((m, 2 * width), dtype=np.uint8)
-    buf[:, 0::2] = _LETTERS[np.minimum(plans, 3)]
+    buf[:, 0::2] = DIRECTION_BYTES[np.minimum(plans, 3)]
     buf[:, 1::2] = _COMMA
     buf[np.arange(2 * width)[None, :] >= (2 * lengths - 1)[:, None]] = 0
     moves = buf.view(f"S{2 * width}").ravel().astype(str)
@@ -138,11 +137,7 @@ def _check_int(value, what: str, low: int, high: int) -> int:
 
 
 def _check_bank(bank) -> None:
-    if not isinstance(bank, pd.DataFrame):
-        raise TypeError(f"bank must be a pandas DataFrame (see fastspe.bank.read_bank), got {type(bank).__name__}")
-    missing = [c for c in _NEEDED if c not in bank.columns]
-    if missing:
-        raise ValueError(f"the bank lacks columns {missing}; build it with `fastspe bank` or fastspe.bank.build_bank")
+    require_columns(bank, _NEEDED, "bank rows", "build it with `fastspe bank` or fastspe.bank.build_bank")
     if len(bank) == 0:
         raise ValueError("the bank is empty: there is nothing to answer")
 
@@ -181,9 +176,9 @@ def _certificate_codes(part: pd.DataFrame, depths: np.ndarray) -> np.ndarray:
     except UnicodeEncodeError:
         raise ValueError("a certificate has letters other than U, D, L, R (non-ASCII text)") from None
     raw = np.frombuffer(packed.tobytes(), dtype=np.uint8).reshape(len(certs), width)
-    codes = _CODE[raw]
+    codes = CODE_OF_BYTE[raw]
     inside = np.arange(width)[None, :] < depths[:, None]
-    bad = np.flatnonzero((inside & (codes == 255)).any(axis=1))
+    bad = np.flatnonzero((inside & (codes == INVALID_CODE)).any(axis=1))
     if len(bad):
         i = int(bad[0])
         raise ValueError(f"board {part['board_id'].iloc[i]!r}: certificate {certs[i]!r} has letters other than U, D, L, R")

@@ -14,10 +14,14 @@ from typing import Iterable
 import numpy as np
 
 from .kernels.graph import bfs_distances, board_h
+from .kernels.replay import INVALID_CODE
 from .kernels.walks import h_raise_table
 
 MIN_SIDE, MAX_SIDE = 2, 8
 DIRECTIONS = "UDLR"
+DIRECTION_BYTES = np.frombuffer(DIRECTIONS.encode(), dtype=np.uint8)  # direction code -> ASCII letter
+CODE_OF_BYTE = np.full(256, INVALID_CODE, dtype=np.uint8)  # ASCII byte -> direction code, INVALID_CODE if none
+CODE_OF_BYTE[DIRECTION_BYTES] = np.arange(4, dtype=np.uint8)
 # (row step, col step) for U, D, L, R: the direction always refers to the blank.
 _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 BOUNDARY, OBSTACLE = -1, -2

@@ -28,7 +28,7 @@ _BANK_NEEDED = ["board_id", "cohort", "k", "depth"]
 
 
 def _check_bank(bank: pd.DataFrame, verdicts: pd.DataFrame) -> None:
-    require_columns(bank, _BANK_NEEDED, "the bank does not", "read it with fastspe.bank.read_bank")
+    require_columns(bank, _BANK_NEEDED, "bank rows", "read it with fastspe.bank.read_bank")
     info = bank.drop_duplicates("board_id").set_index("board_id")[["cohort", "k", "depth"]]
     ids = verdicts["board_id"].astype(str)
     unknown = ~ids.isin(info.index.astype(str))

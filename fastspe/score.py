@@ -14,11 +14,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .bank import bank_layouts, pack_boards
+from .bank import bank_layouts, layout_keys, pack_boards
 from .io import read_table, require_columns, write_table
-from .kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, INVALID_CODE, LEGAL_NONCOMPLETION, \
+from .kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
     STATUS_NAMES, key_layout, replay_plans
-from .layout import DIRECTIONS
+from .layout import CODE_OF_BYTE
 from .parse import NO_PLAN, parse_answers
 from .responses import KEY, read_responses, validate_responses
 
@@ -31,10 +31,6 @@ VERDICT_COLUMNS = ["board_id", "condition", "trial", "cohort", "k", "layout", "d
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
 TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
-# action code of each byte: U D L R -> 0..3, anything else (the parser's "?") -> not a move
-_CODE_OF_BYTE = np.full(256, INVALID_CODE, dtype=np.uint8)
-for _d, _ch in enumerate(DIRECTIONS):
-    _CODE_OF_BYTE[ord(_ch)] = _d
 
 
 @dataclass(frozen=True)
@@ -69,8 +65,7 @@ def bank_tables(bank: pd.DataFrame) -> BankTables:
     layouts = bank_layouts(bank)
     keys = list(layouts)
     where = {key: i for i, key in enumerate(keys)}
-    layout_index = np.array([where[(int(r), int(c), tuple(b))] for r, c, b in
-                             zip(bank["rows"], bank["cols"], bank["blocks"])], dtype=np.int64)
+    layout_index = np.array([where[key] for key in layout_keys(bank)], dtype=np.int64)
     cells = max(lay.cells for lay in layouts.values())
     max_tile = max(lay.tiles for lay in layouts.values())
     nl = len(keys)
@@ -108,7 +103,7 @@ def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(moves) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     joined = "".join(moves).encode("ascii", errors="replace")
-    codes = _CODE_OF_BYTE[np.frombuffer(joined, dtype=np.uint8)]
+    codes = CODE_OF_BYTE[np.frombuffer(joined, dtype=np.uint8)]
     return codes, offsets
 
 
@@ -221,7 +216,7 @@ def write_verdicts(verdicts: pd.DataFrame, path) -> None:
 def read_verdicts(path) -> pd.DataFrame:
     """Read a verdicts file back with its string columns intact (CSV turns "" into NaN)."""
     df = read_table(path)
-    require_columns(df, VERDICT_COLUMNS, f"{path}: this verdicts file does not", "make one with `fastspe score`")
+    require_columns(df, VERDICT_COLUMNS, f"{path}: its rows", "make one with `fastspe score`")
     for col in ("error_kind", "normalization", "moves", "board_id", "condition", "cohort", "layout"):
         values = df[col]
         df[col] = np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(object)

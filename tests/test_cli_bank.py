@@ -51,3 +51,11 @@ def test_custom_design_and_failed_build_leave_nothing(tmp_path, capsys):
 def test_bad_output_extension(tmp_path, capsys):
     assert main(["bank", "build", "--out", str(tmp_path / "bank.txt")]) == 2
     assert "unknown file type '.txt'" in capsys.readouterr().err
+
+
+def test_bank_file_missing_a_column_names_it(tmp_path, capsys):
+    out = tmp_path / "bank.parquet"
+    assert main(["bank", "build", "--out", str(out)]) == 0
+    pd.read_parquet(out).drop(columns=["seed"]).to_parquet(out)
+    assert main(["bank", "verify", str(out)]) == 2
+    assert f"{out}: its rows lack columns ['seed']; make one with `fastspe bank build`" in capsys.readouterr().err
