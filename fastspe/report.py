@@ -123,7 +123,7 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     out = Path(out_dir)
     sums = board_sums(verdicts)
     primary = primary_cohort(verdicts)
-    order = condition_order(verdicts, primary)
+    order = condition_order(sums, primary)
     intervals = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, conditions=order)
     paired = None
     if len(order) >= 2:  # adjacent conditions in the ranking, pooled per cohort; same draws as above
@@ -137,10 +137,10 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
         paired = pd.concat(parts, ignore_index=True)
 
     write_table(metrics_long(intervals), out / "metrics.csv")
-    tables = paper_tables(verdicts, intervals, order, paired)
+    tables = paper_tables(verdicts, intervals, order, paired, sums)
     for table in tables:
         write_table_files(table, out / "tables")
-    by_depth = compute_metrics(verdicts, by=["cohort", "condition", "depth"])
+    by_depth = compute_metrics(sums, by=["cohort", "condition", "depth"])
     from .figures import figure1_heatmap, figure2_bars  # matplotlib loads only when figures are drawn
 
     fig1 = figure1_heatmap(by_depth, order, primary, out / "figures" / "figure1_horizon_metrics")

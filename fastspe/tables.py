@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .io import require_columns, write_table, write_text
-from .metrics import compute_metrics
+from .metrics import board_sums, compute_metrics
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
@@ -238,15 +238,20 @@ def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE
 
 
 def paper_tables(verdicts: pd.DataFrame, intervals: pd.DataFrame, conditions: Sequence[str] | None = None,
-                 paired: pd.DataFrame | None = None) -> list[Table]:
-    """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given)."""
+                 paired: pd.DataFrame | None = None, sums: pd.DataFrame | None = None) -> list[Table]:
+    """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given).
+
+    The metric tables read ``sums`` (``metrics.board_sums(verdicts)``, computed here when not
+    given), so the per-board sums are formed once rather than once per table.
+    """
     check_verdicts(verdicts)
+    sums = board_sums(verdicts) if sums is None else sums
     primary = primary_cohort(verdicts)
-    conditions = list(conditions) if conditions is not None else condition_order(verdicts, primary)
-    tables = [table1_primary(verdicts, conditions, primary), table2_outcomes(verdicts, conditions, primary),
-              table3_rates(verdicts, conditions, primary), table4_blocks(verdicts, conditions, primary),
-              table5_stress(verdicts, conditions, primary), table6_intervals(intervals, conditions, primary),
-              depth_table(verdicts, conditions), h90_table(verdicts, conditions, primary),
+    conditions = list(conditions) if conditions is not None else condition_order(sums, primary)
+    tables = [table1_primary(sums, conditions, primary), table2_outcomes(verdicts, conditions, primary),
+              table3_rates(sums, conditions, primary), table4_blocks(sums, conditions, primary),
+              table5_stress(sums, conditions, primary), table6_intervals(intervals, conditions, primary),
+              depth_table(sums, conditions), h90_table(sums, conditions, primary),
               format_audit(verdicts, conditions)]
     if paired is not None:
         tables.append(paired_table(paired, primary))
