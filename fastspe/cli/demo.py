@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
-from rich.table import Table
-
-from ._common import stderr, stdout
+from ._common import metrics_table, stderr, stdout
 
 
 def register(subparsers) -> None:
@@ -26,29 +23,13 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_demo_command)
 
 
-def _cell(value: float, digits: int) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
-
-
-def headline_rich(headline) -> Table:
-    """The headline DataFrame (condition, R, Q, E, G, SPE) as a rich table."""
-    table = Table(title="Primary cohort (Table 1): SPE = R x Q x E", title_justify="left")
-    table.add_column("condition")
-    for name in ("R", "Q", "E", "G", "SPE"):
-        table.add_column(name, justify="right")
-    for row in headline.itertuples(index=False):
-        table.add_row(row.condition, _cell(row.R, 3), _cell(row.Q, 3), _cell(row.E, 3), _cell(row.G, 2),
-                      _cell(row.SPE, 3))
-    return table
-
-
 def run_demo_command(args) -> int:
     from ..demo import run_demo
 
     start = time.perf_counter()
     result = run_demo(args.out, draws=args.draws, trials=args.trials, seed=args.seed,
                       stage=lambda what: stderr.print(f"[dim]· {what}[/]", highlight=False))
-    stdout.print(headline_rich(result.headline))
+    stdout.print(metrics_table(result.headline, title="Primary cohort (Table 1): SPE = R x Q x E"))
     stdout.print(f"report: {result.report_path}", highlight=False)
     stdout.print(f"files:  {result.bank_path.name}, {result.responses_path.name}, {result.verdicts_path.name}, "
                  f"metrics.csv, tables/, figures/, report.html in {result.out_dir}", highlight=False)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 from rich.markup import escape
-from rich.table import Table
 
-from ._common import stderr, stdout
+from ._common import metrics_table, stderr, stdout
 
-METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}"}
 
 
 def register(subparsers) -> None:
@@ -58,19 +55,9 @@ def run_score(args) -> int:
     return 0
 
 
-def _cell(name: str, value) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "-"
-    if name in METRIC_FORMATS:
-        return METRIC_FORMATS[name].format(value)
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def run_metrics(args) -> int:
     from ..io import write_table
-    from ..metrics import METRIC_COLUMNS, compute_metrics
+    from ..metrics import compute_metrics
     from ..score import read_verdicts
 
     by = [b.strip() for b in args.by.split(",") if b.strip()]
@@ -78,16 +65,7 @@ def run_metrics(args) -> int:
         from ..io import table_format
         table_format(args.out, (".csv",))
     table = compute_metrics(read_verdicts(args.verdicts), by=by)
-    cells = [[_cell(col, val) for col, val in zip(table.columns, rec)] for rec in table.itertuples(index=False)]
-    view = Table(show_edge=False, header_style="bold")
-    for j, col in enumerate(table.columns):
-        # a table cut to an 80-column pipe would hide the numbers: keep every column whole
-        width = max([len(str(col))] + [len(row[j]) for row in cells])
-        view.add_column(str(col), justify="right" if col in METRIC_COLUMNS else "left", min_width=width,
-                        no_wrap=True)
-    for row in cells:
-        view.add_row(*(escape(c) for c in row))
-    stdout.print(view)
+    stdout.print(metrics_table(table))
     if args.out:
         write_table(table, args.out)
         stdout.print(f"wrote {args.out}", highlight=False, markup=False)
