@@ -344,6 +344,16 @@ def test_log_scrubs_secrets_and_is_exclusive(tmp_path):
     assert KEY not in out.read_text() and "[redacted]" in out.read_text()
 
 
+def _signal_after(cmd, env, out, answers: int, sig):
+    """Start ``cmd``, send ``sig`` once ``out`` holds ``answers`` completed answers; (process, (stdout, stderr))."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(oks(read_run_log(out)[0])) < answers:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    return proc, proc.communicate(timeout=30)
+
+
 def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     bank_file = _bank_file(bank, tmp_path)
     out = tmp_path / "responses.jsonl"
@@ -352,12 +362,7 @@ def test_kill_mid_run_then_resume(keys, bank, tmp_path):
         cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(bank_file), "--model", "openai:fake",
                "--out", str(out), "--base-url", srv.openai_url, "--trials", "3", "--max-connections", "2",
                "--timeout", "5", "--backoff", "0.01"]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(oks(read_run_log(out)[0])) < 4:
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-        stdout1, stderr1 = proc.communicate(timeout=30)
+        proc, (stdout1, stderr1) = _signal_after(cmd, env, out, answers=4, sig=signal.SIGKILL)
         first = read_run_log(out)[0]
         done = completed_trial_ids(first)
         assert 4 <= len(done) < 12, "the kill should land mid-run"
@@ -392,12 +397,7 @@ def test_ctrl_c_stops_cleanly(keys, bank, tmp_path):
         cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(_bank_file(bank, tmp_path)), "--model",
                "openai:fake", "--out", str(out), "--base-url", srv.openai_url, "--max-connections", "2",
                "--timeout", "5"]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(oks(read_run_log(out)[0])) < 2:
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        proc, (_, err) = _signal_after(cmd, env, out, answers=2, sig=signal.SIGINT)
         answered = [s.trial_id for s in srv.seen if s.answered]
     assert proc.returncode == 130, err.decode()
     assert b"resume" in err and b"stopping" in err
