@@ -1,0 +1,25 @@
+"""Bad-input errors that name the file, the row or line, and the board at fault."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """A file (or DataFrame) that fastspe cannot use; the message says where and what is wrong.
+
+    It is a ``ValueError`` so that callers that caught ``ValueError`` keep working.
+    """
+
+
+def where(source, unit: str | None = None, pos: int | None = None, board_id=None) -> str:
+    """``"FILE: row N (board_id X)"``, leaving out the parts that are not known."""
+    text = str(source)
+    if unit is not None and pos is not None:
+        text += f": {unit} {pos}"
+    if board_id is not None:
+        text += f" (board_id {str(board_id)!r})"
+    return text
+
+
+def input_error(source, what: str, unit: str | None = None, pos: int | None = None, board_id=None) -> InputError:
+    """An ``InputError`` reading ``FILE: row N (board_id X): what``."""
+    return InputError(f"{where(source, unit, pos, board_id)}: {what}")
