@@ -1,8 +1,11 @@
 """Certified board banks: build them from a design, read them back validated.
 
-The bank is a DataFrame (and a Parquet or JSONL file) with one row per board and the columns
-``BANK_COLUMNS``. Boards are row-major lists of ints (0 blank, -1 blocked); ``certificate`` is the
-U/D/L/R string that moves the blank from ``initial`` to ``goal`` in exactly ``depth`` moves.
+The bank is an Arrow table or a DataFrame (and a Parquet or JSONL file) with one row per board and the
+columns ``BANK_COLUMNS``. Boards are row-major int8 lists (0 blank, -1 blocked), Arrow-backed in the
+DataFrame (``pd.ArrowDtype``), so a million boards are one buffer, not a million Python lists;
+``board_matrix`` gives them as an (n, cells) int8 array. ``certificate`` is the U/D/L/R string that moves
+the blank from ``initial`` to ``goal`` in exactly ``depth`` moves. Files go through
+``fastspe.boundary.banks``, which checks them.
 """
 
 from __future__ import annotations
@@ -11,14 +14,16 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from .boundary.banks import (BANK_COLUMNS, BankLayouts, bank_frame, blocks_mask, board_matrix, check_bank_table,
+                             read_bank_table, table_from_frame, write_bank_table)
 from .design import Design, DesignCell
-from .io import read_table, require_columns, write_table
 from .kernels.walks import propose_walks
 from .layout import DIRECTION_BYTES, Layout
 
-BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
-                "certificate", "proposal_index", "seed"]
+__all__ = ["BANK_COLUMNS", "QuotaError", "build_bank", "build_bank_table", "read_bank", "write_bank", "bank_to_table",
+           "board_matrix", "bank_layouts_index", "layout_keys", "bank_layouts", "pack_boards", "certificates"]
 FIRST_CHUNK = 1024
 MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
 # Where a cell needs more than this many proposals per board asked for, its quota is not reachable.
@@ -106,12 +111,12 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     return np.concatenate(kept_boards), np.concatenate(kept_paths), np.concatenate(kept_index)
 
 
-def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame:
-    """Build the certified bank of ``design`` (deterministic in the design and its seed).
+def build_bank_table(design: Design, progress: Progress | None = None) -> pa.Table:
+    """Build the certified bank of ``design`` as an Arrow table (deterministic in the design and its seed).
 
     ``progress(boards_done, total)`` is called as boards are accepted.
     """
-    frames = []
+    parts = []
     accepted: dict[tuple, list[np.ndarray]] = {}
     total = design.total
     done = [0]
@@ -126,60 +131,94 @@ def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame
         taken = np.concatenate(accepted[key]) if key in accepted else None
         boards, paths, index = build_cell(cell, design.seed, stream, taken, tick)
         accepted.setdefault(key, []).append(boards)
-        frames.append(_cell_frame(cell, design.seed, boards, paths, index))
-    return pd.concat(frames, ignore_index=True)
+        parts.append(_cell_table(cell, design.seed, boards, paths, index))
+    table = pa.concat_tables(parts).combine_chunks()
+    if len({p.schema.field("initial").type for p in parts}) > 1:  # mixed board sizes: variable-length lists
+        table = check_bank_table(table, "built bank")
+    return table
 
 
-def _cell_frame(cell: DesignCell, seed: int, boards, paths, index) -> pd.DataFrame:
+def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame:
+    """Build the certified bank of ``design`` as a DataFrame (boards as Arrow-backed int8 lists)."""
+    return bank_frame(build_bank_table(design, progress))
+
+
+def _cell_table(cell: DesignCell, seed: int, boards, paths, index) -> pa.Table:
     layout, n = cell.layout, len(boards)
     width = max(3, len(str(n - 1)))
     name = cell.name
     ids = [f"{name}-{i:0{width}d}" for i in range(n)]
-    goal = layout.goal.tolist()
-    return pd.DataFrame({
-        "board_id": ids,
-        "cohort": cell.cohort,
-        "k": layout.k,
-        "blocks": [list(layout.blocks)] * n,
-        "rows": layout.rows,
-        "cols": layout.cols,
-        "depth": cell.depth,
-        "h": cell.depth,  # every step of the walk raised h by exactly one
-        "initial": boards.astype(np.int64).tolist(),
-        "goal": [goal] * n,
-        "certificate": certificates(paths),
+
+    def boards_of(flat: np.ndarray) -> pa.Array:
+        return pa.FixedSizeListArray.from_arrays(pa.array(flat.astype(np.int8, copy=False)), layout.cells)
+
+    offsets = np.arange(n + 1, dtype=np.int32) * layout.k
+    return pa.table({
+        "board_id": pa.array(ids, pa.string()),
+        "cohort": pa.array(np.full(n, cell.cohort, dtype=object), pa.string()),
+        "k": np.full(n, layout.k, dtype=np.int64),
+        "blocks": pa.ListArray.from_arrays(pa.array(offsets),
+                                           pa.array(np.tile(np.array(layout.blocks, dtype=np.int8), n), pa.int8())),
+        "rows": np.full(n, layout.rows, dtype=np.int64),
+        "cols": np.full(n, layout.cols, dtype=np.int64),
+        "depth": np.full(n, cell.depth, dtype=np.int64),
+        "h": np.full(n, cell.depth, dtype=np.int64),  # every step of the walk raised h by exactly one
+        "initial": boards_of(boards.ravel()),
+        "goal": boards_of(np.tile(layout.goal, n)),
+        "certificate": pa.array(certificates(paths), pa.string()),
         "proposal_index": index.astype(np.int64),
-        "seed": seed,
-    }, columns=BANK_COLUMNS)
+        "seed": np.full(n, seed, dtype=np.int64),
+    })
 
 
-def write_bank(bank: pd.DataFrame, path) -> None:
-    write_table(bank, path)
+def bank_to_table(bank, source: str = "bank rows") -> pa.Table:
+    """A bank DataFrame or Arrow table, checked (``check_bank_table``) and in canonical types."""
+    if isinstance(bank, pa.Table):
+        return check_bank_table(bank, source)
+    if not isinstance(bank, pd.DataFrame):
+        raise TypeError(f"a bank must be a DataFrame or an Arrow table, got {type(bank).__name__}")
+    return check_bank_table(table_from_frame(bank), source)
 
 
-def read_bank(path) -> pd.DataFrame:
-    """Read a bank file, checking its columns; errors name the file."""
-    bank = read_table(path)
-    require_columns(bank, BANK_COLUMNS, f"{path}: its rows", "make one with `fastspe bank build`")
-    bank = bank[BANK_COLUMNS].copy()
-    for col in ("blocks", "initial", "goal"):
-        bank[col] = [list(map(int, v)) for v in bank[col]]
-    if bank["board_id"].duplicated().any():
-        dup = bank.loc[bank["board_id"].duplicated(), "board_id"].iloc[0]
-        raise ValueError(f"{path}: board_id {dup!r} appears more than once")
-    return bank
+def write_bank(bank, path) -> None:
+    """Write a bank (DataFrame or Arrow table) atomically: Parquet with a checksum, or JSONL."""
+    write_bank_table(bank_to_table(bank), path)
+
+
+def read_bank(path, meaning: bool = True) -> pd.DataFrame:
+    """Read a bank file and check it (``fastspe.boundary.banks``); errors name the file, row and board.
+
+    ``meaning=False`` checks only the schema (for ``verify_bank``, which reports every failing board).
+    """
+    return bank_frame(read_bank_table(path, meaning=meaning))
+
+
+def bank_layouts_index(bank) -> BankLayouts:
+    """The distinct layouts of a bank DataFrame and the index of each board's layout (vectorized)."""
+    blocks = bank["blocks"]
+    arrow = blocks.array._pa_array if hasattr(blocks.array, "_pa_array") else pa.array(list(blocks), pa.list_(pa.int64()))
+    rows = bank["rows"].to_numpy(np.int64)
+    cols = bank["cols"].to_numpy(np.int64)
+    mask = blocks_mask(arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow)
+    key = np.stack([rows, cols, mask.view(np.int64)], axis=1)
+    _, first, index = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    layouts = tuple(Layout(int(rows[i]), int(cols[i]), tuple(int(v) for v in blocks.iloc[int(i)])) for i in first)
+    return BankLayouts(layouts, np.asarray(index, dtype=np.int64).ravel())
 
 
 def layout_keys(bank: pd.DataFrame) -> list[tuple[int, int, tuple[int, ...]]]:
     """The (rows, cols, blocks tuple) of each board of a bank, in row order."""
-    return [(int(r), int(c), tuple(int(v) for v in b)) for r, c, b in zip(bank["rows"], bank["cols"], bank["blocks"])]
+    found = bank_layouts_index(bank)
+    keys = [(lay.rows, lay.cols, lay.blocks) for lay in found.layouts]
+    return [keys[i] for i in found.index]
 
 
 def bank_layouts(bank: pd.DataFrame) -> dict[tuple, Layout]:
     """The distinct layouts of a bank, keyed by (rows, cols, blocks tuple)."""
-    return {key: Layout(*key) for key in sorted(set(layout_keys(bank)))}
+    return {(lay.rows, lay.cols, lay.blocks): lay for lay in sorted(bank_layouts_index(bank).layouts,
+                                                                     key=lambda l: (l.rows, l.cols, l.blocks))}
 
 
 def pack_boards(column) -> np.ndarray:
-    """A column of equal-length board lists as a contiguous int8 array (n, cells)."""
-    return np.ascontiguousarray(np.array(list(column), dtype=np.int8).reshape(len(column), -1))
+    """A column of equal-length boards as a contiguous int8 array (n, cells)."""
+    return board_matrix(column)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from fastspe.kernels.replay import ERROR_NAMES, STATUS_NAMES, key_layout, replay_plans
 from fastspe.layout import DIRECTIONS, Layout
+from fastspe.kernels.graph import board_h
 from fastspe.score import bank_tables, encode_moves
 from .naive_replay import naive_distances, naive_replay
 from .strategies import layouts
@@ -36,14 +37,22 @@ def scramble(layout: Layout, steps: int, rng: np.random.Generator, with_solution
 
 
 def mini_bank(cases) -> pd.DataFrame:
-    """A bank DataFrame with one board per (layout, initial) case."""
+    """A bank DataFrame with one board per (layout, initial) case (depth = h, a placeholder certificate)."""
+    h = [int(board_h(np.array(b, dtype=np.int8), lay.goal_cell, lay.distances)) for lay, b in cases]
     return pd.DataFrame({
         "board_id": [f"b{i}" for i in range(len(cases))],
+        "cohort": "test",
+        "k": [lay.k for lay, _ in cases],
+        "blocks": [list(lay.blocks) for lay, _ in cases],
         "rows": [lay.rows for lay, _ in cases],
         "cols": [lay.cols for lay, _ in cases],
-        "blocks": [list(lay.blocks) for lay, _ in cases],
+        "depth": h,
+        "h": h,
         "initial": [list(b) for _, b in cases],
         "goal": [lay.goal.astype(int).tolist() for lay, _ in cases],
+        "certificate": ["U" * d for d in h],
+        "proposal_index": 0,
+        "seed": 0,
     })
 
 

@@ -12,8 +12,10 @@ A file without the digest (written by another tool, or by fastspe before 0.2) is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import warnings
+from typing import Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -28,18 +30,56 @@ FORMAT_KEY = b"fastspe.format"
 FORMAT_VERSION = b"1"
 
 
-def table_digest(table: pa.Table) -> str:
-    """BLAKE2b over the decoded columns of ``table``: names, types, validity and values.
+DIGEST_ROWS = 1 << 16  # rows per hashed slice: a stream hashes the same slices as a whole table
 
-    Independent of chunking, schema metadata and the bytes behind null slots, so a table hashes the
-    same before it is written and after it is read back.
+
+class ContentDigest:
+    """BLAKE2b over the decoded columns of a table fed in any batches: names, types, validity, values.
+
+    The rows are hashed in slices of ``DIGEST_ROWS``, whatever the batches they came in, so a table hashes
+    the same whether it is written at once or streamed, and before it is written and after it is read
+    back (chunking, schema metadata and the bytes behind null slots do not count).
     """
-    h = hashlib.blake2b(digest_size=32)
-    h.update(str(table.num_rows).encode())
-    for name, column in zip(table.column_names, table.columns):
-        h.update(f"\x00{name}\x00".encode())
-        _hash_array(h, column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)
-    return h.hexdigest()
+
+    def __init__(self):
+        self._outer = hashlib.blake2b(digest_size=32)
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
+        self.rows = 0
+
+    def update(self, data: pa.Table | pa.RecordBatch) -> None:
+        table = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
+        self._pending.append(table)
+        self._pending_rows += table.num_rows
+        self.rows += table.num_rows
+        if self._pending_rows >= DIGEST_ROWS:
+            whole = pa.concat_tables(self._pending)
+            full = (whole.num_rows // DIGEST_ROWS) * DIGEST_ROWS
+            for start in range(0, full, DIGEST_ROWS):
+                self._hash_slice(whole.slice(start, DIGEST_ROWS))
+            rest = whole.slice(full)
+            self._pending, self._pending_rows = [rest], rest.num_rows
+
+    def _hash_slice(self, table: pa.Table) -> None:
+        h = hashlib.blake2b(digest_size=32)
+        for name, column in zip(table.column_names, table.columns):
+            h.update(f"\x00{name}\x00".encode())
+            _hash_array(h, column.combine_chunks())
+        self._outer.update(h.digest())
+
+    def hexdigest(self) -> str:
+        if self._pending_rows or not self.rows:
+            self._hash_slice(pa.concat_tables(self._pending) if self._pending else pa.table({}))
+            self._pending, self._pending_rows = [], 0
+        self._outer.update(str(self.rows).encode())
+        return self._outer.hexdigest()
+
+
+def table_digest(table: pa.Table) -> str:
+    """The ``ContentDigest`` of a whole table."""
+    digest = ContentDigest()
+    digest.update(table)
+    return digest.hexdigest()
 
 
 def _hash_array(h, column: pa.Array) -> None:
@@ -77,14 +117,49 @@ def _ipc_bytes(array: pa.Array) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+@contextlib.contextmanager
+def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator[Callable[[pa.Table], None]]:
+    """Yield ``write(table)``; the file appears under ``path`` only when the block ends without error.
+
+    Each table becomes row groups (with page checksums); the first fixes the schema unless ``schema`` is
+    given, and later ones are cast to it (a column that was all null in the first batch may gain a type;
+    any other change raises ``ValueError``). The content digest of all of them goes into the file's
+    metadata when it is closed.
+    """
+    digest = ContentDigest()
+    state: dict = {"schema": schema, "writer": None}
+    with atomic_path(path) as tmp:
+        def write(table: pa.Table) -> None:
+            if state["writer"] is None:
+                meta = dict(state["schema"].metadata or {}) if state["schema"] is not None else {}
+                meta.update(table.schema.metadata or {})
+                meta.pop(b"pandas", None)  # pandas' index bookkeeping is not part of fastspe's formats
+                base = state["schema"] if state["schema"] is not None else table.schema
+                state["schema"] = base.with_metadata(meta) if meta else base.remove_metadata()
+                state["writer"] = pq.ParquetWriter(tmp, state["schema"], write_page_checksum=True,
+                                                   compression="zstd")
+            target = state["schema"]
+            if table.schema.names != target.names:
+                raise ValueError(f"columns {table.schema.names} differ from the first batch's {target.names}")
+            table = table.cast(target) if not table.schema.equals(target) else table
+            digest.update(table)
+            state["writer"].write_table(table)
+
+        try:
+            yield write
+            if state["writer"] is None:
+                raise ValueError(f"{path}: nothing to write")
+            state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
+                                                    DIGEST_KEY: digest.hexdigest().encode()})
+        finally:
+            if state["writer"] is not None:
+                state["writer"].close()
+
+
 def write_parquet(table: pa.Table, path, kind: str) -> None:
     """Write ``table`` atomically with page checksums and its content digest in the metadata."""
-    meta = dict(table.schema.metadata or {})
-    meta.pop(b"pandas", None)  # pandas' own index bookkeeping: not part of fastspe's formats
-    meta.update({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION, DIGEST_KEY: table_digest(table).encode()})
-    table = table.replace_schema_metadata(meta)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, write_page_checksum=True, compression="zstd")
+    with parquet_stream(path, kind, table.schema) as write:
+        write(table)
 
 
 def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
@@ -94,17 +169,18 @@ def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
     match its digest; warns when the file carries no digest.
     """
     try:
-        table = pq.read_table(path, page_checksum_verification=True)
+        handle = pq.ParquetFile(path, page_checksum_verification=True)
+        meta = handle.metadata.metadata or {}
+        table = handle.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: not a readable Parquet file ({_short(exc)}); it is damaged or not Parquet") from None
-    meta = table.schema.metadata or {}
     stored = meta.get(DIGEST_KEY)
     if stored is None:
         warnings.warn(f"{path}: no fastspe content checksum (written by another tool or an older fastspe); "
                       "its content cannot be proven unchanged", stacklevel=2)
-    elif stored.decode() != table_digest(table):
+    elif stored.decode(errors="replace") != table_digest(table):
         raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
                          f"damaged after fastspe wrote it; re-create it (a {meta.get(KIND_KEY, b'?').decode()} file)")
     if columns is not None:

@@ -6,7 +6,7 @@ import warnings
 
 from rich.markup import escape
 
-from ._common import metrics_table, stderr, stdout
+from ._common import metrics_table, progress_bar, stderr, stdout
 
 
 
@@ -34,24 +34,23 @@ def register(subparsers) -> None:
 
 
 def run_score(args) -> int:
-    from ..bank import read_bank
+    from ..boundary.banks import read_bank_table
     from ..io import table_format
-    from ..score import read_responses, score_responses, write_verdicts
+    from ..score import score_file
 
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
-    bank = read_bank(args.bank)
-    with warnings.catch_warnings(record=True) as caught:
+    bank = read_bank_table(args.bank)
+    with warnings.catch_warnings(record=True) as caught, progress_bar("scoring", None) as update:
         warnings.simplefilter("always")
-        responses = read_responses(args.responses, bank=bank, skip_invalid=args.skip_invalid)
+        summary = score_file(bank, args.responses, args.out, parse=args.parse, format_failure=args.format_failure,
+                             skip_invalid=args.skip_invalid, progress=update)
     for w in caught:
         stderr.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False)
-    if responses.empty:
-        raise ValueError(f"{args.responses}: no completed outputs to score")
-    verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
-    write_verdicts(verdicts, args.out)
-    counts = verdicts["status"].value_counts()
-    parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
-    stdout.print(f"scored {len(verdicts)} outputs ({parts}) -> {args.out}", highlight=False, markup=False)
+    if summary.lost_outputs:
+        stderr.print(f"[yellow]warning:[/] {escape(str(args.responses))}: {summary.lost_outputs} output(s) have only "
+                     "failed attempts and are not scored", highlight=False)
+    parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
+    stdout.print(f"scored {summary.scored} outputs ({parts}) -> {args.out}", highlight=False, markup=False)
     return 0
 
 

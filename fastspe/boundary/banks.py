@@ -1,0 +1,496 @@
+"""Bank files in and out: Arrow tables checked once, boards as packed int8 arrays.
+
+A bank file is Parquet (boards as ``fixed_size_list<int8>``, with page CRCs and a content digest) or
+JSONL (one board per line, as ``fastspe bank build --out x.jsonl`` writes it). Banks written before
+fastspe 0.2 (boards as plain integer lists, no digest) still read.
+
+``check_bank_table`` is the cheap check that every reader and ``score``/``run`` rely on: schema
+(columns, types, nulls, ranges) and meaning (each layout valid and connected, each goal the layout's,
+each initial board a permutation of the tiles with -1 exactly on the blocks, ``h`` equal to h(initial),
+``depth == h == len(certificate)`` for h-certified boards, board ids unique). The full certificate
+replay stays in ``fastspe bank verify``. All checks are vectorized over the boards.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..layout import MAX_SIDE, MIN_SIDE, Layout
+from .errors import InputError, input_error
+from .parquet import read_parquet, write_parquet
+
+BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
+                "certificate", "proposal_index", "seed"]
+OPTIONAL_COLUMNS = ["retreat", "certificate_kind"]
+INT_COLUMNS = ("k", "rows", "cols", "depth", "h", "proposal_index", "seed", "retreat")
+STRING_COLUMNS = ("board_id", "cohort", "certificate", "certificate_kind")
+BOARD_COLUMNS = ("initial", "goal")
+LIST_COLUMNS = ("blocks",) + BOARD_COLUMNS
+BANK_SUFFIXES = (".parquet", ".jsonl")
+CERTIFICATE_KINDS = ("h-walk", "search")
+_MAX_CELLS = MAX_SIDE * MAX_SIDE
+_JSON_SCHEMA = pa.schema([(c, pa.string()) for c in ("board_id", "cohort", "certificate", "certificate_kind")]
+                         + [(c, pa.int64()) for c in INT_COLUMNS]
+                         + [(c, pa.list_(pa.int64())) for c in LIST_COLUMNS])
+FIX = "rebuild it with `fastspe bank build` (and `fastspe bank verify` it)"
+
+
+@dataclass(frozen=True)
+class BankLayouts:
+    """The distinct layouts of a bank and the index of each board's layout in ``layouts``."""
+
+    layouts: tuple[Layout, ...]
+    index: np.ndarray  # int64 (n,)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+def bank_format(path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in BANK_SUFFIXES:
+        raise InputError(f"{path}: a bank file is .parquet or .jsonl (got {suffix or 'no extension'!r}); "
+                         "make one with `fastspe bank build --out NAME.parquet`")
+    return suffix[1:]
+
+
+def read_bank_table(path, meaning: bool = True) -> pa.Table:
+    """Read and check a bank file; the table has ``BANK_COLUMNS`` (+ optional ones) in canonical types.
+
+    ``meaning=False`` checks the schema only (columns, types, nulls, value ranges) and leaves the boards'
+    meaning to the caller: ``fastspe bank verify`` reports every failing board instead of the first.
+    """
+    fmt = bank_format(path)
+    if not Path(path).is_file():
+        raise InputError(f"{path}: no such file")
+    if fmt == "parquet":
+        table, unit = read_parquet(path, "bank"), "row"
+    else:
+        table, unit = _read_jsonl_bank(path), "line"
+    return check_bank_table(table, str(path), unit, line_of=_line_finder(path) if fmt == "jsonl" else None,
+                            meaning=meaning)
+
+
+def _read_jsonl_bank(path) -> pa.Table:
+    import pyarrow.json as pj
+
+    fields = _JSON_SCHEMA
+    try:
+        return pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=fields,
+                                                                unexpected_field_behavior="ignore"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        # Arrow says what is wrong but not where: find the first line at fault with the plain reader
+        raise _first_bad_json_line(path, exc) from None
+
+
+def _first_bad_json_line(path, exc: Exception) -> InputError:
+    expect = {f.name: f.type for f in _JSON_SCHEMA}
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                return input_error(path, "not UTF-8 text", "line", lineno)
+            except json.JSONDecodeError as err:
+                return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
+                                   "line", lineno)
+            if not isinstance(obj, dict):
+                return input_error(path, "not a JSON object; each line must be one {...} object", "line", lineno)
+            for name, kind in expect.items():
+                problem = _json_type_problem(obj.get(name), kind)
+                if problem:
+                    return input_error(path, f"{name} {problem}", "line", lineno, obj.get("board_id"))
+    return InputError(f"{path}: not a readable bank ({str(exc).splitlines()[0][:200]})")
+
+
+def _json_type_problem(value, kind: pa.DataType) -> str | None:
+    if value is None:
+        return None  # nulls are named by check_bank_table, with the row
+    if pa.types.is_string(kind):
+        return None if isinstance(value, str) else f"must be a string, got {json.dumps(value)[:40]}"
+    if pa.types.is_integer(kind):
+        return None if _is_int(value) else f"must be an integer, got {json.dumps(value)[:40]}"
+    if not isinstance(value, list) or not all(_is_int(v) for v in value):
+        return f"must be a list of integers, got {json.dumps(value)[:60]}"
+    return None
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
+
+
+def _line_finder(path):
+    """Row index -> 1-based line number of a JSONL file (blank lines are not rows); errors only."""
+    def line_of(row: int) -> int:
+        with open(path, "rb") as fh:
+            seen = -1
+            for lineno, raw in enumerate(fh, start=1):
+                if raw.strip():
+                    seen += 1
+                    if seen == row:
+                        return lineno
+        return row + 1
+    return line_of
+
+
+# -- checking --------------------------------------------------------------------------------------
+
+class _Where:
+    """Builds ``InputError``s that name the file, the row or line and the board id."""
+
+    def __init__(self, table: pa.Table, source: str, unit: str, line_of=None):
+        self.table, self.source, self.unit, self.line_of = table, source, unit, line_of
+
+    def error(self, row: int, what: str) -> InputError:
+        pos = self.line_of(row) if self.line_of else row + 1
+        board = None
+        if "board_id" in self.table.column_names:
+            board = self.table.column("board_id")[row].as_py()
+        return input_error(self.source, f"{what}; {FIX}", self.unit, pos, board)
+
+    def first(self, bad: np.ndarray, what) -> None:
+        """Raise for the first True of ``bad``; ``what(i)`` says what is wrong with row i."""
+        hits = np.flatnonzero(bad)
+        if len(hits):
+            i = int(hits[0])
+            more = f" ({len(hits)} rows like it)" if len(hits) > 1 else ""
+            raise self.error(i, what(i) + more)
+
+
+def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
+                     meaning: bool = True) -> pa.Table:
+    """Check a bank table (schema and meaning) and return it in canonical types.
+
+    Canonical: strings as ``string``; integer columns ``int64``; ``blocks`` ``list<int8>``; boards
+    ``fixed_size_list<int8>[cells]`` when every board has the same size, else ``list<int8>``.
+    Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id.
+    """
+    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
+    if missing:
+        raise InputError(f"{source}: not a bank: its rows lack columns {missing}; make one with `fastspe bank build`")
+    if table.num_rows == 0:
+        raise InputError(f"{source}: the bank has no boards")
+    at = _Where(table, source, unit, line_of)
+    # optional columns that no row fills (a JSONL reader's explicit schema adds them) are left out
+    names = BANK_COLUMNS + [c for c in OPTIONAL_COLUMNS
+                            if c in table.column_names and table.column(c).null_count < table.num_rows]
+    table = table.select(names)
+    for name in BANK_COLUMNS:
+        column = table.column(name)
+        if column.null_count:
+            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
+    cols = {name: _canonical(table.column(name), name, at) for name in names}
+    if not meaning:
+        return pa.table({name: cols[name] for name in names})
+    ints = {c: cols[c].to_numpy(zero_copy_only=False) for c in INT_COLUMNS if c in cols}
+
+    rows, ncols = ints["rows"], ints["cols"]
+    for side, values in (("rows", rows), ("cols", ncols)):
+        at.first((values < MIN_SIDE) | (values > MAX_SIDE),
+                 lambda i, s=side, v=values: f"{s} is {v[i]}, must be {MIN_SIDE}..{MAX_SIDE}")
+    cells = rows * ncols
+    blocks_len = _lengths(cols["blocks"])
+    at.first(blocks_len != ints["k"], lambda i: f"k is {ints['k'][i]} but blocks lists {blocks_len[i]} cells")
+    for name in BOARD_COLUMNS:
+        length = _lengths(cols[name])
+        at.first(length != cells, lambda i, nm=name, ln=length: f"{nm} has {ln[i]} cells, a {rows[i]}x{ncols[i]} "
+                                                                  f"board has {cells[i]}")
+    layouts = _bank_layouts(rows, ncols, cols["blocks"], at)
+    width = int(cells.max())
+    initial = board_matrix(cols["initial"], width)
+    goal = board_matrix(cols["goal"], width)
+    _check_boards(initial, goal, layouts, at)
+    _check_depths(cols, ints, initial, layouts, at)
+    ids = cols["board_id"]
+    at.first(pc.equal(pc.utf8_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
+    _check_unique_ids(ids, at)
+
+    out = {name: cols[name] for name in names}
+    same_size = bool((cells == width).all())
+    for name in BOARD_COLUMNS:
+        out[name] = _board_array(initial if name == "initial" else goal, cells, same_size)
+    return pa.table(out)
+
+
+def _canonical(column, name: str, at: _Where) -> pa.Array:
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    kind = column.type
+    if name in STRING_COLUMNS:
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
+            raise at.error(0, f"{name} must be text, the file stores {kind}")
+        return column.cast(pa.string())
+    if name in INT_COLUMNS:
+        return _as_int64(column, name, at)
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)):
+        raise at.error(0, f"{name} must be a list of integers, the file stores {kind}")
+    if column.flatten().null_count:
+        # a null inside a board: name its row
+        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        at.first(np.isin(np.arange(len(column)), owners[column.flatten().is_null().to_numpy(zero_copy_only=False)]),
+                 lambda i: f"{name} holds a null cell")
+    flat = column.flatten()
+    if pa.types.is_integer(flat.type):
+        values = flat.to_numpy(zero_copy_only=False)  # int8 banks: no copy
+    else:
+        values = _as_int64(flat, name, at, owners_of=column).to_numpy()
+    bad = (values < -1) | (values >= _MAX_CELLS)
+    if bad.any():
+        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        row = int(owners[np.flatnonzero(bad)[0]])
+        raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
+    if pa.types.is_fixed_size_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0:
+        return column
+    offsets = np.concatenate([[0], np.cumsum(_lengths(column))]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
+
+
+def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Array:
+    """``column`` as int64; floats must be whole (2.5 is refused), anything else is refused."""
+    kind = column.type
+    if pa.types.is_null(kind):  # an all-empty list column (k = 0 everywhere) infers list<null>
+        return pa.array(np.zeros(len(column), dtype=np.int64))
+    if pa.types.is_integer(kind):
+        if pa.types.is_uint64(kind) and len(column) and pc.max(column).as_py() >= 2**63:
+            raise at.error(0, f"{name} holds a value beyond int64")
+        return column.cast(pa.int64())
+    if pa.types.is_floating(kind):
+        values = column.to_numpy(zero_copy_only=False)
+        bad = ~np.isfinite(values) | (values != np.floor(values)) | (np.abs(values) >= 2**62)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            if owners_of is not None:
+                row = int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[row])
+            raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, not an integer")
+        return pa.array(values.astype(np.int64))
+    raise at.error(0, f"{name} must be integers, the file stores {kind}")
+
+
+def _lengths(column) -> np.ndarray:
+    return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _bank_layouts(rows, cols, blocks: pa.Array, at: _Where) -> BankLayouts:
+    """Each distinct (rows, cols, blocks) as a validated ``Layout``; the index of each board's."""
+    mask = blocks_mask(blocks)
+    key = np.stack([rows, cols, mask.view(np.int64)], axis=1)
+    uniq, first, index = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    layouts = []
+    for j, i in enumerate(first):
+        cell_list = blocks[int(i)].as_py()
+        try:
+            lay = Layout(int(rows[i]), int(cols[i]), tuple(cell_list))
+        except (ValueError, TypeError) as exc:
+            raise at.error(int(i), f"layout {int(rows[i])}x{int(cols[i])} with blocks {cell_list}: {exc}") from None
+        if sorted(cell_list) != cell_list:
+            raise at.error(int(i), f"blocks {cell_list} are not in ascending order")
+        layouts.append(lay)
+    return BankLayouts(tuple(layouts), np.asarray(index, dtype=np.int64).ravel())
+
+
+def table_layouts(table: pa.Table) -> BankLayouts:
+    """The layouts of a bank table that ``check_bank_table`` has checked."""
+    at = _Where(table, "bank", "row")
+    return _bank_layouts(table.column("rows").to_numpy(), table.column("cols").to_numpy(),
+                         table.column("blocks").combine_chunks(), at)
+
+
+def blocks_mask(blocks: pa.Array) -> np.ndarray:
+    """uint64 (n,): bit c set for each blocked cell c of each row of a ``list<int>`` column."""
+    lengths = _lengths(blocks)
+    values = blocks.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    owners = np.repeat(np.arange(len(lengths)), lengths)
+    mask = np.zeros(len(lengths), dtype=np.uint64)
+    np.bitwise_or.at(mask, owners, np.left_shift(np.uint64(1), values.astype(np.uint64)))
+    return mask
+
+
+def _layout_tables(layouts: BankLayouts, width: int):
+    """Stacked goal boards (L, width) int8 and distance tables (L, width, width) int16, -1 padded."""
+    goals = np.full((len(layouts.layouts), width), -1, dtype=np.int8)
+    dist = np.full((len(layouts.layouts), width, width), -1, dtype=np.int16)
+    for j, lay in enumerate(layouts.layouts):
+        goals[j, :lay.cells] = lay.goal
+        dist[j, :lay.cells, :lay.cells] = lay.distances
+    return goals, dist
+
+
+def _check_boards(initial: np.ndarray, goal: np.ndarray, layouts: BankLayouts, at: _Where) -> None:
+    goals, _ = _layout_tables(layouts, initial.shape[1])
+    want = goals[layouts.index]
+    at.first((goal != want).any(axis=1), lambda i: f"goal {goal[i].tolist()} is not its layout's goal "
+                                                   f"{want[i].tolist()}")
+    blocked_wrong = ((initial == -1) != (want == -1)).any(axis=1)
+    at.first(blocked_wrong, lambda i: f"initial {initial[i].tolist()} does not hold -1 exactly on the blocked cells")
+    # with -1 exactly on the blocks, the free cells hold each of 0..tiles once iff the set of their values
+    # (a bit per value) is the goal's: as many free cells as values, so no value can repeat
+    not_perm = _value_bits(initial) != _value_bits(want)
+    at.first(not_perm, lambda i: f"initial {initial[i].tolist()} is not a permutation of the tiles "
+                                 f"0..{int(want[i].max())}")
+
+
+_VALUE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # value v -> bit v + 1
+
+
+def _value_bits(boards: np.ndarray) -> np.ndarray:
+    """uint64 (n,): bit v + 1 set for each value v (-1..62) on each board (one column at a time)."""
+    bits = np.zeros(len(boards), dtype=np.uint64)
+    for c in range(boards.shape[1]):
+        bits |= _VALUE_BIT[boards[:, c].astype(np.intp) + 1]
+    return bits
+
+
+def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayouts, at: _Where) -> None:
+    depth, h = ints["depth"], ints["h"]
+    at.first(depth < 0, lambda i: f"depth is {depth[i]}, must be >= 0")
+    h_true = boards_h(initial, layouts)
+    at.first(h != h_true, lambda i: f"h is {h[i]} but h(initial) is {h_true[i]}")
+    cert = cols["certificate"]
+    cert_len = pc.utf8_length(cert).to_numpy(zero_copy_only=False)
+    at.first(cert_len != depth, lambda i: f"certificate has {cert_len[i]} moves but depth is {depth[i]}")
+    letters = pc.match_substring_regex(cert, "^[UDLR]*$").to_numpy(zero_copy_only=False)
+    at.first(~letters, lambda i: f"certificate {cert[i].as_py()[:40]!r} has letters other than U, D, L, R")
+    kind = cols.get("certificate_kind")
+    searched = np.zeros(len(depth), dtype=bool)
+    if kind is not None:
+        kinds = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
+        known = np.isin(kinds, CERTIFICATE_KINDS) | (kinds == None)  # noqa: E711 (elementwise)
+        at.first(~known, lambda i: f"certificate_kind {kinds[i]!r} is not one of {', '.join(CERTIFICATE_KINDS)}")
+        searched = kinds == "search"
+    # an h-walk certificate proves d* = h; a search certificate only needs d* >= h
+    at.first(~searched & (h != depth), lambda i: f"depth is {depth[i]} but h is {h[i]}: an h-certified board has "
+                                                 "depth = h")
+    at.first(searched & (h > depth), lambda i: f"depth is {depth[i]}, below its lower bound h = {h[i]}")
+
+
+def boards_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:
+    """h of each checked board: the sum over tiles of free-cell distances to their goal cells."""
+    width = boards.shape[1]
+    goals, dist = _layout_tables(layouts, width)
+    goal_cell = np.zeros((len(layouts.layouts), width + 1), dtype=np.int64)
+    for j in range(len(layouts.layouts)):
+        tiles = goals[j] > 0
+        goal_cell[j, goals[j][tiles]] = np.flatnonzero(tiles)
+    lay = layouts.index
+    h = np.zeros(len(boards), dtype=np.int64)
+    for c in range(width):  # one vectorized step per cell, not per board
+        tile = boards[:, c].astype(np.int64)
+        here = tile > 0
+        d = dist[lay, c, goal_cell[lay, np.where(here, tile, 0)]]
+        h += np.where(here, d, 0)
+    return h
+
+
+def _check_unique_ids(ids: pa.Array, at: _Where) -> None:
+    counts = pc.value_counts(ids)
+    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    if len(repeated):
+        hits = np.flatnonzero(pc.is_in(ids, value_set=repeated).to_numpy(zero_copy_only=False))
+        first = ids[int(hits[0])].as_py()
+        rows = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
+        raise at.error(int(rows[1]), f"board_id {first!r} appears more than once (also {at.unit} "
+                                     f"{at.line_of(int(rows[0])) if at.line_of else int(rows[0]) + 1})")
+
+
+# -- boards as arrays ------------------------------------------------------------------------------
+
+def board_matrix(column, width: int | None = None) -> np.ndarray:
+    """Boards as a contiguous int8 array (n, width), padded with -1 (blocked) past each board's end.
+
+    ``column``: an Arrow list / fixed-size-list array (or chunked), a pandas Series backed by one, or
+    any sequence of integer sequences. Arrow input is converted without a Python object per board.
+    """
+    arrow = _as_arrow_lists(column)
+    if arrow is None:
+        lists = [np.asarray(b, dtype=np.int64) for b in column]
+        width = max([len(b) for b in lists] + [width or 0])
+        out = np.full((len(lists), width), -1, dtype=np.int8)
+        for i, b in enumerate(lists):
+            out[i, :len(b)] = b
+        return out
+    lengths = _lengths(arrow)
+    values = arrow.flatten().to_numpy(zero_copy_only=False).astype(np.int8, copy=False)
+    n = len(lengths)
+    width = int(lengths.max(initial=0)) if width is None else width
+    if n and (lengths == width).all():
+        return np.ascontiguousarray(values.reshape(n, width))
+    out = np.full((n, width), -1, dtype=np.int8)
+    rows = np.repeat(np.arange(n), lengths)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    out[rows, np.arange(len(values)) - np.repeat(starts, lengths)] = values
+    return out
+
+
+def _as_arrow_lists(column):
+    if isinstance(column, (pa.Array, pa.ChunkedArray)):
+        arr = column
+    else:
+        arr = getattr(getattr(column, "array", None), "_pa_array", None)  # pandas ArrowDtype column
+        if arr is None:
+            return None
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    kind = arr.type
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return arr
+    return None
+
+
+def _board_array(boards: np.ndarray, cells: np.ndarray, same_size: bool) -> pa.Array:
+    if same_size:
+        return pa.FixedSizeListArray.from_arrays(pa.array(boards.ravel()), boards.shape[1])
+    keep = np.arange(boards.shape[1])[None, :] < cells[:, None]
+    offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(boards[keep]))
+
+
+# -- tables and frames -----------------------------------------------------------------------------
+
+def bank_frame(table: pa.Table):
+    """A checked bank table as a DataFrame.
+
+    Boards stay Arrow-backed (``pd.ArrowDtype``: one buffer, no Python list per board). ``blocks`` is an
+    object column of plain lists, one list object per distinct layout shared by its rows, so that
+    ``bank["blocks"].map(tuple)`` and friends work as on any DataFrame.
+    """
+    import pandas as pd
+
+    boards = {table.schema.field(name).type: pd.ArrowDtype(table.schema.field(name).type) for name in BOARD_COLUMNS}
+    frame = table.drop_columns(["blocks"]).to_pandas(types_mapper=boards.get)
+    blocks = table.column("blocks").combine_chunks()
+    values = blocks.flatten().to_numpy(zero_copy_only=False)
+    if ((values < 0) | (values >= _MAX_CELLS)).any():  # unchecked banks only (verify): no shared lists
+        frame.insert(BANK_COLUMNS.index("blocks"), "blocks", pd.Series(blocks.to_pylist(), dtype=object))
+        return frame
+    mask = blocks_mask(blocks)
+    uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
+    shared = np.empty(len(uniq), dtype=object)
+    shared[:] = [blocks[int(i)].as_py() for i in first]
+    frame.insert(BANK_COLUMNS.index("blocks"), "blocks", shared[np.asarray(index).ravel()])
+    return frame
+
+
+def table_from_frame(bank) -> pa.Table:
+    """A bank DataFrame (from ``build_bank``, ``read_bank`` or made by hand) as an Arrow table."""
+    cols = [c for c in BANK_COLUMNS + OPTIONAL_COLUMNS if c in bank.columns]
+    try:
+        return pa.Table.from_pandas(bank[cols], preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputError(f"bank rows: cannot be read as a bank ({str(exc)[:200]})") from None
+
+
+def write_bank_table(table: pa.Table, path) -> None:
+    """Write a checked bank table (Parquet with digest, or JSONL), atomically."""
+    fmt = bank_format(path)
+    if fmt == "parquet":
+        write_parquet(table, path, "bank")
+        return
+    from ..io import atomic_path
+
+    with atomic_path(path) as tmp:
+        bank_frame(table).to_json(tmp, orient="records", lines=True, force_ascii=False)

@@ -1,0 +1,251 @@
+"""Responses as a stream of checked Arrow tables, in memory bounded by the batch size.
+
+``response_tables(path)`` reads a responses file or run log (JSONL, CSV, Parquet) with pyarrow's
+readers, a batch at a time; ``ResponseChecker`` checks each batch with vectorized Arrow compute and
+keeps the state that spans batches (condition codes, the keys seen so far) in a few bytes per output.
+
+This is the fast path. It proves a file clean or gives up: anything it cannot vouch for (a line that
+is not JSON, a torn run-log line, a wrong type, a null, a duplicate, an unknown board, a trial out of
+range) raises ``NeedsLineReader``, and the caller reads the file again with the precise line reader
+(``fastspe.boundary.responses``), which names the file and line at fault, or skips bad lines with
+``--skip-invalid``. Both paths accept the same files and give the same rows.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..io import table_format
+from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT
+
+CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
+PARQUET_ROWS = 1 << 18
+TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
+_TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+_FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
+                     ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
+_NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
+
+
+class NeedsLineReader(Exception):
+    """The fast path cannot vouch for the file; read it with the precise line reader instead."""
+
+
+# -- batches of a file -----------------------------------------------------------------------------
+
+def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
+    """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt)."""
+    fmt = table_format(path)
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
+    if fmt == "jsonl":
+        return _jsonl_tables(path, chunk_bytes)
+    if fmt == "csv":
+        return _csv_tables(path, chunk_bytes)
+    return _parquet_tables(path)
+
+
+def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
+    import pyarrow.json as pj
+
+    options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
+    with open(path, "rb") as fh:
+        carry = b""
+        while True:
+            block = fh.read(chunk_bytes)
+            data = carry + block
+            if block:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # one line longer than a chunk: read on
+                    carry = data
+                    continue
+                data, carry = data[:cut], data[cut:]
+            if not data.strip():
+                if not block:
+                    return
+                continue
+            try:
+                table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=max(len(data), 1 << 20)),
+                                     parse_options=options)
+            except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+                raise NeedsLineReader(str(exc)[:200]) from None
+            # Arrow reads two objects on one line as two rows; the line reader refuses that line
+            if table.num_rows != len(_NONBLANK_LINE.findall(data)):
+                raise NeedsLineReader("a line does not hold exactly one JSON object")
+            yield table
+            if not block:
+                return
+
+
+def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
+    import pyarrow.csv as pcsv
+
+    types = {"board_id": pa.string(), "condition": pa.string(), "response": pa.string(), "trial": pa.int64()}
+    try:
+        reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=chunk_bytes),
+                               parse_options=pcsv.ParseOptions(newlines_in_values=True),
+                               convert_options=pcsv.ConvertOptions(column_types=types))
+        for batch in reader:
+            yield pa.Table.from_batches([batch])
+    except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+        raise NeedsLineReader(str(exc)[:200]) from None
+
+
+def _parquet_tables(path) -> Iterator[pa.Table]:
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path)
+        for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
+            yield pa.Table.from_batches([batch])
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({str(exc)[:200]})") from None
+
+
+# -- checking --------------------------------------------------------------------------------------
+
+class SortedKeys:
+    """A set of uint64 keys as a few sorted runs (merged like a binary counter): O(log n) runs."""
+
+    def __init__(self):
+        self.runs: list[np.ndarray] = []
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        found = np.zeros(len(keys), dtype=bool)
+        for run in self.runs:
+            pos = np.minimum(np.searchsorted(run, keys), len(run) - 1)
+            found |= run[pos] == keys
+        return found
+
+    def add(self, keys: np.ndarray) -> None:
+        run = np.unique(keys)
+        if len(run):
+            self.runs.append(run)
+        while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
+            last = self.runs.pop()
+            self.runs[-1] = np.union1d(self.runs[-1], last)
+
+
+class ResponseChecker:
+    """Checks raw response tables batch after batch against one bank.
+
+    Parameters
+    ----------
+    bank_ids : pyarrow string array, the bank's board ids in bank order
+    """
+
+    def __init__(self, bank_ids: pa.Array):
+        self.bank_ids = bank_ids
+        self.conditions: dict[str, int] = {}
+        self.done: dict[int, SortedKeys] = {}
+        self.failed: dict[int, SortedKeys] = {}
+
+    def check(self, table: pa.Table) -> pa.Table:
+        """The completed outputs of ``table`` with a ``row`` column (bank row, int64); raises
+        ``NeedsLineReader`` on anything the line reader would refuse or must explain."""
+        for name in REQUIRED:
+            if name not in table.column_names:
+                if table.num_rows == 0:
+                    return self._empty()
+                raise NeedsLineReader(f"no column {name}")
+        if "event" in table.column_names and table.column("event").null_count < table.num_rows:
+            if not _is_text(table.column("event").type):
+                raise NeedsLineReader("event is not text")
+            table = table.filter(pc.fill_null(pc.not_equal(table.column("event"), TORN_LINE_EVENT), True))
+        for name in ("board_id", "condition", "response"):
+            kind = table.column(name).type
+            if not (_is_text(kind) or (name == "response" and pa.types.is_null(kind))):
+                raise NeedsLineReader(f"{name} is {kind}")
+        if not pa.types.is_integer(table.column("trial").type):
+            raise NeedsLineReader("trial is not an integer column")
+        ok = self._completed(table)
+        if ok is not None:
+            self._remember_failed(table.filter(pc.invert(ok)))
+            table = table.filter(ok)
+        for name in REQUIRED:
+            if table.column(name).null_count:
+                raise NeedsLineReader(f"null {name}")
+        trial = table.column("trial").to_numpy()
+        if len(trial) and (trial.min() < 0 or trial.max() > MAX_TRIAL):
+            raise NeedsLineReader("trial out of range")
+        rows = self._rows(table.column("board_id"))
+        if rows is None:
+            raise NeedsLineReader("unknown board_id")
+        codes = self._codes(table.column("condition"))
+        keys = (rows.astype(np.uint64) << np.uint64(TRIAL_BITS)) | trial.astype(np.uint64)
+        for code in np.unique(codes):
+            mine = keys[codes == code]
+            seen = self.done.setdefault(int(code), SortedKeys())
+            if len(np.unique(mine)) != len(mine) or seen.contains(mine).any():
+                raise NeedsLineReader("duplicate output")
+            seen.add(mine)
+        return table.append_column("row", pa.array(rows))
+
+    def lost_outputs(self) -> int:
+        """Outputs with failed attempts only (not scored)."""
+        lost = 0
+        for code, failed in self.failed.items():
+            done = self.done.get(code, SortedKeys())
+            for run in failed.runs:
+                lost += int((~done.contains(run)).sum())
+        return lost
+
+    def _empty(self) -> pa.Table:
+        return pa.table({"board_id": pa.array([], pa.string()), "condition": pa.array([], pa.string()),
+                         "trial": pa.array([], pa.int64()), "response": pa.array([], pa.string()),
+                         "row": pa.array([], pa.int64())})
+
+    @staticmethod
+    def _completed(table: pa.Table):
+        if "status" not in table.column_names or table.column("status").null_count == table.num_rows:
+            return None
+        status = table.column("status")
+        if not _is_text(status.type):
+            raise NeedsLineReader("status is not text")
+        ok = pc.fill_null(pc.equal(status, OK), True)  # no status: a plain responses row, an output
+        return None if pc.all(ok).as_py() else ok
+
+    def _remember_failed(self, failed: pa.Table) -> None:
+        if failed.num_rows == 0:
+            return
+        for name in ("board_id", "condition", "trial"):
+            if failed.column(name).null_count:
+                raise NeedsLineReader(f"a failed attempt without {name}")
+        trial = failed.column("trial").to_numpy()
+        if trial.min() < 0 or trial.max() > MAX_TRIAL:
+            raise NeedsLineReader("trial out of range")
+        rows = pc.index_in(failed.column("board_id"), value_set=self.bank_ids)
+        # a failed attempt on an unknown board cannot be lost from the bank's outputs; the line reader counts
+        # it anyway, so leave that rare case to it
+        if rows.null_count:
+            raise NeedsLineReader("failed attempt on an unknown board")
+        keys = (rows.to_numpy().astype(np.uint64) << np.uint64(TRIAL_BITS)) | trial.astype(np.uint64)
+        codes = self._codes(failed.column("condition"))
+        for code in np.unique(codes):
+            self.failed.setdefault(int(code), SortedKeys()).add(keys[codes == code])
+
+    def _rows(self, board_ids) -> np.ndarray | None:
+        rows = pc.index_in(board_ids, value_set=self.bank_ids)
+        if rows.null_count:
+            return None
+        return rows.to_numpy().astype(np.int64)
+
+    def _codes(self, conditions) -> np.ndarray:
+        for value in pc.unique(conditions).to_pylist():
+            self.conditions.setdefault(value, len(self.conditions))
+        known = pa.array(list(self.conditions), pa.string())
+        return pc.index_in(conditions, value_set=known).to_numpy().astype(np.int64)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return any(test(kind) for test in _TEXT)
+
+
+__all__ = ["KEY", "NeedsLineReader", "ResponseChecker", "SortedKeys", "response_tables"]

@@ -1,0 +1,257 @@
+"""Model responses in: read JSONL / CSV / Parquet files and check them, naming the line at fault.
+
+A response row is ``board_id, condition, trial, response`` plus any metadata. Run logs written by
+``fastspe run`` hold one line per *attempt* with a ``status`` ("ok" for a completed attempt,
+anything else for a failed one); the completed attempt of each (condition, board_id, trial) is
+the output that gets scored, failed attempts are dropped.
+
+Bad input (a missing field, a trial that is not an integer, a duplicate output, an unknown
+board_id, a line that is not JSON or not UTF-8) raises ``ValueError`` naming the file and
+``line N`` (``row N`` for Parquet and DataFrames). The one exception is a torn *last* line of a
+run log, left by a run killed mid-write: it is skipped with a warning, and so is a torn line that a
+resumed run has marked with a ``{"event": "torn_line", "line": N}`` record. With
+``skip_invalid=True`` every bad line is reported (a warning, and ``df.attrs["invalid"]``) and the
+rest is returned.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import table_format
+
+KEY = ["condition", "board_id", "trial"]
+REQUIRED = ["board_id", "condition", "trial", "response"]
+OK = "ok"
+MAX_TRIAL = 2**31 - 1  # trial indices are 0..MAX_TRIAL (int32), so a trial always packs into a key
+TORN_LINE_EVENT = "torn_line"  # marker record a resumed run log writes after a torn line
+_POS = "_pos"  # internal column: line (or row) number of each record in its source
+
+
+class _Problems:
+    """Collects bad-input messages; raises on the first unless invalid lines are to be skipped."""
+
+    def __init__(self, source: str, unit: str, skip: bool):
+        self.source, self.unit, self.skip = source, unit, skip
+        self.items: list[tuple[int, str]] = []
+
+    def add(self, pos: int, message: str) -> None:
+        if not self.skip:
+            raise ValueError(f"{self.source}: {self.unit} {pos}: {message}") from None
+        self.items.append((pos, message))
+
+    def messages(self) -> list[str]:
+        return [f"{self.source}: {self.unit} {pos}: {msg}" for pos, msg in sorted(self.items)]
+
+
+def _decode_line(raw: bytes):
+    """One JSONL line as (dict or None for a blank line, error message or None)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text; re-save the file as UTF-8"
+    if not text.strip():
+        return None, None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg}); each line must be one JSON object"
+    if not isinstance(obj, dict):
+        return None, "not a JSON object; each line must be one {...} object"
+    return obj, None
+
+
+def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    # the last non-blank line, if the file does not end in a newline, may be torn
+    last = len(lines) - 1
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    unfinished = not data.endswith(b"\n")
+    records, errors, torn = [], [], set()
+    for i, raw in enumerate(lines):
+        obj, error = _decode_line(raw)
+        if error is not None:
+            errors.append((i + 1, error))
+        elif obj is None:
+            continue
+        elif obj.get("event") == TORN_LINE_EVENT:
+            # a resumed run log names the torn line a killed run left behind it
+            torn.add(obj.get("line"))
+        else:
+            obj[_POS] = i + 1
+            records.append(obj)
+    run_log = any("status" in r or "attempt" in r for r in records) or bool(torn)
+    if unfinished and run_log and errors and errors[-1][0] == last + 1:
+        torn.add(last + 1)
+    for lineno, error in errors:
+        if lineno in torn:
+            warnings.warn(f"{path}: line {lineno} is a torn line of a run log (a run stopped mid-write); skipped",
+                          stacklevel=3)
+        else:
+            problems.add(lineno, error)
+    return pd.DataFrame.from_records(records)
+
+
+def _read_csv(path: Path, problems: _Problems) -> pd.DataFrame:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        lineno = data[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}: line {lineno}: not UTF-8 text; re-save the file as UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if header is None:
+        return pd.DataFrame(columns=REQUIRED)
+    rows, lines = [], []
+    start = reader.line_num + 1
+    for row in reader:
+        if row:
+            if len(row) > len(header):
+                problems.add(start, f"has {len(row)} fields, the header has {len(header)}")
+            else:
+                # fields past the end of a short row are missing (None), not empty strings
+                rows.append(row + [None] * (len(header) - len(row)))
+                lines.append(start)
+        start = reader.line_num + 1
+    df = pd.DataFrame(rows, columns=header, dtype=object)
+    for col in df.columns:
+        if col not in ("board_id", "condition", "response"):
+            # metadata: numbers where every non-empty cell is a number
+            filled = df[col].replace("", None)
+            num = pd.to_numeric(filled, errors="coerce")
+            if num.notna().sum() == filled.notna().sum():
+                df[col] = num
+    df[_POS] = lines
+    return df
+
+
+def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False) -> pd.DataFrame:
+    """Read a responses file (``.jsonl``, ``.csv``, ``.parquet``) and check it.
+
+    Parameters
+    ----------
+    path : str or Path
+    bank : DataFrame, optional; when given, every ``board_id`` must be one of its boards
+    skip_invalid : bool; report bad lines (warning and ``attrs["invalid"]``) and keep the rest
+
+    Returns
+    -------
+    DataFrame with ``board_id`` (str), ``condition`` (str), ``trial`` (int64), ``response`` and
+    any metadata columns; one row per output (failed run-log attempts dropped).
+    """
+    p = Path(path)
+    fmt = table_format(p)
+    if not p.is_file():
+        raise ValueError(f"{path}: no such file")
+    unit = "row" if fmt == "parquet" else "line"
+    problems = _Problems(str(path), unit, skip_invalid)
+    if fmt == "jsonl":
+        df = _read_jsonl(p, problems)
+    elif fmt == "csv":
+        df = _read_csv(p, problems)
+    else:
+        df = pd.read_parquet(p)
+        df[_POS] = np.arange(1, len(df) + 1)
+    return _check(df, bank, problems)
+
+
+def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
+                       source: str = "responses") -> pd.DataFrame:
+    """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts."""
+    df = responses.copy()
+    df[_POS] = np.arange(1, len(df) + 1)
+    return _check(df, bank, _Problems(source, "row", skip_invalid))
+
+
+def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> pd.DataFrame:
+    df = df.reset_index(drop=True)
+    if _POS not in df.columns:  # an empty file
+        df[_POS] = np.arange(1, len(df) + 1)
+    for col in REQUIRED:
+        if col not in df.columns:
+            df[col] = None
+    # failed run-log attempts are not outputs
+    if "status" in df.columns:
+        status = df["status"].where(df["status"].notna(), OK).astype(str)
+        failed = status != OK
+        if failed.any():
+            done = df.loc[~failed, KEY].astype(str).agg("\x1f".join, axis=1)
+            tried = df.loc[failed, KEY].astype(str).agg("\x1f".join, axis=1)
+            lost = tried[~tried.isin(set(done))].nunique()
+            if lost:
+                warnings.warn(f"{problems.source}: {lost} output(s) have only failed attempts and are not scored",
+                              stacklevel=3)
+            df = df.loc[~failed].reset_index(drop=True)
+    bad = pd.Series("", index=df.index, dtype=object)
+    for col in REQUIRED:
+        miss = df[col].isna()
+        bad = bad.mask(miss & (bad == ""), f"missing field {col!r}" + (
+            "; write an empty string for an empty answer" if col == "response" else ""))
+    trial = pd.to_numeric(df["trial"], errors="coerce")
+    not_int = trial.isna() | (trial != np.floor(trial))
+    if df["trial"].dtype == object:  # True is not trial 1
+        not_int |= df["trial"].map(lambda v: isinstance(v, bool))
+    elif df["trial"].dtype == bool:
+        not_int |= True
+    bad = bad.mask(not_int & (bad == ""), "trial " + df["trial"].astype(str) + " is not an integer")
+    out_of_range = ~not_int & ((trial < 0) | (trial > MAX_TRIAL))
+    bad = bad.mask(out_of_range & (bad == ""), "trial " + df["trial"].astype(str) + f" is outside 0..{MAX_TRIAL}")
+    not_text = ~df["response"].map(lambda v: isinstance(v, str) or v is None).astype(bool)
+    bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind)
+                   + ", not text; an answer must be a JSON string")
+    df = _drop_bad(df, bad, problems)
+    df["trial"] = pd.to_numeric(df["trial"]).astype(np.int64)
+    for col in ("board_id", "condition"):
+        df[col] = df[col].astype(str)
+    bad = pd.Series("", index=df.index, dtype=object)
+    dup = df.duplicated(KEY, keep="first")
+    if dup.any():
+        first = df.loc[~dup].set_index(KEY)[_POS]
+        at = first.reindex(pd.MultiIndex.from_frame(df.loc[dup, KEY])).to_numpy()
+        bad.loc[dup] = [f"duplicate output (condition {c!r}, board_id {b!r}, trial {t}); first seen at "
+                        f"{problems.unit} {p}" for (c, b, t), p in zip(df.loc[dup, KEY].itertuples(index=False), at)]
+    if bank is not None:
+        unknown = ~df["board_id"].isin(bank["board_id"].astype(str))
+        bad = bad.mask(unknown & (bad == ""), "unknown board_id " + df["board_id"].map(repr)
+                       + "; it is not in the bank (score against the bank the responses were made from)")
+    df = _drop_bad(df, bad, problems)
+    if problems.items:
+        msgs = problems.messages()
+        warnings.warn(f"skipped {len(msgs)} invalid line(s):\n" + "\n".join(msgs), stacklevel=3)
+    df = df.drop(columns=[_POS]).reset_index(drop=True)
+    df.attrs["invalid"] = problems.messages()
+    return df
+
+
+def _json_kind(value) -> str:
+    """What a JSON value is, for messages: ``a list``, ``a number``, ..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "a number"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _drop_bad(df: pd.DataFrame, bad: pd.Series, problems: _Problems) -> pd.DataFrame:
+    flagged = bad != ""
+    if not flagged.any():
+        return df
+    for pos, msg in zip(df.loc[flagged, _POS], bad[flagged]):
+        problems.add(int(pos), msg)
+    return df.loc[~flagged].reset_index(drop=True)
