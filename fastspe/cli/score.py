@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from rich.markup import escape
-
-from ._common import metrics_table, stderr, stdout
-
-
+from ._common import metrics_table, refuse_overwrite, say, warn
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("score", help="parse and replay responses into verdicts",
@@ -38,20 +34,21 @@ def run_score(args) -> int:
     from ..io import table_format
     from ..score import read_responses, score_responses, write_verdicts
 
+    refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank(args.bank)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         responses = read_responses(args.responses, bank=bank, skip_invalid=args.skip_invalid)
     for w in caught:
-        stderr.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False)
+        warn(w.message)
     if responses.empty:
         raise ValueError(f"{args.responses}: no completed outputs to score")
     verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
     write_verdicts(verdicts, args.out)
     counts = verdicts["status"].value_counts()
     parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
-    stdout.print(f"scored {len(verdicts)} outputs ({parts}) -> {args.out}", highlight=False, markup=False)
+    say(f"scored {len(verdicts)} outputs ({parts}) -> {args.out}")
     return 0
 
 
@@ -60,13 +57,14 @@ def run_metrics(args) -> int:
     from ..metrics import compute_metrics
     from ..score import read_verdicts
 
+    refuse_overwrite({"--verdicts": args.verdicts}, {"--out": args.out})
     by = [b.strip() for b in args.by.split(",") if b.strip()]
     if args.out:
         from ..io import table_format
         table_format(args.out, (".csv",))
     table = compute_metrics(read_verdicts(args.verdicts), by=by)
-    stdout.print(metrics_table(table))
+    say(metrics_table(table))
     if args.out:
         write_table(table, args.out)
-        stdout.print(f"wrote {args.out}", highlight=False, markup=False)
+        say(f"wrote {args.out}")
     return 0
