@@ -154,3 +154,15 @@ def test_key_forms_are_redacted(tmp_path):
         log.append({"error": text})
     body = out.read_text()
     assert not any(form in body for form in forms) and body.count("[redacted]") == 4
+
+
+def test_python_api_refuses_non_finite_values(bank, tmp_path):
+    from fastspe.runners import Budget, Pricing
+
+    for make in (lambda: RetryPolicy(base_delay=float("inf")), lambda: RetryPolicy(max_delay=float("nan")),
+                 lambda: Pricing(float("nan"), 0), lambda: Pricing(0, float("inf")), lambda: Budget(float("nan")),
+                 lambda: GenerationSettings(temperature=float("inf")),
+                 lambda: run_model(bank, MODEL, tmp_path / "r.jsonl", timeout=float("nan"))):
+        with pytest.raises(ValueError, match="finite"):
+            make()
+    assert not (tmp_path / "r.jsonl").exists()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import json
+import math
 import random
 import threading
 import time
@@ -230,6 +231,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     provider_name, name, _ = _provider_parts(model, base_url)
     condition = model if condition is None else condition
     check_log_path(out)
+    if not 0 < timeout < math.inf:
+        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
     settings = _settings_for(provider_name, settings)
     if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
         raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
