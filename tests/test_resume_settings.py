@@ -10,8 +10,8 @@ import urllib.parse
 
 import pytest
 
-from tests.fake_llm_server import FakeLLMServer, status
-from tests.test_runners import FAST, KEY, _bank_file, bank, keys, lines_of, oks, paper_bank, server  # noqa: F401
+from tests.fake_llm_server import status
+from tests.test_runners import FAST, KEY, _bank_file, bank, keys, lines_of, paper_bank, server  # noqa: F401 (fixtures)
 from fastspe.cli import main
 from fastspe.responses import read_responses
 from fastspe.runners import GenerationSettings, RetryPolicy, RunLog, estimate_run, read_run_log, run_baseline, run_model

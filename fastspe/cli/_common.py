@@ -15,7 +15,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator
 
 from rich.console import Console
 from rich.text import Text
@@ -85,17 +85,21 @@ class ArgumentParser(argparse.ArgumentParser):
 
 # -- option types (argparse ``type=``): refuse non-finite and out-of-range values at parse time ----------
 
+def _shown(text: str) -> str:
+    """An option value quoted for an error message, cut short when long (a 10**30 typo, a pasted blob)."""
+    return repr(text) if len(text) <= 30 else f"{text[:12]!r}... ({len(text)} characters)"
+
+
 def int_option(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: a whole number in ``low..high``."""
 
     def parse(text: str) -> int:
         try:
             value = int(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number in {low:,}..{high:,}, got {plain(text)!r}") from None
-        if not low <= value <= high:
-            shown = text if len(text) <= 30 else f"{text[:12]}...({len(text)} digits)"
-            raise argparse.ArgumentTypeError(f"must be a whole number in {low:,}..{high:,}, got {plain(shown)}")
+        except ValueError:  # also for over 4300 digits (Python's int-from-string limit)
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number in {low:,}..{high:,}, got {_shown(text)}")
         return value
 
     parse.__name__ = "int"
@@ -111,9 +115,9 @@ def float_option(low: float, high: float = math.inf, *, above: bool = False) -> 
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {plain(text)!r}") from None
+            value = math.nan
         if not math.isfinite(value) or value > high or value < low or (above and value == low):
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {plain(text)}")
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {_shown(text)}")
         return value
 
     parse.__name__ = "float"

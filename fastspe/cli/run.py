@@ -24,7 +24,7 @@ MAX_TEMPERATURE = 10.0
 def condition_name(text: str) -> str:
     """An argparse type: a non-empty condition name without control characters (it lands in files and tables)."""
     if not text.strip() or plain(text, keep_newlines=False) != text:
-        raise argparse.ArgumentTypeError(f"must be a non-empty name without control characters, got {plain(text)!r}")
+        raise argparse.ArgumentTypeError(f"must be a non-empty name without control characters, got {text!r}")
     return text
 
 
