@@ -3,13 +3,35 @@
 Every kernel is compiled with ``cache=True`` so that each command after the first starts fast;
 set ``FASTSPE_NUMBA_CACHE=0`` to turn the on-disk cache off (read-only installs, debugging).
 No ``fastmath``: NaN and inf keep their IEEE meaning, which the metrics rely on.
+
+Numba reads ``NUMBA_NUM_THREADS`` when it is imported and fails deep inside itself (0, negative) or
+warns and ignores it (junk); it is checked here first, so a bad value is one clear error.
 """
 
 from __future__ import annotations
 
 import os
 
-import numba
+MAX_THREADS = 4096
+
+
+def check_thread_variable(environ=os.environ) -> None:
+    """A ValueError unless ``NUMBA_NUM_THREADS`` is unset or a whole number in 1..MAX_THREADS."""
+    raw = environ.get("NUMBA_NUM_THREADS")
+    if raw is None:
+        return
+    try:
+        ok = 1 <= int(raw.strip()) <= MAX_THREADS
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
+                         f"unset it to use every core")
+
+
+check_thread_variable()
+
+import numba  # noqa: E402  (after the check: numba reads the variable on import)
 
 _OFF = {"0", "false", "no", "off"}
 CACHE = os.environ.get("FASTSPE_NUMBA_CACHE", "1").strip().lower() not in _OFF

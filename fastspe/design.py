@@ -10,6 +10,7 @@ certified boards of one layout at one depth, labelled with a cohort::
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ PAPER_LAYOUTS: dict[int, tuple[tuple[tuple[int, ...], ...], int]] = {
 }
 _COHORT = re.compile(r"^[A-Za-z0-9_.]+$")
 _MAX_SEED = 2**63 - 1
+# The most boards one design may ask for: a bank this size already takes hours and tens of GB.
+MAX_DESIGN_BOARDS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,37 @@ def paper_design(seed: int = PAPER_SEED) -> Design:
     return Design(seed=_check_seed(seed, "seed"), rows=4, cols=4, cells=tuple(cells))
 
 
+def max_distinct_boards(layout: Layout, depth: int) -> int:
+    """An upper bound on the distinct certified boards of ``layout`` at ``depth``, computed in microseconds.
+
+    Every step of a certified walk raises h by one, so no step undoes the one before it: a board at
+    depth d is the end of a non-backtracking walk of the blank, d steps long, from the goal's blank
+    cell over the free cells. The number of such walks (a dynamic program over directed edges)
+    bounds the boards, and so does (free cells)! / 2, the boards of one parity.
+    """
+    cols, cells = layout.cols, layout.cells
+    free = [c for c in range(cells) if c not in set(layout.blocks)]
+    free_set = set(free)
+
+    def neighbours(c: int) -> list[int]:
+        r, q = divmod(c, cols)
+        around = [(r - 1, q), (r + 1, q), (r, q - 1), (r, q + 1)]
+        return [rr * cols + qq for rr, qq in around if 0 <= rr < layout.rows and 0 <= qq < cols
+                and rr * cols + qq in free_set]
+
+    adjacent = {c: neighbours(c) for c in free}
+    # walks[(prev, here)]: non-backtracking walks of the current length ending with the step prev -> here
+    walks = {(free[-1], nxt): 1 for nxt in adjacent[free[-1]]}  # the goal's blank sits on the last free cell
+    for _ in range(depth - 1):
+        step: dict = {}
+        for (prev, here), n in walks.items():
+            for nxt in adjacent[here]:
+                if nxt != prev:
+                    step[(here, nxt)] = step.get((here, nxt), 0) + n
+        walks = step
+    return min(sum(walks.values()), math.factorial(len(free)) // 2)
+
+
 def _check_seed(seed, where: str) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED:
         raise ValueError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
@@ -87,6 +121,9 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         seed = spec["seed"]
     seed = _check_seed(seed, f"{source}: seed")
     rows, cols = spec.get("rows", 4), spec.get("cols", 4)
+    for key, value in (("rows", rows), ("cols", cols)):
+        if not _is_int(value):
+            raise ValueError(f"{source}: {key} must be an integer, got {value!r}")
     cells_spec = spec.get("cells")
     if not isinstance(cells_spec, list) or not cells_spec:
         raise ValueError(f"{source}: cells must be a non-empty list")
@@ -104,23 +141,44 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         cohort = cell["cohort"]
         if not isinstance(cohort, str) or not _COHORT.match(cohort):
             raise ValueError(f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
+        blocks = cell.get("blocks", [])
+        if not isinstance(blocks, list):
+            raise ValueError(f"{where}.blocks must be a list of cell indices, got {blocks!r}")
+        for j, b in enumerate(blocks):
+            if not _is_int(b):
+                raise ValueError(f"{where}.blocks[{j}] must be an integer cell index, got {b!r}")
         try:
-            layout = Layout(rows, cols, tuple(cell.get("blocks", [])) if isinstance(cell.get("blocks", []), list) else cell["blocks"])
+            layout = Layout(rows, cols, tuple(blocks))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}: {exc}") from None
         for key, low in (("depth", 1), ("count", 1)):
             v = cell[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            if not _is_int(v) or v < low:
                 raise ValueError(f"{where}.{key} must be an integer >= {low}, got {v!r}")
         max_h = layout.tiles * int(layout.distances.max())
         if cell["depth"] > max_h:
             raise ValueError(f"{where}.depth {cell['depth']} exceeds the largest possible h ({max_h}) of this layout")
+        if cell["count"] > MAX_DESIGN_BOARDS:
+            raise ValueError(f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for")
+        most = max_distinct_boards(layout, cell["depth"])
+        if cell["count"] > most:
+            raise ValueError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
+                             f"{list(layout.blocks)} can have at depth {cell['depth']}")
         key = (cohort, layout.blocks, cell["depth"])
         if key in seen:
             raise ValueError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}: merge their counts")
         seen.add(key)
         cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"]))
+    total = sum(c.count for c in cells)
+    if total > MAX_DESIGN_BOARDS:
+        raise ValueError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
+                         f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
     return Design(seed=seed, rows=cells[0].layout.rows, cols=cells[0].layout.cols, cells=tuple(cells))
+
+
+def _is_int(value) -> bool:
+    """A JSON integer: not a bool (JSON true/false), float (2.5 or 1e12), string or null."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def load_design(name_or_path: str, seed: int | None = None) -> Design:

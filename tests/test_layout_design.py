@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
 
-from fastspe.design import PAPER_SEED, design_from_dict, load_design, paper_design
+from fastspe.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
 from fastspe.layout import Layout
 
 
@@ -89,6 +90,23 @@ def test_design_file(tmp_path):
     ({"seed": 1, "cells": [{"cohort": "a", "blocks": [1, 4], "depth": 3, "count": 1}]}, r"cells\[0\]: .*not connected"),
     ({"seed": 1, "cells": [{"cohort": "a", "depth": 999, "count": 1}]}, "exceeds the largest possible h"),
     ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1}, {"cohort": "a", "depth": 3, "count": 2}]}, r"cells\[1\] repeats"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": True, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got True"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 2.5}]}, r"cells\[0\].count must be an integer >= 1, got 2.5"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1e12}]}, r"cells\[0\].count must be an integer"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": "3", "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got '3'"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": None, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got None"),
+    ({"seed": 1, "cells": [{"cohort": None, "depth": 3, "count": 1}]}, r"cells\[0\].cohort"),
+    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, True], "depth": 3, "count": 1}]}, r"cells\[0\].blocks\[1\] must be an integer"),
+    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5.0], "depth": 3, "count": 1}]}, r"cells\[0\].blocks\[0\] must be an integer"),
+    ({"seed": 1, "cells": [{"cohort": "a", "blocks": None, "depth": 3, "count": 1}]}, r"cells\[0\].blocks must be a list"),
+    ({"seed": 1, "rows": 4.0, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, r"d.json: rows must be an integer, got 4.0"),
+    ({"seed": 1, "cols": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, r"d.json: cols must be an integer, got True"),
+    ({"seed": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, "seed must be an integer"),
+    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 10, "count": 21}]},
+     r"cells\[0\].count 21 exceeds the at most 20 distinct boards that blocks \[5, 10\] can have at depth 10"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": 40, "count": 10**12}]}, r"cells\[0\].count 1,000,000,000,000 exceeds"),
+    ({"seed": 1, "cells": [{"cohort": "a", "depth": 40, "count": 60_000_000},
+                           {"cohort": "b", "depth": 40, "count": 60_000_000}]}, "120,000,000 boards in all"),
 ])
 def test_bad_designs(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -102,3 +120,33 @@ def test_design_file_not_json(tmp_path):
         load_design(str(path))
     with pytest.raises(ValueError, match="neither 'paper' nor an existing JSON file"):
         load_design(str(tmp_path / "missing.json"))
+
+
+def test_impossible_count_is_refused_at_once(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 30, "count": 10**12}]}))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"cells\[0\].count 1,000,000,000,000 exceeds"):
+        load_design(str(path))
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("blocks, depth", [((5, 10), 6), ((), 5), ((5, 6, 9), 7), ((6,), 4)])
+def test_board_bound_holds_against_enumeration(blocks, depth):
+    # Every board reachable by d h-raising steps, enumerated breadth-first: never more than the bound.
+    layout = Layout(4, 4, blocks)
+    goal = layout.goal
+    frontier = {tuple(goal.tolist())}
+    for _ in range(depth):
+        nxt = set()
+        for board in frontier:
+            arr = np.array(board, dtype=np.int8)
+            blank = int(np.flatnonzero(arr == 0)[0])
+            for cell in range(layout.cells):
+                if arr[cell] > 0 and layout.distances[blank, cell] == 1:
+                    moved = arr.copy()
+                    moved[blank], moved[cell] = moved[cell], 0
+                    if layout.h(moved) == layout.h(arr) + 1:
+                        nxt.add(tuple(moved.tolist()))
+        frontier = nxt
+    assert 0 < len(frontier) <= max_distinct_boards(layout, depth)

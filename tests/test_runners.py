@@ -276,15 +276,13 @@ def test_resume_sends_nothing_twice(server, bank, tmp_path):
     assert third.requested == 0 and len(server.seen) == n
 
 
-def test_trial_id_depends_on_what_decides_the_answer(bank):
-    base = dict(condition="openai:m", base_url="http://x/v1", board_id="b", prompt_hash="p",
-                settings={"temperature": 0.0, "max_tokens": 10}, trial=0)
+def test_trial_id_is_condition_board_prompt_and_trial(bank):
+    base = dict(condition="openai:m", board_id="b", prompt_hash="p", trial=0)
     tid = trial_id(**base)
     assert tid == trial_id(**base) and len(tid) == 32
-    for key, value in [("condition", "openai:n"), ("base_url", "http://y/v1"), ("board_id", "c"),
-                       ("prompt_hash", "q"), ("settings", {"temperature": 0.5, "max_tokens": 10}), ("trial", 1)]:
+    for key, value in [("condition", "openai:n"), ("board_id", "c"), ("prompt_hash", "q"), ("trial", 1)]:
         assert trial_id(**{**base, key: value}) != tid, key
-    planned = plan_trials(bank, "openai:m", None, {}, 3)
+    planned = plan_trials(bank, "openai:m", 3)
     assert len({t.trial_id for t in planned}) == len(bank) * 3
 
 
@@ -476,7 +474,7 @@ def test_budget_stops_before_it_is_exceeded(server, bank, tmp_path):
     out = tmp_path / "r.jsonl"
     pricing = Pricing(price_in=1000.0, price_out=1000.0)  # $1 per thousand tokens
     settings = GenerationSettings(max_tokens=50)
-    bounds = [pricing.cost(len(t.prompt.encode()) + 32, 50) for t in plan_trials(bank, model, url, {}, 1)]
+    bounds = [pricing.cost(len(t.prompt.encode()) + 32, 50) for t in plan_trials(bank, model, 1)]
     budget = 3.5 * max(bounds)  # room for three worst-case requests, not four
     summary = run_model(bank, model, out, base_url=url, trials=3, max_connections=2, timeout=5, policy=FAST,
                         settings=settings, pricing=pricing, budget=budget)
@@ -511,8 +509,10 @@ def test_dry_run(server, bank, tmp_path, capsys):
     assert est.requests == 6 and est.output_tokens_upper == 600
     assert est.cost_upper_usd == pytest.approx((est.input_tokens_upper * 2 + 600 * 8) / 1e6)
     assert f"${est.cost_upper_usd:.4f}" in text
-    # Other generation settings are other trials: nothing of them is complete yet.
-    assert estimate_run(bank, model, out, base_url=url, trials=3).requests == 12
+    # Other generation settings under the same condition are refused; under a new condition nothing is complete.
+    with pytest.raises(ValueError, match="max_tokens 100, this run asks for max_tokens None"):
+        estimate_run(bank, model, out, base_url=url, trials=3)
+    assert estimate_run(bank, model, out, base_url=url, trials=3, condition="no-limit").requests == 12
 
 
 def test_cli_run_succeeds_and_reports(server, bank, tmp_path, capsys):

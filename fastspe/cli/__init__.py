@@ -11,13 +11,13 @@ import importlib
 import sys
 
 from .. import __version__
-from ._common import fail
+from ._common import ArgumentParser, fail
 
 COMMAND_MODULES = ("bank", "score", "report", "run", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="fastspe",
         description="Certified sliding-puzzle banks, verified replay and SPE = R x Q x E metrics for innate LLM planning.",
     )
@@ -30,7 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad option already reported as `error: ...`
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -1,28 +1,162 @@
-"""Shared pieces of the command line: error exits and a progress bar that stays quiet off a TTY."""
+"""Shared pieces of the command line: plain-text output, error exits, validated option types,
+output-overwrite checks and a progress bar that stays quiet off a TTY.
+
+Everything the CLI prints goes through this module. File names, model names, conditions, board ids
+and messages that quote them are user-controlled, so they are printed as plain text: the consoles
+parse no markup, emoji codes or highlighting, and ``plain`` escapes control characters so that a
+name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import math
+import os
 import sys
+from pathlib import Path
 from typing import Callable, Iterator
 
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.text import Text
 
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}"}  # other floats: 3 decimals
+_CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
 
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True, soft_wrap=True)
+stdout = Console(**_CONSOLE_OPTIONS)
+stderr = Console(stderr=True, **_CONSOLE_OPTIONS)
+
+# Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
+_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
 
 
-def fail(message: str, code: int = 2) -> int:
-    """Print ``error: message`` on stderr and return the exit code."""
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+def _is_control(code: int, keep_newlines: bool) -> bool:
+    if code == 0x09 or (code == 0x0A and keep_newlines):
+        return False
+    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI
+
+
+def plain(text, keep_newlines: bool = True) -> str:
+    """``text`` as a printable string: control characters (C0, ESC included, but tab and, if
+    ``keep_newlines``, newline; DEL; C1) and bidi overrides become Python escapes (``\\x1b``,
+    ``\\u202e``); everything else is unchanged. Not markup-escaping: the consoles parse no markup.
+    """
+    text = str(text)
+    if not any(_is_control(ord(c), keep_newlines) for c in text):
+        return text
+    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+                   if _is_control(ord(c), keep_newlines) else c for c in text)
+
+
+def say(text, err: bool = False) -> None:
+    """Print ``text`` as plain text on stdout (``err``: stderr); newlines are kept.
+
+    A rich renderable (a table of ``cell`` texts) is printed as it is."""
+    if not (hasattr(text, "__rich_console__") or hasattr(text, "__rich__")):
+        text = plain(text)
+    (stderr if err else stdout).print(text)
+
+
+def note(text) -> None:
+    """A dim progress or timing line on stderr."""
+    stderr.print(Text(plain(text), style="dim"))
+
+
+def warn(text) -> None:
+    """Print ``warning: text`` on stderr."""
+    stderr.print(Text.assemble(("warning:", "yellow"), " ", plain(text)))
+
+
+def fail(message, code: int = 2) -> int:
+    """Print ``error: message`` (one line) on stderr and return the exit code."""
+    stderr.print(Text.assemble(("error:", "bold red"), " ", plain(message, keep_newlines=False)))
     return code
 
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with fastspe's error line: ``error: --name ...`` and exit 2, usage only on request."""
+
+    def error(self, message: str):
+        if message.startswith("argument "):
+            message = message[len("argument "):]
+        fail(f"{message} (see `{self.prog} --help`)")
+        raise SystemExit(2)
+
+
+# -- option types (argparse ``type=``): refuse non-finite and out-of-range values at parse time ----------
+
+def _shown(text: str) -> str:
+    """An option value quoted for an error message, cut short when long (a 10**30 typo, a pasted blob)."""
+    return repr(text) if len(text) <= 30 else f"{text[:12]!r}... ({len(text)} characters)"
+
+
+def int_option(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``low..high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:  # also for over 4300 digits (Python's int-from-string limit)
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number in {low:,}..{high:,}, got {_shown(text)}")
+        return value
+
+    parse.__name__ = "int"
+    return parse
+
+
+def float_option(low: float, high: float = math.inf, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]`` (``(low, high]`` with ``above``)."""
+    lower = f"> {low:g}" if above else f">= {low:g}"
+    wanted = f"a finite number {lower}" + (f" and <= {high:g}" if high < math.inf else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value > high or value < low or (above and value == low):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {_shown(text)}")
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
+MAX_SEED = 2**63 - 1
+seed_option = int_option(0, MAX_SEED)
+MAX_DRAWS = 1_000_000
+draws_option = int_option(1, MAX_DRAWS)
+MAX_TRIALS = 1_000_000
+trials_option = int_option(1, MAX_TRIALS)
+
+
+# -- outputs never overwrite inputs ---------------------------------------------------------------------
+
+def _same_or_inside(output: Path, input_: Path) -> bool:
+    """Whether ``input_`` is the file ``output`` (by inode or resolved path) or lies inside the folder ``output``."""
+    with contextlib.suppress(OSError):
+        if os.path.samefile(output, input_):
+            return True
+    out, inp = output.resolve(), input_.resolve()
+    return inp == out or out in inp.parents
+
+
+def refuse_overwrite(inputs: dict, outputs: dict) -> None:
+    """A ValueError if an output would replace an input: the same file, or a folder holding it
+    (report folders are replaced whole). Both map option names to paths, e.g.
+    ``refuse_overwrite({"--bank": args.bank}, {"--out": args.out})``; None paths are ignored."""
+    for out_name, out in outputs.items():
+        for in_name, inp in inputs.items():
+            if out is None or inp is None or not _same_or_inside(Path(out), Path(inp)):
+                continue
+            relation = "is the same file as" if Path(out).resolve() == Path(inp).resolve() or Path(out).is_file() \
+                else "is a folder holding"
+            raise ValueError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
+
+
+# -- progress and tables ------------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def progress_bar(description: str, total: int | None = None) -> Iterator[Callable[[int, int], None]]:
@@ -30,14 +164,21 @@ def progress_bar(description: str, total: int | None = None) -> Iterator[Callabl
     if not sys.stderr.isatty():
         yield lambda done, total: None
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=stderr, transient=True) as bar:
-        task = bar.add_task(description, total=total)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True) as bar:
+        task = bar.add_task(plain(description, keep_newlines=False), total=total)
 
         def update(done: int, total: int | None = None) -> None:
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+def cell(value) -> Text:
+    """A table cell holding ``value`` as plain text."""
+    return Text(plain(value, keep_newlines=False))
 
 
 def _metric_cell(name: str, value) -> str:
@@ -50,17 +191,21 @@ def _metric_cell(name: str, value) -> str:
     return str(value)
 
 
-def metrics_table(frame, title: str | None = None) -> Table:
+def metrics_table(frame, title: str | None = None):
     """A metrics DataFrame (group columns, then N, C, ..., SPE) as a rich table, numbers right-aligned.
 
     Columns keep their full width, so a table piped to an 80-column file does not hide numbers.
     """
-    cells = [[_metric_cell(col, val) for col, val in zip(frame.columns, rec)] for rec in frame.itertuples(index=False)]
-    view = Table(title=title, title_justify="left", show_edge=False, header_style="bold")
+    from rich.table import Table
+
+    cells = [[cell(_metric_cell(col, val)) for col, val in zip(frame.columns, rec)]
+             for rec in frame.itertuples(index=False)]
+    view = Table(title=cell(title) if title is not None else None, title_justify="left", show_edge=False,
+                 header_style="bold")
     for j, col in enumerate(frame.columns):
-        width = max([len(str(col))] + [len(row[j]) for row in cells])
-        view.add_column(str(col), justify="right" if frame[col].dtype.kind in "iuf" else "left", min_width=width,
+        width = max([len(str(col))] + [row[j].cell_len for row in cells])
+        view.add_column(cell(col), justify="right" if frame[col].dtype.kind in "iuf" else "left", min_width=width,
                         no_wrap=True)
     for row in cells:
-        view.add_row(*(escape(c) for c in row))
+        view.add_row(*row)
     return view

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table
-
-from ..bank import build_bank_table, read_bank, write_bank
-from ..design import load_design
-from ..io import table_format
-from ..verify_bank import verify_bank
-from ._common import progress_bar, stderr, stdout
+from ._common import cell, progress_bar, refuse_overwrite, say, seed_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     build = verbs.add_parser("build", help="build a certified bank from a design")
     build.add_argument("--design", default="paper", help="'paper' (Appendix A, the default) or a design JSON file")
-    build.add_argument("--seed", type=int, default=None, help="override the design's seed")
+    build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed")
     build.add_argument("--out", required=True, help="bank file to write (.parquet or .jsonl)")
     build.set_defaults(func=cmd_build)
 
@@ -33,37 +27,48 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args) -> int:
+    from ..bank import build_bank_table, write_bank
+    from ..design import load_design
+    from ..io import table_format
+
+    refuse_overwrite({"--design": None if args.design == "paper" else args.design}, {"--out": args.out})
     table_format(args.out, allowed=(".parquet", ".jsonl"))
     design = load_design(args.design, seed=args.seed)
     with progress_bar("building bank", design.total) as update:
         bank = build_bank_table(design, progress=update)
     write_bank(bank, args.out)
-    stderr.print(f"wrote {bank.num_rows:,} certified boards to {args.out} (seed {design.seed})", highlight=False)
+    say(f"wrote {bank.num_rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
     return 0
 
 
 def cmd_verify(args) -> int:
+    from ..bank import read_bank
+    from ..verify_bank import verify_bank
+
     bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
     failures = verify_bank(bank)
     for board_id, reason in failures:
-        stdout.print(f"FAIL {board_id}: {reason}", highlight=False, markup=False)
+        say(f"FAIL {board_id}: {reason}")
     if failures:
-        stderr.print(f"{len(failures)} of {len(bank)} boards failed verification", highlight=False)
+        say(f"{len(failures)} of {len(bank)} boards failed verification", err=True)
         return 1
-    stdout.print(f"ok: all {len(bank):,} boards verified (h = depth = certificate length, certificate reaches the goal, no repeats)",
-                 highlight=False)
+    say(f"ok: all {len(bank):,} boards verified (h = depth = certificate length, certificate reaches the goal, no repeats)")
     return 0
 
 
 def cmd_show(args) -> int:
+    from rich.table import Table
+
+    from ..bank import read_bank
+
     bank = read_bank(args.file)
     bank = bank.assign(blocks=bank["blocks"].map(tuple))
     counts = bank.groupby(["cohort", "k", "blocks", "depth"], sort=True).size().reset_index(name="boards")
     counts["blocks"] = [",".join(map(str, b)) or "-" for b in counts["blocks"]]
-    table = Table(title=f"{args.file}: {len(bank):,} boards")
+    table = Table(title=cell(f"{args.file}: {len(bank):,} boards"))
     for col in counts.columns:
-        table.add_column(col, justify="right" if col in ("k", "depth", "boards") else "left")
+        table.add_column(cell(col), justify="right" if col in ("k", "depth", "boards") else "left")
     for row in counts.itertuples(index=False):
-        table.add_row(*map(str, row))
-    stdout.print(table)
+        table.add_row(*map(cell, row))
+    say(table)
     return 0

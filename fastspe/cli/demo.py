@@ -5,21 +5,24 @@ from __future__ import annotations
 import argparse
 import time
 
-from ._common import metrics_table, stderr, stdout
+from ._common import draws_option, metrics_table, note, say, seed_option, trials_option
+
+# The defaults of fastspe.demo, repeated so that `--help` imports neither pandas nor numba (a test keeps them equal).
+DEFAULT_OUT = "fastspe-demo"
+DEMO_DRAWS = 5000
+DEMO_SEED = 0
 
 
 def register(subparsers) -> None:
-    from ..demo import DEFAULT_OUT, DEMO_DRAWS, DEMO_SEED
-
     p = subparsers.add_parser(
         "demo", help="run the whole pipeline offline: paper bank -> baseline answers -> verdicts -> report",
         description="Build the paper's 400-board bank, answer it with the offline baseline planners (oracle, greedy, "
                     "detour, noisy, random; 3 trials each), score the answers and write the full report into DIR.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder for the bank, answers, verdicts and report")
-    p.add_argument("--draws", type=int, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
-    p.add_argument("--trials", type=int, default=3, metavar="N", help="answers per board and planner")
-    p.add_argument("--seed", type=int, default=DEMO_SEED, help="seed of the baseline planners")
+    p.add_argument("--draws", type=draws_option, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
+    p.add_argument("--trials", type=trials_option, default=3, metavar="N", help="answers per board and planner")
+    p.add_argument("--seed", type=seed_option, default=DEMO_SEED, help="seed of the baseline planners")
     p.set_defaults(func=run_demo_command)
 
 
@@ -28,10 +31,10 @@ def run_demo_command(args) -> int:
 
     start = time.perf_counter()
     result = run_demo(args.out, draws=args.draws, trials=args.trials, seed=args.seed,
-                      stage=lambda what: stderr.print(f"[dim]· {what}[/]", highlight=False))
-    stdout.print(metrics_table(result.headline, title="Primary cohort (Table 1): SPE = R x Q x E"))
-    stdout.print(f"report: {result.report_path}", highlight=False)
-    stdout.print(f"files:  {result.bank_path.name}, {result.responses_path.name}, {result.verdicts_path.name}, "
-                 f"metrics.csv, tables/, figures/, report.html in {result.out_dir}", highlight=False)
-    stderr.print(f"[dim]done in {time.perf_counter() - start:.1f} s[/]", highlight=False)
+                      stage=lambda what: note(f"· {what}"))
+    say(metrics_table(result.headline, title="Primary cohort (Table 1): SPE = R x Q x E"))
+    say(f"report: {result.report_path}")
+    say(f"files:  {result.bank_path.name}, {result.responses_path.name}, {result.verdicts_path.name}, "
+        f"metrics.csv, tables/, figures/, report.html in {result.out_dir}")
+    note(f"done in {time.perf_counter() - start:.1f} s")
     return 0

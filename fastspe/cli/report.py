@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..bank import read_bank
-from ..intervals import DEFAULT_DRAWS, DEFAULT_SEED
-from ..report import write_report
-from ..score import read_verdicts
-from ._common import stderr
+from ._common import draws_option, refuse_overwrite, say, seed_option
+
+# Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
+DEFAULT_DRAWS = 5000
+DEFAULT_SEED = 20261012
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,15 +18,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--bank", required=True, help="the bank the answers were scored against (.parquet or .jsonl)")
     report.add_argument("--verdicts", required=True, help="verdicts from `fastspe score` (.parquet, .csv or .jsonl)")
     report.add_argument("--out", required=True, metavar="DIR", help="report folder to write")
-    report.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N", help=f"bootstrap draws (default {DEFAULT_DRAWS})")
-    report.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="N", help=f"bootstrap seed (default {DEFAULT_SEED})")
+    report.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help=f"bootstrap draws (default {DEFAULT_DRAWS})")
+    report.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help=f"bootstrap seed (default {DEFAULT_SEED})")
     report.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> int:
+    from ..bank import read_bank
+    from ..report import write_report
+    from ..score import read_verdicts
+
+    # The report folder is replaced whole: it must not be, or hold, an input.
+    refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--out": args.out})
     bank = read_bank(args.bank)
     verdicts = read_verdicts(args.verdicts)
     path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed)
-    stderr.print(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})",
-                 highlight=False)
+    say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

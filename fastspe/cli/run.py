@@ -4,10 +4,28 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import progress_bar, stderr, stdout
+from ._common import float_option, int_option, plain, progress_bar, refuse_overwrite, say, seed_option, trials_option
 
 EXIT_INCOMPLETE = 1
 EXIT_INTERRUPTED = 130
+
+
+# Bounds that no real run needs to pass; they turn typos (1e30 trials, NaN seconds) into errors.
+MAX_BOARDS = 100_000_000
+MAX_CONNECTIONS = 1024
+MAX_RETRIES = 1000
+MAX_SECONDS = 86_400.0
+MAX_OUTPUT_TOKENS = 10_000_000
+MAX_PRICE_USD = 1e6
+MAX_BUDGET_USD = 1e9
+MAX_TEMPERATURE = 10.0
+
+
+def condition_name(text: str) -> str:
+    """An argparse type: a non-empty condition name without control characters (it lands in files and tables)."""
+    if not text.strip() or plain(text, keep_newlines=False) != text:
+        raise argparse.ArgumentTypeError(f"must be a non-empty name without control characters, got {text!r}")
+    return text
 
 
 def register(subparsers) -> None:
@@ -19,92 +37,96 @@ def register(subparsers) -> None:
     p.add_argument("--bank", required=True, help="bank file (.parquet, .jsonl or .csv) from `fastspe bank`")
     p.add_argument("--model", required=True, metavar="PROVIDER:MODEL",
                    help="openai:NAME, anthropic:NAME or baseline:PLANNER (oracle, greedy, detour, noisy, random)")
+    p.add_argument("--condition", type=condition_name, metavar="NAME",
+                   help="the answers' condition (default: the --model string); one condition keeps one set of "
+                        "generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
-    p.add_argument("--trials", type=int, default=3, help="trials per board (default 3)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N boards of the bank")
-    p.add_argument("--max-connections", type=int, default=4, help="requests in flight at most (default 4)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
-    p.add_argument("--max-retries", type=int, default=3,
+    p.add_argument("--trials", type=trials_option, default=3, help="trials per board (default 3)")
+    p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
+    p.add_argument("--max-connections", type=int_option(1, MAX_CONNECTIONS), default=4,
+                   help="requests in flight at most (default 4)")
+    p.add_argument("--timeout", type=float_option(0, MAX_SECONDS, above=True), default=120.0,
+                   help="seconds per request (default 120)")
+    p.add_argument("--max-retries", type=int_option(0, MAX_RETRIES), default=3,
                    help="retries per trial after server errors, timeouts, dropped connections (default 3)")
-    p.add_argument("--max-rate-limit-retries", type=int, default=8,
+    p.add_argument("--max-rate-limit-retries", type=int_option(0, MAX_RETRIES), default=8,
                    help="retries per trial after HTTP 429, counted apart (default 8)")
-    p.add_argument("--backoff", type=float, default=1.0,
+    p.add_argument("--backoff", type=float_option(0, MAX_SECONDS), default=1.0,
                    help="base seconds of the exponential backoff between retries (default 1)")
-    p.add_argument("--temperature", type=float, help="sampling temperature (default: the server's)")
-    p.add_argument("--max-tokens", type=int, help="most output tokens per answer (anthropic default 8192)")
-    p.add_argument("--price-in", type=float, default=0.0, metavar="USD", help="dollars per million input tokens")
-    p.add_argument("--price-out", type=float, default=0.0, metavar="USD", help="dollars per million output tokens")
-    p.add_argument("--budget", type=float, metavar="USD",
-                   help="stop before the log's cost for this model would exceed USD (needs prices and --max-tokens)")
+    p.add_argument("--temperature", type=float_option(0, MAX_TEMPERATURE),
+                   help="sampling temperature (default: the server's)")
+    p.add_argument("--max-tokens", type=int_option(1, MAX_OUTPUT_TOKENS),
+                   help="most output tokens per answer (anthropic default 8192)")
+    p.add_argument("--price-in", type=float_option(0, MAX_PRICE_USD), default=0.0, metavar="USD",
+                   help="dollars per million input tokens")
+    p.add_argument("--price-out", type=float_option(0, MAX_PRICE_USD), default=0.0, metavar="USD",
+                   help="dollars per million output tokens")
+    p.add_argument("--budget", type=float_option(0, MAX_BUDGET_USD, above=True), metavar="USD",
+                   help="stop before the log's cost for this condition would exceed USD (needs prices and --max-tokens)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
-    p.add_argument("--seed", type=int, default=0, help="seed of baseline planners and of retry jitter (default 0)")
+    p.add_argument("--seed", type=seed_option, default=0, help="seed of baseline planners and of retry jitter (default 0)")
     p.set_defaults(func=run_command)
 
 
-def _check(args: argparse.Namespace) -> None:
-    for name in ("trials", "max_connections"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be >= 1, got {args.limit}")
-    if args.timeout <= 0:
-        raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
-    if args.max_tokens is not None and args.max_tokens < 1:
-        raise ValueError(f"--max-tokens must be >= 1, got {args.max_tokens}")
-    if args.budget is not None and not (args.price_in > 0 or args.price_out > 0):
-        raise ValueError("--budget needs --price-in and/or --price-out to know what a request costs")
-
-
 def run_command(args: argparse.Namespace) -> int:
+    refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
     from ..bank import read_bank
     from ..runners import GenerationSettings, Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
+    from ..runners.log import check_log_path
 
-    _check(args)
+    if args.budget is not None and not (args.price_in > 0 or args.price_out > 0):
+        raise ValueError("--budget needs --price-in and/or --price-out to know what a request costs")
     provider, name = split_model(args.model)
+    check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
+    condition = args.condition if args.condition is not None else args.model
     bank = read_bank(args.bank)
     if args.limit is not None:
         bank = bank.head(args.limit)
     if provider == "baseline":
         if args.dry_run:
-            stdout.print(f"{args.model}: {len(bank) * args.trials} offline answers, no requests, $0")
+            say(f"{condition}: {len(bank) * args.trials} offline answers, no requests, $0")
             return 0
-        with progress_bar(f"{args.model}", len(bank) * args.trials) as update:
-            summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed, progress=update)
-        stdout.print(f"{args.model}: {summary.completed} answers written, {summary.already_complete} already in "
-                     f"{args.out}", highlight=False)
+        with progress_bar(condition, len(bank) * args.trials) as update:
+            summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed, progress=update,
+                                   condition=condition)
+        say(f"{condition}: {summary.completed} answers written, {summary.already_complete} already in {args.out}")
+        _report_torn(summary, args.out)
         return 0
     settings = GenerationSettings(temperature=args.temperature, max_tokens=args.max_tokens)
     pricing = Pricing(args.price_in, args.price_out)
     if args.dry_run:
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
-                           settings=settings, pricing=pricing)
-        stdout.print(_estimate_text(est), highlight=False)
+                           settings=settings, pricing=pricing, condition=condition)
+        say(_estimate_text(est))
         return 0
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))
-    with progress_bar(f"{args.model}", None) as update:
+    with progress_bar(condition, None) as update:
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed, progress=update,
-                            notify=lambda message: stderr.print(message, highlight=False))
-    stdout.print(_summary_text(summary), highlight=False)
-    if summary.skipped_log_lines:
-        stderr.print(f"note: {summary.skipped_log_lines} torn or unreadable line(s) in {args.out} were skipped "
-                     f"(left in place)", highlight=False)
+                            notify=lambda message: say(message, err=True), condition=condition)
+    say(_summary_text(summary))
+    _report_torn(summary, args.out)
     if summary.fatal_error:
-        raise ValueError(f"{args.model}: {summary.fatal_error}")
+        raise ValueError(f"{condition}: {summary.fatal_error}")
     if summary.interrupted:
-        stderr.print("interrupted; run the same command again to resume", highlight=False)
+        say("interrupted; run the same command again to resume", err=True)
         return EXIT_INTERRUPTED
     if summary.budget_exhausted:
-        stderr.print(f"budget of ${args.budget:.2f} reached; {summary.remaining} trial(s) not sent", highlight=False)
+        say(f"budget of ${args.budget:.2f} reached; {summary.remaining} trial(s) not sent", err=True)
         return EXIT_INCOMPLETE
     if summary.remaining:
-        stderr.print(f"{summary.remaining} trial(s) have no answer yet; run the same command again to retry them",
-                     highlight=False)
+        say(f"{summary.remaining} trial(s) have no answer yet; run the same command again to retry them", err=True)
         return EXIT_INCOMPLETE
     return 0
+
+
+def _report_torn(summary, out) -> None:
+    if summary.skipped_log_lines:
+        say(f"note: {summary.skipped_log_lines} torn line(s) left by a stopped run in {out} were skipped "
+            f"(left in place)", err=True)
 
 
 def _estimate_text(est) -> str:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from rich.markup import escape
-
-from ._common import metrics_table, progress_bar, stderr, stdout
-
+from ._common import metrics_table, progress_bar, refuse_overwrite, say, warn
 
 
 def register(subparsers) -> None:
@@ -38,6 +35,7 @@ def run_score(args) -> int:
     from ..io import table_format
     from ..score import score_file
 
+    refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank_table(args.bank)
     with warnings.catch_warnings(record=True) as caught, progress_bar("scoring", None) as update:
@@ -45,12 +43,11 @@ def run_score(args) -> int:
         summary = score_file(bank, args.responses, args.out, parse=args.parse, format_failure=args.format_failure,
                              skip_invalid=args.skip_invalid, progress=update)
     for w in caught:
-        stderr.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False)
+        warn(w.message)
     if summary.lost_outputs:
-        stderr.print(f"[yellow]warning:[/] {escape(str(args.responses))}: {summary.lost_outputs} output(s) have only "
-                     "failed attempts and are not scored", highlight=False)
+        warn(f"{args.responses}: {summary.lost_outputs} output(s) have only failed attempts and are not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
-    stdout.print(f"scored {summary.scored} outputs ({parts}) -> {args.out}", highlight=False, markup=False)
+    say(f"scored {summary.scored} outputs ({parts}) -> {args.out}")
     return 0
 
 
@@ -59,13 +56,14 @@ def run_metrics(args) -> int:
     from ..metrics import compute_metrics
     from ..score import read_verdicts
 
+    refuse_overwrite({"--verdicts": args.verdicts}, {"--out": args.out})
     by = [b.strip() for b in args.by.split(",") if b.strip()]
     if args.out:
         from ..io import table_format
         table_format(args.out, (".csv",))
     table = compute_metrics(read_verdicts(args.verdicts), by=by)
-    stdout.print(metrics_table(table))
+    say(metrics_table(table))
     if args.out:
         write_table(table, args.out)
-        stdout.print(f"wrote {args.out}", highlight=False, markup=False)
+        say(f"wrote {args.out}")
     return 0

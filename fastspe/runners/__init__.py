@@ -9,9 +9,10 @@ from .base import Completion, GenerationSettings, api_key_from_env, split_model
 from .cost import Budget, Pricing
 from .engine import (PROVIDERS, RunEstimate, RunSummary, Trial, estimate_run, plan_trials, run_baseline, run_model,
                      trial_id)
-from .log import RunLog, completed_trial_ids, read_run_log
+from .log import LogScan, RunLog, completed_trial_ids, read_run_log, scan_run_log
 from .retry import AdaptiveLimiter, AttemptError, RetryPolicy
 
-__all__ = ["AdaptiveLimiter", "AttemptError", "Budget", "Completion", "GenerationSettings", "PROVIDERS", "Pricing",
-           "RetryPolicy", "RunEstimate", "RunLog", "RunSummary", "Trial", "api_key_from_env", "completed_trial_ids",
-           "estimate_run", "plan_trials", "read_run_log", "run_baseline", "run_model", "split_model", "trial_id"]
+__all__ = ["AdaptiveLimiter", "AttemptError", "Budget", "Completion", "GenerationSettings", "LogScan", "PROVIDERS",
+           "Pricing", "RetryPolicy", "RunEstimate", "RunLog", "RunSummary", "Trial", "api_key_from_env",
+           "completed_trial_ids", "estimate_run", "plan_trials", "read_run_log", "run_baseline", "run_model",
+           "scan_run_log", "split_model", "trial_id"]

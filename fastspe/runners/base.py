@@ -7,6 +7,7 @@ any SDK failure into a classified, secret-free ``AttemptError``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -32,8 +33,8 @@ class GenerationSettings:
     max_tokens: int | None = None
 
     def __post_init__(self):
-        if self.temperature is not None and not self.temperature >= 0:
-            raise ValueError(f"--temperature must be >= 0, got {self.temperature}")
+        if self.temperature is not None and not 0 <= self.temperature < math.inf:
+            raise ValueError(f"--temperature must be a finite number >= 0, got {self.temperature}")
         if self.max_tokens is not None and (int(self.max_tokens) != self.max_tokens or self.max_tokens < 1):
             raise ValueError(f"--max-tokens must be a whole number >= 1, got {self.max_tokens}")
 

@@ -8,6 +8,7 @@ many requests in flight.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -25,8 +26,9 @@ class Pricing:
     price_out: float = 0.0
 
     def __post_init__(self):
-        if self.price_in < 0 or self.price_out < 0:
-            raise ValueError(f"prices must be >= 0, got --price-in {self.price_in} --price-out {self.price_out}")
+        if not (0 <= self.price_in < math.inf and 0 <= self.price_out < math.inf):
+            raise ValueError(f"prices must be finite numbers >= 0, got --price-in {self.price_in} "
+                             f"--price-out {self.price_out}")
 
     @property
     def priced(self) -> bool:
@@ -58,8 +60,8 @@ class Budget:
     """
 
     def __init__(self, limit: float | None, spent: float = 0.0):
-        if limit is not None and limit < 0:
-            raise ValueError(f"--budget must be >= 0, got {limit}")
+        if limit is not None and not 0 <= limit < math.inf:
+            raise ValueError(f"--budget must be a finite number >= 0, got {limit}")
         self.limit = limit
         self.spent = spent
         self._reserved = 0.0

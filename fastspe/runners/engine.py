@@ -1,9 +1,13 @@
 """Answer a bank with a model: one fresh request per trial, resumable, retried, budgeted.
 
-Every attempt, failed or not, becomes one line of the append-only run log. A trial is identified
-by a hash of everything that decides its answer (model, base URL, board, prompt, generation
-settings, trial index); running the same command again skips every trial that already has a
-completed (``status == "ok"``) line, so nothing is lost and nothing is paid for twice.
+Every attempt, failed or not, becomes one line of the append-only run log. A trial is
+(condition, board_id, trial index), as the scorer counts outputs; running the same command again
+skips every trial that already has a completed (``status == "ok"``) line, so nothing is lost and
+nothing is paid for twice. The base URL is not part of it (``localhost`` and ``127.0.0.1`` are one
+server). A condition keeps one set of generation settings and one prompt per board: a run whose
+settings differ from those the log holds for its condition is refused before anything is sent,
+and ``condition=`` (``--condition``) names a new one. ``trial_id`` stays in each record as
+provenance only.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import json
+import math
 import random
 import threading
 import time
@@ -18,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from .. import __version__
@@ -25,7 +31,7 @@ from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_promp
 from .anthropic_runner import AnthropicMessages
 from .base import GenerationSettings, resolve_base_url, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
-from .log import ERROR, OK, RunLog, attempts_made, check_log_path, completed_trial_ids, read_run_log
+from .log import ERROR, OK, LogScan, RunLog, check_log_path, scan_run_log
 from .openai_runner import OpenAIChat
 from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
 
@@ -42,6 +48,7 @@ class Trial:
     board_id: str
     trial: int
     prompt: str
+    row: int = 0  # the board's row in the bank
 
 
 @dataclass
@@ -83,27 +90,54 @@ class RunEstimate:
     cost_upper_usd: float | None
 
 
-def trial_id(condition: str, base_url: str | None, board_id: str, prompt_hash: str, settings: dict,
-             trial: int) -> str:
-    """Deterministic id of one trial: a SHA-256 over what decides its answer (32 hex digits)."""
-    key = {"model": condition, "base_url": base_url, "board_id": str(board_id), "prompt_sha256": prompt_hash,
-           "settings": settings, "trial": int(trial)}
+def trial_id(condition: str, board_id: str, prompt_hash: str, trial: int) -> str:
+    """Deterministic id of one trial (32 hex digits), recorded as provenance; not used to resume."""
+    key = {"model": condition, "board_id": str(board_id), "prompt_sha256": prompt_hash, "trial": int(trial)}
     return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
-def plan_trials(bank: pd.DataFrame, condition: str, base_url: str | None, settings: dict,
-                trials: int) -> list[Trial]:
+@dataclass(frozen=True)
+class _BoardPrompts:
+    """The bank's boards in order: ids, rendered prompts and their hashes."""
+
+    board_ids: list
+    prompts: list
+    hashes: list
+
+    @property
+    def rows(self) -> dict:
+        return {b: i for i, b in enumerate(self.board_ids)}
+
+    def trial(self, condition: str, row: int, t: int) -> Trial:
+        return Trial(trial_id(condition, self.board_ids[row], self.hashes[row], t), self.board_ids[row], int(t),
+                     self.prompts[row], int(row))
+
+
+def _board_prompts(bank: pd.DataFrame) -> _BoardPrompts:
+    ids, prompts, hashes = [], [], []
+    for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
+        prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
+        ids.append(str(row.board_id))
+        prompts.append(prompt)
+        hashes.append(prompt_sha256(prompt))
+    return _BoardPrompts(ids, prompts, hashes)
+
+
+def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
     """Trials 0..trials-1 of every board of ``bank``, in bank order."""
     if trials < 1:
         raise ValueError(f"--trials must be >= 1, got {trials}")
-    planned = []
-    for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
-        prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-        phash = prompt_sha256(prompt)
-        for t in range(trials):
-            planned.append(Trial(trial_id(condition, base_url, row.board_id, phash, settings, t),
-                                 str(row.board_id), t, prompt))
-    return planned
+    boards = _board_prompts(bank)
+    return [boards.trial(condition, row, t) for row in range(len(boards.board_ids)) for t in range(trials)]
+
+
+def _scan(out, condition: str, boards: _BoardPrompts, trials: int, settings: dict) -> tuple[LogScan, list[Trial]]:
+    """The log's state for ``condition`` and the planned trials it has no completed answer for."""
+    if trials < 1:
+        raise ValueError(f"--trials must be >= 1, got {trials}")
+    scan = scan_run_log(out, condition, boards.rows, trials, settings, boards.hashes)
+    pending = [boards.trial(condition, int(row), int(t)) for row, t in np.argwhere(~scan.done)]
+    return scan, pending
 
 
 def _now() -> str:
@@ -130,16 +164,22 @@ def _provider_parts(model: str, base_url: str | None):
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 
+def _identity_settings(provider_name: str, name: str, settings: dict) -> dict:
+    """The record fields that one condition keeps equal across its attempts."""
+    return {"provider": provider_name, "requested_model": name, **settings}
+
+
 def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
-                 settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing()) -> RunEstimate:
+                 settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
+                 condition: str | None = None) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
-    provider_name, _, url = _provider_parts(model, base_url)
+    provider_name, name, _ = _provider_parts(model, base_url)
+    condition = model if condition is None else condition
     check_log_path(out)
     settings = _settings_for(provider_name, settings)
-    planned = plan_trials(bank, model, url, settings.as_dict(), trials)
-    records, _ = read_run_log(out)
-    done = completed_trial_ids(records)
-    pending = [t for t in planned if t.trial_id not in done]
+    boards = _board_prompts(bank)
+    _, pending = _scan(out, condition, boards, trials, _identity_settings(provider_name, name, settings.as_dict()))
+    n_planned = len(boards.board_ids) * trials
     tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
     tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
     out_up = settings.max_tokens * len(pending) if settings.max_tokens is not None else None
@@ -147,7 +187,7 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
     if pricing.priced:
         cost_est = pricing.cost(tok_est, 0)  # output length is unknown before the run
         cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
-    return RunEstimate(model, len(planned), len(planned) - len(pending), len(pending), tok_est, tok_up, out_up,
+    return RunEstimate(condition, n_planned, n_planned - len(pending), len(pending), tok_est, tok_up, out_up,
                        cost_est, cost_up)
 
 
@@ -155,7 +195,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
               max_connections: int = 4, timeout: float = 120.0, policy: RetryPolicy = RetryPolicy(),
               settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
               budget: float | None = None, seed: int = 0, progress: Progress | None = None,
-              stop: threading.Event | None = None, notify: Callable[[str], None] | None = None) -> RunSummary:
+              stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
+              condition: str | None = None) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     Parameters
@@ -163,7 +204,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     bank : DataFrame
         Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.read_bank``.
     model : str
-        ``PROVIDER:MODEL``; the string is the responses' ``condition``.
+        ``PROVIDER:MODEL``.
     out : path-like
         The JSONL run log; appended to, never rewritten; completed trials in it are skipped.
     base_url : str or None
@@ -183,30 +224,34 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         Set it to stop sending (Ctrl-C sets it too); requests in flight finish and are logged.
     notify : callable(str) or None
         Told when Ctrl-C is waiting for requests in flight.
+    condition : str or None
+        The responses' condition (default: ``model``). The log's earlier attempts of it must have
+        been made with the same model and settings, else a ValueError says which setting differs.
     """
-    provider_name, name, url = _provider_parts(model, base_url)
+    provider_name, name, _ = _provider_parts(model, base_url)
+    condition = model if condition is None else condition
     check_log_path(out)
+    if not 0 < timeout < math.inf:
+        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
     settings = _settings_for(provider_name, settings)
     if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
         raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
-    planned = plan_trials(bank, model, url, settings.as_dict(), trials)
-    records, skipped = read_run_log(out)
-    done = completed_trial_ids(records)
-    pending = [t for t in planned if t.trial_id not in done]
-    summary = RunSummary(model, str(out), planned=len(planned), already_complete=len(planned) - len(pending),
-                         skipped_log_lines=skipped)
+    boards = _board_prompts(bank)
+    identity = _identity_settings(provider_name, name, settings.as_dict())
+    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
+    planned = len(boards.board_ids) * trials
+    summary = RunSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
+                         skipped_log_lines=scan.torn_lines)
     if not pending:
         return summary
     provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)
     with RunLog(out, secrets=provider.secrets) as log:
-        # Read again under the log's lock: another run may have finished trials meanwhile.
-        records, summary.skipped_log_lines = read_run_log(out)
-        done = completed_trial_ids(records)
-        pending = [t for t in pending if t.trial_id not in done]
-        summary.already_complete = len(planned) - len(pending)
-        spent = sum(float(r.get("cost_usd") or 0.0) for r in records if r.get("condition") == model)
+        # Scan again under the log's lock: another run may have finished trials meanwhile.
+        scan, pending = _scan(out, condition, boards, trials, identity)
+        summary.already_complete = planned - len(pending)
+        summary.skipped_log_lines = scan.torn_lines
         try:
-            _send_all(summary, pending, provider, log, attempts_made(records), Budget(budget, spent),
+            _send_all(summary, pending, provider, log, scan.attempts, Budget(budget, scan.spent_usd),
                       AdaptiveLimiter(max_connections), policy, pricing, settings, seed, progress,
                       stop or threading.Event(), notify or (lambda message: None))
         finally:
@@ -214,23 +259,23 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     return summary
 
 
-def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, made: dict, wallet: Budget,
+def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, made: np.ndarray, wallet: Budget,
               limiter: AdaptiveLimiter, policy: RetryPolicy, pricing: Pricing, settings: GenerationSettings,
               seed: int, progress: Progress | None, stop: threading.Event,
               notify: Callable[[str], None]) -> None:
     """Send ``pending`` trials on a thread pool bounded by ``limiter``; fill in ``summary``."""
-    model, provider_name = summary.condition, provider.provider
+    condition, provider_name = summary.condition, provider.provider
     counters = RetryCounters()
     settings_dict = settings.as_dict()
     fatal: list[AttemptError] = []
 
     def attempt_record(trial: Trial, attempt: int, ts: str, latency: float) -> dict:
-        rec = _record_base(trial, model, provider_name, provider.model, provider.base_url, settings_dict)
+        rec = _record_base(trial, condition, provider_name, provider.model, provider.base_url, settings_dict)
         rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
         return rec
 
     def run_trial(trial: Trial) -> tuple[str, int]:
-        first = made.get(trial.trial_id, 0)
+        first = int(made[trial.row, trial.trial])
         outcome, last = send_trial(trial, first)
         return outcome, last - first
 
@@ -324,31 +369,34 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
 
 
 def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed: int = 0,
-                 progress: Progress | None = None) -> RunSummary:
+                 progress: Progress | None = None, condition: str | None = None) -> RunSummary:
     """Answer ``bank`` with an offline baseline planner, appending its rows to the run log ``out``.
 
     Rows come from ``fastspe.baselines.baseline_responses(bank, planner, trials, seed)``; each is
-    logged as one completed attempt in the same format as model answers, and trials already in
-    the log are skipped.
+    logged as one completed attempt in the same format as model answers, under ``condition``
+    (default ``baseline:PLANNER``), and trials already in the log are skipped.
     """
     from ..baselines import baseline_responses  # lazily: baselines may pull in numba kernels
 
-    condition = f"{BASELINE}:{planner}"
+    condition = f"{BASELINE}:{planner}" if condition is None else condition
     check_log_path(out)
     settings = {"seed": int(seed)}
-    records, skipped = read_run_log(out)
-    done = completed_trial_ids(records)
-    answers = baseline_responses(bank, planner, trials, seed)
-    prompts = {row.board_id: render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-               for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False)}
-    summary = RunSummary(condition, str(out), planned=len(answers), skipped_log_lines=skipped)
+    identity = _identity_settings(BASELINE, planner, settings)
+    boards = _board_prompts(bank)
+    _scan(out, condition, boards, trials, identity)  # refuse other settings before the planners run
+    summary = RunSummary(condition, str(out), planned=len(boards.board_ids) * trials)
     with RunLog(out) as log:
-        for i, row in enumerate(answers.to_dict("records")):
-            prompt = prompts[row["board_id"]]
-            trial = Trial(trial_id(condition, None, row["board_id"], prompt_sha256(prompt), settings, row["trial"]),
-                          str(row["board_id"]), int(row["trial"]), prompt)
-            if trial.trial_id in done:
-                summary.already_complete += 1
+        # Scan under the log's lock, as run_model does: another run may have written these trials.
+        scan, pending = _scan(out, condition, boards, trials, identity)
+        summary.skipped_log_lines = scan.torn_lines
+        summary.already_complete = summary.planned - len(pending)
+        if not pending:
+            return summary
+        answers = baseline_responses(bank, planner, trials, seed)
+        todo = {(t.board_id, t.trial): t for t in pending}
+        for row in answers.to_dict("records"):
+            trial = todo.get((str(row["board_id"]), int(row["trial"])))
+            if trial is None:
                 continue
             rec = _record_base(trial, condition, BASELINE, planner, None, settings)
             rec.update({k: v for k, v in row.items() if k not in rec})
@@ -357,5 +405,5 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
             log.append(rec)
             summary.completed += 1
             if progress is not None:
-                progress(i + 1, len(answers))
+                progress(summary.completed, len(pending))
     return summary

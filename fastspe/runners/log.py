@@ -8,12 +8,17 @@ appending to the same file at once.
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
 import threading
+import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from ..responses import TORN_LINE_EVENT
 
@@ -21,19 +26,53 @@ OK = "ok"
 ERROR = "error"
 
 
+KEY_PREFIXES = ("sk-ant-", "sk-proj-", "sk-")
+MIN_BARE_KEY = 16  # a key less its prefix is redacted only when this long, so short common words stay
+
+
 def check_log_path(path) -> Path:
-    """``path`` as a Path; a ValueError unless it ends in ``.jsonl`` (readers choose the format by extension)."""
+    """``path`` as a Path; a ValueError unless it ends in ``.jsonl`` (readers choose the format by extension)
+    and is not a bank (a JSONL file whose first line has ``initial`` and ``certificate``)."""
     p = Path(path)
     if p.suffix.lower() != ".jsonl":
         raise ValueError(f"{path}: a run log is JSONL; give --out a name ending in .jsonl")
+    if p.is_file():
+        with open(p, "rb") as fh:
+            first = fh.readline(1 << 20)
+        try:
+            obj = json.loads(first)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            obj = None
+        if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
+            raise ValueError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
+                             f"give --out another .jsonl name")
     return p
 
 
+def secret_forms(secret: str) -> list[str]:
+    """The forms in which a server or library may echo ``secret``: as is, without its ``sk-``/``sk-ant-``
+    prefix, URL-encoded and base64-encoded; longest first, so a form is replaced before its parts."""
+    forms = {secret, urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+    for prefix in KEY_PREFIXES:
+        if secret.startswith(prefix) and len(secret) - len(prefix) >= MIN_BARE_KEY:
+            forms.add(secret[len(prefix):])
+            break
+    raw = secret.encode("utf-8")
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        forms.add(encoded.decode("ascii"))
+        forms.add(encoded.decode("ascii").rstrip("="))
+    return sorted(forms, key=len, reverse=True)
+
+
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every occurrence of each non-empty secret replaced by ``[redacted]``."""
+    """``text`` with every occurrence of each non-empty secret, in any form of ``secret_forms``,
+    replaced by ``[redacted]``."""
     for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, "[redacted]")
+        if not secret:
+            continue
+        for form in secret_forms(secret):
+            if form in text:
+                text = text.replace(form, "[redacted]")
     return text
 
 
@@ -142,11 +181,99 @@ def completed_trial_ids(records: Iterable[dict]) -> set[str]:
     return {r["trial_id"] for r in records if r.get("status") == OK and r.get("trial_id")}
 
 
-def attempts_made(records: Iterable[dict]) -> dict[str, int]:
-    """The highest attempt number logged for each trial id (so a resumed run numbers on)."""
-    made: dict[str, int] = {}
-    for r in records:
-        tid = r.get("trial_id")
-        if tid:
-            made[tid] = max(made.get(tid, 0), int(r.get("attempt") or 0))
-    return made
+@dataclass
+class LogScan:
+    """What resuming one condition needs from a run log, kept without its records.
+
+    Attributes
+    ----------
+    done : ndarray of bool, shape (boards, trials)
+        Trials with a completed (``status == "ok"``) attempt, by bank row and trial index.
+    attempts : ndarray of int64, shape (boards, trials)
+        The highest attempt number logged for each trial (0: none), so a resumed run numbers on.
+    spent_usd : float
+        The cost of every attempt of the condition in the log (all boards).
+    torn_lines : int
+        Lines left torn by a stopped run (the unfinished last line, or one a marker record names).
+    """
+
+    done: np.ndarray
+    attempts: np.ndarray
+    spent_usd: float = 0.0
+    torn_lines: int = 0
+
+
+def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: dict,
+                 prompt_hashes: list | None = None) -> LogScan:
+    """Stream the run log ``path`` and gather what resuming ``condition`` needs (memory: the two arrays).
+
+    A trial is (condition, board_id, trial index); ``board_rows`` maps the bank's board ids to rows,
+    and attempts of other boards, trials or conditions are not kept. Raises a ValueError naming
+    the file and line when
+
+    - an attempt of ``condition`` was made with other ``settings`` (e.g. ``max_tokens``): its
+      answers would mix with this run's under one condition;
+    - an attempt of a board in ``board_rows`` was asked with another prompt than
+      ``prompt_hashes[row]`` (the bank or the prompt changed);
+    - a line that is not a JSON object is neither the unfinished last line of the file nor named by
+      a ``{"event": "torn_line"}`` marker: the log is damaged, and a lost completed answer would
+      otherwise be paid for again.
+
+    A missing file scans as empty.
+    """
+    scan = LogScan(np.zeros((len(board_rows), trials), dtype=bool), np.zeros((len(board_rows), trials), dtype=np.int64))
+    p = Path(path)
+    if not p.exists():
+        return scan
+    bad_lines: list[tuple[int, str]] = []
+    marked: set = set()
+    lineno, ends_with_newline = 0, True
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            ends_with_newline = raw.endswith(b"\n")
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8")))
+                continue
+            if not isinstance(rec, dict):
+                bad_lines.append((lineno, "not a JSON object"))
+            elif rec.get("event") == TORN_LINE_EVENT:
+                marked.add(rec.get("line"))
+            elif rec.get("condition") == condition:
+                _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes)
+    for n, why in bad_lines:
+        if n in marked or (n == lineno and not ends_with_newline):
+            scan.torn_lines += 1
+        else:
+            raise ValueError(f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
+                             f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
+                             f"log to skip it, or write to another --out")
+    return scan
+
+
+def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows: dict, trials: int, settings: dict,
+                  prompt_hashes: list | None) -> None:
+    """Fold one attempt record of the scanned condition into ``scan``."""
+    for name, wanted in settings.items():
+        if rec.get(name) != wanted:
+            raise ValueError(
+                f"{path}: line {lineno}: condition {rec['condition']!r} was run with {name} {rec.get(name)!r}, this "
+                f"run asks for {name} {wanted!r}; one condition keeps one set of settings, so give --condition "
+                f"NEW_NAME to run these settings as another condition in this log, or use another --out")
+    scan.spent_usd += float(rec.get("cost_usd") or 0.0)
+    row = board_rows.get(rec.get("board_id"))
+    trial = rec.get("trial")
+    if row is None or isinstance(trial, bool) or not isinstance(trial, int) or not 0 <= trial < trials:
+        return  # a board or trial this run does not plan
+    if prompt_hashes is not None and rec.get("prompt_text_sha256") not in (None, prompt_hashes[row]):
+        raise ValueError(f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
+                         f"asked with another prompt than this bank's board (the bank or the prompt changed); "
+                         f"give --condition NEW_NAME or use another --out")
+    attempt = rec.get("attempt")
+    if isinstance(attempt, int) and attempt > scan.attempts[row, trial]:
+        scan.attempts[row, trial] = attempt
+    if rec.get("status") == OK:
+        scan.done[row, trial] = True

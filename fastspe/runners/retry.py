@@ -10,6 +10,7 @@ are not retried.
 from __future__ import annotations
 
 import email.utils
+import math
 import random
 import threading
 import time
@@ -117,8 +118,8 @@ class RetryPolicy:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("base_delay", "max_delay", "retry_after_cap"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0 seconds, got {getattr(self, name)}")
+            if not 0 <= getattr(self, name) < math.inf:  # NaN or inf would make the backoff wait forever
+                raise ValueError(f"{name} must be a finite number >= 0 seconds, got {getattr(self, name)}")
 
     def allows(self, error: AttemptError, rate_limited: int, other: int) -> bool:
         """Whether another attempt may follow, given the retries of each sort used so far."""

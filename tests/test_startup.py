@@ -1,0 +1,44 @@
+"""`fastspe --help` and `--version` start fast: they import neither pandas, numba, pyarrow nor matplotlib."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("pandas", "numba", "pyarrow", "matplotlib")
+PROBE = """
+import sys
+from fastspe.cli import main
+try:
+    code = main({argv!r})
+except SystemExit as exc:  # argparse's own exit, should main let it through
+    code = exc.code
+heavy = [m for m in {heavy!r} if m in sys.modules]
+assert not heavy, heavy
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["run", "--help"], ["bank", "build", "--help"],
+                                  ["score", "--help"], ["metrics", "--help"], ["report", "--help"], ["demo", "--help"],
+                                  ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl", "--trials", "0"]])
+def test_help_version_and_bad_options_import_no_heavy_module(argv):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode in (0, 2) and "AssertionError" not in proc.stderr, proc.stderr
+
+
+def test_cli_defaults_match_the_library():
+    from fastspe import demo, intervals
+    from fastspe.cli import demo as cli_demo
+    from fastspe.cli import report as cli_report
+
+    assert (cli_report.DEFAULT_DRAWS, cli_report.DEFAULT_SEED) == (intervals.DEFAULT_DRAWS, intervals.DEFAULT_SEED)
+    assert (cli_demo.DEFAULT_OUT, cli_demo.DEMO_DRAWS, cli_demo.DEMO_SEED) == (demo.DEFAULT_OUT, demo.DEMO_DRAWS,
+                                                                             demo.DEMO_SEED)
