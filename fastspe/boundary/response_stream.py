@@ -32,6 +32,7 @@ _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
                      ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
 _NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
+_AFTER_NEWLINE_SPACE = re.compile(rb"\n[ \t\r\f\v\n]")  # a literal first byte: the regex engine skips ahead
 
 
 class NeedsLineReader(Exception):
@@ -77,11 +78,18 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
             except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
                 raise NeedsLineReader(str(exc)[:200]) from None
             # Arrow reads two objects on one line as two rows; the line reader refuses that line
-            if table.num_rows != len(_NONBLANK_LINE.findall(data)):
+            if table.num_rows != _json_lines(data):
                 raise NeedsLineReader("a line does not hold exactly one JSON object")
             yield table
             if not block:
                 return
+
+
+def _json_lines(data: bytes) -> int:
+    """Lines of ``data`` that hold anything but whitespace (blank lines are rare: count them only if any)."""
+    if data[:1].isspace() or _AFTER_NEWLINE_SPACE.search(data) is not None:
+        return len(_NONBLANK_LINE.findall(data))  # some line starts with whitespace: count exactly
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
@@ -125,12 +133,21 @@ class SortedKeys:
         return found
 
     def add(self, keys: np.ndarray) -> None:
-        run = np.unique(keys)
-        if len(run):
-            self.runs.append(run)
+        """Add sorted ``keys`` that are new and distinct (``check_new`` says so)."""
+        if len(keys):
+            self.runs.append(keys)
         while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
             last = self.runs.pop()
-            self.runs[-1] = np.union1d(self.runs[-1], last)
+            merged = np.concatenate([self.runs[-1], last])
+            merged.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
+            self.runs[-1] = merged
+
+    def check_new(self, keys: np.ndarray) -> np.ndarray | None:
+        """``keys`` sorted, or None if one repeats within them or is already in the set."""
+        ordered = np.sort(keys)
+        if (ordered[1:] == ordered[:-1]).any() or self.contains(ordered).any():
+            return None
+        return ordered
 
 
 class ResponseChecker:
@@ -183,9 +200,10 @@ class ResponseChecker:
         for code in np.unique(codes):
             mine = keys[codes == code]
             seen = self.done.setdefault(int(code), SortedKeys())
-            if len(np.unique(mine)) != len(mine) or seen.contains(mine).any():
+            ordered = seen.check_new(mine)
+            if ordered is None:
                 raise NeedsLineReader("duplicate output")
-            seen.add(mine)
+            seen.add(ordered)
         return table.append_column("row", pa.array(rows))
 
     def lost_outputs(self) -> int:
@@ -229,7 +247,9 @@ class ResponseChecker:
         keys = (rows.to_numpy().astype(np.uint64) << np.uint64(TRIAL_BITS)) | trial.astype(np.uint64)
         codes = self._codes(failed.column("condition"))
         for code in np.unique(codes):
-            self.failed.setdefault(int(code), SortedKeys()).add(keys[codes == code])
+            mine = self.failed.setdefault(int(code), SortedKeys())
+            fresh = np.unique(keys[codes == code])  # retries of one trial repeat its key
+            mine.add(fresh[~mine.contains(fresh)])
 
     def _rows(self, board_ids) -> np.ndarray | None:
         rows = pc.index_in(board_ids, value_set=self.bank_ids)
