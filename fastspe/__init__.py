@@ -5,3 +5,15 @@ stratified bootstrap intervals, and reports, over a Numba-compiled core.
 """
 
 __version__ = "0.1.0"
+
+# The in-memory reward API, imported on first use so that ``import fastspe`` (and ``fastspe --help``)
+# loads neither numba nor pandas.
+_LAZY = {"reward": "rewards", "RewardScorer": "rewards", "Rewards": "rewards"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

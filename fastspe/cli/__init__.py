@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from .. import __version__
-from ._common import ArgumentParser, fail
+from ._common import ArgumentParser, fail, warn
 
 COMMAND_MODULES = ("bank", "score", "report", "run", "demo")
 
@@ -38,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            # a library warning (a file without a checksum, outputs with failed attempts only) is one plain line
+            warnings.simplefilter("default")
+            warnings.showwarning = lambda message, *_args, **_kw: warn(str(message))
+            return int(args.func(args) or 0)
     except (ValueError, TypeError, OSError) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:

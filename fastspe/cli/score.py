@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 from ._common import metrics_table, progress_bar, refuse_overwrite, say, warn
 
 
@@ -38,12 +36,9 @@ def run_score(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank_table(args.bank)
-    with warnings.catch_warnings(record=True) as caught, progress_bar("scoring", None) as update:
-        warnings.simplefilter("always")
+    with progress_bar("scoring", None) as update:
         summary = score_file(bank, args.responses, args.out, parse=args.parse, format_failure=args.format_failure,
                              skip_invalid=args.skip_invalid, progress=update)
-    for w in caught:
-        warn(w.message)
     if summary.lost_outputs:
         warn(f"{args.responses}: {summary.lost_outputs} output(s) have only failed attempts and are not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
