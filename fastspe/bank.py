@@ -132,9 +132,14 @@ def build_bank_table(design: Design, progress: Progress | None = None) -> pa.Tab
         boards, paths, index = build_cell(cell, design.seed, stream, taken, tick)
         accepted.setdefault(key, []).append(boards)
         parts.append(_cell_table(cell, design.seed, boards, paths, index))
-    table = pa.concat_tables(parts).combine_chunks()
     if len({p.schema.field("initial").type for p in parts}) > 1:  # mixed board sizes: variable-length lists
-        table = check_bank_table(table, "built bank")
+        parts = [_variable_boards(p) for p in parts]
+    return pa.concat_tables(parts).combine_chunks()
+
+
+def _variable_boards(table: pa.Table) -> pa.Table:
+    for name in ("initial", "goal"):
+        table = table.set_column(table.schema.get_field_index(name), name, table.column(name).cast(pa.list_(pa.int8())))
     return table
 
 

@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -142,3 +143,52 @@ def test_different_seeds_give_different_banks():
     a, b = build_bank(paper_design(1)), build_bank(paper_design(2))
     changed = Counter(x != y for x, y in zip(a["initial"], b["initial"]))
     assert changed[True] > 300
+
+
+# ---- bank files: boards as int8 arrays, old files still read ---------------------------------------
+
+def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from fastspe.bank import board_matrix, read_bank, write_bank
+
+    path = tmp_path / "bank.parquet"
+    write_bank(paper_bank, path)
+    schema = pq.read_schema(path)
+    assert schema.field("initial").type == pa.list_(pa.int8(), 16)
+    back = read_bank(path)
+    assert isinstance(back["initial"].dtype, pd.ArrowDtype)  # one Arrow buffer, not a list per board
+    boards = board_matrix(back["initial"])
+    assert boards.dtype == np.int8 and boards.shape == (400, 16)
+    np.testing.assert_array_equal(boards, np.array([list(b) for b in paper_bank["initial"]], dtype=np.int8))
+    assert back["blocks"].map(tuple).tolist() == paper_bank["blocks"].map(tuple).tolist()
+
+
+def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
+    """Plain int64 lists and no checksum: read with a warning, same boards."""
+    from fastspe.bank import read_bank
+
+    old = paper_bank.copy()
+    for col in ("blocks", "initial", "goal"):
+        old[col] = [list(map(int, v)) for v in old[col]]
+    path = tmp_path / "old.parquet"
+    old.to_parquet(path, index=False)
+    with pytest.warns(UserWarning, match="no fastspe content checksum"):
+        back = read_bank(path)
+    assert back["initial"].map(list).tolist() == old["initial"].tolist()
+    jsonl = tmp_path / "old.jsonl"
+    old.to_json(jsonl, orient="records", lines=True)
+    assert read_bank(jsonl)["certificate"].tolist() == old["certificate"].tolist()
+
+
+def test_mixed_board_sizes_round_trip(tmp_path):
+    from fastspe.bank import board_matrix, build_bank, read_bank, write_bank
+    from fastspe.design import Design, DesignCell
+
+    design = Design(seed=1, cells=(DesignCell("a", Layout(3, 3, ()), 6, 5), DesignCell("b", Layout(4, 4, (5,)), 8, 5)))
+    bank = build_bank(design)
+    path = tmp_path / "mixed.parquet"
+    write_bank(bank, path)
+    boards = board_matrix(read_bank(path)["initial"])
+    assert boards.shape == (10, 16) and (boards[:5, 9:] == -1).all()  # 3x3 boards padded as blocked
