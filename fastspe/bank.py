@@ -42,10 +42,29 @@ def proposal_cap(count: int) -> int:
     return max(MIN_PROPOSAL_CAP, PROPOSALS_PER_BOARD * count)
 
 
-def certificates(paths: np.ndarray) -> np.ndarray:
-    """Certificate strings from walk paths uint8 (n, depth): the reversed walk, each move inverted."""
+def certificates(paths: np.ndarray) -> pa.StringArray:
+    """Certificate strings from walk paths uint8 (n, depth): the reversed walk, each move inverted.
+
+    Built as one Arrow buffer of letters (no Python string per board).
+    """
     letters = np.ascontiguousarray(DIRECTION_BYTES[_INVERSE[paths[:, ::-1]]])
-    return letters.view(f"S{paths.shape[1]}").ravel().astype(str)
+    return _fixed_width_strings(letters)
+
+
+def _fixed_width_strings(chars: np.ndarray) -> pa.StringArray:
+    """An Arrow string array from a uint8 (n, width) array of ASCII bytes, one row per string."""
+    n, width = chars.shape
+    offsets = np.arange(n + 1, dtype=np.int64) * width
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(chars.tobytes())).cast(pa.string())
+
+
+def board_ids(name: str, n: int) -> pa.StringArray:
+    """``NAME-000``, ``NAME-001``, ...: zero-padded to at least 3 digits, built without a Python loop."""
+    width = max(3, len(str(n - 1)))
+    prefix = np.frombuffer(f"{name}-".encode(), dtype=np.uint8)
+    place = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    digits = (np.arange(n, dtype=np.int64)[:, None] // place) % 10 + ord("0")
+    return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (n, len(prefix))), digits.astype(np.uint8)]))
 
 
 def _board_keys(boards: np.ndarray) -> np.ndarray:
@@ -150,17 +169,14 @@ def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame
 
 def _cell_table(cell: DesignCell, seed: int, boards, paths, index) -> pa.Table:
     layout, n = cell.layout, len(boards)
-    width = max(3, len(str(n - 1)))
-    name = cell.name
-    ids = [f"{name}-{i:0{width}d}" for i in range(n)]
 
     def boards_of(flat: np.ndarray) -> pa.Array:
         return pa.FixedSizeListArray.from_arrays(pa.array(flat.astype(np.int8, copy=False)), layout.cells)
 
     offsets = np.arange(n + 1, dtype=np.int32) * layout.k
     return pa.table({
-        "board_id": pa.array(ids, pa.string()),
-        "cohort": pa.array(np.full(n, cell.cohort, dtype=object), pa.string()),
+        "board_id": board_ids(cell.name, n),
+        "cohort": pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [cell.cohort]).cast(pa.string()),
         "k": np.full(n, layout.k, dtype=np.int64),
         "blocks": pa.ListArray.from_arrays(pa.array(offsets),
                                            pa.array(np.tile(np.array(layout.blocks, dtype=np.int8), n), pa.int8())),
@@ -170,7 +186,7 @@ def _cell_table(cell: DesignCell, seed: int, boards, paths, index) -> pa.Table:
         "h": np.full(n, cell.depth, dtype=np.int64),  # every step of the walk raised h by exactly one
         "initial": boards_of(boards.ravel()),
         "goal": boards_of(np.tile(layout.goal, n)),
-        "certificate": pa.array(certificates(paths), pa.string()),
+        "certificate": certificates(paths),
         "proposal_index": index.astype(np.int64),
         "seed": np.full(n, seed, dtype=np.int64),
     })

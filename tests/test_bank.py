@@ -78,7 +78,7 @@ def test_build_matches_plain_python_twin():
     twin = naive.build_cell(4, 4, (6, 9), 20, 30, seed=11, stream=4)
     assert boards.tolist() == [b for b, _, _ in twin]
     assert index.tolist() == [i for _, _, i in twin]
-    assert certificates(paths).tolist() == [naive.certificate(p) for _, p, _ in twin]
+    assert certificates(paths).to_pylist() == [naive.certificate(p) for _, p, _ in twin]
 
 
 def test_quota_that_cannot_be_met_names_the_count():
