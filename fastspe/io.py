@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import re
+import secrets
+import shutil
 from pathlib import Path
 from typing import Iterator
 
@@ -38,27 +40,111 @@ def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
     return suffix[1:]
 
 
+TEMP_SUFFIX = ".tmp"
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?P<token>[0-9a-f]{8,})\.(?P<kind>tmp|old)$")
+
+
+def temp_sibling(final: str | os.PathLike, kind: str = "tmp") -> Path:
+    """A fresh name ``.NAME.<pid>.<random>.<kind>`` beside ``final``.
+
+    The pid says which process owns it, so ``remove_stale_temps`` can tell a crashed writer's leftovers
+    from a live writer's work in progress; the random part keeps two writers in one process apart.
+    """
+    final = Path(final)
+    return final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(6)}.{kind}"
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there: never guess, keep the file
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's live process (or a pid we cannot ask about): not ours to remove
+    return True
+
+
+def stale_temps(final: str | os.PathLike) -> list[Path]:
+    """Temporaries of ``final`` (files or folders named by ``temp_sibling``) whose writing process is gone."""
+    final = Path(final)
+    try:
+        entries = list(os.scandir(final.parent))
+    except OSError:
+        return []
+    stale = []
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        if m and m["name"] == final.name and int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"])):
+            stale.append(final.parent / entry.name)
+    return sorted(stale)
+
+
+def remove_stale_temps(final: str | os.PathLike) -> None:
+    """Remove the leftovers of writers of ``final`` that died (see ``stale_temps``); never raises.
+
+    A folder set aside as ``.NAME.<pid>.<random>.old`` by a writer that died mid-swap is the previous
+    content of ``final``: it is moved back when ``final`` is missing, and removed otherwise.
+    """
+    final = Path(final)
+    for path in stale_temps(final):
+        with contextlib.suppress(OSError):
+            if path.name.endswith(".old") and not os.path.lexists(final):
+                os.rename(path, final)
+            elif path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name == "nt":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_failure(final: Path, exc: OSError) -> OSError:
+    """``exc`` as an ``OSError`` that names ``final`` (the file the user asked for, not a temporary)."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    return OSError(exc.errno, f"cannot write {final}: {what}; nothing was written under that name")
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, else it is removed."""
+    """Yield a temporary path beside ``path``; on success it is synced and replaces ``path``.
+
+    On any failure the temporary is removed and ``path`` keeps its old content (or stays absent); an
+    ``OSError`` (a full disk, say) is raised again naming ``path``. Leftovers of writers of ``path``
+    that died are removed first.
+    """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
+    remove_stale_temps(final)
+    tmp = temp_sibling(final)
     try:
-        yield Path(tmp)
+        # O_EXCL: never write through a name someone else made; 0o666 & ~umask, the usual permissions
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        yield tmp
+        if tmp.is_file():  # a full disk may only show when the data reach it: sync before the rename
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.replace(tmp, final)
-    except BaseException:
+        _fsync_dir(final.parent)
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not str(exc).startswith(f"cannot write {final}:"):
+            raise write_failure(final, exc) from exc
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:
@@ -67,8 +153,56 @@ def write_text(text: str, path: str | os.PathLike) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write ``df`` atomically as Parquet, JSONL or CSV, chosen by the extension of ``path``."""
+# A cell that a spreadsheet would run as a formula: it starts (after any quotes added by an earlier
+# escape) with = + - @ tab or CR. Numbers such as -1.5 are not formulas and are left alone.
+_FORMULA_START = re.compile(r"^'*[=+\-@\t\r]")
+_ESCAPED_START = re.compile(r"^'+[=+\-@\t\r]")
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|nan)$", re.IGNORECASE)
+
+
+def text_cells(values: pd.Series) -> pd.Series:
+    """The string cells of ``values``, ``""`` for anything else (NaN, numbers, flags), ready for ``.str``."""
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
+        return values.fillna("")
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        return values.where(values.notna(), "")
+    return values.map(lambda v: v if isinstance(v, str) else "")  # mixed columns only (rare)
+
+
+def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every text cell that a spreadsheet would run as a formula prefixed with ``'``.
+
+    Reversible (``unescape_formulas``): a cell that already starts with quotes before such a character
+    gets one more quote, so every original string has exactly one escaped form. Only string cells of
+    text columns change; numbers, and strings that read as numbers (``-1``, ``+2.5e3``), stay as they are.
+    """
+    out = None
+    for col in df.columns:
+        values = df[col]
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)):
+            continue
+        text = text_cells(values)
+        risky = text.str.match(_FORMULA_START) & ~text.str.match(_NUMBER)
+        if risky.any():
+            out = df.copy() if out is None else out
+            out[col] = values.astype(object).mask(risky, "'" + text)
+    return df if out is None else out
+
+
+def unescape_formulas(values: pd.Series) -> pd.Series:
+    """Undo ``escape_formulas`` on one text column (non-strings pass through)."""
+    text = text_cells(values)
+    escaped = text.str.match(_ESCAPED_START)
+    return values.astype(object).mask(escaped, text.str.slice(1)) if escaped.any() else values
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: bool = False) -> None:
+    """Write ``df`` atomically as Parquet, JSONL or CSV, chosen by the extension of ``path``.
+
+    ``formulas_escaped``: in a CSV, prefix text cells that a spreadsheet would run as formulas with
+    ``'`` (``escape_formulas``); for files people open (report tables, metrics) and files whose reader
+    undoes it (verdicts). Data files read back by other code keep their text byte for byte.
+    """
     fmt = table_format(path)
     with atomic_path(path) as tmp:
         if fmt == "parquet":
@@ -76,7 +210,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
         elif fmt == "jsonl":
             df.to_json(tmp, orient="records", lines=True, force_ascii=False)
         else:
-            df.to_csv(tmp, index=False)
+            (escape_formulas(df) if formulas_escaped else df).to_csv(tmp, index=False)
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
