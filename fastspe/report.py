@@ -16,7 +16,8 @@ import pandas as pd
 from . import __version__
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_draws, bootstrap_intervals, pack_sums,
                         paired_differences)
-from .io import require_columns, write_table, write_text
+from .boundary.verdicts import check_against_bank
+from .io import write_table, write_text
 from .metrics import board_sums, compute_metrics
 from .tables import (Table, check_verdicts, condition_order, paper_tables, primary_cohort, to_markdown,
                      write_table_files)
@@ -24,25 +25,6 @@ from .tables import (Table, check_verdicts, condition_order, paper_tables, prima
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used"]
 LEVEL = 0.95
 PAIRS_PER_PASS = 32
-_BANK_NEEDED = ["board_id", "cohort", "k", "depth"]
-
-
-def _check_bank(bank: pd.DataFrame, verdicts: pd.DataFrame) -> None:
-    require_columns(bank, _BANK_NEEDED, "bank rows", "read it with fastspe.bank.read_bank")
-    info = bank.drop_duplicates("board_id").set_index("board_id")[["cohort", "k", "depth"]]
-    ids = verdicts["board_id"].astype(str)
-    unknown = ~ids.isin(info.index.astype(str))
-    if unknown.any():
-        raise ValueError(f"verdicts row {verdicts.index[unknown.argmax()]}: board_id {ids[unknown].iloc[0]!r} is not "
-                         "in the bank; report with the bank the answers were scored against")
-    info.index = info.index.astype(str)
-    ref = info.loc[ids]
-    for col in ("cohort", "k", "depth"):
-        differs = ref[col].astype(str).to_numpy() != verdicts[col].astype(str).to_numpy()
-        if differs.any():
-            i = differs.argmax()
-            raise ValueError(f"verdicts row {verdicts.index[i]}: board {ids.iloc[i]!r} has {col} "
-                             f"{verdicts[col].iloc[i]!r} but the bank says {ref[col].iloc[i]!r}; re-score the answers")
 
 
 def metrics_long(intervals: pd.DataFrame) -> pd.DataFrame:
@@ -119,9 +101,9 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     draws, seed : bootstrap draws and seed
     """
     check_verdicts(verdicts)
-    _check_bank(bank, verdicts)
+    sums = board_sums(verdicts)  # refuses repeated outputs and derived columns that disagree
+    check_against_bank(verdicts, bank)
     out = Path(out_dir)
-    sums = board_sums(verdicts)
     primary = primary_cohort(verdicts)
     order = condition_order(sums, primary)
     intervals = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, conditions=order)

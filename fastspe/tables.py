@@ -16,13 +16,15 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .boundary.errors import InputError
+from .boundary.verdicts import PARSE_MODES
 from .io import require_columns, write_table, write_text
+from .kernels.replay import ERROR_NAMES
 from .metrics import board_sums, compute_metrics
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
-ERROR_KINDS = ("boundary", "obstacle", "invalid_action", "format")
-PARSE_MODES = ("exact", "normalized", "no_plan")
+ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
 MISSING = "n/a"  # how an undefined value prints
 _NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
            "economy", "excess"]
@@ -56,10 +58,18 @@ def _cell(value, spec: str | None) -> str:
 
 
 def check_verdicts(verdicts: pd.DataFrame) -> None:
-    """Raise if ``verdicts`` lacks what the tables read."""
+    """Raise if ``verdicts`` lack what the tables read or hold an error kind or parse mode that no table
+    counts (the metric columns are checked by ``metrics.board_sums``)."""
     require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise ValueError("verdicts are empty: there is nothing to report")
+    for col, known in (("error_kind", ("", *ERROR_KINDS)), ("parse_mode", PARSE_MODES)):
+        values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
+        bad = ~values.isin(known).to_numpy()
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(f"verdicts: row {i + 1} (board_id {str(verdicts['board_id'].iat[i])!r}): {col} "
+                             f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}")
 
 
 def primary_cohort(verdicts: pd.DataFrame) -> str:

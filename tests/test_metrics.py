@@ -13,11 +13,18 @@ from hypothesis import strategies as st
 from fastspe.metrics import METRIC_COLUMNS, board_sums, compute_metrics
 
 
-def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone"):
+def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone", trial=0):
     complete = status == "complete"
-    return {"condition": condition, "board_id": board_id, "cohort": cohort, "k": k, "layout": layout,
-            "depth": depth, "status": status, "L": L, "optimal": complete and L == depth,
+    return {"condition": condition, "board_id": board_id, "trial": trial, "cohort": cohort, "k": k,
+            "layout": layout, "depth": depth, "status": status, "L": L, "optimal": complete and L == depth,
             "economy": depth / L if complete else np.nan, "excess": float(L - depth) if complete else np.nan}
+
+
+def numbered(rows: list[dict]) -> pd.DataFrame:
+    """Rows with trials 0, 1, ... within each (condition, board_id), so every output has its own key."""
+    df = pd.DataFrame(rows)
+    df["trial"] = df.groupby(["condition", "board_id"]).cumcount()
+    return df
 
 
 def hand_set() -> pd.DataFrame:
@@ -32,7 +39,7 @@ def hand_set() -> pd.DataFrame:
         verdict("B", "b1", 10, "illegal", 4), verdict("B", "b2", 20, "illegal", 1),
         verdict("C", "b1", 10, "legal_noncompletion", 12), verdict("C", "b2", 20, "legal_noncompletion", 0),
     ]
-    return pd.DataFrame(rows)
+    return numbered(rows)
 
 
 def test_board_sums_by_hand():
@@ -100,10 +107,10 @@ def verdict_sets(draw):
         depth = draw(st.sampled_from([10, 20, 30]))
         status = draw(st.sampled_from(["complete", "legal_noncompletion", "illegal"]))
         L = depth + draw(st.integers(0, 50)) if status == "complete" else draw(st.integers(0, 80))
-        board = f"b{draw(st.integers(0, 5))}-{depth}"
-        rows.append(verdict(draw(st.sampled_from(["m1", "m2"])), board, depth, status, L,
-                            cohort=draw(st.sampled_from(["primary", "stress"]))))
-    return pd.DataFrame(rows)
+        board = draw(st.integers(0, 5))
+        rows.append(verdict(draw(st.sampled_from(["m1", "m2"])), f"b{board}-{depth}", depth, status, L,
+                            cohort="primary" if board % 2 else "stress"))  # a board has one cohort
+    return numbered(rows)
 
 
 @settings(max_examples=100, deadline=None)
