@@ -128,22 +128,24 @@ def _floats(rows: _Rows, col: str) -> np.ndarray:
     return number
 
 
-def _names(rows: _Rows, col: str, allow_empty: bool) -> np.ndarray:
+def _names(rows: _Rows, col: str, allow_empty: bool) -> pd.Series:
+    """The column as strings, ``""`` for an empty cell (refused unless ``allow_empty``)."""
     values = rows.df[col]
-    missing = values.isna().to_numpy()
+    missing = values.isna()
     if not allow_empty:
-        rows.refuse(missing, f"{col} is missing")
+        rows.refuse(missing.to_numpy(), f"{col} is missing")
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
-        values = values.astype(str).where(~missing, None)  # ints in a typed column written by another tool
-    text = values.to_numpy(dtype=object, na_value="")
+        values = values.astype(str).where(~missing, "")  # ints in a typed column written by another tool
+    elif missing.any():
+        values = values.fillna("")
     if not allow_empty:
-        rows.refuse(text == "", f"{col} is empty")
-    return text
+        rows.refuse((values == "").to_numpy(bool), f"{col} is empty")
+    return values
 
 
-def _known(rows: _Rows, values: np.ndarray, col: str, allowed) -> None:
-    rows.refuse(~pd.Series(values).isin(allowed).to_numpy(),
-                lambda i: f"{col} {_show(values[i])} is not one of {', '.join(repr(a) for a in allowed)}")
+def _known(rows: _Rows, values: pd.Series, col: str, allowed) -> None:
+    rows.refuse(~values.isin(allowed).to_numpy(bool),
+                lambda i: f"{col} {_show(values.iat[i])} is not one of {', '.join(repr(a) for a in allowed)}")
 
 
 # ---- meaning ------------------------------------------------------------------------------------------------
@@ -198,19 +200,20 @@ def _check_meaning(rows: _Rows, status: np.ndarray, L: np.ndarray, depth: np.nda
         col = next(c for c in BOARD_INFO if df[c].iat[pos] != df[c].iat[first])
         rows.refuse(clash, f"{col} is {_show(df[col].iat[pos])} but {_show(df[col].iat[first])} on {rows.unit} "
                            f"{rows.first + first} for the same board")
-    complete = status == "complete"
+    status = pd.Series(status)
+    complete = (status == "complete").to_numpy(bool)
     rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} moves is shorter than the certified "
                                                   f"shortest plan (depth {depth[i]}): the file is wrong")
     ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)
     why = "; it must follow from L, status and depth (the file was edited or damaged: re-score the answers)"
     rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but L = {L[i]}, status "
-                                                  f"{status[i]}, depth {depth[i]} make it {bool(ref_optimal[i])}{why}")
+                                                  f"{status.iat[i]}, depth {depth[i]} make it {bool(ref_optimal[i])}{why}")
     for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
         rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but L = {L[i]}, status "
-                                                   f"{status[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
+                                                   f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
 
 
-def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: np.ndarray) -> None:
+def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series) -> None:
     require_columns(bank, ["board_id", "cohort", "k", "depth"], "bank rows", "read it with fastspe.bank.read_bank")
     if bank["board_id"].duplicated().any():
         raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
@@ -218,9 +221,9 @@ def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarra
     ids = rows.df["board_id"].astype(str)
     at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
     rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")
-    for col, mine in (("depth", depth), ("k", k), ("cohort", cohort)):
+    for col, mine in (("depth", depth), ("k", k), ("cohort", cohort.to_numpy(dtype=object))):
         theirs = bank[col].to_numpy()[at]
-        differs = mine != (theirs.astype(str) if col == "cohort" else theirs.astype(np.int64))
+        differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
         rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
                                        "answers against this bank")
 
@@ -241,7 +244,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
 
     Returns
     -------
-    A copy of ``df`` in its row order: integer columns int64, flags bool, text columns str objects
+    A copy of ``df`` in its row order: integer columns int64, flags bool, text columns strings
     (``""``, never NaN), ``economy``/``excess`` float64. Stored derived columns that disagree with
     ``L``, ``status`` and ``depth`` are refused, never repaired (see the module docstring).
     """
@@ -262,30 +265,34 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
         out[col] = _flags(rows, col)
     for col in FLOAT_COLUMNS:
         out[col] = _floats(rows, col)
-    clean = df.assign(**{col: out[col] for col in VERDICT_COLUMNS})
+    # assign only what changed: rebuilding unchanged text columns costs more than all the checks
+    changed = {col: v for col, v in out.items() if v is not df[col] and not (
+        isinstance(v, np.ndarray) and v.dtype == df[col].dtype and np.array_equal(v, df[col].to_numpy(), equal_nan=True))}
+    clean = df.assign(**changed) if changed else df
     rows = _Rows(clean, source, unit, first)
     status, kind, mode, L = out["status"], out["error_kind"], out["parse_mode"], out["L"]
     _known(rows, status, "status", STATUS_NAMES)
     _known(rows, kind, "error_kind", ERROR_NAMES)
     _known(rows, mode, "parse_mode", PARSE_MODES)
-    illegal = status == "illegal"
-    rows.refuse(illegal != (kind != ""), lambda i: f"status {status[i]!r} with error_kind {kind[i]!r}: an illegal "
-                                                   "plan has an error kind and no other plan has one")
-    rows.refuse((kind == "format") & (mode != "no_plan"), "error_kind 'format' but the answer has a plan "
-                                                          f"(parse_mode is not 'no_plan')")
-    rows.refuse((mode == "no_plan") & (L != 0), "parse_mode 'no_plan' with L > 0")
-    rows.refuse(pd.Series(out["moves"]).str.len().to_numpy() != L,
-                lambda i: f"moves has {len(out['moves'][i])} actions but L is {L[i]}")
+    illegal = (status == "illegal").to_numpy(bool)
+    has_kind = (kind != "").to_numpy(bool)
+    is_format = (kind == "format").to_numpy(bool)
+    no_plan = (mode == "no_plan").to_numpy(bool)
+    rows.refuse(illegal != has_kind, lambda i: f"status {status.iat[i]!r} with error_kind {kind.iat[i]!r}: an "
+                                               "illegal plan has an error kind and no other plan has one")
+    rows.refuse(is_format & ~no_plan, "error_kind 'format' but the answer has a plan (parse_mode is not 'no_plan')")
+    rows.refuse(no_plan & (L != 0), "parse_mode 'no_plan' with L > 0")
+    actions = out["moves"].str.len().to_numpy(np.int64)
+    rows.refuse(actions != L, lambda i: f"moves has {actions[i]} actions but L is {L[i]}")
     first_error = out["first_error"]
-    located = illegal & (kind != "format")
-    rows.refuse(np.where(located, (first_error < 0) | (first_error >= L), first_error != -1),
-                lambda i: f"first_error {first_error[i]} does not fit status {status[i]!r}, error_kind {kind[i]!r} "
-                          f"and L = {L[i]} (an index of an illegal action, else -1)")
+    rows.refuse(np.where(illegal & ~is_format, (first_error < 0) | (first_error >= L), first_error != -1),
+                lambda i: f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
+                          f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)")
     rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
     _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
     if bank is not None:
         _check_bank(rows, bank, out["depth"], out["k"], out["cohort"])
-    return clean
+    return clean  # reset_index made a new frame: the caller's is never modified
 
 
 def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | None = None) -> None:
@@ -304,7 +311,7 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame 
     ints = {}
     for col in ("trial", "k", "depth", "L"):
         ints[col] = _integers(rows, col)  # names the first row that is not an integer in range
-    status = df["status"].to_numpy(dtype=object)
+    status = df["status"]
     _known(rows, status, "status", STATUS_NAMES)
     # the metrics read these as they are: a text "False" would count as true, so only real types pass
     number = lambda t: pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)  # noqa: E731
@@ -318,7 +325,7 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame 
     economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
     _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
     if bank is not None:
-        _check_bank(rows, bank, ints["depth"], ints["k"], df["cohort"].astype(str).to_numpy(dtype=object))
+        _check_bank(rows, bank, ints["depth"], ints["k"], df["cohort"].astype(str))
 
 
 def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") -> None:
@@ -326,7 +333,7 @@ def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") 
     require_columns(df, ["board_id", "cohort", "k", "depth"], f"{source}", "make them with `fastspe score`")
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
     _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, "k"),
-                rows.df["cohort"].astype(str).to_numpy(dtype=object))
+                rows.df["cohort"].astype(str))
 
 
 # ---- files ----------------------------------------------------------------------------------------------------
