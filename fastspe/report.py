@@ -19,8 +19,8 @@ from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_d
 from .boundary.verdicts import check_against_bank
 from .io import write_table, write_text
 from .metrics import board_sums, compute_metrics
-from .tables import (Table, check_verdicts, condition_order, paper_tables, primary_cohort, to_markdown,
-                     write_table_files)
+from .tables import (Table, check_verdicts, condition_order, markdown_text, paper_tables, primary_cohort,
+                     to_markdown, write_table_files)
 
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used"]
 LEVEL = 0.95
@@ -118,7 +118,7 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
             parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed), chunk, LEVEL))
         paired = pd.concat(parts, ignore_index=True)
 
-    write_table(metrics_long(intervals), out / "metrics.csv")
+    write_table(metrics_long(intervals), out / "metrics.csv", formulas_escaped=True)
     tables = paper_tables(verdicts, intervals, order, paired, sums)
     for table in tables:
         write_table_files(table, out / "tables")
@@ -137,7 +137,8 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     method = _method_text(bank, verdicts, draws, seed)
     md = ["# fastspe report\n", method, "## Figures\n"]
     for caption, paths in figures:
-        md.append(f"![{caption}]({paths[1].relative_to(out).as_posix()})\n\n*{caption}*\n")
+        text = markdown_text(caption)  # the cohort's name is user text
+        md.append(f"![{text}]({paths[1].relative_to(out).as_posix()})\n\n*{text}*\n")
     md.append("## Tables\n")
     md += [_md_section(t) for t in tables]
     md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or k "

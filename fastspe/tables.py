@@ -9,6 +9,7 @@ Point values come from ``metrics.compute_metrics``; Table 6 from ``intervals`` (
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -268,17 +269,29 @@ def paper_tables(verdicts: pd.DataFrame, intervals: pd.DataFrame, conditions: Se
     return tables
 
 
+# Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a
+# backslash before each makes it literal. Line breaks would end a table row and control characters
+# are invisible, so both become spaces.
+_MARKDOWN_MARK = re.compile(r"([\\`*_\[\]<>|#!~])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def markdown_text(text) -> str:
+    """``text`` (a condition or cohort name, a caption) as literal Markdown, safe in a table cell."""
+    return _MARKDOWN_MARK.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
+
+
 def to_markdown(table: Table) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above."""
+    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above; every cell and
+    header is literal text (``markdown_text``)."""
     text = table.formatted()
     cols = [str(c) for c in text.columns]
     numeric = [pd.api.types.is_numeric_dtype(table.frame[c]) and not pd.api.types.is_bool_dtype(table.frame[c])
                for c in table.frame.columns]
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
-    lines = ["| " + " | ".join(esc(c) for c in cols) + " |",
+    lines = ["| " + " | ".join(markdown_text(c) for c in cols) + " |",
              "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in text.itertuples(index=False)]
-    return f"**{table.caption}**\n\n" + "\n".join(lines) + "\n"
+    lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in text.itertuples(index=False)]
+    return f"**{markdown_text(table.caption)}**\n\n" + "\n".join(lines) + "\n"
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -305,7 +318,7 @@ def write_table_files(table: Table, folder: str | Path) -> list[Path]:
     """Write ``<name>.csv``, ``<name>.md`` and ``<name>.tex`` in ``folder`` (atomically)."""
     folder = Path(folder)
     paths = [folder / f"{table.name}.{ext}" for ext in ("csv", "md", "tex")]
-    write_table(table.frame, paths[0])
+    write_table(table.frame, paths[0], formulas_escaped=True)  # opened in spreadsheets
     write_text(to_markdown(table), paths[1])
     write_text(to_latex(table), paths[2])
     return paths
