@@ -109,10 +109,16 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def write_failure(final: Path, exc: OSError) -> OSError:
-    """``exc`` as an ``OSError`` that names ``final`` (the file the user asked for, not a temporary)."""
-    what = exc.strerror or str(exc) or type(exc).__name__
-    return OSError(exc.errno, f"cannot write {final}: {what}; nothing was written under that name")
+class WriteError(OSError):
+    """A write that failed (a full disk, say); the message names the path the user asked for."""
+
+
+def _naming(final: Path, exc: BaseException) -> BaseException:
+    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
+    if not isinstance(exc, OSError) or isinstance(exc, WriteError):
+        return exc
+    what = f"cannot write {final}: {exc.strerror or exc or type(exc).__name__}; nothing was written under that name"
+    return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
 
 
 @contextlib.contextmanager
@@ -142,9 +148,71 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and not str(exc).startswith(f"cannot write {final}:"):
-            raise write_failure(final, exc) from exc
-        raise
+        named = _naming(final, exc)
+        if named is exc:
+            raise
+        raise named from exc
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a new empty folder beside ``path``; on success it takes the place of ``path`` whole.
+
+    The old folder's entries that the new one lacks (files that are not the writer's, such as the
+    demo's bank and verdicts next to its report) are carried over as hard links (copies where links
+    are not possible), then the old folder is renamed aside, the new one renamed in and the old one
+    removed. On any failure before the swap the old folder is untouched and the new one removed; a
+    writer that dies between the two renames leaves ``.NAME.<pid>.<random>.old``, which the next
+    writer of ``path`` moves back (``remove_stale_temps``).
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(final)
+    build = temp_sibling(final)
+    build.mkdir()
+    try:
+        yield build
+        if final.is_dir():
+            _carry_over(final, build)
+            shutil.copymode(final, build)
+            aside = temp_sibling(final, "old")
+            os.rename(final, aside)
+            try:
+                os.rename(build, final)
+            except BaseException:
+                os.rename(aside, final)
+                raise
+            shutil.rmtree(aside, ignore_errors=True)  # what is left is cleaned as stale once we exit
+        else:
+            os.rename(build, final)
+        _fsync_dir(final.parent)
+    except BaseException as exc:
+        shutil.rmtree(build, ignore_errors=True)
+        named = _naming(final, exc)
+        if named is exc:
+            raise
+        raise named from exc
+
+
+def _carry_over(old: Path, new: Path) -> None:
+    """Link (or copy) into ``new`` every entry of ``old`` that ``new`` does not have."""
+    for entry in os.scandir(old):
+        target = new / entry.name
+        if os.path.lexists(target):
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        elif entry.is_dir():
+            shutil.copytree(entry.path, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(entry.path, target)
+
+
+def _link_or_copy(src, dst) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links
+        shutil.copy2(src, dst)
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:
