@@ -110,8 +110,8 @@ def figure1_heatmap(by_depth: pd.DataFrame, conditions: Sequence[str], primary: 
         first.set_yticks(range(n_rows), [plain(c) for c in conditions])
         gutter = [j for j, c in enumerate(columns) if c is None]
         if gutter:
-            fig.suptitle(f"R, Q, E by depth: {plain(primary)} cohort left of the gutter, "
-                         f"{', '.join(sorted({plain(c[0]) for c in columns if c and c[0] != primary}))} right", fontsize=8)
+            others = ", ".join(sorted({plain(c[0]) for c in columns if c and c[0] != primary}))
+            fig.suptitle(f"R, Q, E by depth: {plain(primary)} cohort left of the gutter, {others} right", fontsize=8)
         fig.tight_layout()
         return _save(fig, Path(stem))
 

@@ -130,3 +130,19 @@ def test_identities_on_random_sets(v):
     # SPE is the mean over outputs of d*/L for completions, 0 otherwise (equation 3)
     per = v.assign(s=np.where(v["status"] == "complete", v["economy"], 0.0)).groupby("condition")["s"].mean()
     assert np.allclose(m.set_index("condition")["SPE"], per)
+
+
+def test_repeated_outputs_and_sums_are_refused():
+    v = hand_set()
+    with pytest.raises(ValueError, match=r"^verdicts: row 11 \(board_id 'b1'\): duplicate output .* first seen at row 1"):
+        compute_metrics(pd.concat([v, v.iloc[[0]]], ignore_index=True), by=["condition"])
+    sums = board_sums(v)
+    with pytest.raises(ValueError, match=r"board sums: row 7: .* appears more than once"):
+        compute_metrics(pd.concat([sums, sums.iloc[[0]]], ignore_index=True), by=["condition"])
+
+
+def test_derived_columns_that_disagree_are_refused():
+    v = hand_set()
+    v.loc[0, "economy"] = 5.0  # was 1.0 (L = d* = 10): E would read 2.33 instead of 1
+    with pytest.raises(ValueError, match=r"^verdicts: row 1 \(board_id 'b1'\): economy is 5.0 but .* make it 1.0"):
+        compute_metrics(v, by=["condition"])

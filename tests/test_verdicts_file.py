@@ -154,6 +154,19 @@ def test_schema_faults_name_the_line(tmp_path, col, value, message):
         read_verdicts(path)
 
 
+def test_nulls_in_typed_parquet_columns(tmp_path):
+    path = tmp_path / "v.parquet"
+    v = VERDICTS.astype({"L": "Int64", "economy": "Float64", "optimal": "boolean"})
+    for col, message in (("L", "L is missing"), ("optimal", "optimal is missing")):
+        bad = v.copy()
+        bad.loc[4, col] = pd.NA
+        _write_other_tool(bad, path)
+        with pytest.raises(InputError, match=rf"^{path}: row 5 .*{message}"):
+            read_verdicts(path)
+    _write_other_tool(v, path)  # nullable types without nulls are fine
+    pd.testing.assert_frame_equal(compute_metrics(read_verdicts(path), by=GROUPS), METRICS, check_exact=True)
+
+
 def test_bank_disagreement_names_row_and_board():
     i = 2
     bank = BANK.assign(depth=BANK["depth"].where(BANK["board_id"] != VERDICTS["board_id"][i], 9))

@@ -91,8 +91,7 @@ def _integers(rows: _Rows, col: str) -> np.ndarray:
     if pd.api.types.is_integer_dtype(values.dtype) and not values.isna().any():
         out = values.to_numpy(np.int64)
     else:
-        number = pd.to_numeric(values, errors="coerce") if _is_text(values) else values
-        number = number.astype(np.float64).to_numpy()
+        number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         rows.refuse(values.isna().to_numpy(), f"{col} is missing")
         if values.dtype == object:  # True in an object column is not 1
             rows.refuse(values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool),
@@ -121,8 +120,8 @@ def _floats(rows: _Rows, col: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(values.dtype):
         rows.refuse(np.ones(len(values), bool), f"{col} is true/false, not a number")
     if not _is_text(values):
-        return values.astype(np.float64).to_numpy()
-    number = pd.to_numeric(values, errors="coerce").astype(np.float64).to_numpy()
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     blank = values.isna().to_numpy() | values.astype(str).str.strip().isin(_NA_TEXT).to_numpy()
     rows.refuse(np.isnan(number) & ~blank, lambda i: f"{col} {_show(values.iat[i])} is not a number")
     return number
@@ -141,6 +140,12 @@ def _names(rows: _Rows, col: str, allow_empty: bool) -> pd.Series:
     if not allow_empty:
         rows.refuse((values == "").to_numpy(bool), f"{col} is empty")
     return values
+
+
+def _differs(new, old: pd.Series) -> bool:
+    if isinstance(new, pd.Series):
+        return not (new.dtype == old.dtype and new.equals(old))
+    return not (new.dtype == old.dtype and np.array_equal(new, old.to_numpy(), equal_nan=new.dtype.kind == "f"))
 
 
 def _known(rows: _Rows, values: pd.Series, col: str, allowed) -> None:
@@ -207,7 +212,8 @@ def _check_meaning(rows: _Rows, status: np.ndarray, L: np.ndarray, depth: np.nda
     ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)
     why = "; it must follow from L, status and depth (the file was edited or damaged: re-score the answers)"
     rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but L = {L[i]}, status "
-                                                  f"{status.iat[i]}, depth {depth[i]} make it {bool(ref_optimal[i])}{why}")
+                                                  f"{status.iat[i]}, depth {depth[i]} make it "
+                                                  f"{bool(ref_optimal[i])}{why}")
     for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
         rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but L = {L[i]}, status "
                                                    f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
@@ -266,8 +272,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     for col in FLOAT_COLUMNS:
         out[col] = _floats(rows, col)
     # assign only what changed: rebuilding unchanged text columns costs more than all the checks
-    changed = {col: v for col, v in out.items() if v is not df[col] and not (
-        isinstance(v, np.ndarray) and v.dtype == df[col].dtype and np.array_equal(v, df[col].to_numpy(), equal_nan=True))}
+    changed = {col: v for col, v in out.items() if _differs(v, df[col])}
     clean = df.assign(**changed) if changed else df
     rows = _Rows(clean, source, unit, first)
     status, kind, mode, L = out["status"], out["error_kind"], out["parse_mode"], out["L"]
@@ -371,7 +376,7 @@ def _read_csv(path: Path) -> pd.DataFrame:
         header = pd.read_csv(path, nrows=0).columns
         text = [c for c in header if c in NAME_COLUMNS or c in TEXT_COLUMNS]
         df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False,
-                         na_values={c: _NA_TEXT for c in header if c not in text})  # pandas' default parser reads floats exactly
+                         na_values={c: _NA_TEXT for c in header if c not in text})  # floats read exactly
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: empty file; make one with `fastspe score`") from None
     except UnicodeDecodeError:
