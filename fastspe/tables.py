@@ -299,7 +299,8 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """``text`` as literal LaTeX: specials escaped, line breaks and control characters as spaces."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _CONTROL.sub(" ", text))
 
 
 def to_latex(table: Table) -> str:
