@@ -276,7 +276,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: boo
         if fmt == "parquet":
             df.to_parquet(tmp, index=False)
         elif fmt == "jsonl":
-            df.to_json(tmp, orient="records", lines=True, force_ascii=False)
+            # 15 digits, pandas' most (its default of 10 would change economy values in the 11th digit)
+            df.to_json(tmp, orient="records", lines=True, force_ascii=False, double_precision=15)
         else:
             (escape_formulas(df) if formulas_escaped else df).to_csv(tmp, index=False)
 

@@ -42,7 +42,7 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
     Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
     optimal, economy_sum, excess_sum`` (int64 counts; float sums over completed outputs).
     """
-    check_metric_inputs(verdicts, "verdicts")
+    optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
     status = verdicts["status"]
     complete = (status == "complete").to_numpy()
     parts = pd.DataFrame({
@@ -51,9 +51,9 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
         "legal": (status != "illegal").to_numpy(np.int64),
         "complete": complete.astype(np.int64),
         "illegal": (status == "illegal").to_numpy(np.int64),
-        "optimal": (verdicts["optimal"].to_numpy(bool) & complete).astype(np.int64),
-        "economy_sum": np.where(complete, verdicts["economy"].to_numpy(np.float64), 0.0),
-        "excess_sum": np.where(complete, verdicts["excess"].to_numpy(np.float64), 0.0),
+        "optimal": optimal.astype(np.int64),
+        "economy_sum": np.where(complete, economy, 0.0),
+        "excess_sum": np.where(complete, excess, 0.0),
     })
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
     info = parts.groupby(BOARD_KEYS, sort=True)[BOARD_INFO].first()

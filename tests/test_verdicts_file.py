@@ -186,6 +186,19 @@ def test_a_board_with_two_depths_is_refused():
         board_sums(v)
 
 
+def test_jsonl_round_trip_and_missing_column(tmp_path):
+    from fastspe.io import write_table
+    path = tmp_path / "v.jsonl"
+    write_table(VERDICTS, path)
+    pd.testing.assert_frame_equal(compute_metrics(read_verdicts(path, BANK), by=GROUPS), METRICS, check_exact=True)
+    write_table(VERDICTS.iloc[[0, 1, 1]], path)
+    with pytest.raises(InputError, match=rf"^{path}: record 3 .*duplicate output"):
+        read_verdicts(path)
+    write_table(VERDICTS.drop(columns=["excess"]), path)
+    with pytest.raises(InputError, match=rf"^{path}: its rows lack columns \['excess'\]"):
+        read_verdicts(path)
+
+
 def test_missing_file_and_wrong_kind(tmp_path):
     with pytest.raises(InputError, match=r"nope\.parquet: no such file"):
         read_verdicts(tmp_path / "nope.parquet")

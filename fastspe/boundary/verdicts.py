@@ -182,9 +182,13 @@ def _show(value) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _check_meaning(rows: _Rows, status: np.ndarray, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
-                   economy: np.ndarray, excess: np.ndarray) -> None:
-    """Unique keys, one cohort/k/layout/depth per board, derived columns that agree with their inputs."""
+def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
+                   economy: np.ndarray, excess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique keys, one cohort/k/layout/depth per board, derived columns that agree with their inputs.
+
+    Returns ``optimal, economy, excess`` recomputed (``derived_columns``): they equal the stored ones
+    up to the last bits of a float written as text, so metrics built on them are exact.
+    """
     df = rows.df
     dup = df.duplicated(KEY).to_numpy()
     if dup.any():
@@ -217,6 +221,7 @@ def _check_meaning(rows: _Rows, status: np.ndarray, L: np.ndarray, depth: np.nda
     for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
         rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but L = {L[i]}, status "
                                                    f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
+    return ref_optimal, ref_economy, ref_excess
 
 
 def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series) -> None:
@@ -232,6 +237,16 @@ def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarra
         differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
         rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
                                        "answers against this bank")
+
+
+def _require(df, columns, source) -> None:
+    """``TypeError`` unless ``df`` is a DataFrame; ``InputError`` naming ``source`` and the columns it lacks."""
+    try:
+        require_columns(df, columns, f"{source}: its rows", "make them with `fastspe score`")
+    except TypeError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 # ---- public checks ------------------------------------------------------------------------------------------
@@ -254,7 +269,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     (``""``, never NaN), ``economy``/``excess`` float64. Stored derived columns that disagree with
     ``L``, ``status`` and ``depth`` are refused, never repaired (see the module docstring).
     """
-    require_columns(df, VERDICT_COLUMNS, f"{source}: its rows", "make one with `fastspe score`")
+    _require(df, VERDICT_COLUMNS, source)
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
         raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
     df = df.reset_index(drop=True)
@@ -294,21 +309,26 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
                 lambda i: f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
                           f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)")
     rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
-    _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
+    derived = _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
     if bank is not None:
         _check_bank(rows, bank, out["depth"], out["k"], out["cohort"])
-    return clean  # reset_index made a new frame: the caller's is never modified
+    exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
+    return clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
 
 
-def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | None = None) -> None:
+def check_metric_inputs(df: pd.DataFrame, source="verdicts",
+                        bank: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The part of ``check_verdicts`` that the metrics rest on, for a DataFrame already in memory.
 
     Needs ``condition, board_id, trial, cohort, k, layout, depth, status, L, optimal, economy,
     excess``; checks known statuses, integer ``trial``/``L``/``depth``, unique keys, one cohort, k,
     layout and depth per board, derived columns that agree with ``L``/``status``/``depth``, and the
-    bank when given. Cheap (whole-column operations); raises ``InputError``, returns nothing.
+    bank when given. Cheap (whole-column operations); raises ``InputError``.
+
+    Returns ``optimal`` (bool), ``economy`` and ``excess`` (float64) recomputed from ``L``, ``status``
+    and ``depth`` (equal to the stored ones, which were checked), for exact metrics.
     """
-    require_columns(df, METRIC_INPUTS, f"{source}", "make them with `fastspe score`")
+    _require(df, METRIC_INPUTS, source)
     df = df.reset_index(drop=True)
     rows = _Rows(df, source, "row", 1)
     for col in ("condition", "board_id", "cohort", "layout", "status"):
@@ -328,14 +348,15 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame 
                              "fastspe.boundary.verdicts.read_verdicts")
     optimal = df["optimal"].to_numpy(bool)
     economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
-    _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
+    derived = _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
     if bank is not None:
         _check_bank(rows, bank, ints["depth"], ints["k"], df["cohort"].astype(str))
+    return derived
 
 
 def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") -> None:
     """Every board of ``df`` is in ``bank`` with the bank's depth, k and cohort; ``InputError`` if not."""
-    require_columns(df, ["board_id", "cohort", "k", "depth"], f"{source}", "make them with `fastspe score`")
+    _require(df, ["board_id", "cohort", "k", "depth"], source)
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
     _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, "k"),
                 rows.df["cohort"].astype(str))
