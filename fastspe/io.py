@@ -40,7 +40,6 @@ def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
     return suffix[1:]
 
 
-TEMP_SUFFIX = ".tmp"
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?P<token>[0-9a-f]{8,})\.(?P<kind>tmp|old)$")
 
 
@@ -138,7 +137,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         yield tmp
         if tmp.is_file():  # a full disk may only show when the data reach it: sync before the rename
-            fd = os.open(tmp, os.O_RDONLY)
+            fd = os.open(tmp, os.O_RDWR)  # Windows syncs only files open for writing
             try:
                 os.fsync(fd)
             finally:
