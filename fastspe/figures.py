@@ -35,6 +35,11 @@ _RC = {"svg.hashsalt": "fastspe", "svg.fonttype": "path", "font.family": "DejaVu
 _META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}}
 
 
+def plain(text) -> str:
+    """User text (a condition or cohort name) drawn as written: matplotlib reads $...$ as math."""
+    return str(text).replace("$", r"\$")
+
+
 def _save(fig: Figure, stem: Path) -> list[Path]:
     paths = []
     for ext in ("png", "svg"):
@@ -102,11 +107,11 @@ def figure1_heatmap(by_depth: pd.DataFrame, conditions: Sequence[str], primary: 
             bar.set_label(f"linear scale {low:.0f}-{high:.0f}%: orange poorer, blue better", fontsize=6.5)
             bar.ax.tick_params(labelsize=6)
         first = np.atleast_1d(axes)[0]
-        first.set_yticks(range(n_rows), list(conditions))
+        first.set_yticks(range(n_rows), [plain(c) for c in conditions])
         gutter = [j for j, c in enumerate(columns) if c is None]
         if gutter:
-            fig.suptitle(f"R, Q, E by depth: {primary} cohort left of the gutter, "
-                         f"{', '.join(sorted({c[0] for c in columns if c and c[0] != primary}))} right", fontsize=8)
+            others = ", ".join(sorted({plain(c[0]) for c in columns if c and c[0] != primary}))
+            fig.suptitle(f"R, Q, E by depth: {plain(primary)} cohort left of the gutter, {others} right", fontsize=8)
         fig.tight_layout()
         return _save(fig, Path(stem))
 
@@ -136,10 +141,10 @@ def figure2_bars(intervals: pd.DataFrame, conditions: Sequence[str], cohort: str
             for xi, e in zip(x + off, est):
                 if np.isnan(e):
                     ax.text(xi, 0.02, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
-        ax.set_xticks(x, list(conditions), rotation=30, ha="right")
+        ax.set_xticks(x, [plain(c) for c in conditions], rotation=30, ha="right")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("E (among completions) and SPE (all outputs)")
-        ax.set_title(f"Conditional economy E and joint SPE, {cohort} cohort (95% intervals)")
+        ax.set_title(f"Conditional economy E and joint SPE, {plain(cohort)} cohort (95% intervals)")
         ax.legend(frameon=False, fontsize=7)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)

@@ -11,7 +11,9 @@ With N outputs, C completions, I illegal plans:
   R * Q * E whenever C > 0.
 
 Everything is computed from the per-board sums of ``board_sums`` so the bootstrap (which resamples
-whole boards) and the point estimates share one definition.
+whole boards) and the point estimates share one definition. ``board_sums`` refuses verdicts that
+would give a wrong number (a repeated output, derived columns that disagree with L, status and
+depth, a board with two depths: ``boundary.verdicts.check_metric_inputs``).
 """
 
 from __future__ import annotations
@@ -21,27 +23,27 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .io import require_columns
+from .boundary.errors import InputError
+from .boundary.verdicts import check_metric_inputs
 
 BOARD_KEYS = ["condition", "board_id"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
 SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum"]
 METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE"]
 GROUPABLE = ("cohort", "condition", "depth", "k", "layout", "board_id")
-_NEEDED = BOARD_KEYS + BOARD_INFO + ["status", "optimal", "economy", "excess"]
 
 
 def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Counts over each board's outputs, one row per (condition, board_id).
 
+    ``verdicts`` need ``condition, board_id, trial, cohort, k, layout, depth, status, L, optimal,
+    economy, excess`` and must pass ``boundary.verdicts.check_metric_inputs`` (``InputError`` if not).
+
     Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
     optimal, economy_sum, excess_sum`` (int64 counts; float sums over completed outputs).
     """
-    require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
+    optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
     status = verdicts["status"]
-    known = status.isin(["complete", "legal_noncompletion", "illegal"])
-    if not known.all():
-        raise ValueError(f"unknown status values {sorted(set(status[~known].astype(str)))}")
     complete = (status == "complete").to_numpy()
     parts = pd.DataFrame({
         **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + BOARD_INFO},
@@ -49,9 +51,9 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
         "legal": (status != "illegal").to_numpy(np.int64),
         "complete": complete.astype(np.int64),
         "illegal": (status == "illegal").to_numpy(np.int64),
-        "optimal": (verdicts["optimal"].to_numpy(bool) & complete).astype(np.int64),
-        "economy_sum": np.where(complete, verdicts["economy"].to_numpy(np.float64), 0.0),
-        "excess_sum": np.where(complete, verdicts["excess"].to_numpy(np.float64), 0.0),
+        "optimal": optimal.astype(np.int64),
+        "economy_sum": np.where(complete, economy, 0.0),
+        "excess_sum": np.where(complete, excess, 0.0),
     })
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
     info = parts.groupby(BOARD_KEYS, sort=True)[BOARD_INFO].first()
@@ -93,6 +95,12 @@ def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "cond
     if len(set(by)) != len(by):
         raise ValueError(f"group columns repeat: {by}")
     is_sums = set(SUM_COLUMNS) <= set(verdicts.columns) and "status" not in verdicts.columns
+    if is_sums:
+        dup = verdicts.duplicated(BOARD_KEYS).to_numpy()
+        if dup.any():
+            i = int(dup.argmax())
+            raise InputError(f"board sums: row {i + 1}: (condition, board_id) {tuple(verdicts[BOARD_KEYS].iloc[i])} "
+                             "appears more than once; form them once with fastspe.metrics.board_sums")
     sums = verdicts if is_sums else board_sums(verdicts)
     if by:
         grouped = sums.groupby(by, sort=True)[SUM_COLUMNS].sum().reset_index()

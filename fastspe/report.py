@@ -9,6 +9,7 @@ inputs, ``draws`` and ``seed`` (no timestamps), so a report can be regenerated b
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -16,33 +17,52 @@ import pandas as pd
 from . import __version__
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_draws, bootstrap_intervals, pack_sums,
                         paired_differences)
-from .io import require_columns, write_table, write_text
+from .boundary.verdicts import check_against_bank
+from .io import atomic_dir, write_table, write_text
 from .metrics import board_sums, compute_metrics
-from .tables import (Table, check_verdicts, condition_order, paper_tables, primary_cohort, to_markdown,
-                     write_table_files)
+from .tables import (Table, check_verdicts, condition_order, markdown_text, paper_tables, primary_cohort,
+                     to_markdown, write_table_files)
 
+REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures")
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used"]
 LEVEL = 0.95
 PAIRS_PER_PASS = 32
-_BANK_NEEDED = ["board_id", "cohort", "k", "depth"]
 
 
-def _check_bank(bank: pd.DataFrame, verdicts: pd.DataFrame) -> None:
-    require_columns(bank, _BANK_NEEDED, "bank rows", "read it with fastspe.bank.read_bank")
-    info = bank.drop_duplicates("board_id").set_index("board_id")[["cohort", "k", "depth"]]
-    ids = verdicts["board_id"].astype(str)
-    unknown = ~ids.isin(info.index.astype(str))
-    if unknown.any():
-        raise ValueError(f"verdicts row {verdicts.index[unknown.argmax()]}: board_id {ids[unknown].iloc[0]!r} is not "
-                         "in the bank; report with the bank the answers were scored against")
-    info.index = info.index.astype(str)
-    ref = info.loc[ids]
-    for col in ("cohort", "k", "depth"):
-        differs = ref[col].astype(str).to_numpy() != verdicts[col].astype(str).to_numpy()
-        if differs.any():
-            i = differs.argmax()
-            raise ValueError(f"verdicts row {verdicts.index[i]}: board {ids.iloc[i]!r} has {col} "
-                             f"{verdicts[col].iloc[i]!r} but the bank says {ref[col].iloc[i]!r}; re-score the answers")
+def report_folder(out_dir) -> Path:
+    """The folder a report may replace whole, resolved; ``ValueError`` for one it must not.
+
+    A report folder is replaced whole, so it must be a folder of its own: not a file, not ``/``, the
+    home folder, the current folder or one above it, not a mount point; and an existing folder may hold
+    the report's entries (``REPORT_ENTRIES``) and other plain files (kept across the swap), but no other
+    sub-folder, and ``tables/`` or ``figures/`` only if it already holds a report (``report.md`` or
+    ``metrics.csv``), so a user's own folder is never taken for one.
+    """
+    given = Path(out_dir).expanduser()
+    if given.exists() and not given.is_dir():
+        raise ValueError(f"{out_dir}: exists and is not a folder; choose another report folder")
+    real = given.resolve()
+    cwd = Path.cwd().resolve()
+    why = None
+    if real == Path(real.anchor):
+        why = "the root folder"
+    elif real == Path.home().resolve():
+        why = "the home folder"
+    elif real == cwd or real in cwd.parents:
+        why = "the current folder" if real == cwd else "a folder above the current one"
+    elif real.is_dir() and os.path.ismount(real):
+        why = "a mount point"
+    elif real.is_dir():
+        entries = list(os.scandir(real))
+        is_report = any(e.name in ("report.md", "metrics.csv") for e in entries)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False) and (e.name not in REPORT_ENTRIES or not is_report):
+                why = f"a folder that holds {e.name}/, which is not part of a fastspe report"
+                break
+    if why:
+        raise ValueError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
+                         "name a new folder or one that holds a fastspe report")
+    return real
 
 
 def metrics_long(intervals: pd.DataFrame) -> pd.DataFrame:
@@ -115,13 +135,18 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     ----------
     bank : DataFrame (``bank.read_bank``): board_id, cohort, k, depth, ...
     verdicts : DataFrame (``score.score_responses`` / ``score.read_verdicts``)
-    out_dir : folder to write (created; existing report files in it are replaced)
+    out_dir : the report folder (``report_folder`` says which folders it refuses)
     draws, seed : bootstrap draws and seed
+
+    The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
+    is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
+    was, never a mix of old and new files. Files in ``out_dir`` that are not the report's (the demo's
+    bank and verdicts, say) are kept.
     """
     check_verdicts(verdicts)
-    _check_bank(bank, verdicts)
-    out = Path(out_dir)
-    sums = board_sums(verdicts)
+    sums = board_sums(verdicts)  # refuses repeated outputs and derived columns that disagree
+    check_against_bank(verdicts, bank)
+    final = report_folder(out_dir)
     primary = primary_cohort(verdicts)
     order = condition_order(sums, primary)
     intervals = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, conditions=order)
@@ -136,7 +161,14 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
             parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed), chunk, LEVEL))
         paired = pd.concat(parts, ignore_index=True)
 
-    write_table(metrics_long(intervals), out / "metrics.csv")
+    with atomic_dir(final) as out:
+        _write_files(out, bank, verdicts, sums, intervals, paired, order, primary, draws, seed)
+    return final / "report.md"
+
+
+def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, primary, draws, seed) -> None:
+    """Every file of the report, into the folder ``out``."""
+    write_table(metrics_long(intervals), out / "metrics.csv", formulas_escaped=True)
     tables = paper_tables(verdicts, intervals, order, paired, sums)
     for table in tables:
         write_table_files(table, out / "tables")
@@ -155,7 +187,8 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     method = _method_text(bank, verdicts, draws, seed)
     md = ["# fastspe report\n", method, "## Figures\n"]
     for caption, paths in figures:
-        md.append(f"![{caption}]({paths[1].relative_to(out).as_posix()})\n\n*{caption}*\n")
+        text = markdown_text(caption)  # the cohort's name is user text
+        md.append(f"![{text}]({paths[1].relative_to(out).as_posix()})\n\n*{text}*\n")
     md.append("## Tables\n")
     md += [_md_section(t) for t in tables]
     md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or k "
@@ -176,4 +209,3 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     page += [_html_table(t) for t in tables]
     page.append("</body></html>\n")
     write_text("\n".join(page), out / "report.html")
-    return report_md

@@ -9,6 +9,7 @@ Point values come from ``metrics.compute_metrics``; Table 6 from ``intervals`` (
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -16,13 +17,15 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .boundary.errors import InputError
+from .boundary.verdicts import PARSE_MODES
 from .io import require_columns, write_table, write_text
+from .kernels.replay import ERROR_NAMES
 from .metrics import board_sums, compute_metrics
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
-ERROR_KINDS = ("boundary", "obstacle", "invalid_action", "format")
-PARSE_MODES = ("exact", "normalized", "no_plan")
+ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
 MISSING = "n/a"  # how an undefined value prints
 _NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
            "economy", "excess"]
@@ -56,10 +59,18 @@ def _cell(value, spec: str | None) -> str:
 
 
 def check_verdicts(verdicts: pd.DataFrame) -> None:
-    """Raise if ``verdicts`` lacks what the tables read."""
+    """Raise if ``verdicts`` lack what the tables read or hold an error kind or parse mode that no table
+    counts (the metric columns are checked by ``metrics.board_sums``)."""
     require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise ValueError("verdicts are empty: there is nothing to report")
+    for col, known in (("error_kind", ("", *ERROR_KINDS)), ("parse_mode", PARSE_MODES)):
+        values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
+        bad = ~values.isin(known).to_numpy()
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(f"verdicts: row {i + 1} (board_id {str(verdicts['board_id'].iat[i])!r}): {col} "
+                             f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}")
 
 
 def primary_cohort(verdicts: pd.DataFrame) -> str:
@@ -258,17 +269,29 @@ def paper_tables(verdicts: pd.DataFrame, intervals: pd.DataFrame, conditions: Se
     return tables
 
 
+# Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a
+# backslash before each makes it literal. Line breaks would end a table row and control characters
+# are invisible, so both become spaces.
+_MARKDOWN_MARK = re.compile(r"([\\`*_\[\]<>|#!~])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def markdown_text(text) -> str:
+    """``text`` (a condition or cohort name, a caption) as literal Markdown, safe in a table cell."""
+    return _MARKDOWN_MARK.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
+
+
 def to_markdown(table: Table) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above."""
+    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above; every cell and
+    header is literal text (``markdown_text``)."""
     text = table.formatted()
     cols = [str(c) for c in text.columns]
     numeric = [pd.api.types.is_numeric_dtype(table.frame[c]) and not pd.api.types.is_bool_dtype(table.frame[c])
                for c in table.frame.columns]
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
-    lines = ["| " + " | ".join(esc(c) for c in cols) + " |",
+    lines = ["| " + " | ".join(markdown_text(c) for c in cols) + " |",
              "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in text.itertuples(index=False)]
-    return f"**{table.caption}**\n\n" + "\n".join(lines) + "\n"
+    lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in text.itertuples(index=False)]
+    return f"**{markdown_text(table.caption)}**\n\n" + "\n".join(lines) + "\n"
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -276,7 +299,8 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """``text`` as literal LaTeX: specials escaped, line breaks and control characters as spaces."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _CONTROL.sub(" ", text))
 
 
 def to_latex(table: Table) -> str:
@@ -295,7 +319,7 @@ def write_table_files(table: Table, folder: str | Path) -> list[Path]:
     """Write ``<name>.csv``, ``<name>.md`` and ``<name>.tex`` in ``folder`` (atomically)."""
     folder = Path(folder)
     paths = [folder / f"{table.name}.{ext}" for ext in ("csv", "md", "tex")]
-    write_table(table.frame, paths[0])
+    write_table(table.frame, paths[0], formulas_escaped=True)  # opened in spreadsheets
     write_text(to_markdown(table), paths[1])
     write_text(to_latex(table), paths[2])
     return paths

@@ -13,11 +13,18 @@ from hypothesis import strategies as st
 from fastspe.metrics import METRIC_COLUMNS, board_sums, compute_metrics
 
 
-def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone"):
+def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone", trial=0):
     complete = status == "complete"
-    return {"condition": condition, "board_id": board_id, "cohort": cohort, "k": k, "layout": layout,
-            "depth": depth, "status": status, "L": L, "optimal": complete and L == depth,
+    return {"condition": condition, "board_id": board_id, "trial": trial, "cohort": cohort, "k": k,
+            "layout": layout, "depth": depth, "status": status, "L": L, "optimal": complete and L == depth,
             "economy": depth / L if complete else np.nan, "excess": float(L - depth) if complete else np.nan}
+
+
+def numbered(rows: list[dict]) -> pd.DataFrame:
+    """Rows with trials 0, 1, ... within each (condition, board_id), so every output has its own key."""
+    df = pd.DataFrame(rows)
+    df["trial"] = df.groupby(["condition", "board_id"]).cumcount()
+    return df
 
 
 def hand_set() -> pd.DataFrame:
@@ -32,7 +39,7 @@ def hand_set() -> pd.DataFrame:
         verdict("B", "b1", 10, "illegal", 4), verdict("B", "b2", 20, "illegal", 1),
         verdict("C", "b1", 10, "legal_noncompletion", 12), verdict("C", "b2", 20, "legal_noncompletion", 0),
     ]
-    return pd.DataFrame(rows)
+    return numbered(rows)
 
 
 def test_board_sums_by_hand():
@@ -100,10 +107,10 @@ def verdict_sets(draw):
         depth = draw(st.sampled_from([10, 20, 30]))
         status = draw(st.sampled_from(["complete", "legal_noncompletion", "illegal"]))
         L = depth + draw(st.integers(0, 50)) if status == "complete" else draw(st.integers(0, 80))
-        board = f"b{draw(st.integers(0, 5))}-{depth}"
-        rows.append(verdict(draw(st.sampled_from(["m1", "m2"])), board, depth, status, L,
-                            cohort=draw(st.sampled_from(["primary", "stress"]))))
-    return pd.DataFrame(rows)
+        board = draw(st.integers(0, 5))
+        rows.append(verdict(draw(st.sampled_from(["m1", "m2"])), f"b{board}-{depth}", depth, status, L,
+                            cohort="primary" if board % 2 else "stress"))  # a board has one cohort
+    return numbered(rows)
 
 
 @settings(max_examples=100, deadline=None)
@@ -123,3 +130,19 @@ def test_identities_on_random_sets(v):
     # SPE is the mean over outputs of d*/L for completions, 0 otherwise (equation 3)
     per = v.assign(s=np.where(v["status"] == "complete", v["economy"], 0.0)).groupby("condition")["s"].mean()
     assert np.allclose(m.set_index("condition")["SPE"], per)
+
+
+def test_repeated_outputs_and_sums_are_refused():
+    v = hand_set()
+    with pytest.raises(ValueError, match=r"^verdicts: row 11 \(board_id 'b1'\): duplicate output .* first seen at row 1"):
+        compute_metrics(pd.concat([v, v.iloc[[0]]], ignore_index=True), by=["condition"])
+    sums = board_sums(v)
+    with pytest.raises(ValueError, match=r"board sums: row 7: .* appears more than once"):
+        compute_metrics(pd.concat([sums, sums.iloc[[0]]], ignore_index=True), by=["condition"])
+
+
+def test_derived_columns_that_disagree_are_refused():
+    v = hand_set()
+    v.loc[0, "economy"] = 5.0  # was 1.0 (L = d* = 10): E would read 2.33 instead of 1
+    with pytest.raises(ValueError, match=r"^verdicts: row 1 \(board_id 'b1'\): economy is 5.0 but .* make it 1.0"):
+        compute_metrics(v, by=["condition"])

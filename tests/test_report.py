@@ -159,3 +159,107 @@ def test_paired_table_is_the_same_in_chunks(report, tmp_path, bank, verdicts, mo
     assert (chunked.parent / name).read_bytes() == (report.parent / name).read_bytes()
     paired = pd.read_csv(report.parent / name)
     assert len(paired) == 2  # three conditions: two adjacent pairs
+
+
+# ---- the report folder is built aside and swapped in whole -------------------------------------------------
+
+def snapshot(folder) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def siblings(folder) -> list[str]:
+    return sorted(p.name for p in folder.parent.iterdir())
+
+
+def dead_pid() -> int:
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_failure_midway_leaves_the_old_report_untouched(tmp_path, bank, verdicts, monkeypatch):
+    import fastspe.report as rp
+    out = tmp_path / "rep"
+    write_report(bank, verdicts, out, draws=50, seed=1)
+    (out / "notes.txt").write_text("mine")
+    before = snapshot(out)
+    real, calls = rp.write_table_files, []
+
+    def dies_on_the_third(table, folder):
+        calls.append(table.name)
+        if len(calls) == 3:
+            raise RuntimeError("killed mid-way")
+        return real(table, folder)
+
+    monkeypatch.setattr(rp, "write_table_files", dies_on_the_third)
+    with pytest.raises(RuntimeError, match="killed mid-way"):
+        write_report(bank, verdicts, out, draws=50, seed=2)  # metrics.csv and two tables were already new
+    assert len(calls) == 3
+    assert snapshot(out) == before
+    assert siblings(out) == ["rep"]  # no temporary folder left
+
+
+def test_rerun_replaces_every_report_file_and_keeps_others(tmp_path, bank, verdicts):
+    out = tmp_path / "rep"
+    write_report(bank, verdicts, out, draws=50, seed=1)
+    (out / "tables" / "from_an_old_version.csv").write_text("stale")
+    (out / "bank.parquet").write_bytes(b"the demo's bank")
+    first = snapshot(out)
+    write_report(bank, verdicts, out, draws=50, seed=2)
+    second = snapshot(out)
+    assert "tables/from_an_old_version.csv" not in second
+    assert second["bank.parquet"] == b"the demo's bank"
+    assert first["metrics.csv"] != second["metrics.csv"] and b"seed 2" in second["report.md"]
+    assert siblings(out) == ["rep"]
+
+
+def test_fresh_nested_folder(tmp_path, bank, verdicts):
+    path = write_report(bank, verdicts, tmp_path / "a" / "b", draws=20, seed=1)
+    assert path == tmp_path / "a" / "b" / "report.md" and path.is_file()
+    assert siblings(path.parent) == ["b"]
+
+
+def test_leftovers_of_a_dead_report_writer_are_removed(tmp_path, bank, verdicts):
+    from fastspe.io import remove_stale_temps
+    out = tmp_path / "rep"
+    pid = dead_pid()
+    (tmp_path / f".rep.{pid}.0123456789ab.tmp" / "tables").mkdir(parents=True)
+    write_report(bank, verdicts, out, draws=20, seed=1)
+    assert siblings(out) == ["rep"]
+    # killed between its two renames: the old report was set aside and is put back
+    old = snapshot(out)
+    out.rename(tmp_path / f".rep.{pid}.0123456789ab.old")
+    remove_stale_temps(out)
+    assert siblings(out) == ["rep"] and snapshot(out) == old
+
+
+def test_folders_a_report_must_not_replace(tmp_path, bank, verdicts, monkeypatch):
+    from pathlib import Path
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    user = tmp_path / "user"
+    (user / "src").mkdir(parents=True)
+    own_figures = tmp_path / "photos"
+    (own_figures / "figures").mkdir(parents=True)
+    (tmp_path / "here" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "here" / "deep")
+    for out, why in [(a_file, "not a folder"), (Path("/"), "root folder"), (Path.home(), "home folder"),
+                     (Path("."), "current folder"), (Path(".."), "above the current one"),
+                     (user, "holds src/"), (own_figures, "holds figures/")]:
+        with pytest.raises(ValueError, match=why):
+            write_report(bank, verdicts, out, draws=10)
+    assert a_file.read_text() == "x" and sorted(p.name for p in user.iterdir()) == ["src"]
+
+
+def test_user_text_stays_inert_in_every_output(tmp_path, bank):
+    nasty = "=cmd|`x` <b>bold</b>\n$y$"
+    v = synthetic_verdicts(seed=4, conditions=("plain", "other"), per_cell=2)
+    v["condition"] = v["condition"].replace({"plain": nasty})
+    report = write_report(bank, v, tmp_path / "rep", draws=20, seed=1)
+    metrics_csv = (report.parent / "metrics.csv").read_text()
+    assert "'=cmd|`x` <b>bold</b>" in metrics_csv and "\n=cmd" not in metrics_csv and ",=cmd" not in metrics_csv
+    md = report.read_text()
+    assert "<b>" not in md and "\\<b\\>bold\\</b\\>" in md
+    assert "<b>bold" not in (report.parent / "report.html").read_text()

@@ -185,3 +185,7 @@ def test_bad_verdicts(verdicts):
         tb.check_verdicts(verdicts.iloc[:0])
     with pytest.raises(TypeError):
         tb.check_verdicts([1, 2])
+
+
+def test_user_text_is_literal_in_latex():
+    assert tb.latex_escape("a_b & 50%\n\x07$x$") == r"a\_b \& 50\%  \$x\$"

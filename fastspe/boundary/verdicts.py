@@ -1,0 +1,427 @@
+"""Verdicts files in and out (Parquet or CSV), and the one check every verdicts table passes.
+
+A verdicts table feeds every number fastspe prints, so it is checked whole before use:
+
+- schema: every column of ``VERDICT_COLUMNS``, integers that are integers (finite, no nulls, within
+  range), true/false flags, no empty key or status cell, status / error kind / parse mode among their
+  known values;
+- keys: one row per (condition, board_id, trial);
+- meaning: ``optimal``, ``economy`` and ``excess`` are recomputed from ``L``, ``status`` and ``depth``
+  and a stored value that disagrees is **refused**, not silently replaced: a file whose derived columns
+  disagree with its own inputs was edited or damaged, and none of its numbers can be trusted (a measuring
+  instrument that "repaired" it would print numbers from a file nobody wrote). The replay's other
+  invariants hold too (an illegal plan has an error kind and a first error inside the plan, ``moves``
+  has one character per action, a complete plan is no shorter than the certified depth), and a
+  board's cohort, k, layout and depth are the same on all of its rows;
+- against a bank, when one is given: every board is the bank's, with the bank's depth, cohort and k.
+
+Every problem is an ``InputError`` reading ``FILE: row N (board_id X): what is wrong`` (``line N`` in a
+CSV, the header being line 1). All checks are whole-column NumPy/pandas operations, no Python loop per
+row, so ``metrics.board_sums`` can afford ``check_metric_inputs`` on every call.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..io import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
+from ..kernels.replay import ERROR_NAMES, STATUS_NAMES
+from .errors import InputError, input_error
+from .parquet import read_parquet, write_parquet
+
+__all__ = ["VERDICT_COLUMNS", "KEY", "check_verdicts", "check_metric_inputs", "check_against_bank", "read_verdicts",
+           "write_verdicts"]
+
+VERDICT_COLUMNS = ["board_id", "condition", "trial", "cohort", "k", "layout", "depth", "L", "status", "error_kind",
+                   "first_error", "parse_mode", "normalization", "multiple_moves", "truncated", "final_h", "min_h",
+                   "revisits", "goal_midway", "optimal", "economy", "excess", "moves"]
+KEY = ["condition", "board_id", "trial"]
+BOARD_INFO = ["cohort", "k", "layout", "depth"]
+PARSE_MODES = ("exact", "normalized", "no_plan")
+KIND = "verdicts"
+
+# least allowed value of each integer column (first_error is -1 when there is no illegal action)
+INT_LOWER = {"trial": 0, "k": 0, "depth": 0, "L": 0, "first_error": -1, "final_h": 0, "min_h": 0, "revisits": 0}
+BOOL_COLUMNS = ["multiple_moves", "truncated", "goal_midway", "optimal"]
+FLOAT_COLUMNS = ["economy", "excess"]
+NAME_COLUMNS = ["board_id", "condition", "cohort", "layout", "status", "parse_mode"]  # never empty
+TEXT_COLUMNS = ["error_kind", "normalization", "moves"]  # "" is a value (a CSV reads it back as NaN)
+METRIC_INPUTS = KEY + BOARD_INFO + ["status", "L", "optimal", "economy", "excess"]
+_NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
+_TRUE, _FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
+
+
+class _Rows:
+    """Where a row of the checked table is: ``FILE: row N (board_id X)``."""
+
+    def __init__(self, df: pd.DataFrame, source, unit: str, first: int):
+        self.df, self.source, self.unit, self.first = df, str(source), unit, first
+
+    def error(self, pos: int, what: str, count: int = 1) -> InputError:
+        board = None
+        if "board_id" in self.df.columns:
+            value = self.df["board_id"].iat[pos]
+            board = value if isinstance(value, str) and value else None
+        more = f" ({count - 1} more such {self.unit}s)" if count > 1 else ""
+        return input_error(self.source, what + more, self.unit, self.first + pos, board)
+
+    def refuse(self, bad, what) -> None:
+        """Raise for the first True of ``bad``; ``what(pos)`` (or a string) says what is wrong there."""
+        bad = np.asarray(bad, dtype=bool)
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise self.error(pos, what(pos) if callable(what) else what, int(bad.sum()))
+
+
+# ---- column kinds -----------------------------------------------------------------------------------------
+
+def _is_text(values: pd.Series) -> bool:
+    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
+
+
+def _integers(rows: _Rows, col: str) -> np.ndarray:
+    values = rows.df[col]
+    if pd.api.types.is_bool_dtype(values.dtype):
+        rows.refuse(np.ones(len(values), bool), f"{col} is true/false, not an integer")
+    if pd.api.types.is_integer_dtype(values.dtype) and not values.isna().any():
+        out = values.to_numpy(np.int64)
+    else:
+        number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        rows.refuse(values.isna().to_numpy(), f"{col} is missing")
+        if values.dtype == object:  # True in an object column is not 1
+            rows.refuse(values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool),
+                        f"{col} is true/false, not an integer")
+        rows.refuse(~np.isfinite(number) | (number != np.floor(number)) | (np.abs(number) > 2.0 ** 53),
+                    lambda i: f"{col} {_show(values.iat[i])} is not an integer")
+        out = number.astype(np.int64)
+    low = INT_LOWER[col]
+    rows.refuse(out < low, lambda i: f"{col} is {out[i]}, below its least value {low}")
+    return out
+
+
+def _flags(rows: _Rows, col: str) -> np.ndarray:
+    values = rows.df[col]
+    if pd.api.types.is_bool_dtype(values.dtype) and not values.isna().any():
+        return values.to_numpy(bool)
+    rows.refuse(values.isna().to_numpy(), f"{col} is missing")
+    text = values.astype(str).str.strip().str.lower()
+    truth, false = text.isin(_TRUE).to_numpy(), text.isin(_FALSE).to_numpy()
+    rows.refuse(~(truth | false), lambda i: f"{col} {_show(values.iat[i])} is not true or false")
+    return truth
+
+
+def _floats(rows: _Rows, col: str) -> np.ndarray:
+    values = rows.df[col]
+    if pd.api.types.is_bool_dtype(values.dtype):
+        rows.refuse(np.ones(len(values), bool), f"{col} is true/false, not a number")
+    if not _is_text(values):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    blank = values.isna().to_numpy() | values.astype(str).str.strip().isin(_NA_TEXT).to_numpy()
+    rows.refuse(np.isnan(number) & ~blank, lambda i: f"{col} {_show(values.iat[i])} is not a number")
+    return number
+
+
+def _names(rows: _Rows, col: str, allow_empty: bool) -> pd.Series:
+    """The column as strings, ``""`` for an empty cell (refused unless ``allow_empty``)."""
+    values = rows.df[col]
+    missing = values.isna()
+    if not allow_empty:
+        rows.refuse(missing.to_numpy(), f"{col} is missing")
+    if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+        values = values.astype(str).where(~missing, "")  # ints in a typed column written by another tool
+    elif missing.any():
+        values = values.fillna("")
+    if not allow_empty:
+        rows.refuse((values == "").to_numpy(bool), f"{col} is empty")
+    return values
+
+
+def _differs(new, old: pd.Series) -> bool:
+    if isinstance(new, pd.Series):
+        return not (new.dtype == old.dtype and new.equals(old))
+    return not (new.dtype == old.dtype and np.array_equal(new, old.to_numpy(), equal_nan=new.dtype.kind == "f"))
+
+
+def _known(rows: _Rows, values: pd.Series, col: str, allowed) -> None:
+    rows.refuse(~values.isin(allowed).to_numpy(bool),
+                lambda i: f"{col} {_show(values.iat[i])} is not one of {', '.join(repr(a) for a in allowed)}")
+
+
+# ---- meaning ------------------------------------------------------------------------------------------------
+
+def derived_columns(L: np.ndarray, complete: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``optimal``, ``economy``, ``excess`` of Section 2.2 from int64 ``L``, ``depth`` and bool ``complete``.
+
+    economy = d*/L for a complete plan (1.0 for a complete empty plan, only possible at d* = 0), excess
+    = L - d* for a complete plan; both NaN otherwise; optimal = complete and L = d*.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        economy = np.where(complete, np.where(L > 0, depth / np.maximum(L, 1), 1.0), np.nan)
+    excess = np.where(complete, (L - depth).astype(np.float64), np.nan)
+    return complete & (L == depth), economy, excess
+
+
+def _same(stored: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Equal, NaN matching NaN; 1e-12 relative slack for a float written as text and read back."""
+    with np.errstate(invalid="ignore"):
+        return (np.isnan(stored) & np.isnan(ref)) | (np.abs(stored - ref) <= 1e-12 * np.abs(ref))
+
+
+def _number(x) -> str:
+    return "NaN (empty)" if np.isnan(x) else repr(float(x))
+
+
+def _show(value) -> str:
+    """A cell as the user would write it: ``1.5``, ``'done'`` (not ``np.float64(1.5)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
+                   economy: np.ndarray, excess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique keys, one cohort/k/layout/depth per board, derived columns that agree with their inputs.
+
+    Returns ``optimal, economy, excess`` recomputed (``derived_columns``): they equal the stored ones
+    up to the last bits of a float written as text, so metrics built on them are exact.
+    """
+    df = rows.df
+    dup = df.duplicated(KEY).to_numpy()
+    if dup.any():
+        pos = int(np.argmax(dup))
+        same = np.ones(len(df), bool)
+        for col in KEY:
+            same &= (df[col] == df[col].iat[pos]).to_numpy()
+        first = rows.first + int(np.argmax(same))
+        rows.refuse(dup, f"duplicate output (condition {_show(df['condition'].iat[pos])}, board_id "
+                         f"{_show(df['board_id'].iat[pos])}, trial {df['trial'].iat[pos]}); first seen at {rows.unit} "
+                         f"{first}; every (condition, board_id, trial) is one output")
+    combos = ~df.duplicated(["board_id", *BOARD_INFO]).to_numpy()
+    clash = np.zeros(len(df), bool)
+    clash[combos] = df["board_id"][combos].duplicated().to_numpy()
+    if clash.any():
+        pos = int(np.argmax(clash))
+        first = int(np.argmax((df["board_id"] == df["board_id"].iat[pos]).to_numpy()))
+        col = next(c for c in BOARD_INFO if df[c].iat[pos] != df[c].iat[first])
+        rows.refuse(clash, f"{col} is {_show(df[col].iat[pos])} but {_show(df[col].iat[first])} on {rows.unit} "
+                           f"{rows.first + first} for the same board")
+    status = pd.Series(status)
+    complete = (status == "complete").to_numpy(bool)
+    rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} moves is shorter than the certified "
+                                                  f"shortest plan (depth {depth[i]}): the file is wrong")
+    ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)
+    why = "; it must follow from L, status and depth (the file was edited or damaged: re-score the answers)"
+    rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but L = {L[i]}, status "
+                                                  f"{status.iat[i]}, depth {depth[i]} make it "
+                                                  f"{bool(ref_optimal[i])}{why}")
+    for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
+        rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but L = {L[i]}, status "
+                                                   f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
+    return ref_optimal, ref_economy, ref_excess
+
+
+def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series) -> None:
+    require_columns(bank, ["board_id", "cohort", "k", "depth"], "bank rows", "read it with fastspe.bank.read_bank")
+    if bank["board_id"].duplicated().any():
+        raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
+                         "than once; read the bank with fastspe.bank.read_bank")
+    ids = rows.df["board_id"].astype(str)
+    at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
+    rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")
+    for col, mine in (("depth", depth), ("k", k), ("cohort", cohort.to_numpy(dtype=object))):
+        theirs = bank[col].to_numpy()[at]
+        differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
+        rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
+                                       "answers against this bank")
+
+
+def _require(df, columns, source) -> None:
+    """``TypeError`` unless ``df`` is a DataFrame; ``InputError`` naming ``source`` and the columns it lacks."""
+    try:
+        require_columns(df, columns, f"{source}: its rows", "make them with `fastspe score`")
+    except TypeError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+# ---- public checks ------------------------------------------------------------------------------------------
+
+def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | None = None, *, unit: str = "row",
+                   first: int = 1) -> pd.DataFrame:
+    """Check a verdicts table whole and return it with clean types; raise ``InputError`` at the first fault.
+
+    Parameters
+    ----------
+    df : DataFrame with ``VERDICT_COLUMNS`` (and any metadata columns, passed through)
+    source : what to name in errors (a file path, "verdicts")
+    bank : optional bank DataFrame (``board_id, cohort, k, depth``): every board must be in it with
+        the same depth, cohort and k
+    unit, first : how rows are named: ``unit`` N where N = ``first`` + the 0-based position
+
+    Returns
+    -------
+    A copy of ``df`` in its row order: integer columns int64, flags bool, text columns strings
+    (``""``, never NaN), ``economy``/``excess`` float64. Stored derived columns that disagree with
+    ``L``, ``status`` and ``depth`` are refused, never repaired (see the module docstring).
+    """
+    _require(df, VERDICT_COLUMNS, source)
+    if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
+        raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
+    df = df.reset_index(drop=True)
+    rows = _Rows(df, source, unit, first)
+    out = {}
+    for col in NAME_COLUMNS:
+        out[col] = _names(rows, col, allow_empty=False)
+    for col in TEXT_COLUMNS:
+        out[col] = _names(rows, col, allow_empty=True)
+    rows = _Rows(df.assign(board_id=out["board_id"]), source, unit, first)
+    for col in INT_LOWER:
+        out[col] = _integers(rows, col)
+    for col in BOOL_COLUMNS:
+        out[col] = _flags(rows, col)
+    for col in FLOAT_COLUMNS:
+        out[col] = _floats(rows, col)
+    # assign only what changed: rebuilding unchanged text columns costs more than all the checks
+    changed = {col: v for col, v in out.items() if _differs(v, df[col])}
+    clean = df.assign(**changed) if changed else df
+    rows = _Rows(clean, source, unit, first)
+    status, kind, mode, L = out["status"], out["error_kind"], out["parse_mode"], out["L"]
+    _known(rows, status, "status", STATUS_NAMES)
+    _known(rows, kind, "error_kind", ERROR_NAMES)
+    _known(rows, mode, "parse_mode", PARSE_MODES)
+    illegal = (status == "illegal").to_numpy(bool)
+    has_kind = (kind != "").to_numpy(bool)
+    is_format = (kind == "format").to_numpy(bool)
+    no_plan = (mode == "no_plan").to_numpy(bool)
+    rows.refuse(illegal != has_kind, lambda i: f"status {status.iat[i]!r} with error_kind {kind.iat[i]!r}: an "
+                                               "illegal plan has an error kind and no other plan has one")
+    rows.refuse(is_format & ~no_plan, "error_kind 'format' but the answer has a plan (parse_mode is not 'no_plan')")
+    rows.refuse(no_plan & (L != 0), "parse_mode 'no_plan' with L > 0")
+    actions = out["moves"].str.len().to_numpy(np.int64)
+    rows.refuse(actions != L, lambda i: f"moves has {actions[i]} actions but L is {L[i]}")
+    first_error = out["first_error"]
+    rows.refuse(np.where(illegal & ~is_format, (first_error < 0) | (first_error >= L), first_error != -1),
+                lambda i: f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
+                          f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)")
+    rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
+    derived = _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
+    if bank is not None:
+        _check_bank(rows, bank, out["depth"], out["k"], out["cohort"])
+    exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
+    return clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
+
+
+def check_metric_inputs(df: pd.DataFrame, source="verdicts",
+                        bank: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The part of ``check_verdicts`` that the metrics rest on, for a DataFrame already in memory.
+
+    Needs ``condition, board_id, trial, cohort, k, layout, depth, status, L, optimal, economy,
+    excess``; checks known statuses, integer ``trial``/``L``/``depth``, unique keys, one cohort, k,
+    layout and depth per board, derived columns that agree with ``L``/``status``/``depth``, and the
+    bank when given. Cheap (whole-column operations); raises ``InputError``.
+
+    Returns ``optimal`` (bool), ``economy`` and ``excess`` (float64) recomputed from ``L``, ``status``
+    and ``depth`` (equal to the stored ones, which were checked), for exact metrics.
+    """
+    _require(df, METRIC_INPUTS, source)
+    df = df.reset_index(drop=True)
+    rows = _Rows(df, source, "row", 1)
+    for col in ("condition", "board_id", "cohort", "layout", "status"):
+        rows.refuse(df[col].isna().to_numpy(), f"{col} is missing")
+    ints = {}
+    for col in ("trial", "k", "depth", "L"):
+        ints[col] = _integers(rows, col)  # names the first row that is not an integer in range
+    status = df["status"]
+    _known(rows, status, "status", STATUS_NAMES)
+    # the metrics read these as they are: a text "False" would count as true, so only real types pass
+    number = lambda t: pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)  # noqa: E731
+    kinds = {"optimal": pd.api.types.is_bool_dtype, "economy": number, "excess": number}
+    for col, is_kind in kinds.items():
+        if not is_kind(df[col].dtype) or (col == "optimal" and df[col].isna().any()):
+            raise InputError(f"{source}: column {col} holds {df[col].dtype} values, not "
+                             f"{'true/false' if col == 'optimal' else 'numbers'}; read verdicts files with "
+                             "fastspe.boundary.verdicts.read_verdicts")
+    optimal = df["optimal"].to_numpy(bool)
+    economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
+    derived = _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
+    if bank is not None:
+        _check_bank(rows, bank, ints["depth"], ints["k"], df["cohort"].astype(str))
+    return derived
+
+
+def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") -> None:
+    """Every board of ``df`` is in ``bank`` with the bank's depth, k and cohort; ``InputError`` if not."""
+    _require(df, ["board_id", "cohort", "k", "depth"], source)
+    rows = _Rows(df.reset_index(drop=True), source, "row", 1)
+    _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, "k"),
+                rows.df["cohort"].astype(str))
+
+
+# ---- files ----------------------------------------------------------------------------------------------------
+
+def read_verdicts(path, bank: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it.
+
+    Parquet: page checksums and the content digest are verified (``boundary.parquet``). CSV: text
+    columns are read as text (a board_id ``007`` stays ``007``, an empty cell is ``""``), floats exactly,
+    and formula escapes written by ``write_verdicts`` are undone. Errors name the file and the row
+    (Parquet, JSONL record) or line (CSV, header = line 1; ``record N`` when a cell holds a line break).
+    """
+    fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file")
+    unit, first = "row", 1
+    if fmt == "parquet":
+        try:
+            df = read_parquet(p, KIND).to_pandas()
+        except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
+            raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
+                from None
+    elif fmt == "jsonl":
+        df, unit = pd.DataFrame.from_records(read_jsonl(p)), "record"
+    else:
+        df = _read_csv(p)
+        broken = any(text_cells(df[c]).str.contains("[\r\n]", regex=True).any() for c in df.columns if _is_text(df[c]))
+        unit, first = ("record", 1) if broken else ("line", 2)
+    return check_verdicts(df, str(path), bank, unit=unit, first=first)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        header = pd.read_csv(path, nrows=0).columns
+        text = [c for c in header if c in NAME_COLUMNS or c in TEXT_COLUMNS]
+        df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False,
+                         na_values={c: _NA_TEXT for c in header if c not in text})  # floats read exactly
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: empty file; make one with `fastspe score`") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise InputError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
+    for col in df.columns:
+        if _is_text(df[col]):
+            df[col] = unescape_formulas(df[col])
+    return df
+
+
+def write_verdicts(verdicts: pd.DataFrame | pa.Table, path) -> None:
+    """Check ``verdicts`` (``check_verdicts``) and write them atomically, Parquet or CSV by extension.
+
+    Parquet files carry page checksums and a content digest (``boundary.parquet.write_parquet``); CSV
+    cells that a spreadsheet would run as formulas are escaped (``io.escape_formulas``, undone by
+    ``read_verdicts``).
+    """
+    fmt = table_format(path, (".parquet", ".csv"))
+    if isinstance(verdicts, pa.Table):
+        verdicts = verdicts.to_pandas()
+    clean = check_verdicts(verdicts, f"verdicts to write to {os.fspath(path)}")
+    if fmt == "parquet":
+        write_parquet(pa.Table.from_pandas(clean, preserve_index=False), path, KIND)
+    else:
+        write_table(clean, path, formulas_escaped=True)

@@ -1,0 +1,145 @@
+"""Atomic writes: nothing half-written under a final name, no temporaries left, leftovers of dead writers
+cleaned; a full disk names the file; CSV and Markdown outputs keep user text inert."""
+
+from __future__ import annotations
+
+import csv
+import errno
+import os
+import re
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from fastspe import io
+from fastspe.tables import Table, markdown_text, to_markdown, write_table_files
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def listing(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_temp_name_says_whose_it_is(tmp_path):
+    with io.atomic_path(tmp_path / "out.csv") as tmp:
+        assert re.fullmatch(rf"\.out\.csv\.{os.getpid()}\.[0-9a-f]{{12}}\.tmp", tmp.name)
+        assert tmp.parent == tmp_path
+        tmp.write_text("x")
+    assert listing(tmp_path) == ["out.csv"]
+
+
+def test_failure_keeps_the_old_file_and_leaves_no_temp(tmp_path):
+    final = tmp_path / "out.csv"
+    final.write_text("old")
+    with pytest.raises(RuntimeError):
+        with io.atomic_path(final) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed mid-way")
+    assert final.read_text() == "old" and listing(tmp_path) == ["out.csv"]
+
+
+def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
+    dead, alive = dead_pid(), os.getppid()
+    stale = tmp_path / f".out.csv.{dead}.0123456789ab.tmp"
+    stale_dir = tmp_path / f".out.csv.{dead}.0123456789ac.tmp"
+    live = tmp_path / f".out.csv.{alive}.0123456789ab.tmp"
+    other = tmp_path / f".other.csv.{dead}.0123456789ab.tmp"
+    for p in (stale, live, other):
+        p.write_text("x")
+    stale_dir.mkdir()
+    (stale_dir / "inside").write_text("x")
+    io.write_text("new", tmp_path / "out.csv")
+    assert listing(tmp_path) == sorted([live.name, other.name, "out.csv"])
+    assert (tmp_path / "out.csv").read_text() == "new"
+
+
+def _full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("where", ["write", "sync"])
+@pytest.mark.parametrize("existed", [False, True])
+def test_full_disk_names_the_file_and_leaves_nothing(tmp_path, monkeypatch, where, existed):
+    final = tmp_path / "metrics.csv"
+    if existed:
+        final.write_text("old")
+    if where == "write":  # the data do not fit
+        def to_csv(self, path, **kw):
+            with open(path, "w") as fh:
+                fh.write("cond")
+            _full_disk()
+        monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
+    else:  # delayed allocation: the disk is found full when the data are synced
+        monkeypatch.setattr(io.os, "fsync", _full_disk)
+    with pytest.raises(OSError, match=rf"^\[Errno {errno.ENOSPC}\] cannot write {re.escape(str(final))}: No space "
+                                      "left on device; nothing was written under that name") as caught:
+        io.write_table(pd.DataFrame({"a": [1]}), final)
+    assert caught.value.errno == errno.ENOSPC
+    assert listing(tmp_path) == (["metrics.csv"] if existed else [])
+    if existed:
+        assert final.read_text() == "old"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_real_write_error_from_dev_full(tmp_path, monkeypatch):
+    def write_to_full_disk(self, data, encoding=None, errors=None, newline=None):
+        with open("/dev/full", "w", encoding=encoding) as fh:  # the kernel answers ENOSPC
+            fh.write(data)
+
+    monkeypatch.setattr(io.Path, "write_text", write_to_full_disk)
+    final = tmp_path / "report.md"
+    with pytest.raises(OSError, match=rf"cannot write {re.escape(str(final))}: No space left on device"):
+        io.write_text("x" * 100_000, final)
+    assert listing(tmp_path) == []
+
+
+def test_cli_prints_the_full_disk_error(tmp_path, monkeypatch, capsys):
+    from fastspe.cli import main
+    from fastspe.score import score_responses
+
+    from .test_score import tiny_bank
+    verdicts = tmp_path / "v.parquet"
+    answers = pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0], "response": ["MOVES: R"]})
+    score_responses(tiny_bank(), answers).to_parquet(verdicts)
+    monkeypatch.setattr(io.os, "fsync", _full_disk)
+    out = tmp_path / "m.csv"
+    assert main(["metrics", "--verdicts", str(verdicts), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.replace("\n", "")
+    assert f"cannot write {out}" in err and "No space left" in err and "Traceback" not in err
+    assert not out.exists() and listing(tmp_path) == ["v.parquet"]
+
+
+# ---- user text in outputs ---------------------------------------------------------------------------------
+
+NASTY = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "-2+3", "@SUM(A1)", "\tlead", "'=quoted", "plain", "-1.5"]
+
+
+def test_csv_formulas_are_escaped_numbers_kept(tmp_path):
+    frame = pd.DataFrame({"condition": NASTY, "estimate": [-0.5, 1.0, -2.0, 0.0, 3.0, -1e-9, 2.0, 4.0]})
+    path = write_table_files(Table("t", "cap", frame), tmp_path)[0]
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    assert [r[0] for r in rows] == ["'=HYPERLINK(\"http://x\",\"y\")", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tlead",
+                                    "''=quoted", "plain", "-1.5"]  # -1.5 reads as a number, not a formula
+    assert [float(r[1]) for r in rows] == frame["estimate"].tolist()
+    assert io.unescape_formulas(pd.read_csv(path)["condition"]).tolist() == NASTY  # and it is reversible
+
+
+def test_markdown_keeps_user_text_literal():
+    name = "a|b `code` <img src=x onerror=alert(1)>\nnext *em* [l](u)\x07"
+    md = to_markdown(Table("t", "cap", pd.DataFrame({"condition": [name], "v": [0.5]}), {"v": ".2f"}))
+    rows = md.splitlines()
+    assert len(rows) == 5  # caption, blank, header, rule, one row: the line break did not end the row
+    row = rows[-1]
+    assert row.startswith("| a\\|b \\`code\\` \\<img") and row.endswith(" | 0.50 |")
+    assert "<" not in row.replace("\\<", "") and "\x07" not in row
+    assert row.count("|") - row.count("\\|") == 3  # two cells
+    assert markdown_text("0.125") == "0.125" and markdown_text("n/a") == "n/a"
