@@ -17,6 +17,7 @@ import pandas as pd
 from .bank import build_bank, write_bank
 from .baselines import PLANNERS, baseline_responses
 from .design import paper_design
+from .boundary.verdicts import write_verdicts
 from .io import write_table
 from .metrics import compute_metrics
 from .report import write_report
@@ -98,7 +99,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     write_table(answers, responses_path)
     # score the file, not the in-memory frame: the demo goes through the same path as a model's answers
     verdicts = timed("score", "scoring the answers", lambda: score_responses(bank, read_responses(responses_path, bank)))
-    write_table(verdicts, verdicts_path)
+    write_verdicts(verdicts, verdicts_path)
     report_path = timed("report", f"writing the report ({draws:,} bootstrap draws)",
                         lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED))
     return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts),

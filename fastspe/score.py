@@ -21,7 +21,8 @@ from .boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
 from .boundary.parquet import parquet_stream
 from .boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from .boundary.responses import KEY, read_responses, validate_responses
-from .io import read_table, require_columns, table_format, write_table
+from .boundary.verdicts import VERDICT_COLUMNS, read_verdicts, write_verdicts
+from .io import table_format
 from .kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
     STATUS_NAMES, key_layout, replay_plans
 from .layout import CODE_OF_BYTE
@@ -30,9 +31,6 @@ from .parse_batch import MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 __all__ = ["VERDICT_COLUMNS", "BankTables", "ScoreSummary", "bank_tables", "encode_moves", "score_responses",
            "score_file", "read_responses", "write_verdicts", "read_verdicts"]
 
-VERDICT_COLUMNS = ["board_id", "condition", "trial", "cohort", "k", "layout", "depth", "L", "status", "error_kind",
-                   "first_error", "parse_mode", "normalization", "multiple_moves", "truncated", "final_h", "min_h",
-                   "revisits", "goal_midway", "optimal", "economy", "excess", "moves"]
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
 TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
@@ -372,18 +370,3 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
         if summary.scored == 0:
             raise ValueError(f"{responses}: no completed outputs to score")
     summary.lost_outputs = checker.lost_outputs()
-
-
-def write_verdicts(verdicts: pd.DataFrame, path) -> None:
-    """Write verdicts atomically (Parquet or CSV by extension)."""
-    write_table(verdicts, path)
-
-
-def read_verdicts(path) -> pd.DataFrame:
-    """Read a verdicts file back with its string columns intact (CSV turns "" into NaN)."""
-    df = read_table(path)
-    require_columns(df, VERDICT_COLUMNS, f"{path}: its rows", "make one with `fastspe score`")
-    for col in ("error_kind", "normalization", "moves", "board_id", "condition", "cohort", "layout"):
-        values = df[col]
-        df[col] = np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(object)
-    return df

@@ -174,7 +174,7 @@ def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
         table = handle.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (pa.ArrowException, OSError) as exc:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a flipped byte in a column name: not UTF-8
         raise InputError(f"{path}: not a readable Parquet file ({_short(exc)}); it is damaged or not Parquet") from None
     stored = meta.get(DIGEST_KEY)
     if stored is None:

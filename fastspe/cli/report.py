@@ -25,13 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args) -> int:
     from ..bank import read_bank
+    from ..boundary.verdicts import read_verdicts
     from ..report import write_report
-    from ..score import read_verdicts
 
     # The report folder is replaced whole: it must not be, or hold, an input.
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--out": args.out})
     bank = read_bank(args.bank)
-    verdicts = read_verdicts(args.verdicts)
+    verdicts = read_verdicts(args.verdicts, bank=bank)
     path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed)
     say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

@@ -47,9 +47,9 @@ def run_score(args) -> int:
 
 
 def run_metrics(args) -> int:
+    from ..boundary.verdicts import read_verdicts
     from ..io import write_table
     from ..metrics import compute_metrics
-    from ..score import read_verdicts
 
     refuse_overwrite({"--verdicts": args.verdicts}, {"--out": args.out})
     by = [b.strip() for b in args.by.split(",") if b.strip()]
@@ -59,6 +59,6 @@ def run_metrics(args) -> int:
     table = compute_metrics(read_verdicts(args.verdicts), by=by)
     say(metrics_table(table))
     if args.out:
-        write_table(table, args.out)
+        write_table(table, args.out, formulas_escaped=True)
         say(f"wrote {args.out}")
     return 0
