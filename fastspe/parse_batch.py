@@ -75,7 +75,7 @@ def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
 
 def _byte_classes() -> np.ndarray:
     """The kernel's byte-class table, read off the reference parser's own patterns."""
-    table = np.zeros(256, dtype=np.uint8)
+    table = np.zeros(256, dtype=np.uint16)
     for b in range(128):  # every pattern is ASCII: a byte of a multi-byte character is in no class
         ch = chr(b)
         spacing = ch in " \t"
@@ -85,7 +85,9 @@ def _byte_classes() -> np.ndarray:
                     | (_kernel.STRIP if ch.isspace() else 0)
                     | (_kernel.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
                     | (_kernel.MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
-                    | (_kernel.TOKEN if ch.isalnum() else 0))
+                    | (_kernel.TOKEN if ch.isalnum() else 0)
+                    | (_kernel.M_LETTER if ch in "mM" else 0)
+                    | (_kernel.LINE_BREAK if ch in "\r\n" else 0))
     return table
 
 

@@ -94,7 +94,7 @@ LABELS = ["MOVES:", "MOVES: ", "MOVES :", "MOVES\t:", "  MOVES:", "\tMOVES: ", "
           "Final answer: MOVES:", "Final answer: Moves:", "xMOVES:", "éMOVES:", "1MOVES:", "```MOVES:", "MoVeS :"]
 CHATTER = ["", "I reason first.\n", "xMOVES: U\n", "1MOVES: D, D\n", "MOVES````: L\n", "The moves: U\n", " - moves: R\n", "Let me think step by step.\n\n", "The blank is at (2, 3); tiles 5 and 7 swap.\n",
            "Here are the moves: up, then left\n", "Note: the moves are U, D, L, R.\n", "Moves so far: 3\n",
-           "Café, naïve, 🙂 emoji.\n", "\xa0\n", "\u2028", "\x85\n", "```python\nprint('x')\n```\n", "```\n",
+           "Café, naïve, 🙂 emoji.\n", "\xa0\n", "\u2028", "\x85\n", "```python\nprint('x')\n```\n", "```\n", "```\n> ```\n", " ~~~\n- ```\n", "Use ``` here\n",
            "~~~\n", "  ```text\n", "MOVES: U, U\n", "Wait.\n", "up down left right\n", "U D L R\n", "\n\n", "hug\n"]
 AFTER = ["", "\n", "\n\nThat is the plan.", "\nL, R\n", "\nL, R", "\n\n  D, L\nok", "\n```", "\n```\n", "\n~~~",
          "\n   \n\t\n", "\nMOVES: D", "\n\x0c\n", "\n\xa0", "\nup", " (done)", "\nI hope this helps 🙂"]

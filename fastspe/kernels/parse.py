@@ -18,9 +18,9 @@ reference does after turning ``\\r\\n`` and lone ``\\r`` into ``\\n``. Anything 
 matters (a non-ASCII byte in the counted line, unicode whitespace that ``str.strip`` would eat)
 is left undecided, never guessed.
 
-Byte classes come in as a table (``byte_class``, uint8 (256,)) built by the caller from the
-reference's own patterns, so the two cannot drift apart; the bits are the ``LETTER`` ... ``TOKEN``
-constants below.
+Byte classes come in as a table (``byte_class``, uint16 (256,)) built by the caller from the
+reference's own patterns, so the two cannot drift apart; the bits are the ``LETTER`` ...
+``LINE_BREAK`` constants below.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ STRIP = 8  # ASCII whitespace that str.strip removes
 BARE_BAD = 16  # an ASCII character that no bare move list holds
 MARKUP = 32  # may follow the label word before its colon (* _ `)
 TOKEN = 64  # ASCII letter or digit: a token of a comma-separated body
+M_LETTER = 128  # m or M: a label may start here
+LINE_BREAK = 256  # \n or \r
 
 _NL, _CR, _COMMA, _COLON = 10, 13, 44, 58
 _BACKTICK, _TILDE = 96, 126
@@ -205,25 +207,30 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
     lead_ws = True  # ... and holds only spaces and tabs
     on_fence = False
     bare_bad = False
-    all_strip = True
+    # past a line's lead only these bytes matter (BARE_BAD until one is found): the fast loop
+    # below skips the rest, which is most of an answer
+    stop = LINE_BREAK | M_LETTER | BARE_BAD
     i = lo
     while i < hi:
-        b = data[i]
-        cls = byte_class[b]
-        if b == _NL or b == _CR:
+        if not lead_ok:  # (lead_ws implies lead_ok)
+            while i < hi and not byte_class[data[i]] & stop:
+                i += 1
+            if i == hi:
+                break
+        cls = byte_class[data[i]]
+        if cls & LINE_BREAK:
             lead_ok = lead_ws = True
             on_fence = False
             i += 1
             continue
-        if not cls & STRIP:
-            all_strip = False
         if lead_ws and not cls & SPACE and _is_fence(data, i, hi):
             on_fence = True
             fences += 1
         if cls & BARE_BAD and not on_fence:
             bare_bad = True
-        # "m": a label may start here (no match starts inside another, as none holds an "m")
-        if _lower(b) == 109:
+            stop = LINE_BREAK | M_LETTER
+        # no label match starts inside another, as none holds an "m" after its first byte
+        if cls & M_LETTER:
             end, markup = _label_end(data, i, hi, byte_class)
             if end >= 0:
                 if _is_caps_moves(data, i):
@@ -239,16 +246,16 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
         lead_ws = lead_ws and (cls & SPACE) != 0
         i += 1
     if labels == 0:
-        if bare_bad or all_strip:
+        if bare_bad or _all_strip(data, lo, hi, byte_class):
             return NO_PLAN, 0, 0, 0, False
         return UNDECIDED, 0, 0, 0, False
     if not last_exact_form or fences_before_last % 2:
         return UNDECIDED, 0, 0, 0, labels > 1
-    stop = _line_end(data, last_end, hi)
-    count = _body_moves(data, last_end, stop, byte_class, no_output, 0, False)
+    line_end = _line_end(data, last_end, hi)
+    count = _body_moves(data, last_end, line_end, byte_class, no_output, 0, False)
     if count > 0:
-        return EXACT, count, last_end, stop, labels > 1
-    if count == 0 and _all_strip(data, stop, hi, byte_class):  # a bare label with nothing after it
+        return EXACT, count, last_end, line_end, labels > 1
+    if count == 0 and _all_strip(data, line_end, hi, byte_class):  # a bare label with nothing after it
         return EXACT, 0, 0, 0, labels > 1
     return UNDECIDED, 0, 0, 0, labels > 1
 
@@ -261,7 +268,7 @@ def scan_answers(data, offsets, byte_class):
     ----------
     data : uint8 (total,), the UTF-8 bytes of every answer back to back
     offsets : int64 (n + 1,), answer i is ``data[offsets[i]:offsets[i + 1]]`` (a null is empty)
-    byte_class : uint8 (256,), class bits of each byte value (``LETTER`` ... ``TOKEN``)
+    byte_class : uint16 (256,), class bits of each byte value (``LETTER`` ... ``LINE_BREAK``)
 
     Returns
     -------
