@@ -126,13 +126,12 @@ def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
 def _sequence_texts(items: Sequence) -> _Texts:
     """Any sequence: strings go to the kernel, other items (numbers, bytes, lists) to the reference."""
     items = list(items)
-    text = [x if isinstance(x, str) else None for x in items]
+    # the common column (str and None only) needs no pass of its own
+    text = items if set(map(type, items)) <= {str, type(None)} else [x if isinstance(x, str) else None for x in items]
     try:
         arr = pa.array(text, type=pa.large_string())
     except (pa.ArrowException, UnicodeError):  # lone surrogates: not UTF-8, the reference copes
-        for i, x in enumerate(text):
-            if x is not None and not _utf8_encodable(x):
-                text[i] = None
+        text = [x if x is None or _utf8_encodable(x) else None for x in text]
         arr = pa.array(text, type=pa.large_string())
     not_text = np.array([i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None],
                         dtype=np.int64)
