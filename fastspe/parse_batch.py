@@ -73,8 +73,14 @@ def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
     return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), chars)
 
 
+def _cleaning_tags(body: str) -> set:
+    tags: set = set()
+    _ref._clean_body(body, tags)
+    return tags
+
+
 def _byte_classes() -> np.ndarray:
-    """The kernel's byte-class table, read off the reference parser's own patterns."""
+    """The kernel's byte-class table, read off the reference parser's own patterns and cleaning."""
     table = np.zeros(256, dtype=np.uint16)
     for b in range(128):  # every pattern is ASCII: a byte of a multi-byte character is in no class
         ch = chr(b)
@@ -84,14 +90,20 @@ def _byte_classes() -> np.ndarray:
                     | (_kernel.SPACE if spacing else 0)
                     | (_kernel.STRIP if ch.isspace() else 0)
                     | (_kernel.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
-                    | (_kernel.MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
+                    | (_kernel.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
                     | (_kernel.TOKEN if ch.isalnum() else 0)
                     | (_kernel.M_LETTER if ch in "mM" else 0)
-                    | (_kernel.LINE_BREAK if ch in "\r\n" else 0))
+                    | (_kernel.LINE_BREAK if ch in "\r\n" else 0)
+                    | (_kernel.LIST_MARKUP if ch in _ref._MARKUP else 0)
+                    | (_kernel.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
+                    | (_kernel.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0))
     return table
 
 
 _BYTE_CLASS = _byte_classes()
+# the normalization string of each tag mask, "+"-joined in sorted order as the reference writes it
+_NORMALIZATION_OF_TAGS = np.array(["+".join(sorted(name for k, name in enumerate(_kernel.TAG_NAMES) if mask >> k & 1))
+                                   for mask in range(1 << len(_kernel.TAG_NAMES))], dtype=object)
 
 
 class _Texts(NamedTuple):
@@ -167,13 +179,21 @@ def parse_column(texts, strict: bool = False) -> ParsedColumn:
     strict : every normalized answer is ``no_plan`` (its tags kept), as in ``parse_answer``
     """
     col = _column_texts(texts)
-    verdict, n_moves, body_start, body_end, multiple = _kernel.scan_answers(col.data, col.offsets, _BYTE_CLASS)
+    verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(col.data, col.offsets, _BYTE_CLASS)
     verdict[col.not_text] = _kernel.UNDECIDED
     undecided = np.flatnonzero(verdict == _kernel.UNDECIDED)
     plans = [_ref.parse_answer(t, strict) for t in col.items_at(undecided)]
 
-    mode = verdict  # the kernel's EXACT and NO_PLAN are the mode codes
-    normalization = np.full(len(mode), "", dtype=object)
+    found = verdict == _kernel.PLAN
+    normalized = found & (tags != 0)
+    mode = np.full(len(verdict), MODE_NO_PLAN, dtype=np.int8)
+    mode[found & (tags == 0)] = MODE_EXACT
+    if strict:  # a normalized plan is a format failure; its tags say why
+        n_moves[normalized] = 0
+        list_end[normalized] = list_start[normalized]
+    else:
+        mode[normalized] = MODE_NORMALIZED
+    normalization = _NORMALIZATION_OF_TAGS[tags]  # shared string objects, "" for no tags
     other_index = np.full(len(mode), -1, dtype=np.int64)
     other_index[undecided] = np.arange(len(undecided))
     if plans:
@@ -186,6 +206,6 @@ def parse_column(texts, strict: bool = False) -> ParsedColumn:
     other_codes = CODE_OF_BYTE[np.frombuffer("".join(p.moves for p in plans).encode("ascii"), dtype=np.uint8)]
     offsets = np.zeros(len(mode) + 1, dtype=np.int64)
     np.cumsum(n_moves, out=offsets[1:])
-    codes = _kernel.write_codes(col.data, body_start, body_end, _BYTE_CLASS, other_codes, other_offsets, other_index,
+    codes = _kernel.write_codes(col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets, other_index,
                                 offsets)
     return ParsedColumn(codes, offsets, mode, normalization, multiple, len(mode) - len(undecided))

@@ -86,12 +86,29 @@ BODIES = {  # how a list of moves may be written after its label
     "ascii_space_end": lambda m: "\x0b" + ",".join(m) + "\x1c\x0c",
     "vertical_tab_inside": lambda m: " \x0b, ".join(m),
     "emoji": lambda m: ",".join(m) + " 🙂",
+    "bold_semicolon": lambda m: "**" + " ".join(m) + "**;",
+    "code_full_stop": lambda m: "`" + " ".join(m.lower()) + "`.",
+    "stacked_punctuation": lambda m: " ".join(m) + " ;. !",
+    "leading_separator": lambda m: ";" + " ".join(m),
+    "pipes_slashes": lambda m: "/".join(m[:2]) + "|" + "|".join(m[2:]),
+    "comma_semicolon": lambda m: ",".join(m) + ",;",
+    "tilde": lambda m: "~" + ",".join(m) + "~",
+    "markup_inside": lambda m: "*".join(m),
+    "markup_each": lambda m: " ".join("_" + c + "_" for c in m),
+    "paren_end": lambda m: ",".join(m) + " )",
+    "paren_start": lambda m: "(" + " ".join(m),
+    "quote_end": lambda m: " ".join(m) + '"',
+    "markup_then_bracket": lambda m: "*[" + ",".join(m) + "]*",
+    "tokens_lower": lambda m: ", ".join(m.lower()) + ", X",
+    "digits": lambda m: ", ".join(m) + ", 3, 42",
+    "only_punctuation": lambda m: " .",
+    "only_markup": lambda m: "**",
     "empty": lambda m: "",
     "blank": lambda m: "  \t",
 }
 LABELS = ["MOVES:", "MOVES: ", "MOVES :", "MOVES\t:", "  MOVES:", "\tMOVES: ", "**MOVES:**", "**MOVES**:", "MOVES**:",
           "MOVES````:", "__MOVES__:", "# MOVES:", "- MOVES:", "> MOVES:", "Moves:", "moves:", "MOVE:", "move:",
-          "Final answer: MOVES:", "Final answer: Moves:", "xMOVES:", "éMOVES:", "1MOVES:", "```MOVES:", "MoVeS :"]
+          "Final answer: MOVES:", "Final answer: Moves:", "Moves**:", "`moves`:", "*move*:", "## MOVES:", "MOVES___:", "xMOVES:", "éMOVES:", "1MOVES:", "```MOVES:", "MoVeS :"]
 CHATTER = ["", "I reason first.\n", "xMOVES: U\n", "1MOVES: D, D\n", "MOVES````: L\n", "The moves: U\n", " - moves: R\n", "Let me think step by step.\n\n", "The blank is at (2, 3); tiles 5 and 7 swap.\n",
            "Here are the moves: up, then left\n", "Note: the moves are U, D, L, R.\n", "Moves so far: 3\n",
            "Café, naïve, 🙂 emoji.\n", "\xa0\n", "\u2028", "\x85\n", "```python\nprint('x')\n```\n", "```\n", "```\n> ```\n", " ~~~\n- ```\n", "Use ``` here\n",
@@ -171,14 +188,21 @@ def test_the_kernel_decides_exact_answers_and_prose_alone():
     ("MOVES: U,D\nMOVES: L, R", [2, 3]),
     ("MOVES:", []),
     ("MOVES: then, R", [INVALID_CODE, 3]),
+    ("moves: u, d", [0, 1]),  # the normalizations of labels and letter lists
+    ("**MOVES:** U D L R.", [0, 1, 2, 3]),
+    ("MOVES: **U D**", [0, 1]),
+    ("Final answer: MOVES: udlr", [0, 1, 2, 3]),
+    ("```\nMOVE: `U;D`", [0, 1]),
 ])
 def test_the_kernel_decides_these_and_agrees(text, codes):
-    col = parse_column([text, text])
-    assert col.compiled == 2 and col.codes.tolist() == codes * 2
-    assert col.to_plans() == reference([text] * 2, False)
+    for strict in (False, True):
+        col = parse_column([text, text], strict=strict)
+        assert col.compiled == 2 and col.to_plans() == reference([text] * 2, strict)
+    assert parse_column([text, text]).codes.tolist() == codes * 2
 
 
-@pytest.mark.parametrize("text", ["moves: u, d", "**MOVES:** U, D", "MOVES: U D", "MOVES:\nU, D", "hud", "MOVES: U,\xa0D"])
+@pytest.mark.parametrize("text", ["MOVES:\nU, D", "MOVES: U,\nD", "hud", "MOVES: U,\xa0D", "MOVES: [U, D]", "MOVES: up, down",
+                                  "MOVES: U (up)", "MOVES: ↑↓", "MOVES: U -> D"])
 def test_what_the_kernel_cannot_prove_goes_to_the_reference(text):
     col = parse_column([text])
     assert col.compiled == 0 and col.to_plans() == reference([text], False)
@@ -191,7 +215,7 @@ ODD = ["MOVES: U,D", None, "", 3.5, float("nan"), ["U"], b"MOVES: L", b"\xff\xfe
 def test_nulls_and_items_that_are_not_text_are_what_the_reference_says():
     assert_same_as_reference(ODD)
     col = parse_column(ODD)
-    assert col.compiled == 3  # "MOVES: U,D", None and "": the rest are not str or not UTF-8 or lower case
+    assert col.compiled == 4  # "MOVES: U,D", None, "" and "moves: r": the rest are not str or not UTF-8
 
 
 def test_an_empty_column():
@@ -200,7 +224,7 @@ def test_an_empty_column():
         assert len(col) == 0 and col.offsets.tolist() == [0] and len(col.codes) == 0 and col.compiled == 0
 
 
-TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVES:** D", "prose here", "MOVES:"]
+TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVES:** D", "prose here", "MOVES:", "hold up"]
 
 
 @pytest.mark.parametrize("make", [
@@ -217,7 +241,7 @@ TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVE
 def test_input_kinds(make):
     col = parse_column(make(TEXTS))
     assert col.to_plans() == reference(TEXTS, False)
-    assert col.compiled == len(TEXTS) - 2  # "moves: u" and "**MOVES:** D" go to the reference
+    assert col.compiled == len(TEXTS) - 1  # "hold up" might be a list of moves: the reference says
 
 
 def test_a_null_whose_data_slot_is_not_empty_is_no_plan():

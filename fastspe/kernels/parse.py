@@ -1,14 +1,17 @@
 """Batched answer parsing: decide the answers whose parse is provable from their bytes alone.
 
 The answers of a column are one UTF-8 buffer ``data`` with int64 ``offsets``; answer i is
-``data[offsets[i]:offsets[i + 1]]``. The kernels mirror ``fastspe.parse`` (the reference) for two
+``data[offsets[i]:offsets[i + 1]]``. The kernels mirror ``fastspe.parse`` (the reference) for the
 common shapes and mark every other answer ``UNDECIDED`` for the Python parser:
 
-- ``EXACT``: the last label is a capital ``MOVES:`` with nothing but spaces or tabs before it on
-  its line and no markup, not inside an open code fence, followed on its line by comma-separated
-  tokens, each a single ``U``/``D``/``L``/``R`` or an ASCII alphanumeric token that the reference
-  reads as no move at all (``X``, ``then``, ``3``: code ``INVALID_CODE``); or by nothing, when
-  only whitespace follows to the end of the answer;
+- ``PLAN``: the last label (found as the reference finds labels) is followed on its line by a
+  list the reference reads without the general token path: comma-separated tokens, each a single
+  ``U``/``D``/``L``/``R`` or an ASCII alphanumeric token that is no move at all (``X``, ``then``,
+  ``3``: code ``INVALID_CODE``), or ``u``/``d``/``l``/``r`` letters in either case between
+  spaces, tabs, ``, ; / |``; with markup (``* _ ` ~``) and a trailing ``. ! ; ,`` around it
+  (not in brackets or quotes, no remark in parentheses). Or the list is empty and only whitespace
+  follows to the end of the answer (so no list can go on on the next lines). ``tags`` says what
+  was normalized (``TAG_NAMES``): none for an exact answer.
 - ``NO_PLAN``: no label at all, and either only ASCII whitespace or an ASCII character outside a
   code-fence line that no bare move list may hold (prose).
 
@@ -20,7 +23,7 @@ is left undecided, never guessed.
 
 Byte classes come in as a table (``byte_class``, uint16 (256,)) built by the caller from the
 reference's own patterns, so the two cannot drift apart; the bits are the ``LETTER`` ...
-``LINE_BREAK`` constants below.
+``LETTER_SEP`` constants below.
 """
 
 from __future__ import annotations
@@ -30,29 +33,35 @@ import numpy as np
 from .._numba import njit, prange
 from .replay import INVALID_CODE
 
-EXACT, NO_PLAN, UNDECIDED = 0, 2, -1  # EXACT and NO_PLAN match the mode codes of the domain layer
+PLAN, NO_PLAN, UNDECIDED = 0, 2, -1
 
 LETTER = 1  # an ASCII letter: a capital MOVES: right after one is not a label
 LEAD = 2  # may stand before a lower-case label on its line (spaces, tabs, > # * _ ` -)
 SPACE = 4  # space or tab
 STRIP = 8  # ASCII whitespace that str.strip removes
 BARE_BAD = 16  # an ASCII character that no bare move list holds
-MARKUP = 32  # may follow the label word before its colon (* _ `)
-TOKEN = 64  # ASCII letter or digit: a token of a comma-separated body
+LABEL_MARKUP = 32  # may follow the label word before its colon (* _ `)
+TOKEN = 64  # ASCII letter or digit: a token of a comma-separated list
 M_LETTER = 128  # m or M: a label may start here
 LINE_BREAK = 256  # \n or \r
+LIST_MARKUP = 512  # markup stripped from the ends of a list (* _ ` ~)
+END_PUNCT = 1024  # trailing punctuation stripped from a list (. ! ; ,)
+LETTER_SEP = 2048  # may separate u/d/l/r letters (space, tab, , ; / |)
+
+# normalization tags, one bit each; TAG_NAMES[k] is the reference's name of bit 1 << k
+TAG_CASE, TAG_SEPARATORS, TAG_MARKUP, TAG_PUNCTUATION, TAG_LABEL, TAG_INLINE, TAG_FENCE = 1, 2, 4, 8, 16, 32, 64
+TAG_NAMES = ("case", "separators", "markup", "punctuation", "label", "inline", "fence")
 
 _NL, _CR, _COMMA, _COLON = 10, 13, 44, 58
 _BACKTICK, _TILDE = 96, 126
 _MOVE = np.frombuffer(b"move", dtype=np.uint8)
 _MOVES_CAPS = np.frombuffer(b"MOVES", dtype=np.uint8)
-# direction code of a one-byte token, -1 otherwise (the layout's U, D, L, R order)
+# direction code of a letter in either case (the layout's U, D, L, R order), -1 for any other byte
 _CODE = np.full(256, -1, dtype=np.int8)
 for _c, _b in enumerate(b"UDLR"):
-    _CODE[_b] = _c
+    _CODE[_b] = _CODE[_b | 0x20] = _c
 _WORDS = np.frombuffer(b"updownleftright", dtype=np.uint8)  # the direction words, back to back
 _WORD_OFFSETS = np.array([0, 2, 6, 10, 15], dtype=np.int64)
-_UDLR_LOWER = np.frombuffer(b"udlr", dtype=np.uint8)
 
 
 @njit
@@ -73,7 +82,7 @@ def _label_end(data, i, hi, byte_class):
     if _lower(data[j]) == 115:  # the optional "s": no other branch can match when it is there
         j += 1
     markup = 0
-    while j < hi and byte_class[data[j]] & MARKUP:
+    while j < hi and byte_class[data[j]] & LABEL_MARKUP:
         markup += 1
         j += 1
     if markup > 3:
@@ -113,16 +122,20 @@ def _is_word(data, lo, hi):
 def _is_udlr_run(data, lo, hi):
     """Whether every byte of ``data[lo:hi]`` is u, d, l or r in either case."""
     for k in range(lo, hi):
-        lb = _lower(data[k])
-        if lb != _UDLR_LOWER[0] and lb != _UDLR_LOWER[1] and lb != _UDLR_LOWER[2] and lb != _UDLR_LOWER[3]:
+        if _CODE[data[k]] < 0:
             return False
     return True
 
 
 @njit
+def _is_upper(b):
+    return 65 <= b <= 90
+
+
+@njit
 def _token_code(data, lo, hi):
     """Code of an alphanumeric token as the reference reads it without normalizing; -1 if it would normalize."""
-    if hi - lo == 1 and _CODE[data[lo]] >= 0:
+    if hi - lo == 1 and _is_upper(data[lo]) and _CODE[data[lo]] >= 0:
         return _CODE[data[lo]]
     # a run of u/d/l/r letters splits into moves and a word is read as one: both normalize
     if _is_udlr_run(data, lo, hi) or _is_word(data, lo, hi):
@@ -131,43 +144,140 @@ def _token_code(data, lo, hi):
 
 
 @njit
-def _body_moves(data, lo, hi, byte_class, out, at, write):
-    """Moves of an exact body ``data[lo:hi]`` (the rest of the label's line).
+def _skip(data, i, hi, byte_class, bits):
+    """The first index from ``i`` whose byte has none of ``bits`` (``hi`` if none)."""
+    while i < hi and byte_class[data[i]] & bits:
+        i += 1
+    return i
 
-    Returns the number of moves (writing their codes to ``out[at:]`` when ``write``), 0 for a body
-    of whitespace only, or -1 when the body is not ``token ([ \\t]*,[ \\t]* token)*`` between
-    whitespace, or one of its tokens would be normalized.
-    """
-    while lo < hi and byte_class[data[lo]] & STRIP:
-        lo += 1
-    while hi > lo and byte_class[data[hi - 1]] & STRIP:
+
+@njit
+def _skip_until(data, i, hi, byte_class, bits):
+    """The first index from ``i`` whose byte has one of ``bits`` (``hi`` if none)."""
+    while i < hi and not byte_class[data[i]] & bits:
+        i += 1
+    return i
+
+
+@njit
+def _skip_back(data, lo, hi, byte_class, bits):
+    """``hi`` less the bytes with one of ``bits`` at the end of ``data[lo:hi]``."""
+    while hi > lo and byte_class[data[hi - 1]] & bits:
         hi -= 1
+    return hi
+
+
+@njit
+def _is_token_list(data, lo, hi, byte_class):
+    """Whether ``data[lo:hi]`` is ``token ([ \\t]*,[ \\t]* token)*`` with no token that would normalize."""
+    i = lo
+    while True:
+        start = i
+        i = _skip(data, i, hi, byte_class, TOKEN)
+        if i == start or _token_code(data, start, i) < 0:
+            return False
+        if i == hi:
+            return True
+        i = _skip(data, i, hi, byte_class, SPACE)
+        if i == hi or data[i] != _COMMA:
+            return False
+        i = _skip(data, i + 1, hi, byte_class, SPACE)
+
+
+@njit
+def _is_comma_letters(data, lo, hi, byte_class):
+    """Whether ``data[lo:hi]`` is ``[UDLR]([ \\t]*,[ \\t]*[UDLR])*`` once upper-cased."""
+    i = lo
+    while True:
+        if i == hi or _CODE[data[i]] < 0:
+            return False
+        i += 1
+        if i == hi:
+            return True
+        i = _skip(data, i, hi, byte_class, SPACE)
+        if i == hi or data[i] != _COMMA:
+            return False
+        i = _skip(data, i + 1, hi, byte_class, SPACE)
+
+
+@njit
+def _list_tags(data, lo, hi, byte_class):
+    """Tags of reading the cleaned, non-empty list ``data[lo:hi]``; -1 if it is left to the reference."""
+    if _is_token_list(data, lo, hi, byte_class):
+        return 0
+    tags = 0
+    for i in range(lo, hi):
+        b = data[i]
+        if _CODE[b] < 0 and not byte_class[b] & LETTER_SEP:
+            return -1  # neither a token list nor u/d/l/r letters: the general token path
+        if _CODE[b] >= 0 and not _is_upper(b):
+            tags |= TAG_CASE
+    if not _is_comma_letters(data, lo, hi, byte_class):
+        tags |= TAG_SEPARATORS
+    return tags
+
+
+@njit
+def _list_moves(data, lo, hi, byte_class, out, at, write):
+    """Moves of a list that ``_list_tags`` accepted; their number, written to ``out[at:]`` if ``write``.
+
+    A run of u/d/l/r letters is one move per letter, any other alphanumeric token one
+    ``INVALID_CODE``.
+    """
     count = 0
     i = lo
     while i < hi:
-        start = i
-        while i < hi and byte_class[data[i]] & TOKEN:
+        if not byte_class[data[i]] & TOKEN:
             i += 1
-        if i == start:
-            return -1
-        code = _token_code(data, start, i)
-        if code < 0:
-            return -1
-        if write:
-            out[at + count] = code
-        count += 1
-        if i == hi:
-            break
-        while i < hi and byte_class[data[i]] & SPACE:
-            i += 1
-        if i == hi or data[i] != _COMMA:
-            return -1
-        i += 1
-        while i < hi and byte_class[data[i]] & SPACE:
-            i += 1
-        if i == hi:  # a trailing comma: the list may go on, a normalization
-            return -1
+            continue
+        end = _skip(data, i, hi, byte_class, TOKEN)
+        if _is_udlr_run(data, i, end):
+            if write:
+                for k in range(i, end):
+                    out[at + count + k - i] = _CODE[data[k]]
+            count += end - i
+        else:
+            if write:
+                out[at + count] = INVALID_CODE
+            count += 1
+        i = end
     return count
+
+
+@njit
+def _strip(data, lo, hi, byte_class):
+    lo = _skip(data, lo, hi, byte_class, STRIP)
+    return lo, _skip_back(data, lo, hi, byte_class, STRIP)
+
+
+@njit
+def _clean_list(data, lo, hi, byte_class):
+    """The reference's ``_clean_body`` on the rest of the label's line, ``data[lo:hi]``.
+
+    Returns (lo, hi, tags, goes_on): the cleaned list, the tags of cleaning it, and whether the
+    reference then looks for more moves on the next lines (an empty list or a trailing comma).
+    lo is -1 when the line holds a non-ASCII byte (unicode whitespace, quotes: left to the
+    reference). Brackets, quotes and remarks are not stripped here: no list reading accepts them,
+    so such a line is left to the reference too.
+    """
+    for i in range(lo, hi):
+        if data[i] >= 128:
+            return -1, 0, 0, False
+    lo, hi = _strip(data, lo, hi, byte_class)
+    trailing_comma = lo < hi and data[hi - 1] == _COMMA
+    tags = 0
+    while lo < hi:
+        before_lo, before_hi = lo, hi
+        if byte_class[data[lo]] & LIST_MARKUP or byte_class[data[hi - 1]] & LIST_MARKUP:
+            lo = _skip(data, lo, hi, byte_class, LIST_MARKUP)
+            lo, hi = _strip(data, lo, _skip_back(data, lo, hi, byte_class, LIST_MARKUP), byte_class)
+            tags |= TAG_MARKUP
+        if lo < hi and byte_class[data[hi - 1]] & END_PUNCT:
+            lo, hi = _strip(data, lo, _skip_back(data, lo, hi, byte_class, END_PUNCT), byte_class)
+            tags |= TAG_PUNCTUATION
+        if lo == before_lo and hi == before_hi:
+            break
+    return lo, hi, tags, lo == hi or trailing_comma
 
 
 @njit
@@ -196,10 +306,24 @@ def _is_fence(data, i, hi):
 
 
 @njit
+def _label_tags(data, i, markup, lead_ok, lead_ws):
+    """Tags of a label at ``i`` (the reference's ``_labelled``), from the markup after its word and
+    whether the line so far may lead a label (``lead_ok``) and holds only spaces/tabs (``lead_ws``)."""
+    tags = 0
+    if markup > 0 or (lead_ok and not lead_ws):
+        tags |= TAG_MARKUP
+    if not lead_ok:  # only a capital MOVES: counts after other text on its line
+        tags |= TAG_INLINE
+    if not _is_caps_moves(data, i):
+        tags |= TAG_CASE if _lower(data[i + 4]) == 115 else TAG_LABEL  # "moves" in other case, or "move"
+    return tags
+
+
+@njit
 def _scan_answer(data, lo, hi, byte_class, no_output):
-    """Verdict, moves, body span and multiple of one answer (see ``scan_answers``)."""
+    """Verdict, moves, list span, multiple and tags of one answer (see ``scan_answers``)."""
     labels = 0
-    last_exact_form = False  # the last label: capital, no markup, only spaces/tabs before it
+    last_tags = 0  # of the last label
     last_end = 0
     fences = 0  # code-fence lines so far
     fences_before_last = 0
@@ -213,8 +337,7 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
     i = lo
     while i < hi:
         if not lead_ok:  # (lead_ws implies lead_ok)
-            while i < hi and not byte_class[data[i]] & stop:
-                i += 1
+            i = _skip_until(data, i, hi, byte_class, stop)
             if i == hi:
                 break
         cls = byte_class[data[i]]
@@ -239,7 +362,7 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
                     is_label = lead_ok  # lower/mixed case only at a line start
                 if is_label:
                     labels += 1
-                    last_exact_form = lead_ws and markup == 0 and _is_caps_moves(data, i)
+                    last_tags = _label_tags(data, i, markup, lead_ok, lead_ws)
                     last_end = end
                     fences_before_last = fences
         lead_ok = lead_ok and (cls & LEAD) != 0
@@ -247,17 +370,23 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
         i += 1
     if labels == 0:
         if bare_bad or _all_strip(data, lo, hi, byte_class):
-            return NO_PLAN, 0, 0, 0, False
-        return UNDECIDED, 0, 0, 0, False
-    if not last_exact_form or fences_before_last % 2:
-        return UNDECIDED, 0, 0, 0, labels > 1
+            return NO_PLAN, 0, 0, 0, False, 0
+        return UNDECIDED, 0, 0, 0, False, 0
+    multiple = labels > 1
     line_end = _line_end(data, last_end, hi)
-    count = _body_moves(data, last_end, line_end, byte_class, no_output, 0, False)
-    if count > 0:
-        return EXACT, count, last_end, line_end, labels > 1
-    if count == 0 and _all_strip(data, line_end, hi, byte_class):  # a bare label with nothing after it
-        return EXACT, 0, 0, 0, labels > 1
-    return UNDECIDED, 0, 0, 0, labels > 1
+    start, end, list_tags, goes_on = _clean_list(data, last_end, line_end, byte_class)
+    if start < 0:
+        return UNDECIDED, 0, 0, 0, multiple, 0
+    if goes_on and not _all_strip(data, line_end, hi, byte_class):  # the next lines may hold moves
+        return UNDECIDED, 0, 0, 0, multiple, 0
+    tags = last_tags | list_tags | (TAG_FENCE if fences_before_last % 2 else 0)
+    if start == end:
+        return PLAN, 0, start, end, multiple, tags
+    reading = _list_tags(data, start, end, byte_class)
+    if reading < 0:
+        return UNDECIDED, 0, 0, 0, multiple, 0
+    count = _list_moves(data, start, end, byte_class, no_output, 0, False)
+    return PLAN, count, start, end, multiple, tags | reading
 
 
 @njit(parallel=True)
@@ -268,40 +397,43 @@ def scan_answers(data, offsets, byte_class):
     ----------
     data : uint8 (total,), the UTF-8 bytes of every answer back to back
     offsets : int64 (n + 1,), answer i is ``data[offsets[i]:offsets[i + 1]]`` (a null is empty)
-    byte_class : uint16 (256,), class bits of each byte value (``LETTER`` ... ``LINE_BREAK``)
+    byte_class : uint16 (256,), class bits of each byte value (``LETTER`` ... ``LETTER_SEP``)
 
     Returns
     -------
-    verdict : int8 (n,), EXACT, NO_PLAN or UNDECIDED
-    n_moves : int64 (n,), moves of an EXACT answer, 0 otherwise
-    body_start, body_end : int64 (n,), the byte span of an EXACT answer's list (for ``write_codes``)
+    verdict : int8 (n,), PLAN, NO_PLAN or UNDECIDED
+    n_moves : int64 (n,), moves of a PLAN answer, 0 otherwise
+    list_start, list_end : int64 (n,), the byte span of a PLAN answer's list (for ``write_codes``)
     multiple : bool (n,), more than one label (meaningful for decided answers)
+    tags : uint8 (n,), the normalization tags of a PLAN answer (``TAG_NAMES``; 0 when exact)
     """
     n = offsets.shape[0] - 1
     verdict = np.empty(n, dtype=np.int8)
     n_moves = np.empty(n, dtype=np.int64)
-    body_start = np.empty(n, dtype=np.int64)
-    body_end = np.empty(n, dtype=np.int64)
+    list_start = np.empty(n, dtype=np.int64)
+    list_end = np.empty(n, dtype=np.int64)
     multiple = np.empty(n, dtype=np.bool_)
+    tags = np.empty(n, dtype=np.uint8)
     no_output = np.empty(0, dtype=np.uint8)  # a writable stand-in: this pass only counts the moves
     for a in prange(n):
         out = _scan_answer(data, offsets[a], offsets[a + 1], byte_class, no_output)
         verdict[a] = out[0]
         n_moves[a] = out[1]
-        body_start[a] = out[2]
-        body_end[a] = out[3]
+        list_start[a] = out[2]
+        list_end[a] = out[3]
         multiple[a] = out[4]
-    return verdict, n_moves, body_start, body_end, multiple
+        tags[a] = out[5]
+    return verdict, n_moves, list_start, list_end, multiple, tags
 
 
 @njit(parallel=True)
-def write_codes(data, body_start, body_end, byte_class, other_codes, other_offsets, other_index, out_offsets):
+def write_codes(data, list_start, list_end, byte_class, other_codes, other_offsets, other_index, out_offsets):
     """Second pass: every answer's move codes into one flat array.
 
     Parameters
     ----------
     data, byte_class : as for ``scan_answers``
-    body_start, body_end : int64 (n,), from ``scan_answers`` (an empty span writes nothing)
+    list_start, list_end : int64 (n,), from ``scan_answers`` (an empty span writes nothing)
     other_codes : uint8 (m,), move codes of the answers parsed elsewhere, back to back
     other_offsets : int64 (k + 1,), their slices of ``other_codes``
     other_index : int64 (n,), the slice of answer i in ``other_offsets``, -1 if the kernel decided it
@@ -311,7 +443,7 @@ def write_codes(data, body_start, body_end, byte_class, other_codes, other_offse
     -------
     codes : uint8 (out_offsets[n],), 0..3 = U, D, L, R and INVALID_CODE for a token that is not a move
     """
-    n = body_start.shape[0]
+    n = list_start.shape[0]
     codes = np.empty(out_offsets[n], dtype=np.uint8)
     for a in prange(n):
         at = out_offsets[a]
@@ -319,6 +451,6 @@ def write_codes(data, body_start, body_end, byte_class, other_codes, other_offse
         if k >= 0:
             lo = other_offsets[k]
             codes[at:at + other_offsets[k + 1] - lo] = other_codes[lo:other_offsets[k + 1]]
-        elif body_end[a] > body_start[a]:
-            _body_moves(data, body_start[a], body_end[a], byte_class, codes, at, True)
+        elif list_end[a] > list_start[a]:
+            _list_moves(data, list_start[a], list_end[a], byte_class, codes, at, True)
     return codes
