@@ -138,17 +138,20 @@ def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
 def _sequence_texts(items: Sequence) -> _Texts:
     """Any sequence: strings go to the kernel, other items (numbers, bytes, lists) to the reference."""
     items = list(items)
-    # the common column (str and None only) needs no pass of its own
-    text = items if set(map(type, items)) <= {str, type(None)} else [x if isinstance(x, str) else None for x in items]
-    try:
-        arr = pa.array(text, type=pa.large_string())
+    not_text = np.empty(0, dtype=np.int64)
+    try:  # the common column, str and None only, in one conversion
+        if set(map(type, items)) <= {str, type(None)}:
+            arr = pa.array(items, type=pa.large_string())
+        else:
+            arr = None
     except (pa.ArrowException, UnicodeError):  # lone surrogates: not UTF-8, the reference copes
-        text = [x if x is None or _utf8_encodable(x) else None for x in text]
+        arr = None
+    if arr is None:
+        text = [x if isinstance(x, str) and _utf8_encodable(x) else None for x in items]
+        not_text = np.array([i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None],
+                            dtype=np.int64)
         arr = pa.array(text, type=pa.large_string())
-    not_text = np.array([i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None],
-                        dtype=np.int64)
-    found = _arrow_texts(arr)
-    return found._replace(items_at=lambda idx: [items[i] for i in idx], not_text=not_text)
+    return _arrow_texts(arr)._replace(items_at=lambda idx: [items[i] for i in idx], not_text=not_text)
 
 
 def _utf8_encodable(s: str) -> bool:

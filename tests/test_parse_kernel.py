@@ -218,6 +218,12 @@ def test_nulls_and_items_that_are_not_text_are_what_the_reference_says():
     assert col.compiled == 4  # "MOVES: U,D", None, "" and "moves: r": the rest are not str or not UTF-8
 
 
+def test_a_column_of_str_with_one_that_is_not_utf8():
+    texts = ["MOVES: U", "\ud800 MOVES: D", "moves: l"]
+    col = parse_column(texts)
+    assert col.to_plans() == reference(texts, False) and col.compiled == 2
+
+
 def test_an_empty_column():
     for texts in ([], pa.array([], type=pa.string()), pa.chunked_array([], type=pa.large_string())):
         col = parse_column(texts)
