@@ -79,6 +79,12 @@ def _cleaning_tags(body: str) -> set:
     return tags
 
 
+def _reading_tags(body: str) -> set:
+    tags: set = set()
+    _ref._tokens_to_moves(body, tags)
+    return tags
+
+
 def _byte_classes() -> np.ndarray:
     """The kernel's byte-class table, read off the reference parser's own patterns and cleaning."""
     table = np.zeros(256, dtype=np.uint16)
@@ -96,7 +102,10 @@ def _byte_classes() -> np.ndarray:
                     | (_kernel.LINE_BREAK if ch in "\r\n" else 0)
                     | (_kernel.LIST_MARKUP if ch in _ref._MARKUP else 0)
                     | (_kernel.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
-                    | (_kernel.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0))
+                    | (_kernel.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
+                    | (_kernel.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
+                    | (_kernel.WRAP if ch in _ref._WRAP else 0)
+                    | (_kernel.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0))
     return table
 
 

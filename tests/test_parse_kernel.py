@@ -101,6 +101,17 @@ BODIES = {  # how a list of moves may be written after its label
     "markup_then_bracket": lambda m: "*[" + ",".join(m) + "]*",
     "tokens_lower": lambda m: ", ".join(m.lower()) + ", X",
     "digits": lambda m: ", ".join(m) + ", 3, 42",
+    "words_letters": lambda m: ", ".join(WORDS[c] if k % 2 else c.lower() for k, c in enumerate(m)),
+    "trimmed_tokens": lambda m: " ".join(("!", ":", "'", "{", "<")[k % 5] + c + (".", "}", ">", "!", "")[k % 5]
+                                         for k, c in enumerate(m)),
+    "dots_between": lambda m: " . ".join(m) + " U.D",
+    "odd_separators": lambda m: "\x0b,".join(m) + " ;, " + "/".join(WORDS[c].upper() for c in m),
+    "leading_comma": lambda m: ", " + ", ".join(WORDS[c] for c in m),
+    "double_arrow": lambda m: " => ".join(m),
+    "unclosed_paren": lambda m: ", ".join(m) + " (",
+    "gloss_inside": lambda m: m[0] + " (first) " + " ".join(m[1:]) + " X",
+    "trailing_pipe": lambda m: ", ".join(m) + ", X |",
+    "wrapped_tokens": lambda m: "[" + "], [".join(m) + "]",
     "only_punctuation": lambda m: " .",
     "only_markup": lambda m: "**",
     "empty": lambda m: "",
@@ -193,6 +204,8 @@ def test_the_kernel_decides_exact_answers_and_prose_alone():
     ("MOVES: **U D**", [0, 1]),
     ("Final answer: MOVES: udlr", [0, 1, 2, 3]),
     ("```\nMOVE: `U;D`", [0, 1]),
+    ("MOVES: up, Down; L", [0, 1, 2]),  # the token-by-token reading
+    ("MOVES: U, [D], x. ud", [0, 1, INVALID_CODE, 0, 1]),
 ])
 def test_the_kernel_decides_these_and_agrees(text, codes):
     for strict in (False, True):
@@ -201,8 +214,7 @@ def test_the_kernel_decides_these_and_agrees(text, codes):
     assert parse_column([text, text]).codes.tolist() == codes * 2
 
 
-@pytest.mark.parametrize("text", ["MOVES:\nU, D", "MOVES: U,\nD", "hud", "MOVES: U,\xa0D", "MOVES: [U, D]", "MOVES: up, down",
-                                  "MOVES: U (up)", "MOVES: ↑↓", "MOVES: U -> D"])
+@pytest.mark.parametrize("text", ["MOVES:\nU, D", "MOVES: U,\nD", "hud", "MOVES: U,\xa0D", "MOVES: [U, D]", "MOVES: U (up)", "MOVES: ↑↓", "MOVES: U -> D"])
 def test_what_the_kernel_cannot_prove_goes_to_the_reference(text):
     col = parse_column([text])
     assert col.compiled == 0 and col.to_plans() == reference([text], False)

@@ -4,12 +4,13 @@ The answers of a column are one UTF-8 buffer ``data`` with int64 ``offsets``; an
 ``data[offsets[i]:offsets[i + 1]]``. The kernels mirror ``fastspe.parse`` (the reference) for the
 common shapes and mark every other answer ``UNDECIDED`` for the Python parser:
 
-- ``PLAN``: the last label (found as the reference finds labels) is followed on its line by a
-  list the reference reads without the general token path: comma-separated tokens, each a single
-  ``U``/``D``/``L``/``R`` or an ASCII alphanumeric token that is no move at all (``X``, ``then``,
-  ``3``: code ``INVALID_CODE``), or ``u``/``d``/``l``/``r`` letters in either case between
-  spaces, tabs, ``, ; / |``; with markup (``* _ ` ~``) and a trailing ``. ! ; ,`` around it
-  (not in brackets or quotes, no remark in parentheses). Or the list is empty and only whitespace
+- ``PLAN``: the last label (found as the reference finds labels) is followed on its line by an
+  ASCII list that the reference reads in one of its three ways: comma-separated tokens (exact;
+  a token that is no move, ``X``, ``then``, ``3``, is ``INVALID_CODE``), ``u``/``d``/``l``/``r``
+  letters between spaces, tabs, ``, ; / |``, or token by token (letter runs, direction words,
+  other tokens; punctuation around tokens), after stripping markup (``* _ ` ~``) and a trailing
+  ``. ! ; ,`` from the list. Lists in brackets or quotes, with a remark in parentheses or a
+  ``->``/``=>`` separator, are left to the reference. Or the list is empty and only whitespace
   follows to the end of the answer (so no list can go on on the next lines). ``tags`` says what
   was normalized (``TAG_NAMES``): none for an exact answer.
 - ``NO_PLAN``: no label at all, and either only ASCII whitespace or an ASCII character outside a
@@ -23,7 +24,7 @@ is left undecided, never guessed.
 
 Byte classes come in as a table (``byte_class``, uint16 (256,)) built by the caller from the
 reference's own patterns, so the two cannot drift apart; the bits are the ``LETTER`` ...
-``LETTER_SEP`` constants below.
+``WRAP`` constants below.
 """
 
 from __future__ import annotations
@@ -47,10 +48,14 @@ LINE_BREAK = 256  # \n or \r
 LIST_MARKUP = 512  # markup stripped from the ends of a list (* _ ` ~)
 END_PUNCT = 1024  # trailing punctuation stripped from a list (. ! ; ,)
 LETTER_SEP = 2048  # may separate u/d/l/r letters (space, tab, , ; / |)
+TOKEN_SEP = 4096  # separates the tokens of a list (whitespace , ; / |)
+TOKEN_TRIM = 8192  # stripped from the ends of a token (markup, brackets, quotes, . ! :)
+WRAP = 16384  # an ASCII bracket or quote: stripped from the ends of a list by the reference
 
 # normalization tags, one bit each; TAG_NAMES[k] is the reference's name of bit 1 << k
-TAG_CASE, TAG_SEPARATORS, TAG_MARKUP, TAG_PUNCTUATION, TAG_LABEL, TAG_INLINE, TAG_FENCE = 1, 2, 4, 8, 16, 32, 64
-TAG_NAMES = ("case", "separators", "markup", "punctuation", "label", "inline", "fence")
+TAG_CASE, TAG_SEPARATORS, TAG_MARKUP, TAG_PUNCTUATION, TAG_LABEL, TAG_INLINE, TAG_FENCE, TAG_WORDS = (
+    1, 2, 4, 8, 16, 32, 64, 128)
+TAG_NAMES = ("case", "separators", "markup", "punctuation", "label", "inline", "fence", "words")
 
 _NL, _CR, _COMMA, _COLON = 10, 13, 44, 58
 _BACKTICK, _TILDE = 96, 126
@@ -103,8 +108,8 @@ def _is_caps_moves(data, i):
 
 
 @njit
-def _is_word(data, lo, hi):
-    """Whether ``data[lo:hi]`` is up, down, left or right in any ASCII case."""
+def _word_code(data, lo, hi):
+    """Direction code of ``data[lo:hi]`` if it is up, down, left or right in any ASCII case, else -1."""
     for w in range(_WORD_OFFSETS.shape[0] - 1):
         start = _WORD_OFFSETS[w]
         if hi - lo == _WORD_OFFSETS[w + 1] - start:
@@ -114,8 +119,8 @@ def _is_word(data, lo, hi):
                     same = False
                     break
             if same:
-                return True
-    return False
+                return w
+    return -1
 
 
 @njit
@@ -138,7 +143,7 @@ def _token_code(data, lo, hi):
     if hi - lo == 1 and _is_upper(data[lo]) and _CODE[data[lo]] >= 0:
         return _CODE[data[lo]]
     # a run of u/d/l/r letters splits into moves and a word is read as one: both normalize
-    if _is_udlr_run(data, lo, hi) or _is_word(data, lo, hi):
+    if _is_udlr_run(data, lo, hi) or _word_code(data, lo, hi) >= 0:
         return -1
     return INVALID_CODE
 
@@ -201,15 +206,13 @@ def _is_comma_letters(data, lo, hi, byte_class):
 
 
 @njit
-def _list_tags(data, lo, hi, byte_class):
-    """Tags of reading the cleaned, non-empty list ``data[lo:hi]``; -1 if it is left to the reference."""
-    if _is_token_list(data, lo, hi, byte_class):
-        return 0
+def _letters_tags(data, lo, hi, byte_class):
+    """Tags of a list of u/d/l/r letters between ``LETTER_SEP`` bytes; -1 if it is not one."""
     tags = 0
     for i in range(lo, hi):
         b = data[i]
         if _CODE[b] < 0 and not byte_class[b] & LETTER_SEP:
-            return -1  # neither a token list nor u/d/l/r letters: the general token path
+            return -1
         if _CODE[b] >= 0 and not _is_upper(b):
             tags |= TAG_CASE
     if not _is_comma_letters(data, lo, hi, byte_class):
@@ -218,29 +221,103 @@ def _list_tags(data, lo, hi, byte_class):
 
 
 @njit
-def _list_moves(data, lo, hi, byte_class, out, at, write):
-    """Moves of a list that ``_list_tags`` accepted; their number, written to ``out[at:]`` if ``write``.
+def _trimmed(data, lo, hi, byte_class):
+    lo = _skip(data, lo, hi, byte_class, TOKEN_TRIM)
+    return lo, _skip_back(data, lo, hi, byte_class, TOKEN_TRIM)
 
-    A run of u/d/l/r letters is one move per letter, any other alphanumeric token one
-    ``INVALID_CODE``.
+
+@njit
+def _token_tags(data, lo, hi, byte_class):
+    """Tags of reading one token of the general path (the reference's loop over ``_TOKEN``)."""
+    start, end = _trimmed(data, lo, hi, byte_class)
+    tags = TAG_PUNCTUATION if start != lo or end != hi else 0
+    if start == end:
+        return tags
+    if _is_udlr_run(data, start, end):
+        for k in range(start, end):
+            if not _is_upper(data[k]):
+                tags |= TAG_CASE
+        if end - start > 1:
+            tags |= TAG_SEPARATORS
+    elif _word_code(data, start, end) >= 0:
+        tags |= TAG_WORDS
+    return tags
+
+
+@njit
+def _is_comma(data, lo, hi, byte_class):
+    """Whether ``data[lo:hi]`` is a comma with only spaces and tabs around it."""
+    lo = _skip(data, lo, hi, byte_class, SPACE)
+    hi = _skip_back(data, lo, hi, byte_class, SPACE)
+    return hi - lo == 1 and data[lo] == _COMMA
+
+
+@njit
+def _general_tags(data, lo, hi, byte_class):
+    """Tags of the reference's general token path on an ASCII list; -1 for a remark in
+    parentheses or a ``->``/``=>`` separator (left to the reference)."""
+    for i in range(lo, hi):
+        if data[i] == 40 or (data[i] == 62 and i > lo and (data[i - 1] == 45 or data[i - 1] == 61)):  # ( -> =>
+            return -1
+    tags = 0
+    i = lo
+    tokens = 0
+    while i < hi:
+        start = i
+        i = _skip(data, i, hi, byte_class, TOKEN_SEP)
+        if i == hi:  # what follows the last token does not count
+            break
+        if tokens > 0 and not _is_comma(data, start, i, byte_class):  # nor what precedes the first
+            tags |= TAG_SEPARATORS
+        end = _skip_until(data, i, hi, byte_class, TOKEN_SEP)
+        tags |= _token_tags(data, i, end, byte_class)
+        tokens += 1
+        i = end
+    return tags
+
+
+@njit
+def _list_tags(data, lo, hi, byte_class):
+    """Tags of reading the cleaned, non-empty list ``data[lo:hi]``; -1 if it is left to the reference.
+
+    The reference's three readings in its order: exact (or comma-separated tokens), letters only,
+    then token by token.
+    """
+    if _is_token_list(data, lo, hi, byte_class):
+        return 0
+    tags = _letters_tags(data, lo, hi, byte_class)
+    return tags if tags >= 0 else _general_tags(data, lo, hi, byte_class)
+
+
+@njit
+def _list_moves(data, lo, hi, byte_class, out, at, write):
+    """Moves of a list that ``_list_tags`` read; their number, written to ``out[at:]`` if ``write``.
+
+    Token by token, as the reference's general path: a run of u/d/l/r letters is one move per
+    letter, a direction word one move, any other token one ``INVALID_CODE``; exact and
+    letters-only lists read the same this way.
     """
     count = 0
     i = lo
     while i < hi:
-        if not byte_class[data[i]] & TOKEN:
-            i += 1
-            continue
-        end = _skip(data, i, hi, byte_class, TOKEN)
-        if _is_udlr_run(data, i, end):
-            if write:
-                for k in range(i, end):
-                    out[at + count + k - i] = _CODE[data[k]]
-            count += end - i
-        else:
-            if write:
-                out[at + count] = INVALID_CODE
-            count += 1
+        i = _skip(data, i, hi, byte_class, TOKEN_SEP)
+        if i == hi:
+            break
+        end = _skip_until(data, i, hi, byte_class, TOKEN_SEP)
+        start, stop = _trimmed(data, i, end, byte_class)
         i = end
+        if start == stop:
+            continue
+        if _is_udlr_run(data, start, stop):
+            if write:
+                for k in range(start, stop):
+                    out[at + count + k - start] = _CODE[data[k]]
+            count += stop - start
+            continue
+        if write:
+            word = _word_code(data, start, stop)
+            out[at + count] = word if word >= 0 else INVALID_CODE
+        count += 1
     return count
 
 
@@ -251,14 +328,19 @@ def _strip(data, lo, hi, byte_class):
 
 
 @njit
+def _wrapped(data, lo, hi, byte_class):
+    """Whether the non-empty ``data[lo:hi]`` starts or ends with a bracket or quote."""
+    return lo < hi and (byte_class[data[lo]] & WRAP or byte_class[data[hi - 1]] & WRAP) != 0
+
+
+@njit
 def _clean_list(data, lo, hi, byte_class):
     """The reference's ``_clean_body`` on the rest of the label's line, ``data[lo:hi]``.
 
     Returns (lo, hi, tags, goes_on): the cleaned list, the tags of cleaning it, and whether the
     reference then looks for more moves on the next lines (an empty list or a trailing comma).
-    lo is -1 when the line holds a non-ASCII byte (unicode whitespace, quotes: left to the
-    reference). Brackets, quotes and remarks are not stripped here: no list reading accepts them,
-    so such a line is left to the reference too.
+    lo is -1 when the line is left to the reference: a non-ASCII byte (unicode whitespace, quotes),
+    or a list in brackets or quotes, or ending in ")" (maybe a remark), where it strips them.
     """
     for i in range(lo, hi):
         if data[i] >= 128:
@@ -268,6 +350,9 @@ def _clean_list(data, lo, hi, byte_class):
     tags = 0
     while lo < hi:
         before_lo, before_hi = lo, hi
+        # neither markup nor punctuation is a bracket or quote: one exposed is seen here next time
+        if _wrapped(data, lo, hi, byte_class):
+            return -1, 0, 0, False
         if byte_class[data[lo]] & LIST_MARKUP or byte_class[data[hi - 1]] & LIST_MARKUP:
             lo = _skip(data, lo, hi, byte_class, LIST_MARKUP)
             lo, hi = _strip(data, lo, _skip_back(data, lo, hi, byte_class, LIST_MARKUP), byte_class)
@@ -397,7 +482,7 @@ def scan_answers(data, offsets, byte_class):
     ----------
     data : uint8 (total,), the UTF-8 bytes of every answer back to back
     offsets : int64 (n + 1,), answer i is ``data[offsets[i]:offsets[i + 1]]`` (a null is empty)
-    byte_class : uint16 (256,), class bits of each byte value (``LETTER`` ... ``LETTER_SEP``)
+    byte_class : uint16 (256,), class bits of each byte value (``LETTER`` ... ``WRAP``)
 
     Returns
     -------
