@@ -14,6 +14,12 @@ Exact (Appendix B)
     prompt says "comma-separated", and ``U, D`` is still that). ``MOVES:`` followed by nothing
     is an exact plan of length 0. Other text before or after that line is allowed.
 
+    ``exact`` describes the *form* (the label and the comma-separated tokens), not whether each
+    token is a move: in ``MOVES: U, X, D`` the form is exact, so the answer is ``exact`` (in
+    strict mode too) with moves ``U?D``, and replay calls the ``X`` an illegal
+    ``invalid_action`` at its position. A token that would need normalizing to be read as moves
+    (``u``, ``UD``, ``up``) makes the answer ``normalized`` instead.
+
 Labels
     ``MOVES:`` in capitals counts anywhere in a line; ``moves:``/``Moves:``/``move:`` in any case
     counts only at the start of a line (after markup such as ``**``, ``#`` or ``-``), so that

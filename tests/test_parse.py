@@ -22,6 +22,14 @@ def test_exact(text, moves):
     assert parse_answer(text, strict=True) == p
 
 
+def test_exact_is_the_form_and_a_token_that_is_not_a_move_stays_in_place():
+    # comma-separated tokens after the label: exact even in strict mode, the non-moves kept as "?"
+    for text, moves in (("MOVES: U, X, D", "U?D"), ("MOVES: then, R, 9", "?R?")):
+        assert parse_answer(text, strict=True) == parse_answer(text) == ParsedPlan(moves, EXACT, "", False)
+    # without the commas the form itself needed normalizing
+    assert parse_answer("MOVES: U X D", strict=True) == ParsedPlan("", NO_PLAN, "separators", False)
+
+
 @pytest.mark.parametrize("text", ["MOVES:", "MOVES:   ", "MOVES:\n\nI could not find a plan."])
 def test_bare_label_is_an_exact_empty_plan(text):
     assert parse_answer(text) == ParsedPlan("", EXACT, "", False)
