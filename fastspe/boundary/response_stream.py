@@ -13,7 +13,6 @@ range) raises ``NeedsLineReader``, and the caller reads the file again with the 
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Iterator
@@ -68,14 +67,14 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                     carry = data
                     continue
                 data, carry = data[:cut], data[cut:]
-            if not data.strip():
-                if not block:
-                    return
-                continue
             try:
-                table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=max(len(data), 1 << 20)),
+                table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=8 << 20),
                                      parse_options=options)
             except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+                if data.isspace() or not data:  # blank lines only: nothing to read (rare, so tested last)
+                    if not block:
+                        return
+                    continue
                 raise NeedsLineReader(str(exc)[:200]) from None
             # Arrow reads two objects on one line as two rows; the line reader refuses that line
             if table.num_rows != _json_lines(data):
