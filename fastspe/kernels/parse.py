@@ -221,15 +221,16 @@ def _letters_tags(data, lo, hi, byte_class):
 
 
 @njit
-def _trimmed(data, lo, hi, byte_class):
-    lo = _skip(data, lo, hi, byte_class, TOKEN_TRIM)
-    return lo, _skip_back(data, lo, hi, byte_class, TOKEN_TRIM)
+def _trim(data, lo, hi, byte_class, cls):
+    """``data[lo:hi]`` without the bytes of class ``cls`` at either end, as (lo, hi)."""
+    lo = _skip(data, lo, hi, byte_class, cls)
+    return lo, _skip_back(data, lo, hi, byte_class, cls)
 
 
 @njit
 def _token_tags(data, lo, hi, byte_class):
     """Tags of reading one token of the general path (the reference's loop over ``_TOKEN``)."""
-    start, end = _trimmed(data, lo, hi, byte_class)
+    start, end = _trim(data, lo, hi, byte_class, TOKEN_TRIM)
     tags = TAG_PUNCTUATION if start != lo or end != hi else 0
     if start == end:
         return tags
@@ -304,7 +305,7 @@ def _list_moves(data, lo, hi, byte_class, out, at, write):
         if i == hi:
             break
         end = _skip_until(data, i, hi, byte_class, TOKEN_SEP)
-        start, stop = _trimmed(data, i, end, byte_class)
+        start, stop = _trim(data, i, end, byte_class, TOKEN_TRIM)
         i = end
         if start == stop:
             continue
@@ -319,12 +320,6 @@ def _list_moves(data, lo, hi, byte_class, out, at, write):
             out[at + count] = word if word >= 0 else INVALID_CODE
         count += 1
     return count
-
-
-@njit
-def _strip(data, lo, hi, byte_class):
-    lo = _skip(data, lo, hi, byte_class, STRIP)
-    return lo, _skip_back(data, lo, hi, byte_class, STRIP)
 
 
 @njit
@@ -345,7 +340,7 @@ def _clean_list(data, lo, hi, byte_class):
     for i in range(lo, hi):
         if data[i] >= 128:
             return -1, 0, 0, False
-    lo, hi = _strip(data, lo, hi, byte_class)
+    lo, hi = _trim(data, lo, hi, byte_class, STRIP)
     trailing_comma = lo < hi and data[hi - 1] == _COMMA
     tags = 0
     while lo < hi:
@@ -355,10 +350,10 @@ def _clean_list(data, lo, hi, byte_class):
             return -1, 0, 0, False
         if byte_class[data[lo]] & LIST_MARKUP or byte_class[data[hi - 1]] & LIST_MARKUP:
             lo = _skip(data, lo, hi, byte_class, LIST_MARKUP)
-            lo, hi = _strip(data, lo, _skip_back(data, lo, hi, byte_class, LIST_MARKUP), byte_class)
+            lo, hi = _trim(data, lo, _skip_back(data, lo, hi, byte_class, LIST_MARKUP), byte_class, STRIP)
             tags |= TAG_MARKUP
         if lo < hi and byte_class[data[hi - 1]] & END_PUNCT:
-            lo, hi = _strip(data, lo, _skip_back(data, lo, hi, byte_class, END_PUNCT), byte_class)
+            lo, hi = _trim(data, lo, _skip_back(data, lo, hi, byte_class, END_PUNCT), byte_class, STRIP)
             tags |= TAG_PUNCTUATION
         if lo == before_lo and hi == before_hi:
             break
