@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .boundary.banks import (BANK_COLUMNS, BankLayouts, bank_frame, blocks_mask, board_matrix, check_bank_table,
-                             read_bank_table, table_from_frame, write_bank_table)
+                             layout_groups, read_bank_table, table_from_frame, write_bank_table)
 from .design import Design, DesignCell
 from .kernels.walks import propose_walks
 from .layout import DIRECTION_BYTES, Layout
@@ -221,10 +221,9 @@ def bank_layouts_index(bank) -> BankLayouts:
     rows = bank["rows"].to_numpy(np.int64)
     cols = bank["cols"].to_numpy(np.int64)
     mask = blocks_mask(arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow)
-    key = np.stack([rows, cols, mask.view(np.int64)], axis=1)
-    _, first, index = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    first, index = layout_groups(rows, cols, mask)
     layouts = tuple(Layout(int(rows[i]), int(cols[i]), tuple(int(v) for v in blocks.iloc[int(i)])) for i in first)
-    return BankLayouts(layouts, np.asarray(index, dtype=np.int64).ravel())
+    return BankLayouts(layouts, index)
 
 
 def layout_keys(bank: pd.DataFrame) -> list[tuple[int, int, tuple[int, ...]]]:

@@ -278,9 +278,7 @@ def _lengths(column) -> np.ndarray:
 
 def _bank_layouts(rows, cols, blocks: pa.Array, at: _Where) -> BankLayouts:
     """Each distinct (rows, cols, blocks) as a validated ``Layout``; the index of each board's."""
-    mask = blocks_mask(blocks)
-    key = np.stack([rows, cols, mask.view(np.int64)], axis=1)
-    uniq, first, index = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    first, index = layout_groups(rows, cols, blocks_mask(blocks))
     layouts = []
     for j, i in enumerate(first):
         cell_list = blocks[int(i)].as_py()
@@ -292,6 +290,18 @@ def _bank_layouts(rows, cols, blocks: pa.Array, at: _Where) -> BankLayouts:
             raise at.error(int(i), f"blocks {cell_list} are not in ascending order")
         layouts.append(lay)
     return BankLayouts(tuple(layouts), np.asarray(index, dtype=np.int64).ravel())
+
+
+def layout_groups(rows: np.ndarray, cols: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct layout, layout index of each row), layouts ordered by (mask, rows, cols).
+
+    Two 1-D uniques (the block masks, then a small combined key) instead of a row-wise unique over an
+    (n, 3) array, which costs a sort of n structured rows and several copies of them.
+    """
+    _, mask_index = np.unique(mask, return_inverse=True)
+    key = mask_index.ravel().astype(np.int64) * 256 + (rows.astype(np.int64) * 16 + cols)  # sides <= 8 < 16
+    _, first, index = np.unique(key, return_index=True, return_inverse=True)
+    return first, np.asarray(index, dtype=np.int64).ravel()
 
 
 def table_layouts(table: pa.Table) -> BankLayouts:
@@ -338,6 +348,22 @@ def _check_boards(initial: np.ndarray, goal: np.ndarray, layouts: BankLayouts, a
 _VALUE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # value v -> bit v + 1
 
 
+_MOVE_BYTE = np.zeros(256, dtype=bool)
+_MOVE_BYTE[np.frombuffer(b"UDLR", dtype=np.uint8)] = True
+
+
+def _only_move_letters(strings: pa.Array) -> np.ndarray:
+    """bool (n,): each string holds only U, D, L, R (one table look-up per byte, no regex)."""
+    strings = strings.cast(pa.large_string())
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)[strings.offset:strings.offset + len(strings) + 1]
+    data = np.frombuffer(strings.buffers()[2], dtype=np.uint8) if strings.buffers()[2] is not None else \
+        np.zeros(0, dtype=np.uint8)
+    bad_at = np.flatnonzero(~_MOVE_BYTE[data[offsets[0]:offsets[-1]]]) + offsets[0]
+    ok = np.ones(len(strings), dtype=bool)
+    ok[np.searchsorted(offsets, bad_at, side="right") - 1] = False  # the string holding each bad byte
+    return ok
+
+
 def _value_bits(boards: np.ndarray) -> np.ndarray:
     """uint64 (n,): bit v + 1 set for each value v (-1..62) on each board (one column at a time)."""
     bits = np.zeros(len(boards), dtype=np.uint64)
@@ -354,7 +380,7 @@ def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayo
     cert = cols["certificate"]
     cert_len = pc.utf8_length(cert).to_numpy(zero_copy_only=False)
     at.first(cert_len != depth, lambda i: f"certificate has {cert_len[i]} moves but depth is {depth[i]}")
-    letters = pc.match_substring_regex(cert, "^[UDLR]*$").to_numpy(zero_copy_only=False)
+    letters = _only_move_letters(cert)
     at.first(~letters, lambda i: f"certificate {cert[i].as_py()[:40]!r} has letters other than U, D, L, R")
     kind = cols.get("certificate_kind")
     searched = np.zeros(len(depth), dtype=bool)
