@@ -37,6 +37,20 @@ _OFF = {"0", "false", "no", "off"}
 CACHE = os.environ.get("FASTSPE_NUMBA_CACHE", "1").strip().lower() not in _OFF
 
 
+def cache_dir() -> str:
+    """Where compiled kernels are cached: ``NUMBA_CACHE_DIR`` if set, else the user's cache folder
+    (``$XDG_CACHE_HOME`` or ``~/.cache``) under ``fastspe/numba/<version>``, never inside the installed
+    package, so that uninstalling or upgrading fastspe cannot leave stale compiled code behind it."""
+    from . import __version__
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "fastspe", "numba", __version__)
+
+
+if CACHE and not numba.config.CACHE_DIR:  # numba looks this up when it first caches a kernel
+    numba.config.CACHE_DIR = cache_dir()
+
+
 def njit(*args, **kwargs):
     """``numba.njit`` with fastspe's defaults (cache, nogil, numpy error model)."""
     kwargs.setdefault("cache", CACHE)
