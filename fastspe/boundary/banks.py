@@ -155,6 +155,10 @@ class _Where:
             board = self.table.column("board_id")[row].as_py()
         return input_error(self.source, f"{what}; {FIX}", self.unit, pos, board)
 
+    def column_error(self, name: str, what: str) -> InputError:
+        """A whole column of the wrong type: no row is more at fault than another, so none is named."""
+        return InputError(f"{self.source}: column {name} {what}; {FIX}")
+
     def first(self, bad: np.ndarray, what) -> None:
         """Raise for the first True of ``bad``; ``what(i)`` says what is wrong with row i."""
         hits = np.flatnonzero(bad)
@@ -224,12 +228,12 @@ def _canonical(column, name: str, at: _Where) -> pa.Array:
     kind = column.type
     if name in STRING_COLUMNS:
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
-            raise at.error(0, f"{name} must be text, the file stores {kind}")
+            raise at.column_error(name, f"must be text, the file stores {kind}")
         return column.cast(pa.string())
     if name in INT_COLUMNS:
         return _as_int64(column, name, at)
     if not (pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)):
-        raise at.error(0, f"{name} must be a list of integers, the file stores {kind}")
+        raise at.column_error(name, f"must be a list of integers, the file stores {kind}")
     if column.flatten().null_count:
         # a null inside a board: name its row
         owners = np.repeat(np.arange(len(column)), _lengths(column))
@@ -258,7 +262,9 @@ def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Arr
         return pa.array(np.zeros(len(column), dtype=np.int64))
     if pa.types.is_integer(kind):
         if pa.types.is_uint64(kind) and len(column) and pc.max(column).as_py() >= 2**63:
-            raise at.error(0, f"{name} holds a value beyond int64")
+            hit = int(np.flatnonzero(column.to_numpy(zero_copy_only=False) >= np.uint64(2**63))[0])
+            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[hit])
+            raise at.error(row, f"{name} holds a value beyond int64")
         return column.cast(pa.int64())
     if pa.types.is_floating(kind):
         values = column.to_numpy(zero_copy_only=False)
@@ -269,7 +275,7 @@ def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Arr
                 row = int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[row])
             raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, not an integer")
         return pa.array(values.astype(np.int64))
-    raise at.error(0, f"{name} must be integers, the file stores {kind}")
+    raise at.column_error(name, f"must be integers, the file stores {kind}")
 
 
 def _lengths(column) -> np.ndarray:
