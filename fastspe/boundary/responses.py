@@ -38,8 +38,8 @@ _POS = "_pos"  # internal column: line (or row) number of each record in its sou
 class _Problems:
     """Collects bad-input messages; raises on the first unless invalid lines are to be skipped."""
 
-    def __init__(self, source: str, unit: str, skip: bool):
-        self.source, self.unit, self.skip = source, unit, skip
+    def __init__(self, source: str, unit: str, skip: bool, typed: bool = True):
+        self.source, self.unit, self.skip, self.typed = source, unit, skip, typed
         self.items: list[tuple[int, str]] = []
 
     def add(self, pos: int, message: str) -> None:
@@ -156,7 +156,7 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     if not p.is_file():
         raise ValueError(f"{path}: no such file")
     unit = "row" if fmt == "parquet" else "line"
-    problems = _Problems(str(path), unit, skip_invalid)
+    problems = _Problems(str(path), unit, skip_invalid, typed=fmt != "csv")
     if fmt == "jsonl":
         df = _read_jsonl(p, problems)
     elif fmt == "csv":
@@ -172,7 +172,7 @@ def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None
     """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts."""
     df = responses.copy()
     df[_POS] = np.arange(1, len(df) + 1)
-    return _check(df, bank, _Problems(source, "row", skip_invalid))
+    return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False))
 
 
 def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> pd.DataFrame:
@@ -182,6 +182,9 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     for col in REQUIRED:
         if col not in df.columns:
             df[col] = None
+    # every line, failed attempts included, must hold its keys and status with the right types: a board_id 5
+    # or a status 3 is a damaged line, not an unknown board or a failed attempt
+    df = _drop_bad(df, _type_problems(df, problems.typed), problems)
     # failed run-log attempts are not outputs
     if "status" in df.columns:
         status = df["status"].where(df["status"].notna(), OK).astype(str)
@@ -233,6 +236,40 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     df = df.drop(columns=[_POS]).reset_index(drop=True)
     df.attrs["invalid"] = problems.messages()
     return df
+
+
+def _not_text(column: pd.Series) -> pd.Series:
+    """True where a value is neither text nor missing (one C-level scan when the column is all text)."""
+    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
+        return pd.Series(False, index=column.index)
+    return ~column.map(lambda v: isinstance(v, str) or v is None or (isinstance(v, float) and np.isnan(v))).astype(bool)
+
+
+def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
+    """What is wrong with the type of each row's board_id, condition, status and trial ("" when nothing).
+
+    ``typed``: the source keeps types (JSONL, Parquet), so a trial given as text ("3") is refused too; a CSV
+    stores everything as text. Missing values are left to the checks of completed outputs."""
+    bad = pd.Series("", index=df.index, dtype=object)
+    for col in ("board_id", "condition", "status"):
+        if col in df.columns:
+            wrong = _not_text(df[col])
+            if wrong.any():
+                bad = bad.mask(wrong & (bad == ""), f"{col} is " + df[col].map(_json_kind) + ", not text")
+    trial = df["trial"]
+    if typed and trial.dtype == object:
+        text = trial.map(lambda v: isinstance(v, str))
+        bad = bad.mask(text & (bad == ""), "trial " + trial.astype(str) + " is not an integer (it is text, \"...\")")
+    given = trial.notna()
+    number = pd.to_numeric(trial.where(given), errors="coerce")
+    not_int = given & (number.isna() | (number != np.floor(number)))
+    if trial.dtype == object:  # True is not trial 1
+        not_int |= trial.map(lambda v: isinstance(v, bool))
+    elif trial.dtype == bool:
+        not_int |= given
+    bad = bad.mask(not_int & (bad == ""), "trial " + trial.astype(str) + " is not an integer")
+    outside = given & ~not_int & ((number < 0) | (number > MAX_TRIAL))
+    return bad.mask(outside & (bad == ""), "trial " + trial.astype(str) + f" is outside 0..{MAX_TRIAL}")
 
 
 def _json_kind(value) -> str:
