@@ -16,9 +16,11 @@ rest is returned.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -51,6 +53,9 @@ class _Problems:
         return [f"{self.source}: {self.unit} {pos}: {msg}" for pos, msg in sorted(self.items)]
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def _decode_line(raw: bytes):
     """One JSONL line as (dict or None for a blank line, error message or None)."""
     try:
@@ -65,11 +70,19 @@ def _decode_line(raw: bytes):
         return None, f"not valid JSON ({exc.msg}); each line must be one JSON object"
     if not isinstance(obj, dict):
         return None, "not a JSON object; each line must be one {...} object"
+    if _SURROGATE_ESCAPE.search(raw):
+        # JSON lets a \udXXX escape stand alone, Unicode does not: such a string cannot be stored or printed
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return None, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not Unicode text"
     return obj, None
 
 
 def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
     data = path.read_bytes()
+    if data.startswith(codecs.BOM_UTF8):  # a byte order mark some editors write: not part of line 1
+        data = data[len(codecs.BOM_UTF8):]
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -190,9 +203,11 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
         status = df["status"].where(df["status"].notna(), OK).astype(str)
         failed = status != OK
         if failed.any():
-            done = df.loc[~failed, KEY].astype(str).agg("\x1f".join, axis=1)
-            tried = df.loc[failed, KEY].astype(str).agg("\x1f".join, axis=1)
-            lost = tried[~tried.isin(set(done))].nunique()
+            # every key is present and typed by now: trial 1 and 1.0 are one key
+            keys = df[KEY].astype({"condition": object, "board_id": object})
+            keys["trial"] = pd.to_numeric(keys["trial"]).astype(np.int64)
+            done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
+            lost = tried[~tried.isin(done)].unique().size
             if lost:
                 warnings.warn(f"{problems.source}: {lost} output(s) have only failed attempts and are not scored",
                               stacklevel=3)
@@ -249,8 +264,11 @@ def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
     """What is wrong with the type of each row's board_id, condition, status and trial ("" when nothing).
 
     ``typed``: the source keeps types (JSONL, Parquet), so a trial given as text ("3") is refused too; a CSV
-    stores everything as text. Missing values are left to the checks of completed outputs."""
+    stores everything as text. A missing key is refused too (a failed attempt without one cannot be told
+    apart from another output's); a missing response is left to the checks of completed outputs."""
     bad = pd.Series("", index=df.index, dtype=object)
+    for col in REQUIRED[:3]:  # board_id, condition, trial: the first one missing is named
+        bad = bad.mask(df[col].isna() & (bad == ""), f"missing field {col!r}")
     for col in ("board_id", "condition", "status"):
         if col in df.columns:
             wrong = _not_text(df[col])
