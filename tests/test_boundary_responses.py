@@ -97,3 +97,24 @@ def test_whole_number_trial_and_null_status_still_score(folder, capsys, out_name
     code, err, out = _score(capsys, folder, path, out_name)
     assert code == 0, err
     assert sorted(read_verdicts(out)["status"]) == ["complete"] * 3
+
+
+@pytest.mark.parametrize("which", ["responses", "bank"])
+@pytest.mark.parametrize("content", [b"null\n", b"\n  null\n" + b'{"board_id": "x"}\n'])
+def test_a_null_line_does_not_crash_the_process(folder, which, content):
+    # pyarrow 26's JSON reader dies (SIGSEGV) on a block starting with `null`: the readers never hand it one.
+    # A subprocess, so that a crash fails this test instead of ending the test run.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bad = folder / "null.jsonl"
+    bad.write_bytes(content)
+    bank = bad if which == "bank" else folder / "bank.parquet"
+    args = [sys.executable, "-m", "fastspe", "score", "--bank", bank, "--responses", bad, "--out", folder / "v.parquet"]
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    line = content.split(b"\n").index(next(ln for ln in content.split(b"\n") if ln.strip() == b"null")) + 1
+    assert done.returncode == 2, (done.returncode, done.stderr[-500:])
+    assert_refused(done.returncode, done.stderr, names=[bad, f"line {line}", "not a JSON object"],
+                   absent=[folder / "v.parquet"])

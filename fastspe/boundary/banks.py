@@ -13,6 +13,7 @@ replay stays in ``fastspe bank verify``. All checks are vectorized over the boar
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,13 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
 def _read_jsonl_bank(path) -> pa.Table:
     import pyarrow.json as pj
 
+    from .response_stream import NOT_AN_OBJECT_LINE
+
     fields = _JSON_SCHEMA
+    with open(path, "rb") as fh:
+        # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
+        if NOT_AN_OBJECT_LINE.search(fh.read().removeprefix(codecs.BOM_UTF8)):
+            raise _first_bad_json_line(path, ValueError("a line is not a JSON object"))
     try:
         return pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=fields,
                                                                 unexpected_field_behavior="ignore"))
@@ -95,7 +102,7 @@ def _first_bad_json_line(path, exc: Exception) -> InputError:
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                obj = json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8"))
             except UnicodeDecodeError:
                 return input_error(path, "not UTF-8 text", "line", lineno)
             except json.JSONDecodeError as err:

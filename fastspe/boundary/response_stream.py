@@ -13,6 +13,7 @@ range) raises ``NeedsLineReader``, and the caller reads the file again with the 
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 from pathlib import Path
@@ -32,6 +33,8 @@ _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
                      ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
 _NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
+# a non-blank line whose first character is not "{": not one JSON object (checked before Arrow sees the bytes)
+NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
 
 
 class NeedsLineReader(Exception):
@@ -57,7 +60,9 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
 
     options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
     with open(path, "rb") as fh:
-        carry = b""
+        carry = fh.read(len(codecs.BOM_UTF8))
+        if carry == codecs.BOM_UTF8:  # a byte order mark at the start is not part of line 1 (as for the line reader)
+            carry = b""
         while True:
             block = fh.read(chunk_bytes)
             data = carry + block
@@ -71,6 +76,9 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                 if not block:
                     return
                 continue
+            # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
+            if NOT_AN_OBJECT_LINE.search(data):
+                raise NeedsLineReader("a line does not start with {")
             try:
                 table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=max(len(data), 1 << 20)),
                                      parse_options=options)
