@@ -118,3 +118,19 @@ def test_a_null_line_does_not_crash_the_process(folder, which, content):
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     assert_refused(done.returncode, done.stderr, names=[bad, f"line {line}", "not a JSON object"],
                    absent=[folder / "v.parquet"])
+
+
+@pytest.mark.parametrize("out_name", OUTS)
+def test_parquet_responses_with_garbled_pandas_metadata_score(folder, capsys, out_name):
+    # the pandas bookkeeping in a Parquet file's metadata is not the responses: a damaged one (here a column
+    # entry without its keys) was a KeyError traceback
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(pd.DataFrame(oracle_records(tiny_bank())))
+    meta = dict(table.schema.metadata)
+    meta[b"pandas"] = meta[b"pandas"].replace(b'"pandas_type"', b'"pandas_typo"')
+    pq.write_table(table.replace_schema_metadata(meta), folder / "r.parquet")
+    code, err, out = _score(capsys, folder, folder / "r.parquet", out_name)
+    assert code == 0, err
+    assert len(read_verdicts(out)) == len(tiny_bank())

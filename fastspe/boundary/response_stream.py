@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io import table_format
-from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT
+from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT, unreadable_parquet
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
 PARQUET_ROWS = 1 << 18
@@ -110,11 +110,11 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(path)
+        handle = pq.ParquetFile(path, page_checksum_verification=True)
         for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
             yield pa.Table.from_batches([batch])
     except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{path}: not a readable Parquet file ({str(exc)[:200]})") from None
+        raise unreadable_parquet(path, exc) from None
 
 
 # -- checking --------------------------------------------------------------------------------------

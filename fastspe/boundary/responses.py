@@ -150,6 +150,24 @@ def _read_csv(path: Path, problems: _Problems) -> pd.DataFrame:
     return df
 
 
+def unreadable_parquet(path, exc: BaseException) -> ValueError:
+    """The error for a Parquet file that does not decode (damaged, truncated, not Parquet)."""
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return ValueError(f"{path}: not a readable Parquet file ({text}); it is damaged or not Parquet")
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A responses Parquet file as a DataFrame: every column as stored (pandas' index bookkeeping, which a
+    damaged file can garble, is not used: an index column is metadata like any other, as on the fast path)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, page_checksum_verification=True).read().to_pandas(ignore_metadata=True)
+    except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise unreadable_parquet(path, exc) from None
+
+
 def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False) -> pd.DataFrame:
     """Read a responses file (``.jsonl``, ``.csv``, ``.parquet``) and check it.
 
@@ -175,7 +193,7 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     elif fmt == "csv":
         df = _read_csv(p, problems)
     else:
-        df = pd.read_parquet(p)
+        df = _read_parquet(p)
         df[_POS] = np.arange(1, len(df) + 1)
     return _check(df, bank, problems)
 
