@@ -134,3 +134,12 @@ def test_parquet_responses_with_garbled_pandas_metadata_score(folder, capsys, ou
     code, err, out = _score(capsys, folder, folder / "r.parquet", out_name)
     assert code == 0, err
     assert len(read_verdicts(out)) == len(tiny_bank())
+
+
+@pytest.mark.parametrize("out_name", OUTS)
+def test_parquet_run_log_of_failed_attempts_with_numeric_answers(folder, capsys, out_name):
+    # a numeric response column whose rows are all failed attempts: nothing to score (was a numpy TypeError)
+    frame = pd.DataFrame(oracle_records(tiny_bank())[:1]).assign(response=7, status="error", attempt=0)
+    frame.to_parquet(folder / "r.parquet")
+    code, err, out = _score(capsys, folder, folder / "r.parquet", out_name)
+    assert_refused(code, err, names=["r.parquet", "no completed outputs"], absent=[out])

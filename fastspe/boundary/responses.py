@@ -245,8 +245,9 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     out_of_range = ~not_int & ((trial < 0) | (trial > MAX_TRIAL))
     bad = bad.mask(out_of_range & (bad == ""), "trial " + df["trial"].astype(str) + f" is outside 0..{MAX_TRIAL}")
     not_text = ~df["response"].map(lambda v: isinstance(v, str) or v is None).astype(bool)
-    bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind)
-                   + ", not text; an answer must be a JSON string")
+    if not_text.any():  # (the message is built only then: an empty numeric column cannot be added to text)
+        bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind).astype(object)
+                       + ", not text; an answer must be a JSON string")
     df = _drop_bad(df, bad, problems)
     df["trial"] = pd.to_numeric(df["trial"]).astype(np.int64)
     for col in ("board_id", "condition"):
