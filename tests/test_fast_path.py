@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from fastspe.bank import bank_to_table
@@ -69,6 +69,10 @@ def record_lists(draw, wrong: bool = True) -> list[dict]:
         else:
             recs[i] = {**recs[i], draw(st.sampled_from(FIELDS)): draw(WRONG)}
     return recs
+
+
+def _line(trial: int) -> bytes:
+    return json.dumps({"board_id": IDS[0], "condition": "m", "trial": trial, "response": "MOVES: "}).encode() + b"\n"
 
 
 def _dumps(rec, ascii_only: bool) -> str:
@@ -200,6 +204,10 @@ def folder():
 
 @SETTINGS
 @given(data=jsonl_files(), chunk=st.integers(32, 400))
+# found by this test: a torn_line marker's "line" field became a verdicts column on the fast path only
+@example(data=b'{"event": "torn_line", "line": 1}\n' + _line(0) + _line(1), chunk=205)
+@example(data=b'{"event": "torn_line", "line": 1}\n' + _line(0) + _line(1), chunk=40)
+@example(data=b"null\n" + _line(0), chunk=64)  # pyarrow 26 segfaults on a block that starts with null
 def test_jsonl_fast_path_equals_precise_path(folder, data, chunk):
     path = folder / "r.jsonl"
     path.write_bytes(data)

@@ -197,11 +197,40 @@ def test_responses_reader(clean, capsys, fmt, out_fmt, mutation):
 
 
 @FUZZ
-@given(fmt=st.sampled_from(["parquet", "csv"]), mutation=st.data())
-def test_verdicts_reader(clean, capsys, fmt, mutation):
+@given(mutation=st.data())
+def test_verdicts_reader_csv(clean, capsys, mutation):
+    _verdicts_reader(clean, capsys, "csv", mutation)
+
+
+@pytest.mark.xfail(strict=False, reason="fastspe.io.read_table lets pyarrow errors that are not ValueErrors "
+                                        "(ArrowNotImplementedError, KeyError) out of a damaged verdicts Parquet: a "
+                                        "traceback; verdicts should be read through fastspe.boundary (owner: io.py)")
+@FUZZ
+@given(mutation=st.data())
+def test_verdicts_reader_parquet(clean, capsys, mutation):
+    _verdicts_reader(clean, capsys, "parquet", mutation)
+
+
+def _verdicts_reader(clean, capsys, fmt, mutation):
     kind, apply, harmless = mutation.draw(mutations(text=fmt == "csv"))
     bad = clean / f"bad-v.{fmt}"
     bad.write_bytes(apply((clean / f"v.{fmt}").read_bytes()))
     out = _fresh(clean, "metrics.csv")
     code, _, err = run_cli(capsys, ["metrics", "--verdicts", bad, "--out", out])
+    _check(code, err, out)
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError,
+                   reason="fastspe.io.read_table reads verdicts with pd.read_parquet, which trusts pandas' "
+                          "metadata; to be read through fastspe.boundary (owner: io.py)")
+def test_verdicts_with_garbled_pandas_metadata_are_read_or_refused(clean, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(pd.read_parquet(clean / "v.parquet"))  # as the in-memory score path writes it
+    meta = dict(table.schema.metadata)
+    meta[b"pandas"] = meta[b"pandas"].replace(b'"pandas_type"', b'"pandas_typo"')
+    pq.write_table(table.replace_schema_metadata(meta), clean / "garbled-v.parquet")
+    out = _fresh(clean, "metrics.csv")
+    code, _, err = run_cli(capsys, ["metrics", "--verdicts", clean / "garbled-v.parquet", "--out", out])
     _check(code, err, out)
