@@ -185,3 +185,39 @@ def test_edited_values_under_the_old_checksum_are_refused(files, capsys):
         writer.add_key_value_metadata({k: v for k, v in handle.metadata.metadata.items() if k != b"ARROW:schema"})
     code, err, out = _score(capsys, files / "bad.parquet", files)
     assert_refused(code, err, names=["bad.parquet", "checksum"], absent=[out])
+
+
+def _jsonl_lines(records) -> list[bytes]:
+    import json
+
+    return [json.dumps(r).encode() for r in records]
+
+
+@pytest.mark.parametrize("case", ["two objects on a line", "lone surrogate", "repeated key"])
+def test_jsonl_bank_lines_arrow_would_misread_are_named(files, capsys, case):
+    lines = _jsonl_lines(bank_records(tiny_bank()))
+    if case == "two objects on a line":  # Arrow reads them as two rows: accepted, with later lines misnamed
+        lines[1] = lines[1] + b" " + lines[2]
+        del lines[2]
+        what = "Extra data"
+    elif case == "lone surrogate":  # Arrow's message names no line
+        lines[1] = lines[1].replace(b'"cohort": "p"', b'"cohort": "\\ud800"')
+        what = "lone surrogate"
+    else:  # which of the two depths counts? (Arrow's message names no line)
+        lines[1] = lines[1][:-1] + b', "depth": 3}'
+        what = "'depth' appears more than once"
+    (files / "bad.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    code, err, out = _score(capsys, files / "bad.jsonl", files)
+    assert_refused(code, err, names=["bad.jsonl", "line 2", what], absent=[out])
+
+
+def test_jsonl_bank_with_bom_and_crlf_scores_and_empty_one_has_no_boards(files, capsys, clean_verdicts):
+    lines = _jsonl_lines(bank_records(tiny_bank()))
+    (files / "bad.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(lines) + b"\r\n")
+    code, err, out = _score(capsys, files / "bad.jsonl", files)
+    assert code == 0, err
+    assert read_verdicts(out).equals(clean_verdicts)
+    (files / "bad.jsonl").write_bytes(b"")
+    out.unlink()
+    code, err, out = _score(capsys, files / "bad.jsonl", files)
+    assert_refused(code, err, names=["bad.jsonl", "no boards"], absent=[out])

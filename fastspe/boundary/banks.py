@@ -14,6 +14,7 @@ replay stays in ``fastspe bank verify``. All checks are vectorized over the boar
 from __future__ import annotations
 
 import codecs
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,36 +81,57 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
 def _read_jsonl_bank(path) -> pa.Table:
     import pyarrow.json as pj
 
-    from .response_stream import NOT_AN_OBJECT_LINE
+    from .response_stream import NONBLANK_LINE, NOT_AN_OBJECT_LINE
 
-    fields = _JSON_SCHEMA
-    with open(path, "rb") as fh:
-        # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
-        if NOT_AN_OBJECT_LINE.search(fh.read().removeprefix(codecs.BOM_UTF8)):
-            raise _first_bad_json_line(path, ValueError("a line is not a JSON object"))
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    if not data.strip():
+        raise InputError(f"{path}: the bank has no boards")
+    # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
+    if NOT_AN_OBJECT_LINE.search(data):
+        raise _first_bad_json_line(path, ValueError("a line is not a JSON object"))
     try:
-        return pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=fields,
-                                                                unexpected_field_behavior="ignore"))
+        table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(explicit_schema=_JSON_SCHEMA,
+                                                                             unexpected_field_behavior="ignore"))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         # Arrow says what is wrong but not where: find the first line at fault with the plain reader
         raise _first_bad_json_line(path, exc) from None
+    if table.num_rows != len(NONBLANK_LINE.findall(data)):  # Arrow reads two objects on one line as two rows
+        raise _first_bad_json_line(path, ValueError("a line holds more than one JSON object"))
+    return table
+
+
+def _no_repeated_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"key {repeated!r} appears more than once in one object")
+    return dict(pairs)
 
 
 def _first_bad_json_line(path, exc: Exception) -> InputError:
+    """The first line that Arrow cannot be trusted with, named with what is wrong (errors only: a loop)."""
     expect = {f.name: f.type for f in _JSON_SCHEMA}
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8"))
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                obj = json.loads(text, object_pairs_hook=_no_repeated_keys)
             except UnicodeDecodeError:
                 return input_error(path, "not UTF-8 text", "line", lineno)
             except json.JSONDecodeError as err:
                 return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
                                    "line", lineno)
+            except ValueError as err:  # a repeated key: which value counts is anyone's guess
+                return input_error(path, str(err), "line", lineno)
             if not isinstance(obj, dict):
                 return input_error(path, "not a JSON object; each line must be one {...} object", "line", lineno)
+            try:
+                json.dumps(obj, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                return input_error(path, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not "
+                                   "Unicode text", "line", lineno)
             for name, kind in expect.items():
                 problem = _json_type_problem(obj.get(name), kind)
                 if problem:

@@ -32,7 +32,7 @@ TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
 _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
                      ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
-_NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
+NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
 # a non-blank line whose first character is not "{": not one JSON object (checked before Arrow sees the bytes)
 NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
 
@@ -85,7 +85,7 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
             except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
                 raise NeedsLineReader(str(exc)[:200]) from None
             # Arrow reads two objects on one line as two rows; the line reader refuses that line
-            if table.num_rows != len(_NONBLANK_LINE.findall(data)):
+            if table.num_rows != len(NONBLANK_LINE.findall(data)):
                 raise NeedsLineReader("a line does not hold exactly one JSON object")
             yield table
             if not block:
