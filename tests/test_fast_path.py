@@ -192,7 +192,7 @@ def _assert_same(path: Path, chunk_bytes: int):
 
 
 # FASTSPE_FUZZ_EXAMPLES=2000 for a longer hunt; the default keeps the suite fast
-EXAMPLES = int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", "100"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

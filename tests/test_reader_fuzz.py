@@ -23,7 +23,7 @@ from fastspe.bank import write_bank
 
 from .boundary_helpers import TINY_DESIGN, assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
 
-EXAMPLES = int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
