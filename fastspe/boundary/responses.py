@@ -5,9 +5,11 @@ A response row is ``board_id, condition, trial, response`` plus any metadata. Ru
 anything else for a failed one); the completed attempt of each (condition, board_id, trial) is
 the output that gets scored, failed attempts are dropped.
 
-Bad input (a missing field, a trial that is not an integer, a duplicate output, an unknown
-board_id, a line that is not JSON or not UTF-8) raises ``ValueError`` naming the file and
-``line N`` (``row N`` for Parquet and DataFrames). The one exception is a torn *last* line of a
+Bad input (a missing field, a trial that is not a whole number in range, a board_id, condition
+or status that is not text, an answer that is not a string, a duplicate output, an unknown
+board_id, a line that is not JSON, not UTF-8 or holds a lone surrogate escape) raises
+``ValueError`` naming the file and ``line N`` (``row N`` for Parquet and DataFrames); the keys
+and status of failed attempts are checked too. The one exception is a torn *last* line of a
 run log, left by a run killed mid-write: it is skipped with a warning, and so is a torn line that a
 resumed run has marked with a ``{"event": "torn_line", "line": N}`` record. With
 ``skip_invalid=True`` every bad line is reported (a warning, and ``df.attrs["invalid"]``) and the
