@@ -221,3 +221,13 @@ def test_jsonl_bank_with_bom_and_crlf_scores_and_empty_one_has_no_boards(files, 
     out.unlink()
     code, err, out = _score(capsys, files / "bad.jsonl", files)
     assert_refused(code, err, names=["bad.jsonl", "no boards"], absent=[out])
+
+
+@pytest.mark.parametrize("field", ["board_id", "cohort", "certificate"])
+def test_jsonl_bank_text_that_is_not_utf8_is_named(files, capsys, field):
+    # Arrow's JSON reader does not check UTF-8 inside strings: a flipped bit was a pyarrow traceback
+    lines = _jsonl_lines(bank_records(tiny_bank()))
+    lines[1] = lines[1].replace(f'"{field}": "'.encode(), f'"{field}": "\xe9'.encode("latin-1"))
+    (files / "bad.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    code, err, out = _score(capsys, files / "bad.jsonl", files)
+    assert_refused(code, err, names=["bad.jsonl", "line 2", f"{field} is not UTF-8"], absent=[out])

@@ -85,7 +85,7 @@ def jsonl_files(draw) -> bytes:
     for rec in draw(record_lists()):
         text = _dumps(rec, ascii_only=True)
         fault = draw(st.sampled_from(["none"] * 30 + ["blank", "crlf", "crlf", "two", "dupkey", "utf8", "utf8",
-                                                     "marker", "bad"]))
+                                                     "marker", "bad", "latin1"]))
         if fault == "utf8":
             try:  # the same line as raw UTF-8 rather than \\u escapes
                 text = _dumps(rec, ascii_only=False)
@@ -101,6 +101,10 @@ def jsonl_files(draw) -> bytes:
             line += b" " + _dumps(rec, ascii_only=True).encode()
         elif fault == "dupkey":  # a key twice in one object: which one counts?
             line = line[:-1] + b', "board_id": ' + json.dumps(draw(st.sampled_from(IDS))).encode() + b"}"
+        elif fault == "latin1":  # a byte that is not UTF-8 inside the n-th string value
+            parts = line.split(b'": "')
+            k = draw(st.integers(1, max(len(parts) - 1, 1)))
+            line = b'": "'.join(parts[:k] + [b"\xe9" + b'": "'.join(parts[k:])]) if len(parts) > 1 else line
         elif fault == "marker":
             lines.append(json.dumps({"event": "torn_line", "line": draw(st.integers(1, 14))}).encode() + b"\n")
         elif fault == "bad":
@@ -208,6 +212,7 @@ def folder():
 @example(data=b'{"event": "torn_line", "line": 1}\n' + _line(0) + _line(1), chunk=205)
 @example(data=b'{"event": "torn_line", "line": 1}\n' + _line(0) + _line(1), chunk=40)
 @example(data=b"null\n" + _line(0), chunk=64)  # pyarrow 26 segfaults on a block that starts with null
+@example(data=_line(0).replace(b"MOVES", b"\xffMOVES"), chunk=64)  # Arrow's JSON reader lets this through
 def test_jsonl_fast_path_equals_precise_path(folder, data, chunk):
     path = folder / "r.jsonl"
     path.write_bytes(data)

@@ -181,7 +181,10 @@ class _Where:
         pos = self.line_of(row) if self.line_of else row + 1
         board = None
         if "board_id" in self.table.column_names:
-            board = self.table.column("board_id")[row].as_py()
+            try:
+                board = self.table.column("board_id")[row].as_py()
+            except UnicodeDecodeError:  # a board id that is not UTF-8 cannot be named
+                board = None
         return input_error(self.source, f"{what}; {FIX}", self.unit, pos, board)
 
     def column_error(self, name: str, what: str) -> InputError:
@@ -258,7 +261,13 @@ def _canonical(column, name: str, at: _Where) -> pa.Array:
     if name in STRING_COLUMNS:
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
             raise at.column_error(name, f"must be text, the file stores {kind}")
-        return column.cast(pa.string())
+        column = column.cast(pa.string())
+        try:  # Arrow's JSON reader does not check that strings are UTF-8
+            column.validate(full=True)
+        except pa.ArrowInvalid:
+            row = next(i for i in range(len(column)) if not _valid(column.slice(i, 1)))  # errors only: a loop
+            raise at.error(row, f"{name} is not UTF-8 text") from None
+        return column
     if name in INT_COLUMNS:
         return _as_int64(column, name, at)
     if not (pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)):
@@ -282,6 +291,14 @@ def _canonical(column, name: str, at: _Where) -> pa.Array:
         return column
     offsets = np.concatenate([[0], np.cumsum(_lengths(column))]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
+
+
+def _valid(array: pa.Array) -> bool:
+    try:
+        array.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Array:

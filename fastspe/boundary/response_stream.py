@@ -158,6 +158,10 @@ class ResponseChecker:
     def check(self, table: pa.Table) -> pa.Table:
         """The completed outputs of ``table`` with a ``row`` column (bank row, int64); raises
         ``NeedsLineReader`` on anything the line reader would refuse or must explain."""
+        try:  # Arrow's JSON reader does not check that strings are UTF-8; the line reader names the line
+            table.validate(full=True)
+        except pa.ArrowInvalid:
+            raise NeedsLineReader("text that is not UTF-8") from None
         for name in REQUIRED:
             if name not in table.column_names:
                 if table.num_rows == 0:
