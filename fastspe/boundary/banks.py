@@ -13,6 +13,8 @@ replay stays in ``fastspe bank verify``. All checks are vectorized over the boar
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,30 +81,57 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
 def _read_jsonl_bank(path) -> pa.Table:
     import pyarrow.json as pj
 
-    fields = _JSON_SCHEMA
+    from .response_stream import NONBLANK_LINE, NOT_AN_OBJECT_LINE
+
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    if not data.strip():
+        raise InputError(f"{path}: the bank has no boards")
+    # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
+    if NOT_AN_OBJECT_LINE.search(data):
+        raise _first_bad_json_line(path, ValueError("a line is not a JSON object"))
     try:
-        return pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=fields,
-                                                                unexpected_field_behavior="ignore"))
+        table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(explicit_schema=_JSON_SCHEMA,
+                                                                             unexpected_field_behavior="ignore"))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         # Arrow says what is wrong but not where: find the first line at fault with the plain reader
         raise _first_bad_json_line(path, exc) from None
+    if table.num_rows != len(NONBLANK_LINE.findall(data)):  # Arrow reads two objects on one line as two rows
+        raise _first_bad_json_line(path, ValueError("a line holds more than one JSON object"))
+    return table
+
+
+def _no_repeated_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"key {repeated!r} appears more than once in one object")
+    return dict(pairs)
 
 
 def _first_bad_json_line(path, exc: Exception) -> InputError:
+    """The first line that Arrow cannot be trusted with, named with what is wrong (errors only: a loop)."""
     expect = {f.name: f.type for f in _JSON_SCHEMA}
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                obj = json.loads(text, object_pairs_hook=_no_repeated_keys)
             except UnicodeDecodeError:
                 return input_error(path, "not UTF-8 text", "line", lineno)
             except json.JSONDecodeError as err:
                 return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
                                    "line", lineno)
+            except ValueError as err:  # a repeated key: which value counts is anyone's guess
+                return input_error(path, str(err), "line", lineno)
             if not isinstance(obj, dict):
                 return input_error(path, "not a JSON object; each line must be one {...} object", "line", lineno)
+            try:
+                json.dumps(obj, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                return input_error(path, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not "
+                                   "Unicode text", "line", lineno)
             for name, kind in expect.items():
                 problem = _json_type_problem(obj.get(name), kind)
                 if problem:
@@ -152,8 +181,15 @@ class _Where:
         pos = self.line_of(row) if self.line_of else row + 1
         board = None
         if "board_id" in self.table.column_names:
-            board = self.table.column("board_id")[row].as_py()
+            try:
+                board = self.table.column("board_id")[row].as_py()
+            except UnicodeDecodeError:  # a board id that is not UTF-8 cannot be named
+                board = None
         return input_error(self.source, f"{what}; {FIX}", self.unit, pos, board)
+
+    def column_error(self, name: str, what: str) -> InputError:
+        """A whole column of the wrong type: no row is more at fault than another, so none is named."""
+        return InputError(f"{self.source}: column {name} {what}; {FIX}")
 
     def first(self, bad: np.ndarray, what) -> None:
         """Raise for the first True of ``bad``; ``what(i)`` says what is wrong with row i."""
@@ -224,12 +260,18 @@ def _canonical(column, name: str, at: _Where) -> pa.Array:
     kind = column.type
     if name in STRING_COLUMNS:
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
-            raise at.error(0, f"{name} must be text, the file stores {kind}")
-        return column.cast(pa.string())
+            raise at.column_error(name, f"must be text, the file stores {kind}")
+        column = column.cast(pa.string())
+        try:  # Arrow's JSON reader does not check that strings are UTF-8
+            column.validate(full=True)
+        except pa.ArrowInvalid:
+            row = next(i for i in range(len(column)) if not _valid(column.slice(i, 1)))  # errors only: a loop
+            raise at.error(row, f"{name} is not UTF-8 text") from None
+        return column
     if name in INT_COLUMNS:
         return _as_int64(column, name, at)
     if not (pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)):
-        raise at.error(0, f"{name} must be a list of integers, the file stores {kind}")
+        raise at.column_error(name, f"must be a list of integers, the file stores {kind}")
     if column.flatten().null_count:
         # a null inside a board: name its row
         owners = np.repeat(np.arange(len(column)), _lengths(column))
@@ -251,6 +293,14 @@ def _canonical(column, name: str, at: _Where) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
 
 
+def _valid(array: pa.Array) -> bool:
+    try:
+        array.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Array:
     """``column`` as int64; floats must be whole (2.5 is refused), anything else is refused."""
     kind = column.type
@@ -258,7 +308,9 @@ def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Arr
         return pa.array(np.zeros(len(column), dtype=np.int64))
     if pa.types.is_integer(kind):
         if pa.types.is_uint64(kind) and len(column) and pc.max(column).as_py() >= 2**63:
-            raise at.error(0, f"{name} holds a value beyond int64")
+            hit = int(np.flatnonzero(column.to_numpy(zero_copy_only=False) >= np.uint64(2**63))[0])
+            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[hit])
+            raise at.error(row, f"{name} holds a value beyond int64")
         return column.cast(pa.int64())
     if pa.types.is_floating(kind):
         values = column.to_numpy(zero_copy_only=False)
@@ -269,7 +321,7 @@ def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Arr
                 row = int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[row])
             raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, not an integer")
         return pa.array(values.astype(np.int64))
-    raise at.error(0, f"{name} must be integers, the file stores {kind}")
+    raise at.column_error(name, f"must be integers, the file stores {kind}")
 
 
 def _lengths(column) -> np.ndarray:

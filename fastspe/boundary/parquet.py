@@ -183,6 +183,9 @@ def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
     elif stored.decode(errors="replace") != table_digest(table):
         raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
                          f"damaged after fastspe wrote it; re-create it (a {meta.get(KIND_KEY, b'?').decode()} file)")
+    # pandas' index bookkeeping is not part of fastspe's formats, and a damaged copy breaks ``to_pandas``
+    schema_meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"pandas"}
+    table = table.replace_schema_metadata(schema_meta or None)
     if columns is not None:
         table = table.select([c for c in columns if c in table.column_names])
     return table

@@ -13,6 +13,7 @@ range) raises ``NeedsLineReader``, and the caller reads the file again with the 
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 from typing import Iterator
@@ -22,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io import table_format
-from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT
+from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT, unreadable_parquet
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
 PARQUET_ROWS = 1 << 18
@@ -30,8 +31,12 @@ TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
 _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
                      ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
-_NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
-_AFTER_NEWLINE_SPACE = re.compile(rb"\n[ \t\r\f\v\n]")  # a literal first byte: the regex engine skips ahead
+NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
+# a non-blank line whose first character is not "{": not one JSON object (checked before Arrow sees the bytes)
+NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
+# Patterns that start with a literal byte, so the regex engine skips ahead instead of trying every byte:
+_AFTER_NEWLINE_SPACE = re.compile(rb"\n[ \t\r\f\v\n]")
+_LINE_NOT_AN_OBJECT = re.compile(rb"\n[^{\n]")  # a line that starts with anything but "{" (or is blank)
 
 
 class NeedsLineReader(Exception):
@@ -57,7 +62,9 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
 
     options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
     with open(path, "rb") as fh:
-        carry = b""
+        carry = fh.read(len(codecs.BOM_UTF8))
+        if carry == codecs.BOM_UTF8:  # a byte order mark at the start is not part of line 1 (as for the line reader)
+            carry = b""
         while True:
             block = fh.read(chunk_bytes)
             data = carry + block
@@ -67,14 +74,18 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                     carry = data
                     continue
                 data, carry = data[:cut], data[cut:]
+            # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`.
+            # Lines that start with a blank or anything but "{" (rare) go to the line reader.
+            if data[:1] != b"{" or _LINE_NOT_AN_OBJECT.search(data):
+                if not data.strip():
+                    if not block:
+                        return
+                    continue
+                raise NeedsLineReader("a line does not start with {")
             try:
                 table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=8 << 20),
                                      parse_options=options)
             except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
-                if data.isspace() or not data:  # blank lines only: nothing to read (rare, so tested last)
-                    if not block:
-                        return
-                    continue
                 raise NeedsLineReader(str(exc)[:200]) from None
             # Arrow reads two objects on one line as two rows; the line reader refuses that line
             if table.num_rows != _json_lines(data):
@@ -87,7 +98,7 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
 def _json_lines(data: bytes) -> int:
     """Lines of ``data`` that hold anything but whitespace (blank lines are rare: count them only if any)."""
     if data[:1].isspace() or _AFTER_NEWLINE_SPACE.search(data) is not None:
-        return len(_NONBLANK_LINE.findall(data))  # some line starts with whitespace: count exactly
+        return len(NONBLANK_LINE.findall(data))  # some line starts with whitespace: count exactly
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
@@ -109,11 +120,11 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(path)
+        handle = pq.ParquetFile(path, page_checksum_verification=True)
         for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
             yield pa.Table.from_batches([batch])
     except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{path}: not a readable Parquet file ({str(exc)[:200]})") from None
+        raise unreadable_parquet(path, exc) from None
 
 
 # -- checking --------------------------------------------------------------------------------------
@@ -166,6 +177,10 @@ class ResponseChecker:
     def check(self, table: pa.Table) -> pa.Table:
         """The completed outputs of ``table`` with a ``row`` column (bank row, int64); raises
         ``NeedsLineReader`` on anything the line reader would refuse or must explain."""
+        try:  # Arrow's JSON reader does not check that strings are UTF-8; the line reader names the line
+            table.validate(full=True)
+        except pa.ArrowInvalid:
+            raise NeedsLineReader("text that is not UTF-8") from None
         for name in REQUIRED:
             if name not in table.column_names:
                 if table.num_rows == 0:
@@ -174,7 +189,14 @@ class ResponseChecker:
         if "event" in table.column_names and table.column("event").null_count < table.num_rows:
             if not _is_text(table.column("event").type):
                 raise NeedsLineReader("event is not text")
-            table = table.filter(pc.fill_null(pc.not_equal(table.column("event"), TORN_LINE_EVENT), True))
+            marker = pc.fill_null(pc.equal(table.column("event"), TORN_LINE_EVENT), False)
+            markers, table = table.filter(marker), table.filter(pc.invert(marker))
+            # a marker's own fields ("line") are no column of the line reader's records; Arrow cannot tell a
+            # field that only markers fill from one that records hold as null, so leave that to the line reader
+            for name in table.column_names if table.num_rows else ():  # (a batch of markers only scores nothing)
+                if name != "event" and table.column(name).null_count == table.num_rows \
+                        and markers.column(name).null_count < len(markers):
+                    raise NeedsLineReader(f"a column ({name}) that only torn_line markers fill")
         for name in ("board_id", "condition", "response"):
             kind = table.column(name).type
             if not (_is_text(kind) or (name == "response" and pa.types.is_null(kind))):

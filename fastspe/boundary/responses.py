@@ -5,9 +5,11 @@ A response row is ``board_id, condition, trial, response`` plus any metadata. Ru
 anything else for a failed one); the completed attempt of each (condition, board_id, trial) is
 the output that gets scored, failed attempts are dropped.
 
-Bad input (a missing field, a trial that is not an integer, a duplicate output, an unknown
-board_id, a line that is not JSON or not UTF-8) raises ``ValueError`` naming the file and
-``line N`` (``row N`` for Parquet and DataFrames). The one exception is a torn *last* line of a
+Bad input (a missing field, a trial that is not a whole number in range, a board_id, condition
+or status that is not text, an answer that is not a string, a duplicate output, an unknown
+board_id, a line that is not JSON, not UTF-8 or holds a lone surrogate escape) raises
+``ValueError`` naming the file and ``line N`` (``row N`` for Parquet and DataFrames); the keys
+and status of failed attempts are checked too. The one exception is a torn *last* line of a
 run log, left by a run killed mid-write: it is skipped with a warning, and so is a torn line that a
 resumed run has marked with a ``{"event": "torn_line", "line": N}`` record. With
 ``skip_invalid=True`` every bad line is reported (a warning, and ``df.attrs["invalid"]``) and the
@@ -16,9 +18,11 @@ rest is returned.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -38,8 +42,8 @@ _POS = "_pos"  # internal column: line (or row) number of each record in its sou
 class _Problems:
     """Collects bad-input messages; raises on the first unless invalid lines are to be skipped."""
 
-    def __init__(self, source: str, unit: str, skip: bool):
-        self.source, self.unit, self.skip = source, unit, skip
+    def __init__(self, source: str, unit: str, skip: bool, typed: bool = True):
+        self.source, self.unit, self.skip, self.typed = source, unit, skip, typed
         self.items: list[tuple[int, str]] = []
 
     def add(self, pos: int, message: str) -> None:
@@ -49,6 +53,9 @@ class _Problems:
 
     def messages(self) -> list[str]:
         return [f"{self.source}: {self.unit} {pos}: {msg}" for pos, msg in sorted(self.items)]
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def _decode_line(raw: bytes):
@@ -65,11 +72,19 @@ def _decode_line(raw: bytes):
         return None, f"not valid JSON ({exc.msg}); each line must be one JSON object"
     if not isinstance(obj, dict):
         return None, "not a JSON object; each line must be one {...} object"
+    if _SURROGATE_ESCAPE.search(raw):
+        # JSON lets a \udXXX escape stand alone, Unicode does not: such a string cannot be stored or printed
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return None, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not Unicode text"
     return obj, None
 
 
 def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
     data = path.read_bytes()
+    if data.startswith(codecs.BOM_UTF8):  # a byte order mark some editors write: not part of line 1
+        data = data[len(codecs.BOM_UTF8):]
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -137,6 +152,24 @@ def _read_csv(path: Path, problems: _Problems) -> pd.DataFrame:
     return df
 
 
+def unreadable_parquet(path, exc: BaseException) -> ValueError:
+    """The error for a Parquet file that does not decode (damaged, truncated, not Parquet)."""
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return ValueError(f"{path}: not a readable Parquet file ({text}); it is damaged or not Parquet")
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A responses Parquet file as a DataFrame: every column as stored (pandas' index bookkeeping, which a
+    damaged file can garble, is not used: an index column is metadata like any other, as on the fast path)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, page_checksum_verification=True).read().to_pandas(ignore_metadata=True)
+    except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise unreadable_parquet(path, exc) from None
+
+
 def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False) -> pd.DataFrame:
     """Read a responses file (``.jsonl``, ``.csv``, ``.parquet``) and check it.
 
@@ -156,13 +189,13 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     if not p.is_file():
         raise ValueError(f"{path}: no such file")
     unit = "row" if fmt == "parquet" else "line"
-    problems = _Problems(str(path), unit, skip_invalid)
+    problems = _Problems(str(path), unit, skip_invalid, typed=fmt != "csv")
     if fmt == "jsonl":
         df = _read_jsonl(p, problems)
     elif fmt == "csv":
         df = _read_csv(p, problems)
     else:
-        df = pd.read_parquet(p)
+        df = _read_parquet(p)
         df[_POS] = np.arange(1, len(df) + 1)
     return _check(df, bank, problems)
 
@@ -172,7 +205,7 @@ def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None
     """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts."""
     df = responses.copy()
     df[_POS] = np.arange(1, len(df) + 1)
-    return _check(df, bank, _Problems(source, "row", skip_invalid))
+    return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False))
 
 
 def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> pd.DataFrame:
@@ -182,14 +215,19 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     for col in REQUIRED:
         if col not in df.columns:
             df[col] = None
+    # every line, failed attempts included, must hold its keys and status with the right types: a board_id 5
+    # or a status 3 is a damaged line, not an unknown board or a failed attempt
+    df = _drop_bad(df, _type_problems(df, problems.typed), problems)
     # failed run-log attempts are not outputs
     if "status" in df.columns:
         status = df["status"].where(df["status"].notna(), OK).astype(str)
         failed = status != OK
         if failed.any():
-            done = df.loc[~failed, KEY].astype(str).agg("\x1f".join, axis=1)
-            tried = df.loc[failed, KEY].astype(str).agg("\x1f".join, axis=1)
-            lost = tried[~tried.isin(set(done))].nunique()
+            # every key is present and typed by now: trial 1 and 1.0 are one key
+            keys = df[KEY].astype({"condition": object, "board_id": object})
+            keys["trial"] = pd.to_numeric(keys["trial"]).astype(np.int64)
+            done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
+            lost = tried[~tried.isin(done)].unique().size
             if lost:
                 warnings.warn(f"{problems.source}: {lost} output(s) have only failed attempts and are not scored",
                               stacklevel=3)
@@ -209,8 +247,9 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     out_of_range = ~not_int & ((trial < 0) | (trial > MAX_TRIAL))
     bad = bad.mask(out_of_range & (bad == ""), "trial " + df["trial"].astype(str) + f" is outside 0..{MAX_TRIAL}")
     not_text = ~df["response"].map(lambda v: isinstance(v, str) or v is None).astype(bool)
-    bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind)
-                   + ", not text; an answer must be a JSON string")
+    if not_text.any():  # (the message is built only then: an empty numeric column cannot be added to text)
+        bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind).astype(object)
+                       + ", not text; an answer must be a JSON string")
     df = _drop_bad(df, bad, problems)
     df["trial"] = pd.to_numeric(df["trial"]).astype(np.int64)
     for col in ("board_id", "condition"):
@@ -233,6 +272,43 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     df = df.drop(columns=[_POS]).reset_index(drop=True)
     df.attrs["invalid"] = problems.messages()
     return df
+
+
+def _not_text(column: pd.Series) -> pd.Series:
+    """True where a value is neither text nor missing (one C-level scan when the column is all text)."""
+    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
+        return pd.Series(False, index=column.index)
+    return ~column.map(lambda v: isinstance(v, str) or v is None or (isinstance(v, float) and np.isnan(v))).astype(bool)
+
+
+def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
+    """What is wrong with the type of each row's board_id, condition, status and trial ("" when nothing).
+
+    ``typed``: the source keeps types (JSONL, Parquet), so a trial given as text ("3") is refused too; a CSV
+    stores everything as text. A missing key is refused too (a failed attempt without one cannot be told
+    apart from another output's); a missing response is left to the checks of completed outputs."""
+    bad = pd.Series("", index=df.index, dtype=object)
+    for col in REQUIRED[:3]:  # board_id, condition, trial: the first one missing is named
+        bad = bad.mask(df[col].isna() & (bad == ""), f"missing field {col!r}")
+    for col in ("board_id", "condition", "status"):
+        if col in df.columns:
+            wrong = _not_text(df[col])
+            if wrong.any():
+                bad = bad.mask(wrong & (bad == ""), f"{col} is " + df[col].map(_json_kind) + ", not text")
+    trial = df["trial"]
+    if typed and trial.dtype == object:
+        text = trial.map(lambda v: isinstance(v, str))
+        bad = bad.mask(text & (bad == ""), "trial " + trial.astype(str) + " is not an integer (it is text, \"...\")")
+    given = trial.notna()
+    number = pd.to_numeric(trial.where(given), errors="coerce")
+    not_int = given & (number.isna() | (number != np.floor(number)))
+    if trial.dtype == object:  # True is not trial 1
+        not_int |= trial.map(lambda v: isinstance(v, bool))
+    elif trial.dtype == bool:
+        not_int |= given
+    bad = bad.mask(not_int & (bad == ""), "trial " + trial.astype(str) + " is not an integer")
+    outside = given & ~not_int & ((number < 0) | (number > MAX_TRIAL))
+    return bad.mask(outside & (bad == ""), "trial " + trial.astype(str) + f" is outside 0..{MAX_TRIAL}")
 
 
 def _json_kind(value) -> str:
