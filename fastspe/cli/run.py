@@ -34,7 +34,7 @@ def register(subparsers) -> None:
         description="Send each board's Appendix B prompt in a fresh context, TRIALS times, and append one JSON "
                     "line per attempt to --out. Running the same command again resumes: completed trials are "
                     "never sent again. Keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY.")
-    p.add_argument("--bank", required=True, help="bank file (.parquet, .jsonl or .csv) from `fastspe bank`")
+    p.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl) from `fastspe bank build`")
     p.add_argument("--model", required=True, metavar="PROVIDER:MODEL",
                    help="openai:NAME, anthropic:NAME or baseline:PLANNER (oracle, greedy, detour, noisy, random)")
     p.add_argument("--condition", type=condition_name, metavar="NAME",

@@ -9,7 +9,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("score", help="parse and replay responses into verdicts",
                               description="Parse every answer, replay it on its board and write one verdict "
                                           "per output.")
-    p.add_argument("--bank", required=True, help="bank file (.parquet, .jsonl, .csv)")
+    p.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl)")
     p.add_argument("--responses", required=True, metavar="FILE", help="responses or run log (.jsonl, .csv, .parquet)")
     p.add_argument("--out", required=True, metavar="VERDICTS", help="verdicts file to write (.parquet or .csv)")
     p.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
