@@ -35,8 +35,11 @@ from tests.naive_replay import naive_distances, naive_replay
 ANSWERS = int(os.environ.get("FASTSPE_BENCH_ANSWERS", "1000000"))
 BOARDS = int(os.environ.get("FASTSPE_BENCH_BOARDS", "1000000"))
 TWIN_ANSWERS = 20_000
-_MEASURE = ("import resource, sys; from fastspe.cli import main; code = main(sys.argv[1:]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+# The child reports its own peak: VmHWM of its address space. (ru_maxrss would not do: Linux carries it
+# across fork and exec, so a child of a big pytest process would report pytest's peak.)
+_MEASURE = ("import sys; from fastspe.cli import main; code = main(sys.argv[1:]); "
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
+            "print(hwm, file=sys.stderr); sys.exit(code)")
 
 
 def run_measured(args: list[str]) -> tuple[float, float]:
@@ -44,7 +47,7 @@ def run_measured(args: list[str]) -> tuple[float, float]:
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", _MEASURE, *args], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - t
-    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024
+    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024  # kB -> MB
 
 
 @pytest.fixture(scope="module")
