@@ -352,21 +352,36 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
 
 def _stream(tables: BankTables, responses, out, parse, format_failure, summary: ScoreSummary,
             progress: Progress | None, chunk_bytes: int | None) -> None:
+    """Read, check, score and write batch by batch; the next batch is read and the last one written (both
+    mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored."""
+    from concurrent.futures import ThreadPoolExecutor
+
     checker = ResponseChecker(tables.ids)
     kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-    with parquet_stream(out, "verdicts") as write:
-        for raw in response_tables(responses, **kwargs):
-            outputs = checker.check(raw)
-            if outputs.num_rows == 0:
-                continue
-            verdicts = verdict_table(tables, outputs, parse, format_failure)
+    batches = response_tables(responses, **kwargs)
+    with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
+        def checked_write(verdicts: pa.Table) -> None:
             try:
                 write(verdicts)
             except (pa.ArrowException, ValueError, TypeError):
                 raise NeedsLineReader("metadata columns change type between batches") from None
+
+        reading = io.submit(next, batches, None)
+        writing = None
+        while (raw := reading.result()) is not None:
+            reading = io.submit(next, batches, None)
+            outputs = checker.check(raw)
+            if outputs.num_rows == 0:
+                continue
+            verdicts = verdict_table(tables, outputs, parse, format_failure)
+            if writing is not None:
+                writing.result()  # in order, and any error surfaces here
+            writing = io.submit(checked_write, verdicts)
             summary.count(verdicts.column("status"))
             if progress is not None:
                 progress(summary.scored, None)
+        if writing is not None:
+            writing.result()
         if summary.scored == 0:
             raise ValueError(f"{responses}: no completed outputs to score")
     summary.lost_outputs = checker.lost_outputs()
