@@ -14,7 +14,6 @@ replay stays in ``fastspe bank verify``. All checks are vectorized over the boar
 from __future__ import annotations
 
 import codecs
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ import pyarrow.compute as pc
 
 from ..layout import MAX_SIDE, MIN_SIDE, Layout
 from .errors import InputError, input_error
+from .jsonl import read_object_lines
 from .parquet import read_parquet, write_parquet
 
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
@@ -81,23 +81,14 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
 def _read_jsonl_bank(path) -> pa.Table:
     import pyarrow.json as pj
 
-    from .response_stream import NONBLANK_LINE, NOT_AN_OBJECT_LINE
-
     data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
     if not data.strip():
         raise InputError(f"{path}: the bank has no boards")
-    # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`
-    if NOT_AN_OBJECT_LINE.search(data):
-        raise _first_bad_json_line(path, ValueError("a line is not a JSON object"))
     try:
-        table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(explicit_schema=_JSON_SCHEMA,
-                                                                             unexpected_field_behavior="ignore"))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        return read_object_lines(data, pj.ParseOptions(explicit_schema=_JSON_SCHEMA, unexpected_field_behavior="ignore"))
+    except (ValueError, pa.ArrowException) as exc:
         # Arrow says what is wrong but not where: find the first line at fault with the plain reader
         raise _first_bad_json_line(path, exc) from None
-    if table.num_rows != len(NONBLANK_LINE.findall(data)):  # Arrow reads two objects on one line as two rows
-        raise _first_bad_json_line(path, ValueError("a line holds more than one JSON object"))
-    return table
 
 
 def _no_repeated_keys(pairs):

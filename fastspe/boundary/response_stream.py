@@ -14,7 +14,6 @@ range) raises ``NeedsLineReader``, and the caller reads the file again with the 
 from __future__ import annotations
 
 import codecs
-import re
 from pathlib import Path
 from typing import Iterator
 
@@ -23,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io import table_format
+from .jsonl import read_object_lines
 from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT, unreadable_parquet
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
@@ -31,12 +31,7 @@ TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
 _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
                      ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
-NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
-# a non-blank line whose first character is not "{": not one JSON object (checked before Arrow sees the bytes)
-NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
-# Patterns that start with a literal byte, so the regex engine skips ahead instead of trying every byte:
-_AFTER_NEWLINE_SPACE = re.compile(rb"\n[ \t\r\f\v\n]")
-_LINE_NOT_AN_OBJECT = re.compile(rb"\n[^{\n]")  # a line that starts with anything but "{" (or is blank)
+
 
 
 class NeedsLineReader(Exception):
@@ -74,32 +69,15 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                     carry = data
                     continue
                 data, carry = data[:cut], data[cut:]
-            # only objects go to Arrow: pyarrow (26) crashes the process on a block that starts with `null`.
-            # Lines that start with a blank or anything but "{" (rare) go to the line reader.
-            if data[:1] != b"{" or _LINE_NOT_AN_OBJECT.search(data):
-                if not data.strip():
-                    if not block:
-                        return
-                    continue
-                raise NeedsLineReader("a line does not start with {")
+            if not data:
+                return
             try:
-                table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=8 << 20),
-                                     parse_options=options)
-            except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+                table = read_object_lines(data, options)
+            except (ValueError, pa.ArrowException) as exc:  # pyarrow's errors, a non-UTF-8 buffer, a bad line
                 raise NeedsLineReader(str(exc)[:200]) from None
-            # Arrow reads two objects on one line as two rows; the line reader refuses that line
-            if table.num_rows != _json_lines(data):
-                raise NeedsLineReader("a line does not hold exactly one JSON object")
             yield table
             if not block:
                 return
-
-
-def _json_lines(data: bytes) -> int:
-    """Lines of ``data`` that hold anything but whitespace (blank lines are rare: count them only if any)."""
-    if data[:1].isspace() or _AFTER_NEWLINE_SPACE.search(data) is not None:
-        return len(NONBLANK_LINE.findall(data))  # some line starts with whitespace: count exactly
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
