@@ -12,7 +12,7 @@ the metric is defined; ``draws_used`` says how many that was. Point estimates ar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,8 @@ METRICS = kb.METRIC_NAMES
 ALL = "all"  # label of a column a grouping pools over
 MEMORY_BUDGET = 256 * 2**20  # bytes of bootstrap draws held at once by bootstrap_intervals
 TASK_SCRATCH = 32 * 2**20  # bytes of accumulators per kernel task (results do not depend on it)
+DRAW_RANGE = 500  # draws per kernel call, so progress moves (results do not depend on it)
+Progress = Callable[[int, int], None]
 _MAX_SEED = 2**63 - 1
 _MAX_DRAWS = 10_000_000
 _COUNTS = ["n", "legal", "complete", "illegal", "optimal"]
@@ -226,11 +228,14 @@ def draw_indices(packed: PackedSums, draws: int, seed: int = DEFAULT_SEED) -> np
     return kb.draw_indices(seed, draws, packed.strata_start, packed.strata_size)
 
 
-def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> BootstrapDraws:
+def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+                    progress: Progress | None = None) -> BootstrapDraws:
     """Run the kernel: every metric of every group and condition in every draw.
 
     The draws take ``draws x groups x conditions x 64`` bytes (5,000 draws x 14 groups x 7
     conditions: 31 MB); ``bootstrap_intervals`` bounds that by splitting the conditions.
+    ``progress(draws_done, draws)`` is called after each range of ``DRAW_RANGE`` draws (the
+    result does not depend on the ranges: each draw is keyed by its index).
     """
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
     seed = _check_int(seed, "seed", 0, _MAX_SEED)
@@ -238,8 +243,12 @@ def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = 
     # draws per task: its scratch holds block x (cells + groups) x conditions x FIELDS float64
     per_draw = (packed.group_of_cell.shape[0] + n_groups) * len(packed.conditions) * kb.FIELDS * 8
     block = int(max(1, min(kb.DEFAULT_BLOCK, TASK_SCRATCH // per_draw)))
-    samples = kb.bootstrap_metrics(packed.sums, packed.cell_of, packed.group_of_cell, n_groups,
-                                   packed.strata_start, packed.strata_size, seed, draws, block)
+    samples = np.empty((draws, n_groups, len(packed.conditions), len(METRICS)), dtype=np.float64)
+    for d0 in range(0, draws, DRAW_RANGE):
+        kb.bootstrap_metrics_into(samples[d0:d0 + DRAW_RANGE], packed.sums, packed.cell_of, packed.group_of_cell,
+                                  n_groups, packed.strata_start, packed.strata_size, seed, d0, block)
+        if progress is not None:
+            progress(min(d0 + DRAW_RANGE, draws), draws)
     estimates = kb.point_metrics(packed.sums, packed.cell_of, packed.group_of_cell, n_groups)
     return BootstrapDraws(packed, draws, seed, samples, estimates)
 
@@ -344,11 +353,12 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
                         level: float = DEFAULT_LEVEL, strata: Sequence[str] = DEFAULT_STRATA,
                         groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
                         conditions: Sequence[str] | None = None,
-                        memory_budget: int = MEMORY_BUDGET) -> pd.DataFrame:
+                        memory_budget: int = MEMORY_BUDGET, progress: Progress | None = None) -> pd.DataFrame:
     """``interval_table`` for every condition, holding at most ``memory_budget`` bytes of draws.
 
     Conditions are bootstrapped in chunks; a draw picks the same boards whatever the chunk, so the
-    result equals one pass over all conditions.
+    result equals one pass over all conditions. ``progress(draws_done, draws_in_all)`` counts the
+    draws of every chunk.
     """
     level = _check_level(level)
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
@@ -356,8 +366,10 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
     packed = pack_sums(sums, strata, groupings, conditions)
     per_condition = draws * len(packed.groups) * len(METRICS) * 8
     chunk = max(1, memory_budget // per_condition)
+    starts = range(0, len(packed.conditions), chunk)
     parts = []
-    for i in range(0, len(packed.conditions), chunk):
+    for n, i in enumerate(starts):
         part = packed.select(packed.conditions[i:i + chunk]) if chunk < len(packed.conditions) else packed
-        parts.append(interval_table(bootstrap_draws(part, draws, seed), level))
+        tick = None if progress is None else (lambda done, _, n=n: progress(n * draws + done, len(starts) * draws))
+        parts.append(interval_table(bootstrap_draws(part, draws, seed, tick), level))
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

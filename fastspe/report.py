@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -27,6 +28,7 @@ REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures"
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used"]
 LEVEL = 0.95
 PAIRS_PER_PASS = 32
+Stage = Callable[[str, int, int], None]  # progress(stage, done, total)
 
 
 def report_folder(out_dir) -> Path:
@@ -128,7 +130,7 @@ def _markdown_inline(text: str) -> str:
 
 
 def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
-                 seed: int = DEFAULT_SEED) -> Path:
+                 seed: int = DEFAULT_SEED, progress: Stage | None = None) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -137,6 +139,8 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     verdicts : DataFrame (``score.score_responses`` / ``score.read_verdicts``)
     out_dir : the report folder (``report_folder`` says which folders it refuses)
     draws, seed : bootstrap draws and seed
+    progress : called as ``progress(stage, done, total)`` with the stages ``bootstrap`` and ``paired
+        differences`` (draws) and ``tables and figures`` (files)
 
     The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
     is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
@@ -149,34 +153,42 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     final = report_folder(out_dir)
     primary = primary_cohort(verdicts)
     order = condition_order(sums, primary)
-    intervals = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, conditions=order)
+    stage = progress or (lambda name, done, total: None)
+    intervals = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, conditions=order,
+                                    progress=lambda done, total: stage("bootstrap", done, total))
     paired = None
     if len(order) >= 2:  # adjacent conditions in the ranking, pooled per cohort; same draws as above
         pooled = pack_sums(sums, groupings={"pooled": ("cohort",)}, conditions=order)
         pairs = list(zip(order[:-1], order[1:]))
+        starts = range(0, len(pairs), PAIRS_PER_PASS)  # bounded memory for many conditions
         parts = []
-        for i in range(0, len(pairs), PAIRS_PER_PASS):  # bounded memory for many conditions
+        for n, i in enumerate(starts):
             chunk = pairs[i:i + PAIRS_PER_PASS]
             conds = list(dict.fromkeys(c for pair in chunk for c in pair))
-            parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed), chunk, LEVEL))
+            tick = lambda done, _, n=n: stage("paired differences", n * draws + done, len(starts) * draws)  # noqa: E731
+            parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick), chunk, LEVEL))
         paired = pd.concat(parts, ignore_index=True)
 
     with atomic_dir(final) as out:
-        _write_files(out, bank, verdicts, sums, intervals, paired, order, primary, draws, seed)
+        _write_files(out, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage)
     return final / "report.md"
 
 
-def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, primary, draws, seed) -> None:
+def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage: Stage) -> None:
     """Every file of the report, into the folder ``out``."""
-    write_table(metrics_long(intervals), out / "metrics.csv", formulas_escaped=True)
-    tables = paper_tables(verdicts, intervals, order, paired, sums)
-    for table in tables:
-        write_table_files(table, out / "tables")
-    by_depth = compute_metrics(sums, by=["cohort", "condition", "depth"])
     from .figures import figure1_heatmap, figure2_bars  # matplotlib loads only when figures are drawn
 
+    write_table(metrics_long(intervals), out / "metrics.csv", formulas_escaped=True)
+    tables = paper_tables(verdicts, intervals, order, paired, sums)
+    steps = len(tables) + 2  # the tables, then the two figures
+    for n, table in enumerate(tables, start=1):
+        write_table_files(table, out / "tables")
+        stage("tables and figures", n, steps)
+    by_depth = compute_metrics(sums, by=["cohort", "condition", "depth"])
     fig1 = figure1_heatmap(by_depth, order, primary, out / "figures" / "figure1_horizon_metrics")
+    stage("tables and figures", steps - 1, steps)
     fig2 = figure2_bars(intervals, order, primary, out / "figures" / "figure2_economy_spe")
+    stage("tables and figures", steps, steps)
     gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
               if verdicts["cohort"].nunique() > 1 else "")
     figures = [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "

@@ -9,10 +9,12 @@ to ``goal``, ``goal`` is the layout's goal, and no board or board_id repeats.
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+SLICE = 20_000  # boards replayed at once: bounds memory and paces progress
 _DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
@@ -46,8 +48,9 @@ def _graph_distances(rows: int, cols: int, blocks: tuple[int, ...]) -> np.ndarra
     return dist
 
 
-def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tuple[int, ...]):
-    """Yield (board_id, reason) for each failing row of one layout (vectorized replay)."""
+def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tuple[int, ...], seen: dict):
+    """Yield (board_id, reason) for each failing row of a slice of one layout (vectorized replay);
+    ``seen`` maps the initial boards of the layout's earlier slices to their ids (repeats span slices)."""
     goal = _layout_goal(rows, cols, blocks)
     dist = _graph_distances(rows, cols, blocks)
     free = [c for c in range(rows * cols) if c not in blocks]
@@ -122,7 +125,6 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
     for i in np.flatnonzero(live & ~reached):
         reject(i, "the certificate does not end at the goal")
     # no board repeats within a layout
-    seen: dict[bytes, str] = {}
     for i in range(len(group)):
         key = initial[i].tobytes()
         if key in seen and ok[i]:
@@ -132,8 +134,11 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
         yield ids[i], reasons[i]
 
 
-def verify_bank(bank: pd.DataFrame) -> list[tuple[str, str]]:
-    """Every failing row of ``bank`` as (board_id, reason); empty when the bank is sound."""
+def verify_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
+    """Every failing row of ``bank`` as (board_id, reason); empty when the bank is sound.
+
+    ``progress(boards_checked, boards)`` is called after each slice of ``SLICE`` boards.
+    """
     failures: list[tuple[str, str]] = []
     dup = bank["board_id"][bank["board_id"].duplicated()]
     failures += [(bid, "board_id appears more than once") for bid in dup]
@@ -141,9 +146,16 @@ def verify_bank(bank: pd.DataFrame) -> list[tuple[str, str]]:
     groups: dict[tuple, list[int]] = {}
     for i, key in enumerate(layout_key):
         groups.setdefault(key, []).append(i)
+    done = 0
     for (rows, cols, blocks), index in groups.items():
         if not (2 <= rows <= 8 and 2 <= cols <= 8) or any(not 0 <= b < rows * cols for b in blocks) or len(set(blocks)) != len(blocks):
             failures += [(bank["board_id"].iloc[i], f"invalid layout rows={rows} cols={cols} blocks={list(blocks)}") for i in index]
             continue
-        failures += list(_verify_layout_group(bank.iloc[index], rows, cols, tuple(sorted(blocks))))
+        seen: dict[bytes, str] = {}
+        for start in range(0, len(index), SLICE):
+            part = bank.iloc[index[start:start + SLICE]]
+            failures += list(_verify_layout_group(part, rows, cols, tuple(sorted(blocks)), seen))
+            done += len(part)
+            if progress is not None:
+                progress(done, len(bank))
     return failures

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +94,20 @@ def test_block_size_and_condition_split_do_not_change_results():
         np.testing.assert_array_equal(kb.bootstrap_metrics(sums, cell_of, goc, n_groups, start, size, 3, 37, block), ref)
     part = np.ascontiguousarray(sums[:, [4, 1], :])
     np.testing.assert_array_equal(kb.bootstrap_metrics(part, cell_of, goc, n_groups, start, size, 3, 37), ref[:, :, [4, 1]])
+
+
+@pytest.mark.parametrize("cuts", [(0, 37), (0, 1, 37), (0, 10, 11, 30, 37)])
+def test_draw_ranges_give_the_rows_of_one_pass(cuts):
+    # progress and scale-out compute draws a..b apart; each draw is keyed by its index
+    rng = np.random.default_rng(4)
+    sizes = [7, 12, 5]
+    sums = synthetic_sums_arrays(rng, sizes, n_cond=3)
+    cell_of, goc, n_groups, start, size = layout(sizes, 2)
+    ref = kb.bootstrap_metrics(sums, cell_of, goc, n_groups, start, size, 9, 37)
+    out = np.full_like(ref, -7.0)
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        kb.bootstrap_metrics_into(out[a:b], sums, cell_of, goc, n_groups, start, size, 9, a)
+    np.testing.assert_array_equal(out, ref)
 
 
 def test_same_boards_for_every_condition():

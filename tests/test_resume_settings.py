@@ -165,3 +165,32 @@ def test_python_api_refuses_non_finite_values(bank, tmp_path):
         with pytest.raises(ValueError, match="finite"):
             make()
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_baseline_batches_a_crash_loses_only_the_batch_being_written(bank, tmp_path, monkeypatch):
+    # Baselines sync once per batch; a crash mid-batch leaves whole earlier batches and at most a torn tail,
+    # progress never counted the lost batch, and the resumed run fills exactly the missing trials.
+    out = tmp_path / "r.jsonl"
+    monkeypatch.setattr(engine, "BASELINE_BATCH", 3)
+    real = RunLog.append_many
+    calls, reported = [0], []
+
+    def crash_on_third(self, records):
+        calls[0] += 1
+        if calls[0] == 3:
+            data = json.dumps(records[0]).encode()
+            self._write_bytes(data[: len(data) // 2])  # the kill lands mid-line
+            raise KeyboardInterrupt
+        return real(self, records)
+
+    monkeypatch.setattr(RunLog, "append_many", crash_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        run_baseline(bank, "greedy", out, trials=2, progress=lambda done, total: reported.append(done))
+    assert reported == [3, 6]
+    records, torn = read_run_log(out)
+    assert len(records) == 6 and torn == 1 and not out.read_bytes().endswith(b"\n")
+    monkeypatch.setattr(RunLog, "append_many", real)
+    summary = run_baseline(bank, "greedy", out, trials=2)
+    assert summary.already_complete == 6 and summary.completed == 2 and summary.skipped_log_lines == 1
+    records, torn = read_run_log(out)
+    assert len(records) == 8 and len({(r["board_id"], r["trial"]) for r in records}) == 8

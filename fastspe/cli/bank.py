@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import cell, progress_bar, refuse_overwrite, say, seed_option
+from ._common import cell, refuse_overwrite, say, seed_option
+from .progress import progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +35,7 @@ def cmd_build(args) -> int:
     refuse_overwrite({"--design": None if args.design == "paper" else args.design}, {"--out": args.out})
     table_format(args.out, allowed=(".parquet", ".jsonl"))
     design = load_design(args.design, seed=args.seed)
-    with progress_bar("building bank", design.total) as update:
+    with progress("bank build", design.total, "boards") as update:
         bank = build_bank_table(design, progress=update)
     write_bank(bank, args.out)
     say(f"wrote {bank.num_rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
@@ -46,7 +47,8 @@ def cmd_verify(args) -> int:
     from ..verify_bank import verify_bank
 
     bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
-    failures = verify_bank(bank)
+    with progress("bank verify", len(bank), "boards") as update:
+        failures = verify_bank(bank, progress=update)
     for board_id, reason in failures:
         say(f"FAIL {board_id}: {reason}")
     if failures:

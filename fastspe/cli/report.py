@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import draws_option, refuse_overwrite, say, seed_option
+from .progress import Stages
 
 # Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
 DEFAULT_DRAWS = 5000
@@ -32,6 +33,7 @@ def cmd_report(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--out": args.out})
     bank = read_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank)
-    path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed)
+    with Stages("report", {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}) as stage:
+        path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage)
     say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._common import metrics_table, progress_bar, refuse_overwrite, say, warn
+from ._common import metrics_table, refuse_overwrite, say, warn
+from .progress import progress
 
 
 def register(subparsers) -> None:
@@ -36,7 +37,7 @@ def run_score(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank_table(args.bank)
-    with progress_bar("scoring", None) as update:
+    with progress("score", None, "answers") as update:
         summary = score_file(bank, args.responses, args.out, parse=args.parse, format_failure=args.format_failure,
                              skip_invalid=args.skip_invalid, progress=update)
     if summary.lost_outputs:

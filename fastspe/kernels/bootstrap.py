@@ -134,6 +134,30 @@ def _fold(weights, sums, cell_of, group_of_cell, n_groups, cell_acc, group_acc, 
 
 
 @njit(parallel=True)
+def bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first_draw,
+                           block=DEFAULT_BLOCK):
+    """Draws ``first_draw .. first_draw + out.shape[0] - 1`` into ``out`` float64 (draws, groups, conditions,
+    METRICS); the rest as ``bootstrap_metrics``. A draw's numbers depend only on its index, so any split
+    into ranges gives the same rows as one pass (progress between ranges; ranges on other machines)."""
+    n_boards = sums.shape[0]
+    n_cond = sums.shape[1]
+    n_cells = group_of_cell.shape[0]
+    width = n_cond * FIELDS
+    flat = sums.reshape((n_boards, width))
+    draws = out.shape[0]
+    n_blocks = (draws + block - 1) // block
+    for blk in prange(n_blocks):
+        d0 = blk * block
+        nb = min(block, draws - d0)
+        weights = np.zeros((nb, n_boards), dtype=np.int32)
+        for i in range(nb):
+            draw_counts(seed, first_draw + d0 + i, strata_start, strata_size, weights[i])
+        cell_acc = np.empty((nb, n_cells, width), dtype=np.float64)
+        group_acc = np.empty((nb, n_groups, width), dtype=np.float64)
+        _fold(weights, flat, cell_of, group_of_cell, n_groups, cell_acc, group_acc, out[d0:d0 + nb])
+
+
+@njit
 def bootstrap_metrics(sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, draws,
                       block=DEFAULT_BLOCK):
     """Every metric of every group and condition in each of ``draws`` stratified bootstrap draws.
@@ -154,22 +178,8 @@ def bootstrap_metrics(sums, cell_of, group_of_cell, n_groups, strata_start, stra
     -------
     float64 (draws, groups, conditions, METRICS)
     """
-    n_boards = sums.shape[0]
-    n_cond = sums.shape[1]
-    n_cells = group_of_cell.shape[0]
-    width = n_cond * FIELDS
-    flat = sums.reshape((n_boards, width))
-    out = np.empty((draws, n_groups, n_cond, METRICS), dtype=np.float64)
-    n_blocks = (draws + block - 1) // block
-    for blk in prange(n_blocks):
-        d0 = blk * block
-        nb = min(block, draws - d0)
-        weights = np.zeros((nb, n_boards), dtype=np.int32)
-        for i in range(nb):
-            draw_counts(seed, d0 + i, strata_start, strata_size, weights[i])
-        cell_acc = np.empty((nb, n_cells, width), dtype=np.float64)
-        group_acc = np.empty((nb, n_groups, width), dtype=np.float64)
-        _fold(weights, flat, cell_of, group_of_cell, n_groups, cell_acc, group_acc, out[d0:d0 + nb])
+    out = np.empty((draws, n_groups, sums.shape[1], METRICS), dtype=np.float64)
+    bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, 0, block)
     return out
 
 

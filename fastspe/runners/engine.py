@@ -37,6 +37,7 @@ from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounte
 
 PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 BASELINE = "baseline"
+BASELINE_BATCH = 2000  # baseline answers written per fsync: free to recompute, so a crash may lose one batch
 Progress = Callable[[int, int], None]
 
 
@@ -394,6 +395,7 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
             return summary
         answers = baseline_responses(bank, planner, trials, seed)
         todo = {(t.board_id, t.trial): t for t in pending}
+        batch: list[dict] = []
         for row in answers.to_dict("records"):
             trial = todo.get((str(row["board_id"]), int(row["trial"])))
             if trial is None:
@@ -402,8 +404,18 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
             rec.update({k: v for k, v in row.items() if k not in rec})
             rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner, timestamp=_now(),
                        latency_s=0.0, cost_usd=0.0)
-            log.append(rec)
-            summary.completed += 1
-            if progress is not None:
-                progress(summary.completed, len(pending))
+            batch.append(rec)
+            if len(batch) == BASELINE_BATCH:
+                _write_baseline_batch(log, batch, summary, len(pending), progress)
+        _write_baseline_batch(log, batch, summary, len(pending), progress)
     return summary
+
+
+def _write_baseline_batch(log: RunLog, batch: list[dict], summary: RunSummary, pending: int,
+                          progress: Progress | None) -> None:
+    """Append ``batch`` with one fsync, then count it (never before it is on disk) and empty it."""
+    log.append_many(batch)
+    summary.completed += len(batch)
+    batch.clear()
+    if progress is not None:
+        progress(summary.completed, pending)
