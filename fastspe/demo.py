@@ -20,7 +20,8 @@ from .design import paper_design
 from .boundary.verdicts import write_verdicts
 from .io import write_table
 from .metrics import compute_metrics
-from .report import write_report
+from .extras import check_installed
+from .report import Stage as ReportProgress, write_report
 from .score import read_responses, score_responses
 
 DEFAULT_OUT = "fastspe-demo"
@@ -58,7 +59,7 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
 
 
 def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
-             stage: Stage | None = None) -> DemoResult:
+             stage: Stage | None = None, progress: ReportProgress | None = None) -> DemoResult:
     """Build, answer, score and report the paper bank with every baseline planner.
 
     Parameters
@@ -69,6 +70,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     trials : answers per board and planner
     seed : the planners' seed
     stage : called with a short description as each stage starts (for progress display)
+    progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
 
     Returns
     -------
@@ -76,6 +78,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     """
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
         raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    check_installed("matplotlib", "the demo's report figures")  # before any work, not after it
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder; choose another --out")
@@ -101,6 +104,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     verdicts = timed("score", "scoring the answers", lambda: score_responses(bank, read_responses(responses_path, bank)))
     write_verdicts(verdicts, verdicts_path)
     report_path = timed("report", f"writing the report ({draws:,} bootstrap draws)",
-                        lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED))
+                        lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED,
+                                                     progress=progress))
     return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts),
                       timings)

@@ -17,13 +17,18 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from matplotlib import rc_context
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.cm import ScalarMappable
-from matplotlib.colors import LinearSegmentedColormap, Normalize
-from matplotlib.figure import Figure
 
-from .io import atomic_path
+from .extras import require
+
+require("matplotlib", "drawing the report's figures")  # one clear message when the extra is missing
+
+from matplotlib import rc_context  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.cm import ScalarMappable  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from .io import atomic_path  # noqa: E402
 
 ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)

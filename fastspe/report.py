@@ -19,6 +19,7 @@ from . import __version__
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, DEFAULT_STRATA, bootstrap_draws, bootstrap_intervals, pack_sums,
                         paired_differences)
 from .boundary.verdicts import check_against_bank
+from .extras import check_installed
 from .io import atomic_dir, write_table, write_text
 from .metrics import board_sums, compute_metrics
 from .tables import (Table, check_verdicts, condition_order, markdown_text, paper_tables, primary_cohort,
@@ -130,7 +131,7 @@ def _markdown_inline(text: str) -> str:
 
 
 def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
-                 seed: int = DEFAULT_SEED, progress: Stage | None = None) -> Path:
+                 seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -141,12 +142,15 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     draws, seed : bootstrap draws and seed
     progress : called as ``progress(stage, done, total)`` with the stages ``bootstrap`` and ``paired
         differences`` (draws) and ``tables and figures`` (files)
+    figures : draw Figures 1 and 2 (needs matplotlib, ``fastspe[plots]``); False writes the tables only
 
     The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
     is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
     was, never a mix of old and new files. Files in ``out_dir`` that are not the report's (the demo's
     bank and verdicts, say) are kept.
     """
+    if figures:  # before the bootstrap, not after it
+        check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
     check_verdicts(verdicts)
     sums = board_sums(verdicts)  # refuses repeated outputs and derived columns that disagree
     check_against_bank(verdicts, bank)
@@ -170,49 +174,42 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
         paired = pd.concat(parts, ignore_index=True)
 
     with atomic_dir(final) as out:
-        _write_files(out, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage)
+        _write_files(out, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage, figures)
     return final / "report.md"
 
 
-def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage: Stage) -> None:
+def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, primary, draws, seed, stage: Stage,
+                 with_figures: bool) -> None:
     """Every file of the report, into the folder ``out``."""
-    from .figures import figure1_heatmap, figure2_bars  # matplotlib loads only when figures are drawn
-
     write_table(metrics_long(intervals), out / "metrics.csv", formulas_escaped=True)
     tables = paper_tables(verdicts, intervals, order, paired, sums)
-    steps = len(tables) + 2  # the tables, then the two figures
+    steps = len(tables) + 2 * with_figures
     for n, table in enumerate(tables, start=1):
         write_table_files(table, out / "tables")
         stage("tables and figures", n, steps)
-    by_depth = compute_metrics(sums, by=["cohort", "condition", "depth"])
-    fig1 = figure1_heatmap(by_depth, order, primary, out / "figures" / "figure1_horizon_metrics")
-    stage("tables and figures", steps - 1, steps)
-    fig2 = figure2_bars(intervals, order, primary, out / "figures" / "figure2_economy_spe")
-    stage("tables and figures", steps, steps)
-    gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
-              if verdicts["cohort"].nunique() > 1 else "")
-    figures = [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "
-                f"panel's stated linear scale{gutter}.", fig1),
-               (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
-                "intervals (whole boards resampled within strata, trials kept together).", fig2)]
+    figures = _draw_figures(out, sums, intervals, order, primary, verdicts, lambda n: stage("tables and figures", n, steps),
+                            len(tables)) if with_figures else []
 
     method = _method_text(bank, verdicts, draws, seed)
-    md = ["# fastspe report\n", method, "## Figures\n"]
+    md = ["# fastspe report\n", method]
+    if figures:
+        md.append("## Figures\n")
     for caption, paths in figures:
         text = markdown_text(caption)  # the cohort's name is user text
         md.append(f"![{text}]({paths[1].relative_to(out).as_posix()})\n\n*{text}*\n")
     md.append("## Tables\n")
     md += [_md_section(t) for t in tables]
     md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or k "
-              "marks pooled rows); `tables/` and `figures/` hold the tables (CSV, Markdown, LaTeX) and figures "
-              "(PNG, SVG).\n")
+              "marks pooled rows); `tables/` " + ("and `figures/` hold the tables (CSV, Markdown, LaTeX) and figures "
+              "(PNG, SVG).\n" if figures else "holds the tables (CSV, Markdown, LaTeX); figures were not drawn.\n"))
     report_md = out / "report.md"
     write_text("\n".join(md), report_md)
 
     page = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fastspe report</title>",
             f"<style>{_CSS}</style></head><body>", "<h1>fastspe report</h1>"]
     page += [f"<p>{_markdown_inline(p)}</p>" for p in method.strip().split("\n\n")]
-    page.append("<h2>Figures</h2>")
+    if figures:
+        page.append("<h2>Figures</h2>")
     for caption, paths in figures:
         src = html.escape(paths[1].relative_to(out).as_posix())
         page.append(f"<figure><img src=\"{src}\" alt=\"{html.escape(caption)}\">"
@@ -221,3 +218,20 @@ def _write_files(out: Path, bank, verdicts, sums, intervals, paired, order, prim
     page += [_html_table(t) for t in tables]
     page.append("</body></html>\n")
     write_text("\n".join(page), out / "report.html")
+
+
+def _draw_figures(out: Path, sums, intervals, order, primary, verdicts, tick, done: int) -> list:
+    """Figures 1 and 2 as (caption, paths); ``tick(steps_done)`` after each."""
+    from .figures import figure1_heatmap, figure2_bars  # matplotlib loads only when figures are drawn
+
+    by_depth = compute_metrics(sums, by=["cohort", "condition", "depth"])
+    fig1 = figure1_heatmap(by_depth, order, primary, out / "figures" / "figure1_horizon_metrics")
+    tick(done + 1)
+    fig2 = figure2_bars(intervals, order, primary, out / "figures" / "figure2_economy_spe")
+    tick(done + 2)
+    gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
+              if verdicts["cohort"].nunique() > 1 else "")
+    return [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "
+             f"panel's stated linear scale{gutter}.", fig1),
+            (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
+             "intervals (whole boards resampled within strata, trials kept together).", fig2)]

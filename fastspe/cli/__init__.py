@@ -12,6 +12,7 @@ import sys
 import warnings
 
 from .. import __version__
+from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, warn
 
 COMMAND_MODULES = ("bank", "score", "report", "run", "demo")
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("default")
             warnings.showwarning = lambda message, *_args, **_kw: warn(str(message))
             return int(args.func(args) or 0)
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, MissingExtra) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
         return fail("interrupted", code=130)

@@ -73,8 +73,28 @@ def fail(message, code: int = 2) -> int:
     return code
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """One style of defaults in every help text: ``(default: X)`` after each option that has one.
+
+    Options without a default (None, a flag's False) show none; a help text that already says
+    ``(default: ...)`` in words (``the server's``) is kept as written.
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        unset = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        if "(default" in text or unset or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with fastspe's error line: ``error: --name ...`` and exit 2, usage only on request."""
+    """argparse with fastspe's error line: ``error: --name ...`` and exit 2, usage only on request,
+    and ``HelpFormatter`` for every command and subcommand."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         if message.startswith("argument "):

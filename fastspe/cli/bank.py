@@ -9,20 +9,29 @@ from .progress import progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    bank = sub.add_parser("bank", help="build, verify and summarize certified board banks")
+    bank = sub.add_parser("bank", help="build, verify and summarize certified board banks",
+                          description="Certified board banks: every board's shortest plan length d* = h(s) comes with "
+                                      "a certificate, a plan of exactly that length.")
     verbs = bank.add_subparsers(dest="bank_command", metavar="VERB", required=True)
 
-    build = verbs.add_parser("build", help="build a certified bank from a design")
-    build.add_argument("--design", default="paper", help="'paper' (Appendix A, the default) or a design JSON file")
-    build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed")
+    build = verbs.add_parser("build", help="build a certified bank from a design",
+                             description="Build the boards a design asks for by h-raising random walks from the goal "
+                                         "(bit-identical for a design and seed at any thread count) and write them, "
+                                         "with their certificates, to --out.")
+    build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file")
+    build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)")
     build.add_argument("--out", required=True, help="bank file to write (.parquet or .jsonl)")
     build.set_defaults(func=cmd_build)
 
-    verify = verbs.add_parser("verify", help="independently re-check every board of a bank")
+    verify = verbs.add_parser("verify", help="independently re-check every board of a bank",
+                              description="Re-derive each layout's goal, the graph distances and h with code that "
+                                          "shares nothing with the kernels, replay every certificate, and name every "
+                                          "failing board (exit 1 if any fails).")
     verify.add_argument("file", help="bank file (.parquet or .jsonl)")
     verify.set_defaults(func=cmd_verify)
 
-    show = verbs.add_parser("show", help="counts per cohort, k, layout and depth")
+    show = verbs.add_parser("show", help="counts per cohort, k, layout and depth",
+                            description="Print how many boards a bank holds per cohort, block count k, layout and depth.")
     show.add_argument("file", help="bank file (.parquet or .jsonl)")
     show.set_defaults(func=cmd_show)
 

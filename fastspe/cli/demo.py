@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from ._common import draws_option, metrics_table, note, say, seed_option, trials_option
+from .progress import Stages
+from .report import STAGE_UNITS
 
 # The defaults of fastspe.demo, repeated so that `--help` imports neither pandas nor numba (a test keeps them equal).
 DEFAULT_OUT = "fastspe-demo"
@@ -18,7 +19,7 @@ def register(subparsers) -> None:
         "demo", help="run the whole pipeline offline: paper bank -> baseline answers -> verdicts -> report",
         description="Build the paper's 400-board bank, answer it with the offline baseline planners (oracle, greedy, "
                     "detour, noisy, random; 3 trials each), score the answers and write the full report into DIR.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+)
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder for the bank, answers, verdicts and report")
     p.add_argument("--draws", type=draws_option, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
     p.add_argument("--trials", type=trials_option, default=3, metavar="N", help="answers per board and planner")
@@ -30,8 +31,9 @@ def run_demo_command(args) -> int:
     from ..demo import run_demo
 
     start = time.perf_counter()
-    result = run_demo(args.out, draws=args.draws, trials=args.trials, seed=args.seed,
-                      stage=lambda what: note(f"· {what}"))
+    with Stages("report", STAGE_UNITS) as report_progress:
+        result = run_demo(args.out, draws=args.draws, trials=args.trials, seed=args.seed,
+                          stage=lambda what: note(f"· {what}"), progress=report_progress)
     say(metrics_table(result.headline, title="Primary cohort (Table 1): SPE = R x Q x E"))
     say(f"report: {result.report_path}")
     say(f"files:  {result.bank_path.name}, {result.responses_path.name}, {result.verdicts_path.name}, "

@@ -95,11 +95,9 @@ class LineProgress:
         done, total, counts = self._state
         elapsed = max(now - self.start, 1e-9)
         rate = done / elapsed
+        unit = f" {self.unit}" if self.unit else ""
         head = f"{self.description}: {done:,}"
-        if total:
-            head += f"/{total:,} {self.unit} ({100.0 * done / total:.0f}%)"
-        else:
-            head += f" {self.unit}"
+        head += f"/{total:,}{unit} ({100.0 * done / total:.0f}%)" if total else unit
         parts = [head, f"{rate:,.0f}/s" if rate >= 10 else f"{rate:,.2f}/s"]
         if final:
             parts.append(f"done in {_duration(elapsed)}")

@@ -10,6 +10,7 @@ from .progress import Stages
 # Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
+STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,8 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--bank", required=True, help="the bank the answers were scored against (.parquet or .jsonl)")
     report.add_argument("--verdicts", required=True, help="verdicts from `fastspe score` (.parquet, .csv or .jsonl)")
     report.add_argument("--out", required=True, metavar="DIR", help="report folder to write")
-    report.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help=f"bootstrap draws (default {DEFAULT_DRAWS})")
-    report.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help=f"bootstrap seed (default {DEFAULT_SEED})")
+    report.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help="bootstrap draws")
+    report.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
+    report.add_argument("--no-figures", action="store_true",
+                        help="write the tables only (no matplotlib needed; figures need fastspe[plots])")
     report.set_defaults(func=cmd_report)
 
 
@@ -33,7 +36,8 @@ def cmd_report(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--out": args.out})
     bank = read_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank)
-    with Stages("report", {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}) as stage:
-        path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage)
+    with Stages("report", STAGE_UNITS) as stage:
+        path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
+                            figures=not args.no_figures)
     say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

@@ -14,9 +14,9 @@ def register(subparsers) -> None:
     p.add_argument("--responses", required=True, metavar="FILE", help="responses or run log (.jsonl, .csv, .parquet)")
     p.add_argument("--out", required=True, metavar="VERDICTS", help="verdicts file to write (.parquet or .csv)")
     p.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
-                   help="strict: answers that need normalizing are format failures (default lenient)")
+                   help="strict: answers that need normalizing are format failures")
     p.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
-                   help="count an answer without a move list as illegal (default) or legal noncompletion")
+                   help="count an answer without a move list as illegal or as a legal noncompletion")
     p.add_argument("--skip-invalid", action="store_true", help="report bad response lines and score the rest")
     p.set_defaults(func=run_score)
 
@@ -24,8 +24,8 @@ def register(subparsers) -> None:
                               description="Compute the SPE = R x Q x E metrics from a verdicts file.")
     m.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
     m.add_argument("--by", default="cohort,condition", metavar="COLUMNS",
-                   help="comma-separated group columns: cohort, condition, depth, k, layout (default cohort,condition)")
-    m.add_argument("--out", metavar="FILE.csv", help="CSV file to write the table to")
+                   help="comma-separated group columns: cohort, condition, depth, k, layout")
+    m.add_argument("--out", metavar="FILE.csv", help="CSV file to write the table to (default: print only)")
     m.set_defaults(func=run_metrics)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
 from .openai_runner import TRIAL_HEADER
@@ -33,7 +34,7 @@ class AnthropicMessages:
     provider = "anthropic"
 
     def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
-        import anthropic
+        anthropic = require("anthropic", "--model anthropic:...")
 
         self._sdk = anthropic
         self.model = model

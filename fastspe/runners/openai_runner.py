@@ -6,6 +6,7 @@ chat-completions wire format. The SDK's own retries are off: fastspe's retry loo
 
 from __future__ import annotations
 
+from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
 
@@ -29,7 +30,7 @@ class OpenAIChat:
     provider = "openai"
 
     def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
-        import openai  # imported here so `fastspe` starts fast when no model is called
+        openai = require("openai", "--model openai:...")  # here: `fastspe` starts fast without it
 
         self._sdk = openai
         self.model = model
