@@ -14,7 +14,7 @@ import warnings
 from .. import __version__
 from ._common import ArgumentParser, fail, warn
 
-COMMAND_MODULES = ("bank", "score", "report", "run", "demo")
+COMMAND_MODULES = ("bank", "score", "report", "run", "demo", "import_inspect")
 
 
 def build_parser() -> argparse.ArgumentParser:
