@@ -14,10 +14,11 @@ import the log and go through fastspe as with any other answers::
     fastspe import-inspect logs/....eval --out answers.jsonl
     fastspe score --bank bank.parquet --responses answers.jsonl --out verdicts.parquet
 
-(in Python: ``import_log("logs/....eval", "answers.jsonl")``). The importer loses nothing silently:
-samples that errored are left out with a warning that counts them, or kept as failed attempts
-(``status="error"``, no response) with ``keep_errors`` / ``--keep-errors``, as ``fastspe run`` logs
-them; a log whose run failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
+(in Python: ``import_log("logs/....eval", "answers.jsonl")``; ``fastspe score --responses
+logs/....eval`` does both in one step). The importer loses nothing silently: samples that errored
+are left out with a warning that counts them, or kept as failed attempts (``status="error"``, no
+response) with ``keep_errors`` / ``--keep-errors``, as ``fastspe run`` logs them; a log whose run
+failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
 ``--allow-incomplete`` is given, and a log without samples is refused.
 """
 

@@ -60,3 +60,18 @@ def test_out_must_be_a_responses_file_and_not_the_log(tmp_path, capsys):
     assert main(["import-inspect", str(log), "--out", str(log)]) == 2
     assert "is the same file as LOG" in capsys.readouterr().err
     assert log.read_bytes() == b"PK"
+
+
+def test_score_of_an_eval_log_without_inspect_ai_is_one_error_line(tmp_path, capsys, monkeypatch):
+    from fastspe.bank import build_bank, write_bank
+    from fastspe.design import paper_design
+
+    write_bank(build_bank(paper_design()).iloc[:2], tmp_path / "bank.parquet")
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)
+    monkeypatch.delitem(sys.modules, "fastspe.inspect_task", raising=False)
+    log, out = tmp_path / "run.eval", tmp_path / "verdicts.parquet"
+    log.write_bytes(b"PK")
+    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(log), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"error: {log}: scoring an inspect_ai .eval log needs inspect_ai: "
+                                       "pip install 'fastspe[inspect]'\n")
+    assert not out.exists()

@@ -148,8 +148,9 @@ def errored_log(tmp_path_factory):
         out.usage = ModelUsage(input_tokens=10, output_tokens=5)
         return out
 
-    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=2), model=get_model("mockllm/model", custom_outputs=model),
-                        log_dir=str(tmp / "logs"), display="none", fail_on_error=False)
+    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=2),
+                        model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp / "logs"),
+                        display="none", fail_on_error=False)  # errored samples do not stop the run
     assert logs[0].status == "success"
     return bank, logs[0], failing.board_id
 
@@ -206,7 +207,8 @@ def test_a_log_of_errored_samples_only_is_refused(errored_log, tmp_path):
 @pytest.mark.parametrize("status", ["error", "cancelled", "started"])
 def test_failed_cancelled_and_unfinished_logs_are_refused(errored_log, tmp_path, status):
     _, log, _ = errored_log
-    error = EvalError(message="RuntimeError('rate limited')", traceback="", traceback_ansi="") if status == "error" else None
+    error = EvalError(message="RuntimeError('rate limited')", traceback="", traceback_ansi="")
+    error = error if status == "error" else None
     path = _copy(log, tmp_path, f"{status}.eval", status=status, error=error)
     out = tmp_path / "answers.parquet"
     with pytest.raises(ValueError, match=f"status is '{status}'") as refused:
@@ -252,3 +254,25 @@ def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
     assert not refused.exists()
     assert main(["import-inspect", str(failed), "--out", str(refused), "--allow-incomplete", "--keep-errors"]) == 0
     assert "importing an incomplete eval" in capsys.readouterr().err and refused.exists()
+
+
+def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path, capsys):
+    from fastspe.boundary.verdicts import VERDICT_COLUMNS, read_verdicts
+
+    bank, log, _ = errored_log
+    write_bank(bank, tmp_path / "bank.parquet")
+    common = ["score", "--bank", str(tmp_path / "bank.parquet"), "--out"]
+    assert main(common + [str(tmp_path / "direct.parquet"), "--responses", log.location]) == 0
+    captured = capsys.readouterr()
+    assert "scored 6 outputs (6 complete, 0 legal_noncompletion, 0 illegal)" in captured.out
+    assert "2 of 8 samples errored and were left out" in captured.err
+    assert main(["import-inspect", log.location, "--out", str(tmp_path / "answers.jsonl")]) == 0
+    assert main(common + [str(tmp_path / "twostep.parquet"), "--responses", str(tmp_path / "answers.jsonl")]) == 0
+    # the verdicts agree (metadata may differ in kind: an all-null `error` column is None or NaN after JSONL)
+    direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").sort_values(["condition", "board_id", "trial"])
+                       .reset_index(drop=True)[VERDICT_COLUMNS] for name in ("direct", "twostep"))
+    assert direct.equals(twostep)
+    failed = _copy(log, tmp_path, "failed.eval", status="error")
+    capsys.readouterr()
+    assert main(common + [str(tmp_path / "refused.parquet"), "--responses", str(failed)]) == 2
+    assert "status is 'error'" in capsys.readouterr().err and not (tmp_path / "refused.parquet").exists()
