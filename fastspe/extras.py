@@ -12,6 +12,7 @@ import importlib.util
 from types import ModuleType
 
 EXTRA_OF = {"openai": "api", "anthropic": "api", "matplotlib": "plots", "inspect_ai": "inspect"}
+IN_ALL = ("api", "plots")  # the extras that fastspe[all] holds
 
 
 class MissingExtra(ImportError):
@@ -20,8 +21,8 @@ class MissingExtra(ImportError):
 
 def missing_message(module: str, needed_for: str) -> str:
     extra = EXTRA_OF[module]
-    return (f"{needed_for} needs {module}, which is not installed: pip install 'fastspe[{extra}]' "
-            f"(or 'fastspe[all]')")
+    also = " (or 'fastspe[all]')" if extra in IN_ALL else ""
+    return f"{needed_for} needs {module}, which is not installed: pip install 'fastspe[{extra}]'{also}"
 
 
 def require(module: str, needed_for: str) -> ModuleType:

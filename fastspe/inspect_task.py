@@ -11,13 +11,20 @@ The per-sample score holds C (complete), R (legal), O (optimal) and SPE (d*/L if
 whose means over samples are the paper's rates. For Q, E, G, intervals and the full report,
 import the log and go through fastspe as with any other answers::
 
-    from fastspe.inspect_task import import_log
-    import_log("logs/....eval", "answers.jsonl")
-    # then: fastspe score --bank bank.parquet --responses answers.jsonl --out verdicts.parquet
+    fastspe import-inspect logs/....eval --out answers.jsonl
+    fastspe score --bank bank.parquet --responses answers.jsonl --out verdicts.parquet
+
+(in Python: ``import_log("logs/....eval", "answers.jsonl")``; ``fastspe score --responses
+logs/....eval`` does both in one step). The importer loses nothing silently: samples that errored
+are left out with a warning that counts them, or kept as failed attempts (``status="error"``, no
+response) with ``keep_errors`` / ``--keep-errors``, as ``fastspe run`` logs them; a log whose run
+failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
+``--allow-incomplete`` is given, and a log without samples is refused.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -33,13 +40,16 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .bank import BANK_COLUMNS, build_bank, read_bank
 from .design import paper_design
-from .io import write_table
+from .io import table_format, write_table
 from .prompts import PROMPT_SHA256, PROMPT_VERSION, render_prompt
 from .score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
 LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",
-               "output_tokens", "reasoning_tokens", "latency_s", "returned_model"]
+               "output_tokens", "reasoning_tokens", "latency_s", "returned_model", "error"]
+COMPLETE_STATUS = "success"  # inspect's other eval statuses: "started" (unfinished), "error", "cancelled"
+_INCOMPLETE = {"started": "it never finished: still running, or killed", "error": "the run failed",
+               "cancelled": "the run was cancelled"}
 
 
 def load_bank(bank: str | Path | pd.DataFrame = "paper") -> pd.DataFrame:
@@ -98,8 +108,8 @@ def sliding_puzzles(bank: str = "paper", trials: int = 3, parse: str = "lenient"
                 metadata={"fastspe_prompt_version": PROMPT_VERSION, "fastspe_prompt_sha256": PROMPT_SHA256})
 
 
-def responses_from_log(log: str | Path | EvalLog, condition: str | None = None,
-                       keep_errors: bool = False) -> pd.DataFrame:
+def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, keep_errors: bool = False,
+                       allow_incomplete: bool = False) -> pd.DataFrame:
     """fastspe responses (``LOG_COLUMNS``) from an inspect eval log of ``sliding_puzzles``.
 
     Parameters
@@ -107,15 +117,27 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None,
     log : path of an ``.eval``/``.json`` log, or an ``EvalLog``
     condition : the responses' condition; default the log's model with its provider separated by
         ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``)
-    keep_errors : keep samples that errored (``status="error"``); by default they are dropped
+    keep_errors : keep samples that errored as failed attempts (``status="error"``, ``response``
+        null, the message in ``error``), which fastspe's readers skip and count as lost outputs;
+        by default they are left out, with a warning that counts them
+    allow_incomplete : import a log whose eval did not succeed (status "error", "cancelled" or
+        "started"), with a warning; by default such a log is a ValueError
 
     Returns
     -------
     DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's).
+    A log without samples, or with errored samples only (unless ``keep_errors``), is a ValueError.
     """
-    ev = log if isinstance(log, EvalLog) else read_eval_log(str(log))
-    if ev.samples is None:
-        raise ValueError(f"{log}: the log has no samples (was it read with header_only, or did the run fail?)")
+    return _responses(log, condition, keep_errors, allow_incomplete)
+
+
+def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stacklevel: int = 3) -> pd.DataFrame:
+    """``responses_from_log``; ``stacklevel`` points warnings at the public function's caller."""
+    ev, name = _read_log(log)
+    _check_status(ev, name, allow_incomplete, stacklevel + 1)
+    if not ev.samples:
+        raise ValueError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
+                         "from a run with log_samples=False, has none)")
     cond = condition or ev.eval.model.replace("/", ":", 1)
     records = []
     for s in ev.samples:
@@ -123,22 +145,72 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None,
         usage = out.usage
         records.append({
             "board_id": str(s.metadata.get("board_id", s.id)), "condition": cond, "trial": int(s.epoch) - 1,
-            "response": out.completion if out.choices else "",
+            # an errored sample is a failed attempt as `fastspe run` logs one: no answer, the message in `error`
+            "response": None if s.error else (out.completion if out.choices else ""),
             "finish_reason": out.stop_reason if out.choices else "unknown",
             "status": "error" if s.error else "ok", "attempt": 1,
             "input_tokens": usage.input_tokens if usage else None,
             "output_tokens": usage.output_tokens if usage else None,
             "reasoning_tokens": usage.reasoning_tokens if usage else None,
             "latency_s": s.total_time, "returned_model": out.model,
+            "error": s.error.message if s.error else None,
         })
     df = pd.DataFrame.from_records(records, columns=LOG_COLUMNS)
-    if not keep_errors:
-        df = df[df["status"] == "ok"].reset_index(drop=True)
+    # token counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
+    tokens = ["input_tokens", "output_tokens", "reasoning_tokens"]
+    df[tokens] = df[tokens].astype("Int64")
+    errored = df["status"] != "ok"
+    if errored.any() and not keep_errors:
+        first = _one_line(df.loc[errored, "error"].iloc[0])
+        keep = "keep_errors=True (fastspe import-inspect --keep-errors) keeps them as failed attempts"
+        if errored.all():
+            raise ValueError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; "
+                             f"{keep}")
+        warnings.warn(f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
+                      f"{first}); {keep}", stacklevel=stacklevel)
+        df = df[~errored].reset_index(drop=True)
     return df
 
 
-def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None = None) -> pd.DataFrame:
-    """``responses_from_log(log, condition)`` written atomically to ``out`` (.jsonl, .csv or .parquet)."""
-    responses = responses_from_log(log, condition)
+def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None = None, keep_errors: bool = False,
+               allow_incomplete: bool = False) -> pd.DataFrame:
+    """``responses_from_log(log, ...)`` written atomically to ``out`` (.jsonl, .csv or .parquet).
+
+    A refused log (see ``responses_from_log``) raises before anything is written."""
+    table_format(out)  # a bad output name fails before a large log is read
+    responses = _responses(log, condition, keep_errors, allow_incomplete)
     write_table(responses, out)
     return responses
+
+
+def _read_log(log: str | Path | EvalLog) -> tuple[EvalLog, str]:
+    """The log and the name its messages give it; an unreadable file is a one-line ValueError."""
+    if isinstance(log, EvalLog):
+        return log, str(log.location or "the eval log")
+    try:
+        return read_eval_log(str(log)), str(log)
+    except FileNotFoundError:
+        raise ValueError(f"{log}: no such file") from None
+    except ValueError as exc:  # not a zip, not JSON, not an EvalLog (pydantic's errors run to many lines)
+        raise ValueError(f"{log}: not an inspect eval log ({_one_line(exc)})") from None
+
+
+def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: int) -> None:
+    """Refuse (or, with ``allow_incomplete``, warn about) a log whose eval did not succeed: its samples are
+    whatever the run reached, and scoring them as the whole run would mislead."""
+    if ev.status == COMPLETE_STATUS:
+        return
+    why = _INCOMPLETE.get(ev.status, "not a finished run")
+    if ev.error is not None:
+        why += f": {_one_line(ev.error.message)}"
+    if not allow_incomplete:
+        raise ValueError(f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
+                         "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
+    warnings.warn(f"{name}: importing an incomplete eval (status {ev.status!r}: {why}); boards and epochs the run "
+                  "did not reach are missing", stacklevel=stacklevel)
+
+
+def _one_line(message, limit: int = 160) -> str:
+    """The first line of an error message, cut short: tracebacks and pydantic reports run long."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else "no message"
+    return text if len(text) <= limit else text[:limit - 3] + "..."

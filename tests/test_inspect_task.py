@@ -2,7 +2,8 @@
 
 A mock model answers each prompt with baseline answers (a mix of complete, legal-noncompleting
 and illegal plans); inspect's per-sample scores must agree with fastspe's own scoring of the
-imported log.
+imported log. A second mock fails on one board, and copies of its log marked failed, cancelled,
+unfinished or emptied check that the importer loses nothing silently.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.log import EvalError, write_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from fastspe.bank import build_bank, write_bank  # noqa: E402
+from fastspe.cli import main  # noqa: E402
 from fastspe.baselines import baseline_responses  # noqa: E402
 from fastspe.design import paper_design  # noqa: E402
 from fastspe.inspect_task import bank_samples, import_log, responses_from_log, sliding_puzzles, verdict_of  # noqa: E402
@@ -119,3 +122,157 @@ def test_importer_takes_a_condition_name_and_writes_a_responses_file(eval_log, t
     written = import_log(log.location, tmp_path / "answers.jsonl")
     back = read_responses(tmp_path / "answers.jsonl", bank)
     assert back[["board_id", "trial", "response"]].values.tolist() == written[["board_id", "trial", "response"]].values.tolist()
+
+
+# -- errored samples and incomplete logs --------------------------------------------------------------
+
+FAILING = "model down"
+
+
+@pytest.fixture(scope="module")
+def errored_log(tmp_path_factory):
+    """A successful eval (fail_on_error=False) in which every request for one board raised: 2 of 8 samples."""
+    tmp = tmp_path_factory.mktemp("inspect_errors")
+    bank = small_bank().iloc[::2].reset_index(drop=True)  # 4 boards
+    path = tmp / "bank.parquet"
+    write_bank(bank, path)
+    plans = {render_prompt(r.initial, r.goal, r.rows, r.cols): "MOVES: " + ",".join(r.certificate)
+             for r in bank.itertuples(index=False)}
+    failing = bank.iloc[1]
+
+    def model(messages, tools, tool_choice, config):
+        text = messages[-1].text
+        if text == render_prompt(failing.initial, failing.goal, failing.rows, failing.cols):
+            raise RuntimeError(FAILING)
+        out = ModelOutput.from_content(model="mockllm", content=plans[text])  # the certificate: complete
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5)
+        return out
+
+    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=2),
+                        model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp / "logs"),
+                        display="none", fail_on_error=False)  # errored samples do not stop the run
+    assert logs[0].status == "success"
+    return bank, logs[0], failing.board_id
+
+
+def _copy(log, tmp_path, name, **changes):
+    """``log`` with ``changes`` written to ``tmp_path/name`` with inspect's own writer."""
+    copy = log.model_copy(update=changes)
+    path = tmp_path / name
+    write_eval_log(copy, str(path))
+    return path
+
+
+def test_errored_samples_are_left_out_with_a_warning_that_counts_them(errored_log, tmp_path):
+    bank, log, failing = errored_log
+    with pytest.warns(UserWarning, match=r"2 of 8 samples errored and were left out \(first error: "
+                                         r"RuntimeError\('model down'\)\); keep_errors=True") as caught:
+        written = import_log(log.location, tmp_path / "answers.jsonl")
+    assert str(log.location) in str(caught[0].message)
+    assert len(written) == 6 and (written["status"] == "ok").all() and failing not in set(written["board_id"])
+    assert written["input_tokens"].tolist() == [10] * 6
+    assert len(read_responses(tmp_path / "answers.jsonl", bank)) == 6
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_path, suffix, capsys):
+    bank, log, failing = errored_log
+    out = tmp_path / f"answers{suffix}"
+    written = import_log(log.location, out, keep_errors=True)
+    errors = written[written["status"] == "error"]
+    assert len(written) == 8 and set(errors["board_id"]) == {failing} and sorted(errors["trial"]) == [0, 1]
+    assert errors["response"].isna().all() and errors["error"].str.contains(FAILING).all()
+    with pytest.warns(UserWarning, match="2 output.s. have only failed attempts"):
+        back = read_responses(out, bank)
+    assert len(back) == 6 and failing not in set(back["board_id"])
+    write_bank(bank, tmp_path / "bank.parquet")
+    capsys.readouterr()
+    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(out),
+                 "--out", str(tmp_path / "verdicts.parquet")]) == 0
+    captured = capsys.readouterr()
+    assert "scored 6 outputs (6 complete" in captured.out
+    assert "2 output(s) have only failed attempts and are not scored" in captured.err
+
+
+def test_a_log_of_errored_samples_only_is_refused(errored_log, tmp_path):
+    _, log, _ = errored_log
+    error = EvalError(message="RuntimeError('down')", traceback="", traceback_ansi="")
+    broken = log.model_copy(update={"samples": [s.model_copy(update={"error": error}) for s in log.samples]})
+    with pytest.raises(ValueError, match="all 8 samples errored .*keep_errors=True"):
+        import_log(broken, tmp_path / "answers.jsonl")
+    assert not (tmp_path / "answers.jsonl").exists()
+    assert len(responses_from_log(broken, keep_errors=True)) == 8
+
+
+@pytest.mark.parametrize("status", ["error", "cancelled", "started"])
+def test_failed_cancelled_and_unfinished_logs_are_refused(errored_log, tmp_path, status):
+    _, log, _ = errored_log
+    error = EvalError(message="RuntimeError('rate limited')", traceback="", traceback_ansi="")
+    error = error if status == "error" else None
+    path = _copy(log, tmp_path, f"{status}.eval", status=status, error=error)
+    out = tmp_path / "answers.parquet"
+    with pytest.raises(ValueError, match=f"status is '{status}'") as refused:
+        import_log(path, out)
+    assert str(path) in str(refused.value) and "allow_incomplete=True" in str(refused.value)
+    if status == "error":
+        assert "rate limited" in str(refused.value)
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]  # no output, no temp file left
+    with pytest.warns(UserWarning) as caught:
+        written = import_log(path, out, keep_errors=True, allow_incomplete=True)
+    assert any(f"importing an incomplete eval (status '{status}'" in str(w.message) for w in caught)
+    assert len(written) == 8 and out.exists()
+
+
+def test_a_log_without_samples_is_refused(errored_log, tmp_path):
+    _, log, _ = errored_log
+    path = _copy(log, tmp_path, "empty.eval", samples=[])
+    with pytest.raises(ValueError, match="holds no samples"):
+        import_log(path, tmp_path / "answers.jsonl")
+    assert not (tmp_path / "answers.jsonl").exists()
+    bogus = tmp_path / "bogus.eval"
+    bogus.write_text("not a log")
+    with pytest.raises(ValueError, match="bogus.eval: not an inspect eval log"):
+        responses_from_log(bogus)
+
+
+def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
+    _, log, failing = errored_log
+    out = tmp_path / "answers.jsonl"
+    assert main(["import-inspect", log.location, "--out", str(out), "--condition", "mock"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"imported 6 answers (condition mock) -> {out}")
+    assert captured.err.startswith("warning: ") and "2 of 8 samples errored" in captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert main(["import-inspect", log.location, "--out", str(out), "--keep-errors"]) == 0
+    assert "imported 6 answers and 2 errored sample(s) as failed attempts (condition mockllm:model)" in \
+        capsys.readouterr().out
+    failed = _copy(log, tmp_path, "failed.eval", status="cancelled")
+    refused = tmp_path / "refused.jsonl"
+    assert main(["import-inspect", str(failed), "--out", str(refused)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {failed}: the eval's status is 'cancelled'") and err.count("\n") == 1
+    assert not refused.exists()
+    assert main(["import-inspect", str(failed), "--out", str(refused), "--allow-incomplete", "--keep-errors"]) == 0
+    assert "importing an incomplete eval" in capsys.readouterr().err and refused.exists()
+
+
+def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path, capsys):
+    from fastspe.boundary.verdicts import VERDICT_COLUMNS, read_verdicts
+
+    bank, log, _ = errored_log
+    write_bank(bank, tmp_path / "bank.parquet")
+    common = ["score", "--bank", str(tmp_path / "bank.parquet"), "--out"]
+    assert main(common + [str(tmp_path / "direct.parquet"), "--responses", log.location]) == 0
+    captured = capsys.readouterr()
+    assert "scored 6 outputs (6 complete, 0 legal_noncompletion, 0 illegal)" in captured.out
+    assert "2 of 8 samples errored and were left out" in captured.err
+    assert main(["import-inspect", log.location, "--out", str(tmp_path / "answers.jsonl")]) == 0
+    assert main(common + [str(tmp_path / "twostep.parquet"), "--responses", str(tmp_path / "answers.jsonl")]) == 0
+    # the verdicts agree (metadata may differ in kind: an all-null `error` column is None or NaN after JSONL)
+    direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").sort_values(["condition", "board_id", "trial"])
+                       .reset_index(drop=True)[VERDICT_COLUMNS] for name in ("direct", "twostep"))
+    assert direct.equals(twostep)
+    failed = _copy(log, tmp_path, "failed.eval", status="error")
+    capsys.readouterr()
+    assert main(common + [str(tmp_path / "refused.parquet"), "--responses", str(failed)]) == 2
+    assert "status is 'error'" in capsys.readouterr().err and not (tmp_path / "refused.parquet").exists()

@@ -11,7 +11,8 @@ def register(subparsers) -> None:
                               description="Parse every answer, replay it on its board and write one verdict "
                                           "per output.")
     p.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl)")
-    p.add_argument("--responses", required=True, metavar="FILE", help="responses or run log (.jsonl, .csv, .parquet)")
+    p.add_argument("--responses", required=True, metavar="FILE",
+                   help="responses or run log (.jsonl, .csv, .parquet), or an inspect_ai .eval log")
     p.add_argument("--out", required=True, metavar="VERDICTS", help="verdicts file to write (.parquet or .csv)")
     p.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
                    help="strict: answers that need normalizing are format failures")
@@ -37,14 +38,38 @@ def run_score(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank_table(args.bank)
-    with progress("score", None, "answers") as update:
-        summary = score_file(bank, args.responses, args.out, parse=args.parse, format_failure=args.format_failure,
-                             skip_invalid=args.skip_invalid, progress=update)
+    if str(args.responses).lower().endswith(".eval"):
+        summary = _score_inspect_log(bank, args)
+    else:
+        with progress("score", None, "answers") as update:
+            summary = score_file(bank, args.responses, args.out, parse=args.parse,
+                                 format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update)
     if summary.lost_outputs:
         warn(f"{args.responses}: {summary.lost_outputs} output(s) have only failed attempts and are not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
     say(f"scored {summary.scored} outputs ({parts}) -> {args.out}")
     return 0
+
+
+def _score_inspect_log(bank, args):
+    """An inspect_ai log imported in memory as `fastspe import-inspect` would (errored samples left out with a
+    warning, an incomplete log refused) and scored as one frame."""
+    import pyarrow as pa
+
+    from ..boundary.verdicts import write_verdicts
+    from ..score import ScoreSummary, score_responses
+    from .import_inspect import inspect_task
+
+    module = inspect_task()
+    if module is None:
+        raise ValueError(f"{args.responses}: scoring an inspect_ai .eval log needs inspect_ai: "
+                         "pip install 'fastspe[inspect]'")
+    responses = module.responses_from_log(args.responses)
+    verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
+    write_verdicts(verdicts, args.out)
+    summary = ScoreSummary(streamed=False)
+    summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
+    return summary
 
 
 def run_metrics(args) -> int:
