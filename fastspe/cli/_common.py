@@ -144,6 +144,26 @@ def float_option(low: float, high: float = math.inf, *, above: bool = False) -> 
     return parse
 
 
+def checked_option(parse: Callable[[str], object], name: str) -> Callable[[str], object]:
+    """An argparse type from ``parse``, whose ValueError message (``must be ...``) becomes the option's error."""
+
+    def check(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    check.__name__ = name
+    return check
+
+
+def text_option(text: str) -> str:
+    """An argparse type: any non-empty text."""
+    if not text:
+        raise argparse.ArgumentTypeError("must be a non-empty text")
+    return text
+
+
 MAX_SEED = 2**63 - 1
 seed_option = int_option(0, MAX_SEED)
 MAX_DRAWS = 1_000_000

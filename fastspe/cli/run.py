@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import float_option, int_option, plain, progress_bar, refuse_overwrite, say, seed_option, trials_option
+from ..generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
+from ._common import (checked_option, float_option, int_option, plain, progress_bar, refuse_overwrite, say,
+                      seed_option, text_option, trials_option)
 
 EXIT_INCOMPLETE = 1
 EXIT_INTERRUPTED = 130
@@ -15,7 +17,6 @@ MAX_BOARDS = 100_000_000
 MAX_CONNECTIONS = 1024
 MAX_RETRIES = 1000
 MAX_SECONDS = 86_400.0
-MAX_OUTPUT_TOKENS = 10_000_000
 MAX_PRICE_USD = 1e6
 MAX_BUDGET_USD = 1e9
 MAX_TEMPERATURE = 10.0
@@ -36,10 +37,11 @@ def register(subparsers) -> None:
                     "never sent again. Keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY.")
     p.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl) from `fastspe bank build`")
     p.add_argument("--model", required=True, metavar="PROVIDER:MODEL",
-                   help="openai:NAME, anthropic:NAME or baseline:PLANNER (oracle, greedy, detour, noisy, random)")
+                   help="openai:NAME, anthropic:NAME or baseline:PLANNER (oracle, greedy, detour, noisy, random); "
+                        "PROVIDER/NAME works too")
     p.add_argument("--condition", type=condition_name, metavar="NAME",
-                   help="the answers' condition (default: the --model string); one condition keeps one set of "
-                        "generation settings, so run other settings of a model as another condition")
+                   help="the answers' condition (default: --model as PROVIDER:MODEL); one condition keeps one set "
+                        "of generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board (default 3)")
@@ -54,32 +56,53 @@ def register(subparsers) -> None:
                    help="retries per trial after HTTP 429, counted apart (default 8)")
     p.add_argument("--backoff", type=float_option(0, MAX_SECONDS), default=1.0,
                    help="base seconds of the exponential backoff between retries (default 1)")
-    p.add_argument("--temperature", type=float_option(0, MAX_TEMPERATURE),
+    g = p.add_argument_group("generation settings", "sent with every request only when given (else the server's "
+                             "default applies); recorded in every log line and fixed for a condition")
+    g.add_argument("--temperature", type=float_option(0, MAX_TEMPERATURE),
                    help="sampling temperature (default: the server's)")
-    p.add_argument("--max-tokens", type=int_option(1, MAX_OUTPUT_TOKENS),
-                   help="most output tokens per answer (anthropic default 8192)")
+    g.add_argument("--max-tokens", type=int_option(1, MAX_TOKENS),
+                   help="most output tokens per answer, reasoning tokens included (default: the server's; "
+                        "anthropic: 8192)")
+    g.add_argument("--top-p", type=float_option(0, 1, above=True), metavar="P",
+                   help="nucleus sampling, 0 < P <= 1 (default: the server's)")
+    g.add_argument("--seed", type=seed_option,
+                   help="models: sampling seed sent to the server (openai only; default: not sent) and seed of "
+                        "retry jitter (default: 0); baselines: the planners' seed (default: 0)")
+    g.add_argument("--stop", type=text_option, action="append", metavar="SEQ",
+                   help="stop sequence, repeatable (openai: at most 4) (default: none)")
+    g.add_argument("--reasoning-effort", choices=REASONING_EFFORTS,
+                   help="openai reasoning models' effort (default: the server's); for anthropic give "
+                        "--thinking-budget")
+    g.add_argument("--thinking-budget", type=int_option(MIN_THINKING_BUDGET, MAX_TOKENS), metavar="TOKENS",
+                   help=f"anthropic extended thinking: tokens it may think, >= {MIN_THINKING_BUDGET} and below "
+                        f"--max-tokens; --temperature must then be unset or 1 (default: off)")
+    g.add_argument("--extra-body", type=checked_option(parse_extra_body, "JSON"), metavar="JSON",
+                   help="a JSON object merged into each request body, e.g. '{\"top_k\": 20}'; it may not set "
+                        "model, messages, stream or a key an option above sets (default: none)")
     p.add_argument("--price-in", type=float_option(0, MAX_PRICE_USD), default=0.0, metavar="USD",
-                   help="dollars per million input tokens")
+                   help="dollars per million input tokens (default: 0)")
     p.add_argument("--price-out", type=float_option(0, MAX_PRICE_USD), default=0.0, metavar="USD",
-                   help="dollars per million output tokens")
+                   help="dollars per million output tokens (default: 0)")
     p.add_argument("--budget", type=float_option(0, MAX_BUDGET_USD, above=True), metavar="USD",
                    help="stop before the log's cost for this condition would exceed USD (needs prices and --max-tokens)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
-    p.add_argument("--seed", type=seed_option, default=0, help="seed of baseline planners and of retry jitter (default 0)")
     p.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
     from ..bank import read_bank
-    from ..runners import GenerationSettings, Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
+    from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
+    from ..runners.engine import settings_for
     from ..runners.log import check_log_path
 
     if args.budget is not None and not (args.price_in > 0 or args.price_out > 0):
         raise ValueError("--budget needs --price-in and/or --price-out to know what a request costs")
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
-    condition = args.condition if args.condition is not None else args.model
+    condition = args.condition if args.condition is not None else canonical_model(args.model)
+    if provider != "baseline":
+        settings = settings_for(args.model, _settings(args))  # refuse what the provider refuses before any file
     bank = read_bank(args.bank)
     if args.limit is not None:
         bank = bank.head(args.limit)
@@ -88,12 +111,11 @@ def run_command(args: argparse.Namespace) -> int:
             say(f"{condition}: {len(bank) * args.trials} offline answers, no requests, $0")
             return 0
         with progress_bar(condition, len(bank) * args.trials) as update:
-            summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed, progress=update,
+            summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed or 0, progress=update,
                                    condition=condition)
         say(f"{condition}: {summary.completed} answers written, {summary.already_complete} already in {args.out}")
         _report_torn(summary, args.out)
         return 0
-    settings = GenerationSettings(temperature=args.temperature, max_tokens=args.max_tokens)
     pricing = Pricing(args.price_in, args.price_out)
     if args.dry_run:
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
@@ -103,10 +125,11 @@ def run_command(args: argparse.Namespace) -> int:
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))
     with progress_bar(condition, None) as update:
+        # --seed is also the sampling seed here; unset, the jitter keeps its old seed 0.
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
-                            settings=settings, pricing=pricing, budget=args.budget, seed=args.seed, progress=update,
-                            notify=lambda message: say(message, err=True), condition=condition)
+                            settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
+                            progress=update, notify=lambda message: say(message, err=True), condition=condition)
     say(_summary_text(summary))
     _report_torn(summary, args.out)
     if summary.fatal_error:
@@ -123,6 +146,14 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(args: argparse.Namespace):
+    from ..generation import GenerationSettings
+
+    return GenerationSettings(temperature=args.temperature, max_tokens=args.max_tokens, top_p=args.top_p,
+                              seed=args.seed, stop=args.stop, reasoning_effort=args.reasoning_effort,
+                              thinking_budget=args.thinking_budget, extra_body=args.extra_body)
+
+
 def _report_torn(summary, out) -> None:
     if summary.skipped_log_lines:
         say(f"note: {summary.skipped_log_lines} torn line(s) left by a stopped run in {out} were skipped "
@@ -132,9 +163,11 @@ def _report_torn(summary, out) -> None:
 def _estimate_text(est) -> str:
     lines = [f"{est.condition}: {est.requests} request(s) to send ({est.already_complete} of {est.planned} trials "
              f"already complete)",
+             f"settings sent: {est.settings.sent()}",
              f"input tokens: about {est.input_tokens_estimate:,} (at most {est.input_tokens_upper:,})"]
     if est.output_tokens_upper is not None:
-        lines.append(f"output tokens: at most {est.output_tokens_upper:,} (--max-tokens per request)")
+        lines.append(f"output tokens: at most {est.output_tokens_upper:,} (--max-tokens per request, reasoning "
+                     f"tokens included)")
     if est.cost_estimate_usd is not None:
         upper = f"${est.cost_upper_usd:.4f}" if est.cost_upper_usd is not None else "unbounded without --max-tokens"
         lines.append(f"cost: input about ${est.cost_estimate_usd:.4f}; at most {upper} in all (before retries)")
@@ -148,4 +181,4 @@ def _summary_text(s) -> str:
     cost = f", spent ${s.spent_usd:.4f} in all" if s.spent_usd else ""
     return (f"{s.condition}: {s.planned} trials, {s.already_complete} already complete, {s.requested} sent, "
             f"{s.completed} answered, {s.remaining} without an answer; {s.attempts} attempt(s), "
-            f"failures {failures}{cost}. Log: {s.out}")
+            f"failures {failures}{cost}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")

@@ -16,6 +16,8 @@ from .openai_runner import TRIAL_HEADER
 
 # The messages API requires max_tokens; this is sent (and recorded) when --max-tokens is not given.
 DEFAULT_MAX_TOKENS = 8192
+# Extended thinking allows top_p only in 0.95..1 and no temperature but 1 (Anthropic's rules).
+THINKING_MIN_TOP_P = 0.95
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 
 
@@ -45,18 +47,48 @@ class AnthropicMessages:
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
+        """``settings`` as sent (``max_tokens`` is required); a ValueError, before any request, for settings
+        the messages API refuses, rather than the same HTTP 400 on every request."""
         if settings.max_tokens is None:
-            return replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
+            settings = replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
+        if settings.reasoning_effort is not None:
+            raise ValueError("anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
+                             "(>= 1024) for extended thinking instead")
+        if settings.seed is not None:
+            raise ValueError("Anthropic's messages API has no sampling seed; leave --seed out for anthropic: models")
+        budget = settings.thinking_budget
+        if budget is not None:
+            if budget >= settings.max_tokens:
+                raise ValueError(f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
+                                 f"(thinking tokens count toward it); raise --max-tokens")
+            if settings.temperature not in (None, 1):
+                raise ValueError(f"with --thinking-budget Anthropic takes no --temperature but 1, "
+                                 f"got {settings.temperature}")
+            if settings.top_p is not None and settings.top_p < THINKING_MIN_TOP_P:
+                raise ValueError(f"with --thinking-budget Anthropic takes --top-p only in "
+                                 f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
         return settings
 
-    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
-        """Send one fresh single-message conversation; raise ``AttemptError`` on any failure."""
+    def request(self, prompt: str, settings: GenerationSettings) -> dict:
+        """The keyword arguments of one request: only the settings given are sent."""
         settings = self.effective_settings(settings)
         kwargs: dict = {"model": self.model, "max_tokens": settings.max_tokens,
                         "messages": [{"role": "user", "content": prompt}]}
-        if settings.temperature is not None:
-            # Via extra_body: recent SDKs dropped the temperature argument, servers may still take it.
-            kwargs["extra_body"] = {"temperature": settings.temperature}
+        if settings.stop:
+            kwargs["stop_sequences"] = list(settings.stop)
+        # Via extra_body: recent SDKs dropped the temperature and top_p arguments and older ones lack
+        # thinking; servers take all three in the body.
+        extra = {"temperature": settings.temperature, "top_p": settings.top_p,
+                 "thinking": {"type": "enabled", "budget_tokens": settings.thinking_budget}
+                 if settings.thinking_budget is not None else None}
+        extra = {**(settings.extra_body or {}), **{k: v for k, v in extra.items() if v is not None}}
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs
+
+    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
+        """Send one fresh single-message conversation; raise ``AttemptError`` on any failure."""
+        kwargs = self.request(prompt, settings)
         try:
             raw = self._client.messages.with_raw_response.create(
                 **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)

@@ -7,11 +7,11 @@ any SDK failure into a classified, secret-free ``AttemptError``.
 
 from __future__ import annotations
 
-import math
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
+from ..generation import GenerationSettings, split_model  # noqa: F401 (re-exported: part of the runners API)
 from .log import scrub
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after
 
@@ -23,23 +23,6 @@ PLACEHOLDER_KEY = "not-needed"
 MAX_ERROR_CHARS = 500
 # Key-shaped words (whole or masked like "sk-ab***yz") that servers echo in error messages.
 KEY_SHAPED = re.compile(r"\b(sk-[A-Za-z0-9_\-*.]{3,}|Bearer\s+\S+)")
-
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    """Sampling settings sent with every request (None: the server's default, not sent)."""
-
-    temperature: float | None = None
-    max_tokens: int | None = None
-
-    def __post_init__(self):
-        if self.temperature is not None and not 0 <= self.temperature < math.inf:
-            raise ValueError(f"--temperature must be a finite number >= 0, got {self.temperature}")
-        if self.max_tokens is not None and (int(self.max_tokens) != self.max_tokens or self.max_tokens < 1):
-            raise ValueError(f"--max-tokens must be a whole number >= 1, got {self.max_tokens}")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -55,15 +38,6 @@ class Completion:
     output_tokens: int | None
     reasoning_tokens: int | None = None
     raw_finish_reason: str | None = None  # the provider's own word (Anthropic stop_reason)
-
-
-def split_model(model: str) -> tuple[str, str]:
-    """``"openai:gpt-x"`` -> ``("openai", "gpt-x")``; a ValueError says the expected form."""
-    provider, sep, name = str(model).partition(":")
-    if not sep or not provider or not name:
-        raise ValueError(f"--model {model!r}: use PROVIDER:MODEL, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
-                         f"or baseline:greedy")
-    return provider, name
 
 
 def resolve_base_url(provider: str, base_url: str | None) -> str:

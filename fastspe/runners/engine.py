@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..generation import canonical_model
 from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
 from .base import GenerationSettings, resolve_base_url, split_model
@@ -70,6 +71,7 @@ class RunSummary:
     interrupted: bool = False
     skipped_log_lines: int = 0
     fatal_error: str | None = None
+    settings: GenerationSettings | None = None  # as sent (with provider defaults such as Anthropic's max_tokens)
 
     @property
     def remaining(self) -> int:
@@ -89,6 +91,7 @@ class RunEstimate:
     output_tokens_upper: int | None
     cost_estimate_usd: float | None
     cost_upper_usd: float | None
+    settings: GenerationSettings | None = None  # as they would be sent
 
 
 def trial_id(condition: str, board_id: str, prompt_hash: str, trial: int) -> str:
@@ -157,6 +160,12 @@ def _settings_for(provider_name: str, settings: GenerationSettings) -> Generatio
     return PROVIDERS[provider_name].effective_settings(settings)
 
 
+def settings_for(model: str, settings: GenerationSettings) -> GenerationSettings:
+    """``settings`` as ``model``'s provider sends them; a ValueError for those it refuses (checked before any
+    request or log is touched)."""
+    return _settings_for(_provider_parts(model, None)[0], settings)
+
+
 def _provider_parts(model: str, base_url: str | None):
     provider_name, name = split_model(model)
     if provider_name not in PROVIDERS:
@@ -175,7 +184,7 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
                  condition: str | None = None) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
     provider_name, name, _ = _provider_parts(model, base_url)
-    condition = model if condition is None else condition
+    condition = canonical_model(model) if condition is None else condition
     check_log_path(out)
     settings = _settings_for(provider_name, settings)
     boards = _board_prompts(bank)
@@ -189,7 +198,7 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
         cost_est = pricing.cost(tok_est, 0)  # output length is unknown before the run
         cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
     return RunEstimate(condition, n_planned, n_planned - len(pending), len(pending), tok_est, tok_up, out_up,
-                       cost_est, cost_up)
+                       cost_est, cost_up, settings)
 
 
 def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
@@ -205,7 +214,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     bank : DataFrame
         Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.read_bank``.
     model : str
-        ``PROVIDER:MODEL``.
+        ``PROVIDER:MODEL`` (or ``PROVIDER/MODEL``).
     out : path-like
         The JSONL run log; appended to, never rewritten; completed trials in it are skipped.
     base_url : str or None
@@ -215,22 +224,23 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     policy : RetryPolicy
         Retry bounds and backoff.
     settings : GenerationSettings
-        Temperature and max tokens.
+        Sampling and reasoning settings sent with each request (None fields are not sent); a
+        ValueError before anything is sent for those the provider refuses.
     pricing, budget : Pricing, float or None
         Prices per million tokens; the most the log's attempts of this condition may cost in all.
     seed : int
-        Seeds the backoff jitter.
+        Seeds the backoff jitter (the sampling seed sent to the server is ``settings.seed``).
     progress : callable(done, total) or None
     stop : threading.Event or None
         Set it to stop sending (Ctrl-C sets it too); requests in flight finish and are logged.
     notify : callable(str) or None
         Told when Ctrl-C is waiting for requests in flight.
     condition : str or None
-        The responses' condition (default: ``model``). The log's earlier attempts of it must have
+        The responses' condition (default: ``model`` as ``PROVIDER:MODEL``). The log's earlier attempts of it must have
         been made with the same model and settings, else a ValueError says which setting differs.
     """
     provider_name, name, _ = _provider_parts(model, base_url)
-    condition = model if condition is None else condition
+    condition = canonical_model(model) if condition is None else condition
     check_log_path(out)
     if not 0 < timeout < math.inf:
         raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
@@ -242,7 +252,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
     planned = len(boards.board_ids) * trials
     summary = RunSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
-                         skipped_log_lines=scan.torn_lines)
+                         skipped_log_lines=scan.torn_lines, settings=settings)
     if not pending:
         return summary
     provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)

@@ -12,6 +12,7 @@ from .base import (Completion, GenerationSettings, api_key_from_env, classify_sd
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
 TRIAL_HEADER = "X-Fastspe-Trial-Id"
+MAX_STOP_SEQUENCES = 4  # chat completions take at most 4 stop sequences
 
 
 class OpenAIChat:
@@ -44,15 +45,33 @@ class OpenAIChat:
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
+        """``settings`` as sent; a ValueError (before any request) for those the wire format lacks."""
+        if settings.thinking_budget is not None:
+            raise ValueError("--thinking-budget is Anthropic's extended thinking; for openai: models give "
+                             "--reasoning-effort instead")
+        if settings.stop is not None and len(settings.stop) > MAX_STOP_SEQUENCES:
+            raise ValueError(f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, "
+                             f"got {len(settings.stop)}")
         return settings
+
+    def request(self, prompt: str, settings: GenerationSettings) -> dict:
+        """The keyword arguments of one request: only the settings given are sent."""
+        kwargs: dict = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+        optional = {"temperature": settings.temperature, self._max_tokens_param: settings.max_tokens,
+                    "top_p": settings.top_p, "seed": settings.seed,
+                    "stop": list(settings.stop) if settings.stop else None}
+        kwargs.update((k, v) for k, v in optional.items() if v is not None)
+        extra = dict(settings.extra_body or {})
+        if settings.reasoning_effort is not None:
+            # Via extra_body: SDKs before 1.58 lack the argument; the body sent is the same.
+            extra["reasoning_effort"] = settings.reasoning_effort
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs
 
     def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
         """Send one fresh single-message chat; raise ``AttemptError`` on any failure."""
-        kwargs: dict = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        if settings.temperature is not None:
-            kwargs["temperature"] = settings.temperature
-        if settings.max_tokens is not None:
-            kwargs[self._max_tokens_param] = settings.max_tokens
+        kwargs = self.request(prompt, settings)
         try:
             raw = self._client.chat.completions.with_raw_response.create(
                 **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
