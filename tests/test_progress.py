@@ -122,7 +122,7 @@ def test_cli_stages_print_lines_off_a_terminal(tmp_path, monkeypatch, capsys):
     assert "bank verify: 400/400 boards (100%)" in capsys.readouterr().err
     responses = tmp_path / "r.jsonl"
     assert main(["run", "--bank", str(bank), "--model", "baseline:greedy", "--out", str(responses), "--trials", "1"]) == 0
-    capsys.readouterr()
+    assert "run baseline:greedy: 400/400 trials (100%)" in capsys.readouterr().err
     verdicts = tmp_path / "v.parquet"
     assert main(["score", "--bank", str(bank), "--responses", str(responses), "--out", str(verdicts)]) == 0
     assert "score: 400 answers" in capsys.readouterr().err

@@ -586,3 +586,20 @@ def _assert_key_in_no_file(root: Path, key: str) -> None:
     for path in root.rglob("*"):
         if path.is_file():
             assert key.encode() not in path.read_bytes(), f"the API key was written to {path}"
+
+
+def test_progress_has_the_total_at_once_and_live_counts(server, bank, tmp_path):
+    model, url = target(server, "openai")
+    server.push(status(429, retry_after=0.01), status(429, retry_after=0.01), status(503))
+    policy = RetryPolicy(max_retries=0, max_rate_limit_retries=3, base_delay=0.01)
+    calls = []
+    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1, timeout=5,
+                        policy=policy, pricing=Pricing(1.0, 2.0),
+                        progress=lambda done, total, **counts: calls.append((done, total, counts)))
+    assert calls[0][:2] == (0, 8) and calls[0][2]["answered"] == 0  # before the first answer
+    done, total, counts = calls[-1]
+    assert (done, total) == (8, 8) and counts["answered"] == summary.completed == 7
+    assert counts["failed"] == 1 and counts["rate_limited"] == 2 and counts["retried"] == 2
+    assert counts["spent_usd"] == pytest.approx(summary.spent_usd) and summary.spent_usd > 0
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
+    assert "retried" not in summary.failures

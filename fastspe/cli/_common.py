@@ -1,5 +1,5 @@
 """Shared pieces of the command line: plain-text output, error exits, validated option types,
-output-overwrite checks and a progress bar that stays quiet off a TTY.
+and output-overwrite checks (progress displays: ``progress.py``).
 
 Everything the CLI prints goes through this module. File names, model names, conditions, board ids
 and messages that quote them are user-controlled, so they are printed as plain text: the consoles
@@ -13,9 +13,8 @@ import argparse
 import contextlib
 import math
 import os
-import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from rich.console import Console
 from rich.text import Text
@@ -196,25 +195,7 @@ def refuse_overwrite(inputs: dict, outputs: dict) -> None:
             raise ValueError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
 
 
-# -- progress and tables ------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def progress_bar(description: str, total: int | None = None) -> Iterator[Callable[[int, int], None]]:
-    """Yield ``update(done, total)``; draws a bar only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        yield lambda done, total: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True) as bar:
-        task = bar.add_task(plain(description, keep_newlines=False), total=total)
-
-        def update(done: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
+# -- tables ------------------------------------------------------------------------------
 
 def cell(value) -> Text:
     """A table cell holding ``value`` as plain text."""

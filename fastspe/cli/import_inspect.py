@@ -22,7 +22,7 @@ def register(subparsers) -> None:
     p.add_argument("log", metavar="LOG", help="inspect eval log (.eval or .json)")
     p.add_argument("--out", required=True, metavar="RESPONSES", help="responses file to write (.jsonl, .csv, .parquet)")
     p.add_argument("--condition", metavar="NAME",
-                   help="condition of the responses (default the log's model, e.g. openai:gpt-4o)")
+                   help="condition of the responses (default: the log's model, e.g. openai:gpt-4o)")
     p.add_argument("--keep-errors", action="store_true",
                    help="keep errored samples as failed attempts (status error, no response); score skips them "
                         "and counts them as lost outputs")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ..generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
-from ._common import (checked_option, float_option, int_option, plain, progress_bar, refuse_overwrite, say,
-                      seed_option, text_option, trials_option)
+from ._common import (checked_option, float_option, int_option, plain, refuse_overwrite, say, seed_option,
+                      text_option, trials_option)
+from .progress import progress
 
 EXIT_INCOMPLETE = 1
 EXIT_INTERRUPTED = 130
@@ -44,18 +45,18 @@ def register(subparsers) -> None:
                         "of generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
-    p.add_argument("--trials", type=trials_option, default=3, help="trials per board (default 3)")
+    p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
     p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
     p.add_argument("--max-connections", type=int_option(1, MAX_CONNECTIONS), default=4,
-                   help="requests in flight at most (default 4)")
+                   help="requests in flight at most")
     p.add_argument("--timeout", type=float_option(0, MAX_SECONDS, above=True), default=120.0,
-                   help="seconds per request (default 120)")
+                   help="seconds per request")
     p.add_argument("--max-retries", type=int_option(0, MAX_RETRIES), default=3,
-                   help="retries per trial after server errors, timeouts, dropped connections (default 3)")
+                   help="retries per trial after server errors, timeouts, dropped connections")
     p.add_argument("--max-rate-limit-retries", type=int_option(0, MAX_RETRIES), default=8,
-                   help="retries per trial after HTTP 429, counted apart (default 8)")
+                   help="retries per trial after HTTP 429, counted apart")
     p.add_argument("--backoff", type=float_option(0, MAX_SECONDS), default=1.0,
-                   help="base seconds of the exponential backoff between retries (default 1)")
+                   help="base seconds of the exponential backoff between retries")
     g = p.add_argument_group("generation settings", "sent with every request only when given (else the server's "
                              "default applies); recorded in every log line and fixed for a condition")
     g.add_argument("--temperature", type=float_option(0, MAX_TEMPERATURE),
@@ -110,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.dry_run:
             say(f"{condition}: {len(bank) * args.trials} offline answers, no requests, $0")
             return 0
-        with progress_bar(condition, len(bank) * args.trials) as update:
+        with progress(f"run {condition}", len(bank) * args.trials, "trials") as update:
             summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed or 0, progress=update,
                                    condition=condition)
         say(f"{condition}: {summary.completed} answers written, {summary.already_complete} already in {args.out}")
@@ -124,7 +125,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))
-    with progress_bar(condition, None) as update:
+    with progress(f"run {condition}", None, "trials") as update:
         # --seed is also the sampling seed here; unset, the jitter keeps its old seed 0.
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,

@@ -38,8 +38,9 @@ from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounte
 
 PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 BASELINE = "baseline"
+RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
 BASELINE_BATCH = 2000  # baseline answers written per fsync: free to recompute, so a crash may lose one batch
-Progress = Callable[[int, int], None]
+Progress = Callable[..., None]  # progress(done, total, **live_counts)
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,10 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         Prices per million tokens; the most the log's attempts of this condition may cost in all.
     seed : int
         Seeds the backoff jitter (the sampling seed sent to the server is ``settings.seed``).
-    progress : callable(done, total) or None
+    progress : callable(done, total, **counts) or None
+        Called at once with the total, then about every 0.2 s: trials finished of those to send, with
+        live counts ``answered``, ``failed``, ``retried`` (retry attempts), ``rate_limited`` (429s)
+        and ``spent_usd`` (the condition's spend in the log, this run included).
     stop : threading.Event or None
         Set it to stop sending (Ctrl-C sets it too); requests in flight finish and are logged.
     notify : callable(str) or None
@@ -337,6 +341,7 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
                 return "failed", attempt
             delay = policy.delay(error, retries[sort], rng)
             retries[sort] += 1
+            counters.add(RETRIED)
             if stop.wait(delay):
                 return "stopped", attempt
         return "stopped", attempt
@@ -349,6 +354,13 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
         sent[0] += attempts > 0
         sent[1] += attempts
 
+    def report() -> None:
+        if progress is not None:
+            failed = outcomes.get("failed", 0) + outcomes.get("fatal", 0)
+            progress(sum(outcomes.values()), len(pending), answered=outcomes.get("ok", 0), failed=failed,
+                     retried=counters.get(RETRIED), rate_limited=counters.get(RATE_LIMIT), spent_usd=wallet.spent)
+
+    report()  # the total at once, before the first answer
     pool = cf.ThreadPoolExecutor(max_workers=limiter.max_limit, thread_name_prefix="fastspe-run")
     futures = {pool.submit(run_trial, t) for t in pending}
     try:
@@ -356,8 +368,7 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
             ready, futures = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
             for fut in ready:
                 tally(*fut.result())
-            if ready and progress is not None:
-                progress(sum(outcomes.values()), len(pending))
+            report()
     except KeyboardInterrupt:
         summary.interrupted = True
         notify("stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to abandon them")
@@ -372,7 +383,8 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
     summary.completed = outcomes.get("ok", 0)
     summary.failed = outcomes.get("failed", 0) + outcomes.get("fatal", 0)
     summary.requested, summary.attempts = sent
-    summary.failures = dict(counters.counts)
+    report()
+    summary.failures = {kind: n for kind, n in counters.counts.items() if kind != RETRIED}
     summary.spent_usd = wallet.spent
     summary.budget_exhausted = wallet.exhausted
     if fatal:
