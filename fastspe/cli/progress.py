@@ -49,10 +49,12 @@ def _interval() -> float:
     return seconds
 
 
-def counts_text(counts: dict) -> str:
-    """Live tallies as ``failed 2 · 429s 3 · $0.1200``; zero tallies are shown too (a run that has none)."""
+def counts_text(counts: dict, skip_zeros: bool = False) -> str:
+    """Live tallies as ``failed 2 · 429s 3 · $0.1200``; zeros are shown unless ``skip_zeros`` (a bar's narrow room)."""
     parts = []
     for name, value in counts.items():
+        if skip_zeros and not value:
+            continue
         if name == "spent_usd":
             parts.append(f"${value:,.4f}")
         elif isinstance(value, float):
@@ -123,14 +125,19 @@ class LineProgress:
 def _bar(description: str, total: int | None, unit: str) -> Iterator[Update]:
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
+    from rich.table import Column
 
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TextColumn(unit, markup=False), TimeElapsedColumn(), TimeRemainingColumn(),
-                  TextColumn("{task.fields[counts]}", markup=False), console=stderr, transient=True) as bar:
+    # The counts column takes what room is left and is cut with an ellipsis: on a narrow terminal the
+    # bar and the numbers stay, and the line never wraps (a wrapped live line leaves copies behind).
+    counts_column = TextColumn("{task.fields[counts]}", markup=False,
+                               table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"))
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(bar_width=20), MofNCompleteColumn(),
+                  TextColumn(unit, markup=False), TimeElapsedColumn(), TimeRemainingColumn(), counts_column,
+                  console=stderr, transient=True, expand=True) as bar:
         task = bar.add_task(plain(description, keep_newlines=False), total=total, counts="")
 
         def update(done: int, total: int | None = None, **counts) -> None:
-            fields = {"counts": plain(counts_text(counts), keep_newlines=False)} if counts else {}
+            fields = {"counts": plain(counts_text(counts, skip_zeros=True), keep_newlines=False)} if counts else {}
             bar.update(task, completed=done, **({"total": total} if total is not None else {}), **fields)
 
         yield update
