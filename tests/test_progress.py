@@ -27,7 +27,7 @@ def lines_of(total=None, every=5.0):
 
 def test_lines_come_every_interval_with_counts_rate_and_eta():
     lines, clock, out = lines_of(total=1000)
-    lines(10)
+    lines(0)
     assert out == []  # nothing before the first interval: short stages stay silent
     clock.now += 5
     lines(250)
@@ -43,12 +43,32 @@ def test_lines_come_every_interval_with_counts_rate_and_eta():
     assert "done in 0:10" in out[2] and "ETA" not in out[2]
 
 
+def test_rate_and_eta_start_at_the_first_report_not_at_setup():
+    lines, clock, out = lines_of(total=100_000)
+    clock.now += 30  # reading and planning before anything is counted
+    lines(2_000)
+    clock.now += 5
+    lines(12_000)
+    assert "2,000/s" in out[-1] and "ETA 0:44" in out[-1]
+
+
 def test_silent_when_the_stage_ends_before_the_first_interval():
     lines, clock, out = lines_of(total=10)
     lines(10)
     clock.now += 1
     lines.close()
     assert out == []
+
+
+def test_a_failed_stage_says_stopped_not_done(monkeypatch, capsys):
+    monkeypatch.setenv("FASTSPE_PROGRESS", "lines")
+    monkeypatch.setenv("FASTSPE_PROGRESS_SECONDS", "0.000001")
+    with pytest.raises(KeyboardInterrupt):
+        with progress("build", 10, "boards") as update:
+            update(4)
+            raise KeyboardInterrupt
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("build: 4/10 boards (40%)") and "stopped after" in last and "done" not in last
 
 
 def test_unknown_total_shows_count_and_rate():

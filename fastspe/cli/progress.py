@@ -82,6 +82,7 @@ class LineProgress:
         self._next = self.start + every
         self._state: tuple[int, int | None, dict] = (0, total, {})
         self._printed = False
+        self._first: tuple[float, int] | None = None  # (time, done) of the first report: the rate's origin
         self._lock = threading.Lock()
 
     def __call__(self, done: int, total: int | None = None, **counts) -> None:
@@ -89,20 +90,25 @@ class LineProgress:
             total = self.total if total is None else total
             self._state = (int(done), total, counts)
             now = self._clock()
+            if self._first is None:
+                self._first = (now, int(done))
             if now >= self._next:
                 self._next = now + self.every
                 self._emit(now, final=False)
 
-    def line(self, now: float, final: bool) -> str:
+    def line(self, now: float, final: bool, stopped: bool = False) -> str:
         done, total, counts = self._state
         elapsed = max(now - self.start, 1e-9)
         rate = done / elapsed
+        if self._first is not None and now > self._first[0] and done > self._first[1]:
+            # from the first report on: setup before it (reading, planning) does not drag the ETA out
+            rate = (done - self._first[1]) / (now - self._first[0])
         unit = f" {self.unit}" if self.unit else ""
         head = f"{self.description}: {done:,}"
         head += f"/{total:,}{unit} ({100.0 * done / total:.0f}%)" if total else unit
         parts = [head, f"{rate:,.0f}/s" if rate >= 10 else f"{rate:,.2f}/s"]
         if final:
-            parts.append(f"done in {_duration(elapsed)}")
+            parts.append(f"{'stopped after' if stopped else 'done in'} {_duration(elapsed)}")
         else:
             parts.append(f"elapsed {_duration(elapsed)}")
             if total and 0 < done < total:
@@ -111,14 +117,15 @@ class LineProgress:
             parts.append(counts_text(counts))
         return ", ".join(parts)
 
-    def _emit(self, now: float, final: bool) -> None:
-        self._write(self.line(now, final))
+    def _emit(self, now: float, final: bool, stopped: bool = False) -> None:
+        self._write(self.line(now, final, stopped))
         self._printed = True
 
-    def close(self) -> None:
+    def close(self, stopped: bool = False) -> None:
+        """The closing line (``stopped``: the stage failed or was interrupted), if any line was printed."""
         with self._lock:
             if self._printed:
-                self._emit(self._clock(), final=True)
+                self._emit(self._clock(), final=True, stopped=stopped)
 
 
 @contextlib.contextmanager
@@ -159,8 +166,10 @@ def progress(description: str, total: int | None = None, unit: str = "") -> Iter
         lines = LineProgress(description, total, unit, _interval(), lambda text: stderr.print(text, style="dim"))
         try:
             yield lines
-        finally:
-            lines.close()
+        except BaseException:
+            lines.close(stopped=True)
+            raise
+        lines.close()
 
 
 class Stages:

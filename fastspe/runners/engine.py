@@ -406,7 +406,10 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
     settings = {"seed": int(seed)}
     identity = _identity_settings(BASELINE, planner, settings)
     boards = _board_prompts(bank)
-    _scan(out, condition, boards, trials, identity)  # refuse other settings before the planners run
+    if trials < 1:
+        raise ValueError(f"--trials must be >= 1, got {trials}")
+    # refuse other settings before the log is opened (no trial list yet: that is built once, under the lock)
+    scan_run_log(out, condition, boards.rows, trials, identity, boards.hashes)
     summary = RunSummary(condition, str(out), planned=len(boards.board_ids) * trials)
     with RunLog(out) as log:
         # Scan under the log's lock, as run_model does: another run may have written these trials.
