@@ -288,3 +288,17 @@ def test_any_json_object_round_trips_through_the_log(body):
 def test_any_json_that_is_not_an_object_is_refused(value):
     with pytest.raises(ValueError, match="must be a JSON object"):
         parse_extra_body(json.dumps(value))
+
+
+def test_model_options_with_a_baseline_are_refused(tmp_path, capsys):
+    from fastspe.bank import build_bank, write_bank
+    from fastspe.design import paper_design
+
+    bank = tmp_path / "bank.parquet"
+    write_bank(build_bank(paper_design()).head(2), bank)
+    out = tmp_path / "r.jsonl"
+    code = main(["run", "--bank", str(bank), "--model", "baseline:greedy", "--out", str(out), "--temperature", "0.5",
+                 "--stop", "x"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--temperature, --stop only apply to model APIs" in err and not out.exists()
+    assert main(["run", "--bank", str(bank), "--model", "baseline:greedy", "--out", str(out), "--seed", "3"]) == 0

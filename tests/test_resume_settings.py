@@ -186,11 +186,24 @@ def test_baseline_batches_a_crash_loses_only_the_batch_being_written(bank, tmp_p
     monkeypatch.setattr(RunLog, "append_many", crash_on_third)
     with pytest.raises(KeyboardInterrupt):
         run_baseline(bank, "greedy", out, trials=2, progress=lambda done, total: reported.append(done))
-    assert reported == [3, 6]
+    assert reported == [2, 4]  # one board (two trials) per slice
     records, torn = read_run_log(out)
-    assert len(records) == 6 and torn == 1 and not out.read_bytes().endswith(b"\n")
+    assert len(records) == 4 and torn == 1 and not out.read_bytes().endswith(b"\n")
     monkeypatch.setattr(RunLog, "append_many", real)
     summary = run_baseline(bank, "greedy", out, trials=2)
-    assert summary.already_complete == 6 and summary.completed == 2 and summary.skipped_log_lines == 1
+    assert summary.already_complete == 4 and summary.completed == 4 and summary.skipped_log_lines == 1
     records, torn = read_run_log(out)
     assert len(records) == 8 and len({(r["board_id"], r["trial"]) for r in records}) == 8
+
+
+@pytest.mark.parametrize("planner", ["oracle", "greedy", "detour", "noisy", "random"])
+def test_baseline_slices_give_the_answers_of_one_pass(paper_bank, tmp_path, monkeypatch, planner):
+    from fastspe.baselines import baseline_responses
+
+    bank = paper_bank.iloc[::13].reset_index(drop=True)  # every layout size and depth, several cohorts
+    monkeypatch.setattr(engine, "BASELINE_BATCH", 7)  # slices of 2 boards, cutting across layouts
+    out = tmp_path / "r.jsonl"
+    run_baseline(bank, planner, out, trials=3, seed=5)
+    logged = {(r["board_id"], r["trial"]): r["response"] for r in read_run_log(out)[0]}
+    whole = baseline_responses(bank, planner, trials=3, seed=5)
+    assert logged == {(b, t): r for b, t, r in zip(whole["board_id"], whole["trial"], whole["response"])}

@@ -104,6 +104,8 @@ def run_command(args: argparse.Namespace) -> int:
     condition = args.condition if args.condition is not None else canonical_model(args.model)
     if provider != "baseline":
         settings = settings_for(args.model, _settings(args))  # refuse what the provider refuses before any file
+    else:
+        _refuse_model_options(args)
     bank = read_bank(args.bank)
     if args.limit is not None:
         bank = bank.head(args.limit)
@@ -153,6 +155,18 @@ def _settings(args: argparse.Namespace):
     return GenerationSettings(temperature=args.temperature, max_tokens=args.max_tokens, top_p=args.top_p,
                               seed=args.seed, stop=args.stop, reasoning_effort=args.reasoning_effort,
                               thinking_budget=args.thinking_budget, extra_body=args.extra_body)
+
+
+# Options that only shape requests to a model; a baseline planner sends none.
+MODEL_ONLY = ("temperature", "max_tokens", "top_p", "stop", "reasoning_effort", "thinking_budget", "extra_body",
+              "base_url", "budget")
+
+
+def _refuse_model_options(args: argparse.Namespace) -> None:
+    given = [f"--{name.replace('_', '-')}" for name in MODEL_ONLY if getattr(args, name) not in (None, [], {})]
+    if given:
+        raise ValueError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
+                         f"(their only setting is --seed)")
 
 
 def _report_torn(summary, out) -> None:

@@ -39,7 +39,7 @@ from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounte
 PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 BASELINE = "baseline"
 RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
-BASELINE_BATCH = 2000  # baseline answers written per fsync: free to recompute, so a crash may lose one batch
+BASELINE_BATCH = 2000  # baseline answers planned and written per fsync: free to recompute, a crash may lose one
 Progress = Callable[..., None]  # progress(done, total, **live_counts)
 
 
@@ -418,29 +418,31 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
         summary.already_complete = summary.planned - len(pending)
         if not pending:
             return summary
-        answers = baseline_responses(bank, planner, trials, seed)
         todo = {(t.board_id, t.trial): t for t in pending}
-        batch: list[dict] = []
-        for row in answers.to_dict("records"):
-            trial = todo.get((str(row["board_id"]), int(row["trial"])))
-            if trial is None:
-                continue
-            rec = _record_base(trial, condition, BASELINE, planner, None, settings)
-            rec.update({k: v for k, v in row.items() if k not in rec})
-            rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner, timestamp=_now(),
-                       latency_s=0.0, cost_usd=0.0)
-            batch.append(rec)
-            if len(batch) == BASELINE_BATCH:
-                _write_baseline_batch(log, batch, summary, len(pending), progress)
-        _write_baseline_batch(log, batch, summary, len(pending), progress)
+        rows = sorted({t.row for t in pending})  # boards with a trial to answer, in bank order
+        per_slice = max(1, BASELINE_BATCH // trials)
+        for start in range(0, len(rows), per_slice):
+            # planned a slice at a time (each board's RNG stream is its own: same answers as one pass),
+            # so the first batch is on disk at once and memory stays flat
+            answers = baseline_responses(bank.iloc[rows[start:start + per_slice]], planner, trials, seed)
+            batch = []
+            for row in answers.to_dict("records"):
+                trial = todo.get((str(row["board_id"]), int(row["trial"])))
+                if trial is None:
+                    continue
+                rec = _record_base(trial, condition, BASELINE, planner, None, settings)
+                rec.update({k: v for k, v in row.items() if k not in rec})
+                rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner, timestamp=_now(),
+                           latency_s=0.0, cost_usd=0.0)
+                batch.append(rec)
+            _write_baseline_batch(log, batch, summary, len(pending), progress)
     return summary
 
 
 def _write_baseline_batch(log: RunLog, batch: list[dict], summary: RunSummary, pending: int,
                           progress: Progress | None) -> None:
-    """Append ``batch`` with one fsync, then count it (never before it is on disk) and empty it."""
+    """Append ``batch`` with one fsync, then count it (never before it is on disk)."""
     log.append_many(batch)
     summary.completed += len(batch)
-    batch.clear()
     if progress is not None:
         progress(summary.completed, pending)
