@@ -8,7 +8,9 @@ With N outputs, C completions, I illegal plans:
   NaN when nothing completes: a failed plan has no gap, and zero would reward failure);
 - ``O``: optimal completions over N;
 - ``SPE``: (1/N) sum of d*/L over completions (equation 3), 0 when C = 0; it equals C * E and
-  R * Q * E whenever C > 0.
+  R * Q * E whenever C > 0;
+- ``Dc``: the mean certified depth d* of completed plans (Section 3.3: success-only summaries select
+  shorter boards), NaN when nothing completes.
 
 Everything is computed from the per-board sums of ``board_sums`` so the bootstrap (which resamples
 whole boards) and the point estimates share one definition. ``board_sums`` refuses verdicts that
@@ -28,8 +30,8 @@ from .boundary.verdicts import check_metric_inputs
 
 BOARD_KEYS = ["condition", "board_id"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
-SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum"]
-METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE"]
+SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
+METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
 GROUPABLE = ("cohort", "condition", "depth", "k", "layout", "board_id")
 
 
@@ -40,7 +42,7 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
     economy, excess`` and must pass ``boundary.verdicts.check_metric_inputs`` (``InputError`` if not).
 
     Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
-    optimal, economy_sum, excess_sum`` (int64 counts; float sums over completed outputs).
+    optimal, economy_sum, excess_sum, depth_sum`` (int64 counts; sums over completed outputs).
     """
     optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
     status = verdicts["status"]
@@ -54,6 +56,7 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
         "optimal": optimal.astype(np.int64),
         "economy_sum": np.where(complete, economy, 0.0),
         "excess_sum": np.where(complete, excess, 0.0),
+        "depth_sum": np.where(complete, verdicts["depth"].to_numpy(np.int64), 0),
     })
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
     info = parts.groupby(BOARD_KEYS, sort=True)[BOARD_INFO].first()
@@ -61,7 +64,7 @@ def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
-    """``N, C, I, R, Q, E, G, O, SPE`` from summed counts (columns ``SUM_COLUMNS``), row by row."""
+    """``N, C, I, R, Q, E, G, O, SPE, Dc`` from summed counts (columns ``SUM_COLUMNS``), row by row."""
     n = sums["n"].to_numpy(np.float64)
     legal = sums["legal"].to_numpy(np.float64)
     done = sums["complete"].to_numpy(np.float64)
@@ -74,12 +77,13 @@ def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
         G = np.where(done > 0, sums["excess_sum"].to_numpy(np.float64) / done, np.nan)
         O = sums["optimal"].to_numpy(np.float64) / n
         SPE = sums["economy_sum"].to_numpy(np.float64) / n
+        Dc = np.where(done > 0, sums["depth_sum"].to_numpy(np.float64) / done, np.nan)
     return pd.DataFrame({"N": sums["n"].to_numpy(np.int64), "C": C, "I": I, "R": R, "Q": Q, "E": E, "G": G,
-                         "O": O, "SPE": SPE}, index=sums.index)
+                         "O": O, "SPE": SPE, "Dc": Dc}, index=sums.index)
 
 
 def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "condition")) -> pd.DataFrame:
-    """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE``.
+    """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE, Dc``.
 
     Parameters
     ----------

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-FIELDS = 7
+FIELDS = 8
+METRICS = 9
 
 
 def numpy_indices(rng: np.random.Generator, draws: int, strata_start, strata_size) -> np.ndarray:
@@ -21,8 +22,8 @@ def numpy_indices(rng: np.random.Generator, draws: int, strata_start, strata_siz
 
 
 def metrics_from_sums(acc: np.ndarray) -> np.ndarray:
-    """(..., FIELDS) sums -> (..., 8) metrics C, I, R, Q, E, G, O, SPE with the kernel's operations."""
-    n, legal, complete, illegal, optimal, economy, excess = (acc[..., i] for i in range(FIELDS))
+    """(..., FIELDS) sums -> (..., METRICS) metrics C, I, R, Q, E, G, O, SPE, Dc with the kernel's operations."""
+    n, legal, complete, illegal, optimal, economy, excess, depth = (acc[..., i] for i in range(FIELDS))
     with np.errstate(divide="ignore", invalid="ignore"):
         has_n = n > 0
         C = np.where(has_n, complete / n, np.nan)
@@ -33,14 +34,15 @@ def metrics_from_sums(acc: np.ndarray) -> np.ndarray:
         G = np.where(complete > 0, excess / complete, np.nan)
         O = np.where(has_n, optimal / n, np.nan)
         SPE = np.where(has_n, economy / n, np.nan)
-    return np.stack([C, I, R, Q, E, G, O, SPE], axis=-1)
+        Dc = np.where(complete > 0, depth / complete, np.nan)
+    return np.stack([C, I, R, Q, E, G, O, SPE, Dc], axis=-1)
 
 
 def naive_bootstrap(sums, cell_of, group_of_cell, n_groups, indices, chunk: int = 512) -> np.ndarray:
-    """Every metric per draw, float64 (draws, groups, conditions, 8), from drawn ``indices`` (draws, boards)."""
+    """Every metric per draw, float64 (draws, groups, conditions, METRICS), from drawn ``indices`` (draws, boards)."""
     draws, boards = indices.shape
     n_cond = sums.shape[1]
-    out = np.empty((draws, n_groups, n_cond, 8))
+    out = np.empty((draws, n_groups, n_cond, METRICS))
     cells = group_of_cell.shape[0]
     for d0 in range(0, draws, chunk):
         idx = indices[d0:d0 + chunk]
@@ -73,7 +75,7 @@ def naive_percentiles(samples2d: np.ndarray, q_low: float, q_high: float):
 
 def synthetic_sums_arrays(rng: np.random.Generator, strata_sizes, n_cond: int, trials: int = 3,
                           p_illegal: float = 0.1, p_complete: float = 0.6):
-    """Random consistent sums (boards, conditions, 7) for strata of the given sizes (one cell each)."""
+    """Random consistent sums (boards, conditions, 8) for strata of the given sizes (one cell each)."""
     boards = int(np.sum(strata_sizes))
     n = np.full((boards, n_cond), float(trials))
     illegal = rng.binomial(trials, p_illegal, (boards, n_cond)).astype(float)
@@ -81,7 +83,8 @@ def synthetic_sums_arrays(rng: np.random.Generator, strata_sizes, n_cond: int, t
     optimal = rng.binomial(complete.astype(np.int64), 0.4).astype(float)
     economy = np.round(complete * rng.uniform(0.2, 1.0, (boards, n_cond)), 6)
     excess = complete * rng.integers(0, 20, (boards, n_cond))
-    return np.ascontiguousarray(np.stack([n, n - illegal, complete, illegal, optimal, economy, excess], axis=-1))
+    depth = complete * rng.integers(1, 61, (boards, 1))  # a board has one depth under every condition
+    return np.ascontiguousarray(np.stack([n, n - illegal, complete, illegal, optimal, economy, excess, depth], axis=-1))
 
 
 LAYOUT_OF_K = {0: "bnone", 1: "b5", 2: "b5.10", 3: "b5.6.9"}

@@ -14,7 +14,7 @@ from fastspe.kernels import bootstrap as kb
 from .naive_bootstrap import naive_bootstrap, naive_percentiles, synthetic_sums_arrays
 from .threads import digests_by_thread_count
 
-C, I, R, Q, E, G, O, SPE = range(8)
+C, I, R, Q, E, G, O, SPE, DC = range(9)
 
 
 def layout(sizes, cells_per_stratum=1, groupings=("pooled", "stratum")):
@@ -52,7 +52,7 @@ def test_kernel_equals_twin_bit_for_bit():
     sizes = [20, 7, 1, 13]
     sums = synthetic_sums_arrays(rng, sizes, n_cond=4)
     fast, slow = run_both(sums, sizes, draws=300, seed=20261012, cells_per_stratum=3)
-    assert fast.shape == (300, 5, 4, 8)
+    assert fast.shape == (300, 5, 4, 9)
     np.testing.assert_array_equal(fast, slow)  # NaN-aware, exact
     assert np.isfinite(fast).all()
 
@@ -149,11 +149,11 @@ def test_spe_identity_and_bounds_in_every_draw():
 def degenerate_sums():
     """Conditions over 3 strata of 4 boards x 3 trials: 0 all complete (optimal), 1 all illegal,
     2 all legal noncompletion, 3 no outputs in stratum 1 only."""
-    sums = np.zeros((12, 4, 7))
-    sums[:, 0] = [3, 3, 3, 0, 3, 3.0, 0.0]
-    sums[:, 1] = [3, 0, 0, 3, 0, 0.0, 0.0]
-    sums[:, 2] = [3, 3, 0, 0, 0, 0.0, 0.0]
-    sums[:, 3] = [3, 2, 1, 1, 0, 0.5, 2.0]
+    sums = np.zeros((12, 4, 8))
+    sums[:, 0] = [3, 3, 3, 0, 3, 3.0, 0.0, 30.0]
+    sums[:, 1] = [3, 0, 0, 3, 0, 0.0, 0.0, 0.0]
+    sums[:, 2] = [3, 3, 0, 0, 0, 0.0, 0.0, 0.0]
+    sums[:, 3] = [3, 2, 1, 1, 0, 0.5, 2.0, 10.0]
     sums[4:8, 3] = 0.0
     return np.ascontiguousarray(sums)
 
@@ -164,10 +164,10 @@ def test_degenerate_strata_give_nan_only_where_undefined():
     np.testing.assert_array_equal(fast, slow)
     pooled, stratum1 = fast[:, 0], fast[:, 2]
     # all complete: everything defined, R = Q = E = SPE = 1
-    np.testing.assert_array_equal(pooled[:, 0], np.broadcast_to([1, 0, 1, 1, 1, 0, 1, 1], (50, 8)))
-    # all illegal: Q (no legal plan), E, G (no completion) undefined; the rest defined
+    np.testing.assert_array_equal(pooled[:, 0], np.broadcast_to([1, 0, 1, 1, 1, 0, 1, 1, 10], (50, 9)))
+    # all illegal: Q (no legal plan), E, G, Dc (no completion) undefined; the rest defined
     nan = np.isnan(pooled[:, 1])
-    assert nan[:, [Q, E, G]].all() and not nan[:, [C, I, R, O, SPE]].any()
+    assert nan[:, [Q, E, G, DC]].all() and not nan[:, [C, I, R, O, SPE]].any()
     np.testing.assert_array_equal(pooled[:, 1, [C, I, R, O, SPE]], np.broadcast_to([0, 1, 0, 0, 0], (50, 5)))
     # all legal noncompletion: Q = 0 is defined, E and G are not
     nan = np.isnan(pooled[:, 2])
@@ -180,9 +180,9 @@ def test_degenerate_strata_give_nan_only_where_undefined():
 
 def test_undefined_in_some_draws_only():
     # one stratum: one board completes once, five never complete -> E undefined in draws that miss it
-    sums = np.zeros((6, 1, 7))
-    sums[:, 0] = [3, 3, 0, 0, 0, 0.0, 0.0]
-    sums[0, 0] = [3, 3, 1, 0, 0, 0.5, 10.0]
+    sums = np.zeros((6, 1, 8))
+    sums[:, 0] = [3, 3, 0, 0, 0, 0.0, 0.0, 0.0]
+    sums[0, 0] = [3, 3, 1, 0, 0, 0.5, 10.0, 20.0]
     fast, slow = run_both(np.ascontiguousarray(sums), [6], 2000, 3)
     np.testing.assert_array_equal(fast, slow)
     e = fast[:, 0, 0, E]

@@ -31,7 +31,7 @@ def boot(sums):
 
 def test_packing(sums):
     packed = iv.pack_sums(sums)
-    assert packed.sums.shape == (sums["board_id"].nunique(), 4, 7)
+    assert packed.sums.shape == (sums["board_id"].nunique(), 4, 8)
     assert packed.conditions == ("alpha", "beta", "delta", "gamma")  # order of appearance (board_sums sorts)
     assert list(packed.strata_size) == [6] * 20
     # boards sorted by stratum: each stratum's range holds one (cohort, k, depth)
@@ -65,7 +65,7 @@ def test_samples_equal_twin(boot):
 
 def test_every_interval_contains_its_estimate(boot):
     table = iv.interval_table(boot)
-    assert len(table) == len(boot.packed.groups) * 4 * 8
+    assert len(table) == len(boot.packed.groups) * 4 * len(iv.METRICS)
     defined = table["draws_used"] > 0
     tol = 1e-12 * np.maximum(1.0, table["estimate"].abs())
     ok = (table["lo"] <= table["estimate"] + tol) & (table["estimate"] <= table["hi"] + tol)
@@ -96,7 +96,7 @@ def test_undefined_metric_gives_nan_interval():
     boot = iv.bootstrap_draws(iv.pack_sums(board_sums(v)), draws=200, seed=1)
     table = iv.interval_table(boot)
     bad = table[table["condition"] == "bad"]
-    und = bad["metric"].isin(["Q", "E", "G"])
+    und = bad["metric"].isin(["Q", "E", "G", "Dc"])
     assert bad.loc[und, "draws_used"].eq(0).all() and bad.loc[und, ["estimate", "lo", "hi"]].isna().all().all()
     assert bad.loc[~und, "draws_used"].eq(200).all() and bad.loc[~und, ["estimate", "lo", "hi"]].notna().all().all()
     good = table[table["condition"] == "good"]

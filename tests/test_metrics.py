@@ -49,9 +49,17 @@ def test_board_sums_by_hand():
     assert sums.loc[("A", "b1"), "excess_sum"] == pytest.approx(10.0)
     assert sums.loc[("A", "b2"), ["n", "legal", "complete", "illegal", "optimal"]].tolist() == [3, 2, 1, 1, 0]
     assert sums.loc[("A", "b2"), "excess_sum"] == pytest.approx(20.0)
+    assert sums.loc[("A", "b1"), "depth_sum"] == 20 and sums.loc[("A", "b2"), "depth_sum"] == 20
     assert list(board_sums(hand_set()).columns) == ["condition", "board_id", "cohort", "k", "layout", "depth", "n",
                                                     "legal", "complete", "illegal", "optimal", "economy_sum",
-                                                    "excess_sum"]
+                                                    "excess_sum", "depth_sum"]
+
+
+def test_mean_certified_depth_of_completed_plans_by_hand():
+    # Section 3.3: A completes twice at d* 10 and once at d* 20 -> 40/3; B and C complete nothing
+    m = compute_metrics(hand_set(), by=["condition"]).set_index("condition")
+    assert m.loc["A", "Dc"] == pytest.approx(40 / 3)
+    assert math.isnan(m.loc["B", "Dc"]) and math.isnan(m.loc["C", "Dc"])
 
 
 def test_metrics_by_hand():

@@ -51,11 +51,11 @@ def test_writes_every_file(report):
 def test_metrics_csv(report, verdicts):
     m = pd.read_csv(report.parent / "metrics.csv", dtype={"depth": str, "k": str})
     assert list(m.columns) == METRICS_CSV_COLUMNS
-    assert set(m["metric"]) == {"C", "I", "R", "Q", "E", "G", "O", "SPE"}
+    assert set(m["metric"]) == {"C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"}
     pooled = m[(m["depth"] == "all") & (m["k"] == "all")]
     ref = compute_metrics(verdicts, by=["cohort", "condition"]).melt(["cohort", "condition"], var_name="metric")
     merged = pooled.merge(ref, on=["cohort", "condition", "metric"], validate="one_to_one")
-    assert len(merged) == len(pooled) == 2 * 3 * 8
+    assert len(merged) == len(pooled) == 2 * 3 * 9
     np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
     by_depth = m[(m["depth"] != "all") & (m["k"] == "all")]
     assert set(by_depth["depth"]) == {"10", "20", "30", "40", "50", "60"}

@@ -264,7 +264,7 @@ def test_cli_score_and_metrics(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert "SPE" in shown
     m = pd.read_csv(table)
-    assert list(m.columns) == ["condition", "k", "N", "C", "I", "R", "Q", "E", "G", "O", "SPE"]
+    assert list(m.columns) == ["condition", "k", "N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
     assert m["N"].tolist() == [3, 1] and m["C"].tolist() == pytest.approx([1 / 3, 1.0])
 
 

@@ -4,7 +4,7 @@ Inputs are per-(board, condition) sums, so one pass gives every metric for every
 every group. Conventions (the domain layer, ``fastspe.intervals``, builds them):
 
 - ``sums`` float64 (boards, conditions, FIELDS): ``n, legal, complete, illegal, optimal,
-  economy_sum, excess_sum`` of each board's trials under each condition (zeros where a condition
+  economy_sum, excess_sum, depth_sum`` (d* summed over completed outputs) of each board's trials under each condition (zeros where a condition
   has no output for a board). Boards are sorted by stratum.
 - strata: ``strata_start`` / ``strata_size`` int64 (strata,): stratum ``s`` is the board range
   ``[start, start + size)``. A draw picks ``size`` boards of each stratum with replacement.
@@ -30,8 +30,8 @@ import numpy as np
 from .._numba import njit, prange
 from .rng import random_below, stream_key
 
-FIELD_NAMES = ("n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum")
-METRIC_NAMES = ("C", "I", "R", "Q", "E", "G", "O", "SPE")
+FIELD_NAMES = ("n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum")
+METRIC_NAMES = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
 FIELDS = len(FIELD_NAMES)
 METRICS = len(METRIC_NAMES)
 DRAW_STREAM = 0xB0075          # the RNG stream of bootstrap draws
@@ -73,7 +73,8 @@ def draw_indices(seed, draws, strata_start, strata_size):
 def metrics_from_sums(acc, out):
     """Fill ``out`` float64 (METRICS,) from one group's sums ``acc`` float64 (FIELDS,).
 
-    C, I, O, SPE and R need N > 0; Q needs a legal plan; E and G need a completion.
+    C, I, O, SPE and R need N > 0; Q needs a legal plan; E, G and Dc (the mean certified depth of
+    completed plans, the paper's Section 3.3 selection statistic) need a completion.
     """
     n = acc[0]
     legal = acc[1]
@@ -94,9 +95,11 @@ def metrics_from_sums(acc, out):
     if complete > 0.0:
         out[4] = acc[5] / complete
         out[5] = acc[6] / complete
+        out[8] = acc[7] / complete
     else:
         out[4] = np.nan
         out[5] = np.nan
+        out[8] = np.nan
 
 
 @njit
