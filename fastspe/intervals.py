@@ -27,6 +27,8 @@ DEFAULT_LEVEL = 0.95
 DEFAULT_STRATA = ("cohort", "k", "depth")
 DEFAULT_GROUPINGS: Mapping[str, tuple[str, ...]] = {"pooled": ("cohort",), "depth": ("cohort", "depth"),
                                                     "k": ("cohort", "k")}
+# The report's groupings: the defaults plus each stratum cell (cohort x k x depth), which Table 4 averages.
+REPORT_GROUPINGS: Mapping[str, tuple[str, ...]] = {**DEFAULT_GROUPINGS, "k_depth": ("cohort", "k", "depth")}
 METRICS = kb.METRIC_NAMES
 ALL = "all"  # label of a column a grouping pools over
 MEMORY_BUDGET = 256 * 2**20  # bytes of bootstrap draws held at once by bootstrap_intervals
@@ -276,8 +278,9 @@ def _long_frame(packed: PackedSums, conds_a, conds_b, low, high, used, est_of) -
     return out
 
 
-def _estimate_lookup(packed: PackedSums, conditions: Sequence[str]) -> np.ndarray:
-    """Point estimates aligned with the kernel's axes, float64 (groups, conditions, METRICS).
+def _estimate_lookup(packed: PackedSums, conditions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Point estimates aligned with the kernel's axes, float64 (groups, conditions, METRICS), and each
+    group's output count N, int64 (groups, conditions).
 
     Each group's sums are added up here and turned into metrics by ``metrics.metrics_from_sums``,
     the function behind ``compute_metrics``, so estimates and tables share one definition.
@@ -294,15 +297,17 @@ def _estimate_lookup(packed: PackedSums, conditions: Sequence[str]) -> np.ndarra
     flat = pd.DataFrame(group_sums.reshape(-1, len(SUM_COLUMNS)), columns=SUM_COLUMNS)
     with np.errstate(divide="ignore", invalid="ignore"):
         est = metrics_from_sums(flat)[list(METRICS)].to_numpy(np.float64)
-    return est.reshape(len(packed.groups), len(conditions), len(METRICS))
+    n = np.rint(group_sums[:, :, SUM_COLUMNS.index("n")]).astype(np.int64)
+    return est.reshape(len(packed.groups), len(conditions), len(METRICS)), n
 
 
 def interval_table(boot: BootstrapDraws, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """Percentile intervals in long form.
 
-    Returns columns ``grouping, <label columns>, condition, metric, estimate, lo, hi, draws_used``
+    Returns columns ``grouping, <label columns>, condition, metric, estimate, lo, hi, draws_used, N``
     (label columns hold ``"all"`` where the grouping pools over them). ``estimate`` equals
-    ``compute_metrics`` of the group; ``lo``/``hi`` are NaN when no draw defines the metric.
+    ``compute_metrics`` of the group; ``lo``/``hi`` are NaN when no draw defines the metric; ``N`` is
+    the group's number of outputs under that condition.
     """
     level = _check_level(level)
     packed = boot.packed
@@ -310,9 +315,11 @@ def interval_table(boot: BootstrapDraws, level: float = DEFAULT_LEVEL) -> pd.Dat
     draws, n_groups, n_cond, n_metrics = boot.samples.shape
     low, high, used = kb.nan_percentile_intervals(boot.samples.reshape(draws, -1), q_low, q_high)
     shape = (n_groups, n_cond, n_metrics)
-    est = _estimate_lookup(packed, packed.conditions)
-    return _long_frame(packed, packed.conditions, None, low.reshape(shape), high.reshape(shape), used.reshape(shape),
-                       lambda g, p, m: est[g, p, m])
+    est, n = _estimate_lookup(packed, packed.conditions)
+    out = _long_frame(packed, packed.conditions, None, low.reshape(shape), high.reshape(shape), used.reshape(shape),
+                      lambda g, p, m: est[g, p, m])
+    out["N"] = n.reshape(-1).repeat(n_metrics)
+    return out
 
 
 def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | None = None,
@@ -344,7 +351,7 @@ def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | 
     draws, n_groups, n_pairs, n_metrics = diff.shape
     low, high, used = kb.nan_percentile_intervals(diff.reshape(draws, -1), q_low, q_high)
     shape = (n_groups, n_pairs, n_metrics)
-    est = _estimate_lookup(packed, conds)
+    est, _ = _estimate_lookup(packed, conds)
     return _long_frame(packed, [a for a, _ in pairs], [b for _, b in pairs], low.reshape(shape), high.reshape(shape),
                        used.reshape(shape), lambda g, p, m: est[g, ia[p], m] - est[g, ib[p], m])
 

@@ -1,57 +1,82 @@
-"""The paper's tables (Tables 1-6, by depth, H.9, format audit) as DataFrames, and their export.
+"""The paper's tables (Tables 1-6, by depth, H.9, format audit, trajectories) as ``Table`` objects.
 
-Every table is a ``Table``: a numeric DataFrame plus a caption and per-column number formats.
-``write_table_files`` writes it as CSV (full precision), Markdown and LaTeX (formatted). Markdown
-and LaTeX are rendered here, so neither ``tabulate`` nor ``jinja2`` is needed.
-Point values come from ``metrics.compute_metrics``; Table 6 from ``intervals`` (long form).
+One source of numbers: every estimate and interval comes from the long metrics frame
+(``intervals.bootstrap_intervals(sums, groupings=REPORT_GROUPINGS)``, the rows of ``metrics.csv``);
+a table is a view of it, never a second computation. Only counts that are not estimates (Table 2's
+outcome partition, the format audit, trajectories) are read from the verdicts. Rendering to
+Markdown, LaTeX and CSV lives in ``table_render``.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .boundary.errors import InputError
 from .boundary.verdicts import PARSE_MODES
-from .io import require_columns, write_table, write_text
+from .io import require_columns
 from .kernels.replay import ERROR_NAMES
-from .metrics import board_sums, compute_metrics
+from .table_render import caption_text, latex_escape, markdown_text, to_latex, to_markdown, write_table_files
+
+__all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_verdicts", "to_markdown", "to_latex",
+           "write_table_files", "markdown_text", "latex_escape"]
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
 ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
 MISSING = "n/a"  # how an undefined value prints
+RATE = ".3f"
 _NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
            "economy", "excess"]
+_FORMATS = {"R": RATE, "Q": RATE, "E": RATE, "G": ".2f", "SPE": RATE, "C": RATE, "Dc": ".1f"}
 
 
 @dataclass(frozen=True)
 class Table:
-    """A named table: ``frame`` holds numbers (NaN where undefined), ``formats`` maps a column to a
-    format spec such as ``".3f"`` for Markdown and LaTeX."""
+    """A table: ``frame`` holds numbers (NaN where undefined); ``formats`` maps a column to a format
+    spec (``".3f"``); ``caption`` is a template (``table_render``) whose ``«name»`` parts come from
+    ``values``. ``intervals`` maps an estimate column to its (lo, hi) columns: Markdown and LaTeX show
+    them inside the cell as ``est [lo, hi]`` when ``interval_cells``, else hide them (CSV keeps all)."""
 
     name: str
     caption: str
     frame: pd.DataFrame
     formats: dict[str, str] = field(default_factory=dict)
+    number: str | None = None
+    values: dict = field(default_factory=dict)
+    intervals: dict[str, tuple[str, str]] = field(default_factory=dict)
+    interval_cells: bool = False
+
+    def shown_columns(self) -> list:
+        hidden = {c for pair in self.intervals.values() for c in pair}
+        return [c for c in self.frame.columns if c not in hidden]
 
     def formatted(self) -> pd.DataFrame:
-        """The frame as strings, numbers formatted, undefined values as ``MISSING``."""
+        """The shown columns as strings: numbers formatted, undefined values as ``MISSING``, and
+        ``est [lo, hi]`` cells when ``interval_cells``."""
         out = pd.DataFrame(index=self.frame.index)
-        for col in self.frame.columns:
+        for col in self.shown_columns():
             spec = self.formats.get(col)
-            out[col] = [_cell(v, spec) for v in self.frame[col]]
+            cells = [_cell(v, spec) for v in self.frame[col]]
+            if self.interval_cells and col in self.intervals:
+                lo, hi = (self.frame[c] for c in self.intervals[col])
+                cells = [c if c == MISSING or _cell(a, spec) == MISSING else f"{c} [{_cell(a, spec)}, {_cell(b, spec)}]"
+                         for c, a, b in zip(cells, lo, hi)]
+            out[col] = cells
         return out
+
+    @property
+    def title(self) -> str:
+        """The caption as plain text (``Table 1: ...``)."""
+        return caption_text(self)
 
 
 def _cell(value, spec: str | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     if spec and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         return format(value, spec)
@@ -73,19 +98,18 @@ def check_verdicts(verdicts: pd.DataFrame) -> None:
                              f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}")
 
 
-def primary_cohort(verdicts: pd.DataFrame) -> str:
-    """``"primary"`` if present, else the first cohort in sorted order."""
-    cohorts = sorted(map(str, verdicts["cohort"].unique()))
+def primary_cohort(frame: pd.DataFrame) -> str:
+    """``"primary"`` if present, else the first cohort in sorted order (of verdicts or a metrics frame)."""
+    cohorts = sorted(map(str, frame["cohort"].unique()))
     return PRIMARY if PRIMARY in cohorts else cohorts[0]
 
 
-def condition_order(verdicts: pd.DataFrame, cohort: str | None = None) -> list[str]:
+def condition_order(metrics: pd.DataFrame, cohort: str | None = None) -> list[str]:
     """Conditions by pooled SPE on ``cohort`` (default primary), best first; ties and conditions
     without outputs there by name."""
-    cohort = cohort or primary_cohort(verdicts)
-    m = compute_metrics(verdicts[verdicts["cohort"] == cohort], by=["condition"])
-    spe = dict(zip(m["condition"], m["SPE"]))
-    names = sorted(map(str, verdicts["condition"].unique()))
+    cohort = cohort or primary_cohort(metrics)
+    spe = _pick(metrics, "pooled", cohort).query("metric == 'SPE'").set_index("condition")["estimate"]
+    names = sorted(map(str, metrics["condition"].unique()))
 
     def key(name):
         value = spe.get(name, np.nan)
@@ -94,23 +118,66 @@ def condition_order(verdicts: pd.DataFrame, cohort: str | None = None) -> list[s
     return sorted(names, key=key)
 
 
-def _by_condition(frame: pd.DataFrame, conditions: Sequence[str]) -> pd.DataFrame:
-    keep = [c for c in conditions if c in set(frame["condition"])]
-    return frame.set_index("condition").loc[keep].reset_index()
+# -- views of the metrics frame ----------------------------------------------------------------------
+
+def _pick(metrics: pd.DataFrame, grouping: str, cohort: str | None = None) -> pd.DataFrame:
+    rows = metrics[metrics["grouping"] == grouping]
+    return rows if cohort is None else rows[rows["cohort"] == cohort]
 
 
-def table1_primary(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
-    """Table 1: pooled R, Q, E, G, SPE per condition on ``cohort``."""
-    m = compute_metrics(verdicts[verdicts["cohort"] == cohort], by=["condition"])
-    frame = _by_condition(m, conditions)[["condition", "N", "R", "Q", "E", "G", "SPE"]]
-    return Table("table1_primary", f"Table 1: {cohort} cohort pooled over depths. R over all outputs, Q over legal "
-                 "plans, E and G over completed plans; SPE = R x Q x E includes every failure.", frame,
-                 {"R": ".3f", "Q": ".3f", "E": ".3f", "G": ".2f", "SPE": ".3f"})
+def _wide(rows: pd.DataFrame, index: Sequence[str], metrics: Sequence[str], conditions: Sequence[str],
+          with_intervals: bool = False) -> pd.DataFrame:
+    """One row per ``index`` value, a column per metric (and ``M_lo``, ``M_hi``), conditions in order."""
+    rows = rows[rows["metric"].isin(metrics) & rows["condition"].isin(conditions)]
+    values = ["estimate", "lo", "hi"] if with_intervals else ["estimate"]
+    wide = rows.pivot_table(index=list(index), columns="metric", values=values, aggfunc="first", dropna=False)
+    out = pd.DataFrame(index=wide.index)
+    for m in metrics:
+        out[m] = wide[("estimate", m)] if ("estimate", m) in wide.columns else np.nan
+        if with_intervals:
+            out[f"{m}_lo"] = wide[("lo", m)] if ("lo", m) in wide.columns else np.nan
+            out[f"{m}_hi"] = wide[("hi", m)] if ("hi", m) in wide.columns else np.nan
+    n = rows.drop_duplicates(list(index)).set_index(list(index))["N"]
+    out.insert(0, "N", n.reindex(out.index).astype("Int64"))
+    out = out.reset_index()
+    return _in_order(out, conditions)
+
+
+def _in_order(frame: pd.DataFrame, conditions: Sequence[str], first: Sequence[str] = ()) -> pd.DataFrame:
+    rank = {c: i for i, c in enumerate(conditions)}
+    keep = frame[frame["condition"].isin(rank)]
+    order = keep.assign(_r=keep["condition"].map(rank)).sort_values([*first, "_r"], kind="stable")
+    return order.drop(columns="_r").reset_index(drop=True)
+
+
+def _intervals_of(metrics: Sequence[str]) -> dict:
+    return {m: (f"{m}_lo", f"{m}_hi") for m in metrics}
+
+
+def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+                   interval_cells: bool = False) -> Table:
+    """Table 1: pooled R, Q, E, G, SPE and Dc (Section 3.3) per condition on ``cohort``, with intervals."""
+    shown = ("R", "Q", "E", "G", "SPE", "Dc")
+    frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], shown, conditions, with_intervals=True)
+    mean_depth = _mean_depth(metrics, cohort)
+    return Table("table1_primary", "«cohort» cohort pooled over depths. $R$ over all outputs, $Q$ over legal plans, "
+                 "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
+                 "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
+                 f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.", frame,
+                 dict(_FORMATS), number="1", values={"cohort": cohort}, intervals=_intervals_of(shown),
+                 interval_cells=interval_cells)
+
+
+def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
+    """The mean d* of a cohort's outputs (each output counted once), from the by-depth group sizes."""
+    rows = _pick(metrics, "depth", cohort).drop_duplicates(["condition", "depth"])
+    n = rows["N"].to_numpy(np.float64)
+    return float((rows["depth"].astype(float).to_numpy() * n).sum() / n.sum()) if n.sum() else math.nan
 
 
 def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
     """Table 2: mutually exclusive outcome counts (complete optimal / not, legal noncompletion,
-    illegal by error kind) summing to the outputs of each condition."""
+    illegal by error kind) summing to the outputs of each condition (counts, read from the verdicts)."""
     v = verdicts[verdicts["cohort"] == cohort]
     status, kind = v["status"].astype(str), v["error_kind"].fillna("").astype(str)
     complete = status == "complete"
@@ -130,68 +197,67 @@ def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: s
     counts["condition"] = v["condition"].to_numpy()
     frame = counts.groupby("condition", sort=False).sum().reset_index()
     frame["total"] = frame[list(parts)].sum(axis=1)
-    frame = _by_condition(frame, conditions)
-    return Table("table2_outcomes", f"Table 2: mutually exclusive outcomes on the {cohort} cohort, summing to each "
-                 "condition's outputs; illegal plans split by the kind of their first error.", frame)
+    frame = _in_order(frame, conditions)
+    return Table("table2_outcomes", "mutually exclusive outcomes on the «cohort» cohort, summing to each condition's "
+                 "outputs; illegal plans split by the kind of their first error.", frame, number="2",
+                 values={"cohort": cohort})
 
 
-def table3_rates(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+def table3_rates(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
     """Table 3: completion, optimal completion and illegal-plan percentages."""
-    m = compute_metrics(verdicts[verdicts["cohort"] == cohort], by=["condition"])
-    frame = _by_condition(m, conditions)[["condition", "N", "C", "O", "I"]]
+    frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], ("C", "O", "I"), conditions)
     frame = frame.assign(**{f"{c}_pct": 100.0 * frame[c] for c in ("C", "O", "I")}).drop(columns=["C", "O", "I"])
-    return Table("table3_rates", f"Table 3: {cohort} completion (C), optimal completion (O) and illegal-plan (I) "
-                 "percentages over all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")})
+    return Table("table3_rates", "«cohort» completion ($C$), optimal completion ($O$) and illegal-plan ($I$) "
+                 "percentages over all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")}, number="3",
+                 values={"cohort": cohort})
 
 
-def table4_blocks(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
     """Table 4: completion % by block count, the mean of the per-depth completion rates (each depth
     weighs the same, whatever its number of outputs)."""
-    m = compute_metrics(verdicts[verdicts["cohort"] == cohort], by=["condition", "k", "depth"])
-    mean = m.groupby(["condition", "k"], sort=True)["C"].mean().mul(100.0).unstack("k")
+    cells = _pick(metrics, "k_depth", cohort)
+    cells = cells[(cells["metric"] == "C") & cells["condition"].isin(conditions)]
+    mean = cells.groupby(["condition", "k"], sort=True)["estimate"].mean().mul(100.0).unstack("k")
     mean.columns = [f"k={k}" for k in mean.columns]
-    frame = _by_condition(mean.reset_index(), conditions)
-    return Table("table4_blocks", f"Table 4: {cohort} completion % by block count k, averaged equally over the "
-                 "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"})
+    frame = _in_order(mean.reset_index(), conditions)
+    return Table("table4_blocks", "«cohort» completion \\% by block count $k$, averaged equally over the depths.",
+                 frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4", values={"cohort": cohort})
 
 
-def table5_stress(verdicts: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
+def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
     """Table 5: every cohort other than ``primary`` (the stress cohort), pooled per condition."""
-    v = verdicts[verdicts["cohort"] != primary]
-    cols = ["cohort", "condition", "N", "C", "R", "Q", "E", "G", "SPE"]
-    if v.empty:
-        frame = pd.DataFrame(columns=cols)
+    shown = ("C", "R", "Q", "E", "G", "SPE", "Dc")
+    rows = _pick(metrics, "pooled")
+    rows = rows[rows["cohort"] != primary]
+    if rows.empty:
+        frame = pd.DataFrame(columns=["cohort", "condition", "N", *shown])
     else:
-        m = compute_metrics(v, by=["cohort", "condition"])
-        rank = {c: i for i, c in enumerate(conditions)}
-        frame = m.assign(_r=m["condition"].map(rank)).sort_values(["cohort", "_r"])[cols].reset_index(drop=True)
-    return Table("table5_stress", "Table 5: the stress cohort(s), pooled over depths; not pooled with the primary "
-                 "cohort.", frame, {"C": ".3f", "R": ".3f", "Q": ".3f", "E": ".3f", "G": ".2f", "SPE": ".3f"})
+        frame = _wide(rows, ["cohort", "condition"], shown, conditions)
+        frame = _in_order(frame, conditions, first=["cohort"])
+    return Table("table5_stress", "the stress cohort(s), pooled over depths; not pooled with the primary cohort.",
+                 frame, dict(_FORMATS), number="5")
 
 
-def table6_intervals(intervals: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
-                     metrics: Sequence[str] = ("R", "Q", "E", "G", "SPE")) -> Table:
-    """Table 6: pooled estimates with their percentile intervals and draws used, from ``intervals``
-    (the long form of ``intervals.interval_table``)."""
-    rows = intervals[(intervals["grouping"] == "pooled") & (intervals["cohort"] == cohort)
-                     & intervals["metric"].isin(metrics)]
-    rank = {c: i for i, c in enumerate(conditions)}
-    mrank = {m: i for i, m in enumerate(metrics)}
-    rows = rows.assign(_r=rows["condition"].map(rank), _m=rows["metric"].map(mrank)).sort_values(["_r", "_m"])
+def table6_intervals(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+                     shown: Sequence[str] = ("R", "Q", "E", "G", "SPE", "Dc")) -> Table:
+    """Table 6: pooled estimates with their percentile intervals and draws used."""
+    rows = _pick(metrics, "pooled", cohort)
+    rows = rows[rows["metric"].isin(shown)]
+    mrank = {m: i for i, m in enumerate(shown)}
+    rows = _in_order(rows.assign(_m=rows["metric"].map(mrank)).sort_values("_m", kind="stable"), conditions)
     frame = rows[["condition", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("table6_intervals", f"Table 6: {cohort} estimates with 95% percentile intervals (stratified "
-                 "whole-board bootstrap); draws_used counts the draws in which the metric is defined.", frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"})
+    return Table("table6_intervals", "«cohort» estimates with 95\\% percentile intervals (stratified whole-board "
+                 "bootstrap); draws_used counts the draws in which the metric is defined.", frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, number="6", values={"cohort": cohort})
 
 
-def depth_table(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
+def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
     """R, Q, E, G, SPE per cohort, depth and condition."""
-    m = compute_metrics(verdicts, by=["cohort", "depth", "condition"])
-    rank = {c: i for i, c in enumerate(conditions)}
-    frame = (m.assign(_r=m["condition"].map(rank)).sort_values(["cohort", "depth", "_r"])
-             [["cohort", "depth", "condition", "N", "R", "Q", "E", "G", "SPE"]].reset_index(drop=True))
-    return Table("by_depth", "R, Q, E, G and SPE at each certified depth.", frame,
-                 {"R": ".3f", "Q": ".3f", "E": ".3f", "G": ".2f", "SPE": ".3f"})
+    shown = ("R", "Q", "E", "G", "SPE")
+    frame = _wide(_pick(metrics, "depth"), ["cohort", "depth", "condition"], shown, conditions, with_intervals=True)
+    frame = _in_order(frame, conditions, first=["cohort", "depth"])
+    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$.", frame, dict(_FORMATS),
+                 intervals=_intervals_of(shown))
 
 
 def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
@@ -207,20 +273,21 @@ def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
     return best
 
 
-def h90_table(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
               threshold: float = H_THRESHOLD) -> Table:
     """H.9 per condition with the completion % at each depth it rests on."""
-    m = compute_metrics(verdicts[verdicts["cohort"] == cohort], by=["condition", "depth"])
-    wide = m.pivot(index="condition", columns="depth", values="C")
+    rows = _pick(metrics, "depth", cohort)
+    rows = rows[(rows["metric"] == "C") & rows["condition"].isin(conditions)]
+    wide = rows.assign(depth=rows["depth"].astype(int)).pivot(index="condition", columns="depth", values="estimate")
     frame = pd.DataFrame({"condition": wide.index})
     frame["H"] = pd.array([h_threshold(wide.loc[c].dropna(), threshold) for c in wide.index], dtype="Int64")
     for depth in wide.columns:
         frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
     name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it
-    frame = _by_condition(frame, conditions).rename(columns={"H": name})
-    return Table("h90", f"{name}: the largest {cohort} depth with completion >= {100 * threshold:g}% at every "
-                 "depth up to it (n/a: fails at the shortest).", frame,
-                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")})
+    frame = _in_order(frame, conditions).rename(columns={"H": name})
+    return Table("h90", f"$H_{{{name[1:]}}}$: the largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ "
+                 "at every depth up to it (n/a: fails at the shortest).", frame,
+                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort})
 
 
 def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
@@ -233,7 +300,7 @@ def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
     counts = pd.DataFrame(cols)
     counts.insert(0, "N", 1)
     counts["condition"] = v["condition"].to_numpy()
-    frame = _by_condition(counts.groupby("condition", sort=False).sum().reset_index(), conditions)
+    frame = _in_order(counts.groupby("condition", sort=False).sum().reset_index(), conditions)
     return Table("format_audit", "Format audit, all cohorts: answers in the exact MOVES: form, answers normalized "
                  "to a plan, answers with no plan (format failures), several MOVES: lines, and truncated answers.",
                  frame)
@@ -243,83 +310,52 @@ def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE
     """Pooled paired differences metric(A) - metric(B) (from ``intervals.paired_differences``)."""
     rows = paired[(paired["grouping"] == "pooled") & (paired["cohort"] == cohort) & (paired["metric"] == metric)]
     frame = rows[["condition_a", "condition_b", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("paired_differences", f"Paired differences of {metric} on the {cohort} cohort between conditions "
-                 "adjacent in the ranking, 95% intervals from the same bootstrap draws.", frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"})
+    return Table("paired_differences", f"Paired differences of {metric} on the «cohort» cohort between conditions "
+                 "adjacent in the ranking, 95\\% intervals from the same bootstrap draws.", frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort})
 
 
-def paper_tables(verdicts: pd.DataFrame, intervals: pd.DataFrame, conditions: Sequence[str] | None = None,
-                 paired: pd.DataFrame | None = None, sums: pd.DataFrame | None = None) -> list[Table]:
-    """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given).
+def trajectory_table(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
+    """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``)."""
+    from .trajectories import trajectory_frame
 
-    The metric tables read ``sums`` (``metrics.board_sums(verdicts)``, computed here when not
-    given), so the per-board sums are formed once rather than once per table.
+    frame = _in_order(trajectory_frame(verdicts), conditions, first=["cohort"])
+    return Table("trajectories", "Trajectories per cohort, condition and certified depth: the first illegal move "
+                 "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
+                 "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
+                 "that pass through the goal before their last move.", frame,
+                 {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
+                  "goal_midway_rate": ".3f"})
+
+
+def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
+    """``table`` with condition keys replaced by their display labels (keys without a label stay)."""
+    if not labels:
+        return table
+    frame = table.frame.copy()
+    for col in ("condition", "condition_a", "condition_b"):
+        if col in frame.columns:
+            frame[col] = [labels.get(c, c) for c in frame[col]]
+    return Table(table.name, table.caption, frame, table.formats, table.number, table.values, table.intervals,
+                 table.interval_cells)
+
+
+def paper_tables(verdicts: pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
+                 paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
+                 interval_cells: bool = False, extra: Sequence[Table] = ()) -> list[Table]:
+    """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
+    order of ``conditions``, with ``labels`` shown for condition keys.
+
+    ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
+    ``extra`` tables (trajectories, run costs) are appended as they are.
     """
     check_verdicts(verdicts)
-    sums = board_sums(verdicts) if sums is None else sums
-    primary = primary_cohort(verdicts)
-    conditions = list(conditions) if conditions is not None else condition_order(sums, primary)
-    tables = [table1_primary(sums, conditions, primary), table2_outcomes(verdicts, conditions, primary),
-              table3_rates(sums, conditions, primary), table4_blocks(sums, conditions, primary),
-              table5_stress(sums, conditions, primary), table6_intervals(intervals, conditions, primary),
-              depth_table(sums, conditions), h90_table(sums, conditions, primary),
+    primary = primary_cohort(metrics)
+    tables = [table1_primary(metrics, conditions, primary, interval_cells), table2_outcomes(verdicts, conditions, primary),
+              table3_rates(metrics, conditions, primary), table4_blocks(metrics, conditions, primary),
+              table5_stress(metrics, conditions, primary), table6_intervals(metrics, conditions, primary),
+              depth_table(metrics, conditions), h90_table(metrics, conditions, primary),
               format_audit(verdicts, conditions)]
     if paired is not None:
         tables.append(paired_table(paired, primary))
-    return tables
-
-
-# Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a
-# backslash before each makes it literal. Line breaks would end a table row and control characters
-# are invisible, so both become spaces.
-_MARKDOWN_MARK = re.compile(r"([\\`*_\[\]<>|#!~])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
-
-
-def markdown_text(text) -> str:
-    """``text`` (a condition or cohort name, a caption) as literal Markdown, safe in a table cell."""
-    return _MARKDOWN_MARK.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
-
-
-def to_markdown(table: Table) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above; every cell and
-    header is literal text (``markdown_text``)."""
-    text = table.formatted()
-    cols = [str(c) for c in text.columns]
-    numeric = [pd.api.types.is_numeric_dtype(table.frame[c]) and not pd.api.types.is_bool_dtype(table.frame[c])
-               for c in table.frame.columns]
-    lines = ["| " + " | ".join(markdown_text(c) for c in cols) + " |",
-             "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
-    lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in text.itertuples(index=False)]
-    return f"**{markdown_text(table.caption)}**\n\n" + "\n".join(lines) + "\n"
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    """``text`` as literal LaTeX: specials escaped, line breaks and control characters as spaces."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _CONTROL.sub(" ", text))
-
-
-def to_latex(table: Table) -> str:
-    """A plain LaTeX ``table`` with a ``tabular`` (no packages needed)."""
-    text = table.formatted()
-    align = "".join("r" if pd.api.types.is_numeric_dtype(table.frame[c]) and not pd.api.types.is_bool_dtype(
-        table.frame[c]) else "l" for c in table.frame.columns)
-    body = [" & ".join(latex_escape(str(c)) for c in text.columns) + r" \\", r"\hline"]
-    body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
-    return "\n".join([r"\begin{table}[t]", r"\centering", rf"\caption{{{latex_escape(table.caption)}}}",
-                      rf"\label{{tab:{table.name}}}", rf"\begin{{tabular}}{{{align}}}", r"\hline", *body, r"\hline",
-                      r"\end{tabular}", r"\end{table}", ""])
-
-
-def write_table_files(table: Table, folder: str | Path) -> list[Path]:
-    """Write ``<name>.csv``, ``<name>.md`` and ``<name>.tex`` in ``folder`` (atomically)."""
-    folder = Path(folder)
-    paths = [folder / f"{table.name}.{ext}" for ext in ("csv", "md", "tex")]
-    write_table(table.frame, paths[0], formulas_escaped=True)  # opened in spreadsheets
-    write_text(to_markdown(table), paths[1])
-    write_text(to_latex(table), paths[2])
-    return paths
+    return [labelled(t, labels) for t in [*tables, *extra]]

@@ -1,4 +1,7 @@
-"""Tables against a small hand-computed set of verdicts, and their Markdown/LaTeX/CSV export."""
+"""Tables against a small hand-computed set of verdicts, and their Markdown/LaTeX/CSV export.
+
+Tables are views of the long metrics frame (one bootstrap pass); the expected values are computed by
+hand from the verdicts, so a table that drifted from its definition fails here."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import pandas as pd
 import pytest
 
 from fastspe import tables as tb
-from fastspe.intervals import bootstrap_intervals
+from fastspe.intervals import REPORT_GROUPINGS, bootstrap_intervals
 from fastspe.metrics import board_sums
 
 BOARDS = {"b1": ("primary", 0, 10), "b2": ("primary", 0, 10), "b3": ("primary", 0, 20), "b4": ("primary", 1, 10),
@@ -52,8 +55,13 @@ def verdicts():
 
 
 @pytest.fixture(scope="module")
-def order(verdicts):
-    return tb.condition_order(verdicts)
+def metrics(verdicts):
+    return bootstrap_intervals(board_sums(verdicts), draws=200, seed=1, groupings=REPORT_GROUPINGS)
+
+
+@pytest.fixture(scope="module")
+def order(metrics):
+    return tb.condition_order(metrics)
 
 
 def row(table: tb.Table, condition: str, **where) -> pd.Series:
@@ -69,8 +77,8 @@ def test_condition_order_is_by_primary_spe(verdicts, order):
     assert order == ["Z", "O", "A", "B"]  # SPE 1.0, 0.9, 0.55, 0.30
 
 
-def test_table1(verdicts, order):
-    t = tb.table1_primary(verdicts, order)
+def test_table1(metrics, order):
+    t = tb.table1_primary(metrics, order)
     assert list(t.frame["condition"]) == order
     a = row(t, "A")
     assert a["N"] == 10
@@ -81,6 +89,14 @@ def test_table1(verdicts, order):
     assert b["SPE"] == pytest.approx(0.3)
     for _, r in t.frame.iterrows():  # SPE = R x Q x E
         assert r["SPE"] == pytest.approx(r["R"] * r["Q"] * r["E"])
+    # Section 3.3: A completes b1 twice, b2 twice (d* 10), b3 once (d* 20), b4 once (d* 10) -> 70/6
+    assert a["Dc"] == pytest.approx(70 / 6)
+    for m in ("R", "SPE", "Dc"):  # intervals ride along for the CSV, hidden in Markdown unless asked
+        assert a[f"{m}_lo"] <= a[m] <= a[f"{m}_hi"]
+    assert "_lo" not in tb.to_markdown(t) and "[" not in tb.to_markdown(t).split("\n", 2)[2]
+    cells = tb.table1_primary(metrics, order, interval_cells=True).formatted().set_index("condition")
+    assert cells.loc["A", "SPE"] == f"0.550 [{a['SPE_lo']:.3f}, {a['SPE_hi']:.3f}]"
+    assert cells.loc["A", "N"] == "10"
 
 
 def test_table2_outcomes_partition(verdicts, order):
@@ -94,15 +110,15 @@ def test_table2_outcomes_partition(verdicts, order):
     assert (parts == t.frame["total"]).all() and (t.frame["total"] == 10).all()
 
 
-def test_table3_rates(verdicts, order):
-    a = row(tb.table3_rates(verdicts, order), "A")
+def test_table3_rates(metrics, order):
+    a = row(tb.table3_rates(metrics, order), "A")
     assert (a["C_pct"], a["O_pct"], a["I_pct"]) == pytest.approx((60.0, 50.0, 30.0))
-    b = row(tb.table3_rates(verdicts, order), "B")
+    b = row(tb.table3_rates(metrics, order), "B")
     assert (b["C_pct"], b["O_pct"], b["I_pct"]) == pytest.approx((40.0, 20.0, 30.0))
 
 
-def test_table4_averages_depths_equally(verdicts, order):
-    t = tb.table4_blocks(verdicts, order)
+def test_table4_averages_depths_equally(metrics, order):
+    t = tb.table4_blocks(metrics, order)
     a, b = row(t, "A"), row(t, "B")
     # A, k=0: d10 has 4/4 complete (2 boards), d20 1/2 -> (100 + 50) / 2 = 75, not the pooled 5/6
     assert a["k=0"] == pytest.approx(75.0) and a["k=1"] == pytest.approx(25.0)
@@ -110,8 +126,8 @@ def test_table4_averages_depths_equally(verdicts, order):
     assert list(t.frame.columns) == ["condition", "k=0", "k=1"]
 
 
-def test_table5_stress(verdicts, order):
-    t = tb.table5_stress(verdicts, order)
+def test_table5_stress(metrics, order):
+    t = tb.table5_stress(metrics, order)
     assert set(t.frame["cohort"]) == {"stress"}
     a, b = row(t, "A"), row(t, "B")
     assert (a["N"], a["C"], a["R"], a["Q"], a["E"], a["G"], a["SPE"]) == pytest.approx((2, 0.5, 1.0, 0.5, 0.5, 50.0, 0.25))
@@ -120,8 +136,8 @@ def test_table5_stress(verdicts, order):
     assert "n/a" in tb.to_markdown(t)
 
 
-def test_h90(verdicts, order):
-    t = tb.h90_table(verdicts, order)
+def test_h90(metrics, order):
+    t = tb.h90_table(metrics, order)
     h = dict(zip(t.frame["condition"], t.frame["H.9"]))
     assert h["Z"] == 20 and h["O"] == 10  # O: d10 all complete, d20 3/4
     assert h["A"] is pd.NA and h["B"] is pd.NA  # A: d10 5/6 < 90%
@@ -131,8 +147,8 @@ def test_h90(verdicts, order):
     assert tb.h_threshold(pd.Series({10: np.nan, 20: 1.0})) is None
 
 
-def test_by_depth_and_format_audit(verdicts, order):
-    d = tb.depth_table(verdicts, order)
+def test_by_depth_and_format_audit(verdicts, metrics, order):
+    d = tb.depth_table(metrics, order)
     r = d.frame[(d.frame["cohort"] == "primary") & (d.frame["depth"] == 20) & (d.frame["condition"] == "B")].iloc[0]
     # B at depth 20: b3 two illegal, b5 one noncompletion and one complete L=40
     assert (r["N"], r["R"], r["Q"], r["E"], r["G"], r["SPE"]) == pytest.approx((4, 0.5, 0.5, 0.5, 20.0, 0.125))
@@ -142,29 +158,38 @@ def test_by_depth_and_format_audit(verdicts, order):
     assert (b["N"], b["exact"], b["normalized"], b["no_plan"], b["multiple_moves"]) == (12, 11, 1, 0, 1)
 
 
-def test_table6_from_intervals(verdicts, order):
-    intervals = bootstrap_intervals(board_sums(verdicts), draws=200, seed=1, conditions=order)
-    t = tb.table6_intervals(intervals, order)
-    assert list(t.frame["condition"]) == [c for c in order for _ in range(5)]
-    assert list(t.frame["metric"][:5]) == ["R", "Q", "E", "G", "SPE"]
+def test_table6_from_intervals(verdicts, metrics, order):
+    t = tb.table6_intervals(metrics, order)
+    assert list(t.frame["condition"]) == [c for c in order for _ in range(6)]
+    assert list(t.frame["metric"][:6]) == ["R", "Q", "E", "G", "SPE", "Dc"]
     a_spe = row(t, "A", metric="SPE")
     assert a_spe["estimate"] == pytest.approx(0.55) and a_spe["lo"] <= 0.55 <= a_spe["hi"]
     assert row(t, "Z", metric="E")["draws_used"] == 200
-    tables = tb.paper_tables(verdicts, intervals)
+    tables = tb.paper_tables(verdicts, metrics, order)
     assert [x.name for x in tables] == ["table1_primary", "table2_outcomes", "table3_rates", "table4_blocks",
                                         "table5_stress", "table6_intervals", "by_depth", "h90", "format_audit"]
+    labelled = tb.paper_tables(verdicts, metrics, order, labels={"A": "Model A", "Z": "Zed"})
+    assert list(labelled[0].frame["condition"]) == ["Zed", "O", "Model A", "B"]
+    assert all("A" not in set(t.frame["condition"]) for t in labelled if "condition" in t.frame.columns)
 
 
-def test_exports(tmp_path, verdicts, order):
-    t = tb.table5_stress(verdicts, order)
+def test_exports(tmp_path, verdicts, metrics, order):
+    t = tb.table5_stress(metrics, order)
     md = tb.to_markdown(t).splitlines()
-    assert md[0].startswith("**Table 5")
-    assert md[2] == "| cohort | condition | N | C | R | Q | E | G | SPE |"
-    assert md[3] == "|:---|:---|---:|---:|---:|---:|---:|---:|---:|"
-    assert "| stress | A | 2 | 0.500 | 1.000 | 0.500 | 0.500 | 50.00 | 0.250 |" in md
-    tex = tb.to_latex(tb.h90_table(verdicts, order))
-    assert r"\begin{tabular}{lrrr}" in tex and r"C\_pct\_d10" in tex and r"90\%" in tex
+    assert md[0].startswith("**Table 5: ")
+    assert md[2] == "| cohort | condition | N | C | R | Q | E | G | SPE | Dc |"
+    assert md[3] == "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    assert "| stress | A | 2 | 0.500 | 1.000 | 0.500 | 0.500 | 50.00 | 0.250 | 50.0 |" in md
+    tex = tb.to_latex(tb.h90_table(metrics, order))
+    assert r"\begin{tabular}{lrrr}" in tex and r"$C$ (\%), $d^*=10$" in tex and r"$\geq 90\%$" in tex
+    assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex and r"\hline" not in tex
+    assert r"\caption{$H_{.9}$: the largest primary depth" in tex and r"\label{tab:h90}" in tex
     assert r"A & n/a & 83.3 & 25.0 \\" in tex
+    tex1 = tb.to_latex(tb.table1_primary(metrics, order))
+    assert r"\caption{primary cohort pooled" in tex1 and "Table 1:" not in tex1  # LaTeX numbers it
+    assert r"SPE $= R \times Q \times E$" in tex1 and r"$\bar{d}^*_c$" in tex1
+    assert "Table 1: primary cohort pooled" in tb.to_markdown(tb.table1_primary(metrics, order))
+    assert "SPE = R × Q × E" in tb.to_markdown(tb.table1_primary(metrics, order))
     assert tb.latex_escape("a_b & 5% {x}") == r"a\_b \& 5\% \{x\}"
     paths = tb.write_table_files(t, tmp_path / "tables")
     assert [p.name for p in paths] == ["table5_stress.csv", "table5_stress.md", "table5_stress.tex"]
@@ -189,3 +214,13 @@ def test_bad_verdicts(verdicts):
 
 def test_user_text_is_literal_in_latex():
     assert tb.latex_escape("a_b & 50%\n\x07$x$") == r"a\_b \& 50\%  \$x\$"
+
+
+def test_user_text_in_captions_is_never_math_or_markup(metrics, order):
+    odd = "co_ho$rt «x» \\ *"
+    t = tb.Table("t", "«cohort» cohort, $R \\times Q$.", pd.DataFrame({"condition": ["a"]}), number="1",
+                 values={"cohort": odd})
+    tex = tb.to_latex(t)
+    assert r"\caption{co\_ho\$rt «x» \textbackslash{} * cohort, $R \times Q$.}" in tex
+    md = tb.to_markdown(t)
+    assert md.startswith(r"**Table 1: co\_ho\$rt «x» \\ \* cohort, R × Q.**")

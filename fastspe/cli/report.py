@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import draws_option, refuse_overwrite, say, seed_option
+from ._common import draws_option, refuse_overwrite, say, seed_option, warn
 from .progress import Stages
 
 # Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
@@ -16,7 +16,9 @@ STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "tables and 
 def register(sub: argparse._SubParsersAction) -> None:
     report = sub.add_parser("report", help="tables, figures and bootstrap intervals from verdicts",
                             description="Write DIR/metrics.csv (long form, 95% stratified whole-board bootstrap "
-                                        "intervals), DIR/tables/, DIR/figures/, DIR/report.md and DIR/report.html.")
+                                        "intervals), DIR/tables/ (CSV, Markdown, booktabs LaTeX), DIR/figures/ "
+                                        "(PDF, PNG, SVG), DIR/report.md and DIR/report.html. Every table and figure "
+                                        "is a view of the numbers in metrics.csv.")
     report.add_argument("--bank", required=True, help="the bank the answers were scored against (.parquet or .jsonl)")
     report.add_argument("--verdicts", required=True, help="verdicts from `fastspe score` (.parquet, .csv or .jsonl)")
     report.add_argument("--out", required=True, metavar="DIR", help="report folder to write")
@@ -24,20 +26,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
     report.add_argument("--no-figures", action="store_true",
                         help="write the tables only (no matplotlib needed; figures need fastspe[plots])")
+    report.add_argument("--labels", metavar="FILE",
+                        help="display names and order of the conditions: CSV with header condition,label, or JSON "
+                             "{condition: label} (default: the condition keys, ranked by primary SPE)")
+    report.add_argument("--no-titles", action="store_true",
+                        help="figures without titles (the captions go in the paper)")
+    report.add_argument("--interval-cells", action="store_true",
+                        help="Markdown and LaTeX Table 1 cells as 'estimate [lo, hi]'")
+    report.add_argument("--runs", nargs="+", metavar="LOG.jsonl",
+                        help="run logs of `fastspe run`: add a table of tokens, latency, retries and cost per condition")
     report.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> int:
     from ..bank import read_bank
     from ..boundary.verdicts import read_verdicts
-    from ..report import write_report
+    from ..labels import read_labels
+    from ..report import ReportOptions, write_report
 
     # The report folder is replaced whole: it must not be, or hold, an input.
-    refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--out": args.out})
+    inputs = {"--bank": args.bank, "--verdicts": args.verdicts, "--labels": args.labels}
+    inputs.update({f"--runs {i + 1}": run for i, run in enumerate(args.runs or ())})
+    refuse_overwrite(inputs, {"--out": args.out})
+    labels = read_labels(args.labels) if args.labels else None
     bank = read_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank)
+    if labels is not None:
+        unknown = labels.unknown(sorted(map(str, verdicts["condition"].unique())))
+        if unknown:
+            warn(f"{args.labels}: {len(unknown)} labelled condition(s) have no verdicts and are left out: "
+                 f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
+    options = ReportOptions(labels=labels, titles=not args.no_titles, interval_cells=args.interval_cells,
+                            figures=not args.no_figures, runs=tuple(args.runs or ()))
     with Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
-                            figures=not args.no_figures)
+                            options=options)
     say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0
