@@ -34,7 +34,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["Difference", "parse_plan", "rederive", "compare_verdicts", "verify_verdicts_files"]
+__all__ = ["FIELDS", "Board", "Difference", "bank_boards", "parse_plan", "replay", "rederive", "compare_verdicts",
+           "read_verdict_rows", "verify_verdicts_files"]
 
 KEY = ("condition", "board_id", "trial")
 FIELDS = ("cohort", "k", "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
@@ -426,15 +427,15 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
     """
     missing = [c for c in (*KEY, *FIELDS) if c not in verdicts.columns]
     if missing:
-        raise ValueError(f"verdicts: columns {missing} are missing; make the file with `fastspe score`")
+        raise ValueError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
     keys = list(zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text),
                     verdicts["trial"].map(_as_int)))
     stored_rows: dict[tuple, int] = {}
     diffs: list[Difference] = []
     for i, key in enumerate(keys):
         if key in stored_rows:
-            diffs.append(Difference(*key, "verdict", f"verdict appears again (row {i + 1}; first at row "
-                                                     f"{stored_rows[key] + 1})", None))
+            diffs.append(Difference(*key, "verdict", f"verdict appears again (data row {i + 1} of the "
+                                                     f"verdicts; first at data row {stored_rows[key] + 1})", None))
         stored_rows.setdefault(key, i)
     columns = {f: verdicts[f].tolist() for f in FIELDS}
     meta_names = [c for c in ("truncated", "finish_reason", "stop_reason") if c in responses.columns]

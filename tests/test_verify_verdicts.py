@@ -165,7 +165,7 @@ def test_duplicate_verdict_is_named(files, capsys):
 
 @pytest.mark.parametrize("change, message", [
     (lambda f: {"verdicts": f / "missing.parquet"}, "missing.parquet: no such file"),
-    (lambda f: {"verdicts": f / "runs.jsonl"}, "columns ["),
+    (lambda f: {"verdicts": f / "runs.jsonl"}, "lack columns ["),
     (lambda f: {"bank": f / "runs.jsonl"}, "error: "),
     (lambda f: {"verdicts": f / "bank.parquet"}, "error: "),
 ])
