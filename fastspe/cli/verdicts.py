@@ -1,0 +1,48 @@
+"""``fastspe verdicts verify``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import say
+from .progress import progress
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    verdicts = sub.add_parser("verdicts", help="independently check verdicts files",
+                              description="Verdicts files, checked by a second implementation that shares no code "
+                                          "with the scorer.")
+    verbs = verdicts.add_subparsers(dest="verdicts_command", metavar="VERB", required=True)
+
+    verify = verbs.add_parser("verify", help="re-parse and re-replay every answer and compare with its verdict",
+                              description="Re-parse every answer and replay it on its board in plain Python (its own "
+                                          "parser, BFS distances and replay, nothing shared with `fastspe score`), "
+                                          "compare every verdict column row by row, and name every difference "
+                                          "(exit 1 if any).")
+    verify.add_argument("--bank", required=True, help="bank file the answers were scored against (.parquet or .jsonl)")
+    verify.add_argument("--responses", required=True, metavar="FILE",
+                        help="responses or run log the verdicts were scored from (.jsonl, .csv, .parquet)")
+    verify.add_argument("--verdicts", required=True, metavar="VERDICTS",
+                        help="verdicts file from `fastspe score` (.parquet, .csv or .jsonl)")
+    verify.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
+                        help="the --parse the verdicts were scored with (a verdicts file does not record it)")
+    verify.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
+                        help="the --format-failure the verdicts were scored with")
+    verify.set_defaults(func=cmd_verify)
+
+
+def cmd_verify(args) -> int:
+    from ..verify_verdicts import FIELDS, verify_verdicts_files
+
+    with progress("verdicts verify", None, "answers") as update:
+        diffs, compared = verify_verdicts_files(args.bank, args.responses, args.verdicts, parse=args.parse,
+                                                format_failure=args.format_failure, progress=update)
+    for diff in diffs:
+        say(f"DIFF {diff}")
+    if diffs:
+        rows = len({(d.condition, d.board_id, d.trial) for d in diffs})
+        say(f"{len(diffs)} difference(s) in {rows} output(s) of {compared} verdicts; if every row differs, check "
+            "that --parse and --format-failure are the ones the file was scored with", err=True)
+        return 1
+    say(f"ok: all {compared:,} verdicts re-derived independently ({', '.join(('parse',) + FIELDS)})")
+    return 0
