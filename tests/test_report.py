@@ -41,7 +41,7 @@ def test_writes_every_file(report):
     assert report == out / "report.md"
     expected = {"metrics.csv", "report.md", "report.html"}
     expected |= {f"tables/{t}.{ext}" for t in TABLES for ext in ("csv", "md", "tex")}
-    expected |= {f"figures/{f}.{ext}" for f in FIGURES for ext in ("png", "svg")}
+    expected |= {f"figures/{f}.{ext}" for f in FIGURES for ext in ("png", "svg", "pdf")}
     written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert written == expected  # and no temporary files left behind
     for name in expected:
