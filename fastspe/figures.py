@@ -152,9 +152,6 @@ def heatmap_columns(by_depth: pd.DataFrame, primary: str) -> list[tuple[str, int
 
 def _depth_rows(metrics: pd.DataFrame) -> pd.DataFrame:
     """The grouping == "depth" rows of the metrics frame, depth as int."""
-    if "metric" not in metrics.columns:  # TRANSITIONAL: report.py before issue 11 passes compute_metrics's wide frame
-        metrics = metrics.melt(["cohort", "condition", "depth"], list(HEAT_METRICS), "metric", "estimate") \
-            .assign(grouping="depth")
     rows = metrics[metrics["grouping"] == "depth"]
     return rows.assign(depth=rows["depth"].astype(int))
 

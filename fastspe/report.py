@@ -195,9 +195,9 @@ def _figures(out: Path, verdicts, metrics, order, names, primary, titles: bool, 
     from .trajectories import trajectory_frame
 
     folder = out / "figures"
-    fig1 = figure1_heatmap(metrics, order, names, primary, folder / "figure1_horizon_metrics", titles=titles)
+    fig1 = figure1_heatmap(metrics, order, primary, folder / "figure1_horizon_metrics", labels=names, titles=titles)
     tick(1)
-    fig2 = figure2_bars(metrics, order, names, primary, folder / "figure2_economy_spe", titles=titles)
+    fig2 = figure2_bars(metrics, order, primary, folder / "figure2_economy_spe", labels=names, titles=titles)
     tick(2)
     fig3 = figure3_trajectories(trajectory_frame(verdicts), order, names, primary, folder / "figure3_trajectories",
                                 titles=titles)
@@ -208,5 +208,6 @@ def _figures(out: Path, verdicts, metrics, order, names, primary, titles: bool, 
              f"panel's stated linear scale{gutter}.", fig1),
             (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
              "intervals (whole boards resampled within strata, trials kept together).", fig2),
-            (f"Figure 3: where plans fail on the {primary} cohort: the first illegal move as a fraction of d*, and "
-             "the closest approach min h / d* of plans that do not complete, by certified depth.", fig3)]
+            (f"Figure 3: where plans fail on the {primary} cohort, by certified depth: the earliest illegal move as a "
+             "fraction of d*, the closest approach min h / d* of plans that do not complete, and the share of plans "
+             "that revisit a state.", fig3)]
