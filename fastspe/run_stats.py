@@ -26,6 +26,8 @@ from typing import Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
 
 from .boundary.jsonl import read_object_lines
 from .boundary.responses import OK, TORN_LINE_EVENT
@@ -45,6 +47,7 @@ _REQUIRED = ("condition", "board_id", "trial", "status")
 _SCHEMA = pa.schema([("event", pa.string()), *((n, pa.string()) for n in _TEXT), ("trial", pa.int64()),
                      *((n, pa.float64()) for n in _NUMBERS)])
 _ATTEMPTS = _SCHEMA.remove(0)  # the columns of the attempts read (no event)
+_PARSE = pj.ParseOptions(explicit_schema=_SCHEMA, unexpected_field_behavior="ignore")
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -90,13 +93,9 @@ def _chunks(path: Path) -> Iterator[tuple[bytes, int]]:
 
 
 def _chunk_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
-    import pyarrow.compute as pc
-    import pyarrow.json as pj
-
-    options = pj.ParseOptions(explicit_schema=_SCHEMA, unexpected_field_behavior="ignore")
     try:
         data.decode("utf-8")  # Arrow does not check the text of the fields it skips; json.loads does
-        table = read_object_lines(data, options)
+        table = read_object_lines(data, _PARSE)
     except (ValueError, pa.ArrowException):  # a torn line, an unexpected type, not UTF-8
         return _line_attempts(data, first_line, path)
     table = table.filter(pc.invert(pc.fill_null(pc.equal(table["event"], TORN_LINE_EVENT), False))).drop(["event"])
@@ -199,8 +198,6 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
 def _columns(attempts: pa.Table) -> tuple[list[str], dict[str, np.ndarray]]:
     """The condition names and the attempts as NumPy columns: conditions and board ids as integer codes
     (no Python string per line), ``ok`` and ``rate_limited`` as flags, numbers with NaN where missing."""
-    import pyarrow.compute as pc
-
     def codes(name: str):
         return pc.dictionary_encode(attempts[name].combine_chunks())
 
