@@ -16,8 +16,8 @@ from fastspe.report import METRICS_CSV_COLUMNS, write_report
 from .naive_bootstrap import synthetic_verdicts
 
 TABLES = ["table1_primary", "table2_outcomes", "table3_rates", "table4_blocks", "table5_stress", "table6_intervals",
-          "by_depth", "h90", "format_audit", "paired_differences"]
-FIGURES = ["figure1_horizon_metrics", "figure2_economy_spe"]
+          "by_depth", "h90", "format_audit", "trajectories", "paired_differences"]
+FIGURES = ["figure1_horizon_metrics", "figure2_economy_spe", "figure3_trajectories"]
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +64,17 @@ def test_metrics_csv(report, verdicts):
     ref["depth"] = ref["depth"].astype(str)
     merged = by_depth.merge(ref, on=["cohort", "condition", "depth", "metric"], validate="one_to_one")
     np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
-    by_k = m[(m["k"] != "all")]
-    assert (by_k["depth"] == "all").all() and set(by_k["k"]) == {"0", "1", "2", "3"}
+    by_k = m[(m["k"] != "all") & (m["depth"] == "all")]
+    assert set(by_k["k"]) == {"0", "1", "2", "3"}
+    cells = m[(m["k"] != "all") & (m["depth"] != "all")]  # every stratum cell, for Table 4
+    ref = compute_metrics(verdicts, by=["cohort", "condition", "k", "depth"]).melt(
+        ["cohort", "condition", "k", "depth"], var_name="metric")
+    ref[["k", "depth"]] = ref[["k", "depth"]].astype(str)
+    merged = cells.merge(ref, on=["cohort", "condition", "k", "depth", "metric"], validate="one_to_one")
+    assert len(merged) == len(cells) == 20 * 3 * 9
+    np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
+    n = m[m["metric"] == "C"].merge(ref[ref["metric"] == "N"], on=["cohort", "condition", "k", "depth"])
+    assert (n["N"] == n["value"]).all()  # N is the group's output count
     defined = m["draws_used"] > 0
     assert (m["draws_used"] <= 300).all()
     tol = 1e-12
@@ -84,7 +93,7 @@ def test_report_states_the_method(report):
     page = (report.parent / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<table") == len(TABLES)
     srcs = re.findall(r'<img src="([^"]+)"', page)
-    assert len(srcs) == 2 and all(not s.startswith("/") and (report.parent / s).is_file() for s in srcs)
+    assert len(srcs) == len(FIGURES) and all(not s.startswith("/") and (report.parent / s).is_file() for s in srcs)
     assert "seed 5" in page
 
 
@@ -263,3 +272,43 @@ def test_user_text_stays_inert_in_every_output(tmp_path, bank):
     md = report.read_text()
     assert "<b>" not in md and "\\<b\\>bold\\</b\\>" in md
     assert "<b>bold" not in (report.parent / "report.html").read_text()
+
+
+def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
+    from fastspe.bank import build_bank, write_bank
+    from fastspe.design import paper_design
+
+    bank_path, log = tmp_path / "bank.parquet", tmp_path / "run.jsonl"
+    write_bank(build_bank(paper_design()).iloc[::10].reset_index(drop=True), bank_path)
+    for planner in ("oracle", "greedy", "noisy"):
+        assert main(["run", "--bank", str(bank_path), "--model", f"baseline:{planner}", "--out", str(log)]) == 0
+    verdicts = tmp_path / "v.parquet"
+    assert main(["score", "--bank", str(bank_path), "--responses", str(log), "--out", str(verdicts)]) == 0
+    labels = tmp_path / "labels.csv"
+    labels.write_text("condition,label\nbaseline:noisy,Noisy $x_1$\nbaseline:oracle,Oracle\nbaseline:gone,Gone\n")
+    base = ["report", "--bank", str(bank_path), "--verdicts", str(verdicts), "--draws", "100"]
+    capsys.readouterr()
+    assert main(base + ["--out", str(tmp_path / "a"), "--labels", str(labels), "--interval-cells", "--runs", str(log),
+                        "--no-titles"]) == 0
+    assert "1 labelled condition(s) have no verdicts and are left out: 'baseline:gone'" in capsys.readouterr().err
+    a = tmp_path / "a"
+    t1 = pd.read_csv(a / "tables" / "table1_primary.csv")
+    assert list(t1["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"]  # file order, then the ranking
+    assert {"SPE_lo", "SPE_hi", "Dc"} <= set(t1.columns)
+    md = (a / "tables" / "table1_primary.md").read_text()
+    assert r"1.000 \[1.000, 1.000\]" in md and r"Noisy \$x\_1\$" in md  # brackets literal, not a link
+    tex = (a / "tables" / "table1_primary.tex").read_text()
+    assert r"Noisy \$x\_1\$" in tex and r"\toprule" in tex
+    runs = pd.read_csv(a / "tables" / "run_stats.csv")
+    assert list(runs["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"] and (runs["answers"] == 120).all()  # 40 boards x 3 trials
+    assert set(pd.read_csv(a / "metrics.csv")["condition"]) == {"baseline:noisy", "baseline:oracle", "baseline:greedy"}
+    svg = (a / "figures" / "figure2_economy_spe.svg").read_text()
+    assert main(base + ["--out", str(tmp_path / "b"), "--labels", str(labels)]) == 0
+    titled = (tmp_path / "b" / "figures" / "figure2_economy_spe.svg").read_text()
+    assert len(titled) > len(svg)  # the title's glyphs are drawn only with titles
+    assert (tmp_path / "b" / "tables" / "table1_primary.csv").read_bytes() == (a / "tables" / "table1_primary.csv").read_bytes()
+    assert not (tmp_path / "b" / "tables" / "run_stats.csv").exists()
+    clash = tmp_path / "clash.json"
+    clash.write_text('{"baseline:noisy": "baseline:oracle"}')
+    assert main(base + ["--out", str(tmp_path / "c"), "--labels", str(clash)]) == 2
+    assert "would both be shown as 'baseline:oracle'" in capsys.readouterr().err and not (tmp_path / "c").exists()

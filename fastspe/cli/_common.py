@@ -19,7 +19,7 @@ from typing import Callable
 from rich.console import Console
 from rich.text import Text
 
-_METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}"}  # other floats: 3 decimals
+_METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
 
 stdout = Console(**_CONSOLE_OPTIONS)
