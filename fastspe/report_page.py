@@ -29,11 +29,12 @@ def _strata_summary(bank: pd.DataFrame) -> str:
 
 def method_text(bank: pd.DataFrame, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
     n_cond = verdicts["condition"].nunique()
+    scored = bank[bank["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
     return (
         f"{len(verdicts):,} scored outputs from {n_cond} condition(s) on {verdicts['board_id'].nunique():,} of the "
         f"bank's {bank['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
         f"**Intervals.** {int(LEVEL * 100)}% percentile intervals from {draws:,} stratified whole-board bootstrap "
-        f"draws, seed {seed}. Strata: {_strata_summary(bank[bank['board_id'].isin(verdicts['board_id'])])}. Each draw "
+        f"draws, seed {seed}. Strata: {_strata_summary(scored)}. Each draw "
         "picks as many boards as a stratum holds, with replacement, within every stratum; all trials of a board go "
         "together, and every condition gets the same boards in a draw, so differences between conditions are "
         "paired. A draw in which a metric is undefined (Q with no legal plan; E and G with no completion) is left "
