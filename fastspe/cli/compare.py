@@ -1,0 +1,69 @@
+"""``fastspe compare``: paired candidate - baseline differences with a verdict for CI."""
+
+from __future__ import annotations
+
+import json
+
+from ._common import draws_option, float_option, refuse_overwrite, say, seed_option
+
+EXIT_REGRESSION = 1
+# Also in fastspe.intervals and fastspe.compare; repeated so that `--help` imports no numba or pandas.
+DEFAULT_DRAWS = 5000
+DEFAULT_SEED = 20261012
+DEFAULT_METRICS = "SPE,C,R,Q,E"
+DEFAULT_MARGIN = 0.02
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare", help="paired comparison of candidates against a baseline, with regression verdicts for CI",
+        description="For each candidate, the paired stratified whole-board bootstrap of candidate - baseline for "
+                    "each metric, pooled per cohort, by depth and by k, on the boards both answered. A pooled metric "
+                    "is a regression when its whole 95%% interval is below 0 and the estimate below -MARGIN (an "
+                    "improvement: the mirror image). Exit 1 with --fail-on-regression when a pooled metric of the "
+                    "primary cohort regresses, 2 on bad input, else 0.")
+    p.add_argument("--bank", required=True, help="the bank the answers were scored against (.parquet or .jsonl)")
+    p.add_argument("--verdicts", required=True, nargs="+", metavar="V", help="verdicts files from `fastspe score`")
+    p.add_argument("--baseline", required=True, metavar="CONDITION", help="the reference condition")
+    p.add_argument("--candidate", action="append", metavar="CONDITION",
+                   help="a condition to judge, repeatable (default: every other condition)")
+    p.add_argument("--metrics", default=DEFAULT_METRICS, metavar="LIST", help="comma-separated metrics")
+    p.add_argument("--margin", type=float_option(0.0, 1e6), default=DEFAULT_MARGIN,
+                   help="the smallest difference that counts as a change")
+    p.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help="bootstrap draws")
+    p.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
+    p.add_argument("--out", metavar="DIR", help="folder for compare.md, compare.csv and compare.json")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when any pooled primary-cohort metric regresses")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args) -> int:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ..bank import read_bank
+    from ..boundary.verdicts import check_against_bank, read_verdicts
+    from ..compare import compare, summary_json, summary_markdown
+    from ..io import write_table, write_text
+
+    inputs = {"--bank": args.bank, **{f"--verdicts {i + 1}": v for i, v in enumerate(args.verdicts)}}
+    refuse_overwrite(inputs, {"--out": args.out})
+    bank = read_bank(args.bank)
+    verdicts = pd.concat([read_verdicts(v, bank=bank) for v in args.verdicts], ignore_index=True)
+    check_against_bank(verdicts, bank)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin, draws=args.draws,
+                     seed=args.seed)
+    text = summary_markdown(result)
+    say(text)
+    if args.out:
+        out = Path(args.out)
+        write_text(text + "\n", out / "compare.md")
+        write_table(result.table, out / "compare.csv", formulas_escaped=True)
+        write_text(json.dumps(summary_json(result), indent=2, allow_nan=False) + "\n", out / "compare.json")
+        say(f"wrote {out / 'compare.md'}, compare.csv and compare.json", err=True)
+    if args.fail_on_regression and len(result.regressions()):
+        return EXIT_REGRESSION
+    return 0

@@ -1,0 +1,202 @@
+"""Paired comparisons of conditions with a verdict a CI job can act on (regression tracking).
+
+For each candidate, the stratified whole-board bootstrap draws the same boards for candidate and
+baseline (only boards both answered count), so candidate - baseline is a paired difference: the
+same strata, groupings and counter-based draws as the report. Each pooled metric gets a verdict:
+
+- ``regression``: the whole interval lies below 0 and the estimate is below ``-margin``;
+- ``improvement``: the mirror image;
+- ``no clear change``: anything else.
+
+Beside the intervals, a sign test on completions per board (boards where the candidate completes
+more trials than the baseline, fewer, or as many) gives the two-sided, distribution-free picture.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import pandas as pd
+
+from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
+                        paired_differences)
+from .metrics import board_sums
+
+DEFAULT_METRICS = ("SPE", "C", "R", "Q", "E")
+DEFAULT_MARGIN = 0.02
+REGRESSION, IMPROVEMENT, NO_CHANGE = "regression", "improvement", "no clear change"
+COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi", "draws_used", "verdict"]
+KNOWN_METRICS = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
+# Metrics where a lower value is better: their verdict reads the difference the other way round.
+LOWER_IS_BETTER = ("I", "G")
+
+
+@dataclass(frozen=True)
+class SignTest:
+    """Completions per board, candidate against baseline: boards won, lost and tied, and the exact
+    two-sided binomial p-value of wins against losses (ties left out)."""
+
+    candidate: str
+    cohort: str
+    boards: int
+    wins: int
+    losses: int
+    ties: int
+    p_value: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``table``: the long frame (``COLUMNS``); ``signs``: one ``SignTest`` per candidate and cohort;
+    ``boards``: boards both answered, per candidate; ``primary``: the cohort that gates CI."""
+
+    table: pd.DataFrame
+    signs: list
+    boards: dict
+    primary: str
+    baseline: str
+    margin: float
+    draws: int
+    seed: int
+
+    def regressions(self) -> pd.DataFrame:
+        """Pooled primary-cohort rows whose verdict is ``regression``."""
+        t = self.table
+        return t[(t["cohort"] == self.primary) & (t["depth"] == "all") & (t["k"] == "all")
+                 & (t["verdict"] == REGRESSION)]
+
+
+def verdict(estimate: float, lo: float, hi: float, margin: float, lower_is_better: bool = False) -> str:
+    """The verdict of one difference candidate - baseline (see the module docstring)."""
+    if lower_is_better:
+        estimate, lo, hi = -estimate, -hi, -lo
+    if not (math.isfinite(estimate) and math.isfinite(lo) and math.isfinite(hi)):
+        return NO_CHANGE
+    if hi < 0 and estimate < -margin:
+        return REGRESSION
+    if lo > 0 and estimate > margin:
+        return IMPROVEMENT
+    return NO_CHANGE
+
+
+def sign_test_p(wins: int, losses: int) -> float:
+    """Exact two-sided binomial p-value of ``wins`` against ``losses`` under p = 1/2 (1.0 when both are 0)."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = min(wins, losses)
+    # P(X <= k) for X ~ Bin(n, 1/2), in log space so that thousands of boards do not overflow
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2) for i in range(k + 1)]
+    top = max(logs)
+    tail = math.exp(top) * sum(math.exp(v - top) for v in logs)
+    return min(1.0, 2.0 * tail)
+
+
+def _sign_tests(sums: pd.DataFrame, baseline: str, candidate: str) -> list[SignTest]:
+    rate = sums.assign(rate=sums["complete"] / sums["n"]).pivot(index="board_id", columns="condition", values="rate")
+    cohort = sums.drop_duplicates("board_id").set_index("board_id")["cohort"]
+    out = []
+    for name, boards in rate.groupby(cohort.reindex(rate.index), sort=True):
+        diff = boards[candidate] - boards[baseline]
+        wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
+        out.append(SignTest(candidate, str(name), len(boards), wins, losses, len(boards) - wins - losses,
+                            sign_test_p(wins, losses)))
+    return out
+
+
+def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | None = None,
+            metrics: Sequence[str] = DEFAULT_METRICS, margin: float = DEFAULT_MARGIN, draws: int = DEFAULT_DRAWS,
+            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> Comparison:
+    """Paired differences candidate - baseline, pooled per cohort, by depth and by k, with verdicts.
+
+    Parameters
+    ----------
+    verdicts : scored outputs of at least the baseline and the candidates
+    baseline : the reference condition
+    candidates : the conditions to judge (default: every other condition)
+    metrics : metric names (default ``SPE, C, R, Q, E``)
+    margin : the smallest difference that counts as a change (in the metric's units)
+    """
+    metrics = tuple(metrics)
+    unknown = [m for m in metrics if m not in KNOWN_METRICS]
+    if unknown or not metrics:
+        raise ValueError(f"--metrics {','.join(metrics)}: choose among {', '.join(KNOWN_METRICS)}")
+    if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
+        raise ValueError(f"--margin must be a finite number >= 0, got {margin!r}")
+    sums = board_sums(verdicts)  # refuses repeated outputs and inconsistent verdicts
+    present = sorted(map(str, sums["condition"].unique()))
+    if baseline not in present:
+        raise ValueError(f"baseline {baseline!r} has no verdicts; conditions present: {', '.join(present)}")
+    candidates = [c for c in present if c != baseline] if candidates is None else list(candidates)
+    missing = [c for c in candidates if c not in present]
+    if missing or not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
+        raise ValueError(f"candidates {candidates} must be distinct conditions other than the baseline, among "
+                         f"{', '.join(present)}")
+    primary = "primary" if "primary" in set(sums["cohort"]) else str(sorted(sums["cohort"].unique())[0])
+    parts, signs, boards = [], [], {}
+    for cand in candidates:
+        pair = sums[sums["condition"].isin([baseline, cand])]
+        both = pair.groupby("board_id")["condition"].nunique()
+        shared = pair[pair["board_id"].isin(both.index[both == 2])]
+        boards[cand] = int((both == 2).sum())
+        if shared.empty:
+            raise ValueError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
+        packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand])
+        diff = paired_differences(bootstrap_draws(packed, draws, seed), [(cand, baseline)], level)
+        parts.append(diff[diff["metric"].isin(metrics)])
+        signs += _sign_tests(shared, baseline, cand)
+    table = pd.concat(parts, ignore_index=True).rename(columns={"condition_a": "candidate", "condition_b": "baseline"})
+    table["verdict"] = [verdict(e, lo, hi, margin, m in LOWER_IS_BETTER)
+                        for e, lo, hi, m in zip(table["estimate"], table["lo"], table["hi"], table["metric"])]
+    mrank = {m: i for i, m in enumerate(metrics)}
+    crank = {c: i for i, c in enumerate(candidates)}
+    gorder = {"pooled": 0, "depth": 1, "k": 2}
+    table = table.assign(_c=table["candidate"].map(crank), _g=table["grouping"].map(gorder),
+                         _m=table["metric"].map(mrank)).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
+    table = table[COLUMNS].reset_index(drop=True)
+    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed))
+
+
+def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
+    """A Markdown summary for a terminal or a CI job page: one table of pooled verdicts per cohort."""
+    from .table_render import markdown_text
+
+    name = (lambda c: markdown_text((labels or {}).get(c, c)))
+    pooled = result.table[(result.table["depth"] == "all") & (result.table["k"] == "all")]
+    regress = result.regressions()
+    head = "REGRESSION" if len(regress) else "no regression"
+    lines = [f"## fastspe compare: {head} on the {markdown_text(result.primary)} cohort", "",
+             f"Baseline {name(result.baseline)}; paired stratified whole-board bootstrap, {result.draws:,} draws, "
+             f"seed {result.seed}; margin {result.margin:g}. A regression needs the whole 95% interval below 0 and "
+             f"the estimate below -{result.margin:g}.", ""]
+    for cand in dict.fromkeys(pooled["candidate"]):
+        lines.append(f"### {name(cand)} vs {name(result.baseline)} ({result.boards[cand]:,} boards answered by both)")
+        lines += ["", "| cohort | metric | difference | 95% interval | verdict |", "|:---|:---|---:|---:|:---|"]
+        for row in pooled[pooled["candidate"] == cand].itertuples(index=False):
+            mark = {REGRESSION: "**regression**", IMPROVEMENT: "improvement"}.get(row.verdict, row.verdict)
+            lines.append(f"| {markdown_text(row.cohort)} | {row.metric} | {row.estimate:+.3f} | "
+                         f"[{row.lo:+.3f}, {row.hi:+.3f}] | {mark} |")
+        for s in (s for s in result.signs if s.candidate == cand):
+            lines.append(f"\nCompletions per board ({markdown_text(s.cohort)}): candidate ahead on {s.wins}, behind on "
+                         f"{s.losses}, tied on {s.ties} of {s.boards}; sign test p = {s.p_value:.3g}.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def summary_json(result: Comparison) -> dict:
+    """``compare.json``: the verdicts, the sign tests and the settings."""
+    def clean(v):
+        return None if isinstance(v, float) and not math.isfinite(v) else v
+
+    rows = [{k: clean(v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in result.table.to_dict("records")]
+    return {"baseline": result.baseline, "primary_cohort": result.primary, "margin": result.margin,
+            "draws": result.draws, "seed": result.seed, "boards": result.boards,
+            "regression": bool(len(result.regressions())), "rows": rows,
+            "sign_tests": [{**s.__dict__} for s in result.signs]}
+
+
+__all__ = ["compare", "Comparison", "SignTest", "verdict", "sign_test_p", "summary_markdown", "summary_json",
+           "DEFAULT_METRICS", "DEFAULT_MARGIN", "REGRESSION", "IMPROVEMENT", "NO_CHANGE"]
