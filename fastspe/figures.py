@@ -314,3 +314,35 @@ def figure3_trajectories(trajectory: pd.DataFrame, conditions: Sequence[str], la
                          primary: str, stem: str | Path, titles: bool = True) -> list[Path]:
     """Write Figure 3 to ``stem``.png/.svg/.pdf (returned in that order); see ``trajectory_figure``."""
     return _save(trajectory_figure(trajectory, conditions, primary, labels, titles), stem)
+
+
+@_styled
+def trend_figure(trend: pd.DataFrame, metric: str, cohort: str, titles: bool = True) -> Figure:
+    """A run history's trend: ``metric`` per run label (in the order added), one line per condition,
+    95% intervals as error bars (``history.History.trend`` rows of one cohort)."""
+    rows = trend[trend["cohort"] == cohort]
+    runs = list(dict.fromkeys(rows["label"]))
+    conditions = list(dict.fromkeys(rows["condition"]))
+    names = _labels(conditions, None, 28)
+    fig = _figure(NARROW, 2.4 + math.ceil(len(conditions) / 2) * _row_height(names, 0.15) + (0.25 if titles else 0.0))
+    ax = fig.subplots()
+    x = np.arange(len(runs))
+    for i, (cond, name) in enumerate(zip(conditions, names)):
+        part = rows[rows["condition"] == cond].set_index("label").reindex(runs)
+        est = part["estimate"].to_numpy(float)
+        err = np.vstack([np.clip(est - part["lo"].to_numpy(float), 0, None), np.clip(part["hi"].to_numpy(float) - est, 0, None)])
+        ax.errorbar(x, est, yerr=np.nan_to_num(err), color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)],
+                    linestyle=DASHES[i % len(DASHES)], linewidth=1.0, markersize=3.5, capsize=2, label=name)
+    ax.set_xticks(x, [wrapped(r, 14) for r in runs])
+    ax.set_ylabel(f"{plain(metric)} (95% interval)")
+    ax.spines[["top", "right"]].set_visible(False)
+    handles, texts = ax.get_legend_handles_labels()
+    fig.legend(handles, texts, loc="outside lower center", ncol=min(2, max(1, len(conditions))), frameon=False)
+    _title(fig, f"{plain(metric)} across runs, {plain(cohort)} cohort", titles)
+    _freeze(fig)
+    return fig
+
+
+def figure_trend(trend: pd.DataFrame, metric: str, cohort: str, stem: str | Path, titles: bool = True) -> list[Path]:
+    """Write the trend figure to ``stem``.png/.svg/.pdf; see ``trend_figure``."""
+    return _save(trend_figure(trend, metric, cohort, titles), stem)

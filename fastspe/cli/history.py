@@ -1,0 +1,129 @@
+"""``fastspe history add | show | compare``: a store of scored runs for trends across checkpoints."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import cell, draws_option, float_option, refuse_overwrite, say, seed_option
+
+# Also in fastspe.history and fastspe.compare; repeated so that `--help` imports no pandas or numba.
+DEFAULT_STORE = "fastspe-history (or $FASTSPE_HISTORY)"
+DEFAULT_HISTORY_DRAWS = 2000
+DEFAULT_DRAWS = 5000
+DEFAULT_SEED = 20261012
+DEFAULT_MARGIN = 0.02
+
+
+def _meta(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
+def register(subparsers) -> None:
+    history = subparsers.add_parser(
+        "history", help="keep scored runs under labels; trends and comparisons across checkpoints",
+        description="A history store is a folder of Parquet files with an append-only index: every run of one "
+                    "bank, kept under a label. The folder is ./fastspe-history unless --store or $FASTSPE_HISTORY "
+                    "names another.")
+    verbs = history.add_subparsers(dest="history_command", metavar="VERB", required=True)
+
+    add = verbs.add_parser("add", help="keep a verdicts file under a label",
+                           description="Keep the verdicts and their pooled estimates (bootstrap intervals) under "
+                                       "LABEL. Refuses a label in use and a bank other than the stored runs'.")
+    add.add_argument("--bank", required=True, help="the bank the answers were scored against")
+    add.add_argument("--verdicts", required=True, help="verdicts from `fastspe score`")
+    add.add_argument("--label", required=True, help="the run's name, e.g. a checkpoint (unique in the store)")
+    add.add_argument("--meta", action="append", type=_meta, metavar="KEY=VALUE", help="metadata to keep, repeatable")
+    add.add_argument("--draws", type=draws_option, default=DEFAULT_HISTORY_DRAWS, metavar="N",
+                     help="bootstrap draws of the stored intervals")
+    add.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
+    add.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    add.set_defaults(func=cmd_add)
+
+    show = verbs.add_parser("show", help="the trend of a metric across the stored runs",
+                            description="Print the pooled estimate and 95%% interval of a metric per run (in the "
+                                        "order added), cohort and condition; with --out, also a trend figure.")
+    show.add_argument("--metric", default="SPE", help="C, I, R, Q, E, G, O, SPE or Dc")
+    show.add_argument("--out", metavar="DIR", help="folder for trend.csv and the trend figure (PDF, PNG, SVG)")
+    show.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    show.set_defaults(func=cmd_show)
+
+    comp = verbs.add_parser("compare", help="`fastspe compare` between two stored runs",
+                            description="Paired comparison of run B (candidate) against run A (baseline) for each "
+                                        "condition they share (or their only conditions), as `fastspe compare`.")
+    comp.add_argument("label_a", metavar="LABEL_A", help="the baseline run")
+    comp.add_argument("label_b", metavar="LABEL_B", help="the candidate run")
+    comp.add_argument("--metrics", default="SPE,C,R,Q,E", metavar="LIST", help="comma-separated metrics")
+    comp.add_argument("--margin", type=float_option(0.0, 1e6), default=DEFAULT_MARGIN,
+                      help="the smallest difference that counts as a change")
+    comp.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help="bootstrap draws")
+    comp.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
+    comp.add_argument("--fail-on-regression", action="store_true",
+                      help="exit 1 when any pooled primary-cohort metric regresses")
+    comp.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    comp.set_defaults(func=cmd_compare)
+
+
+def cmd_add(args) -> int:
+    from ..boundary.banks import bank_frame, read_bank_table
+    from ..boundary.verdicts import read_verdicts
+    from ..history import History
+
+    history = History(args.store)
+    refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--store": history.root})
+    bank = read_bank_table(args.bank)
+    verdicts = read_verdicts(args.verdicts, bank=bank_frame(bank))
+    run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
+    say(f"added run {run.number} {run.label!r} ({len(run.conditions)} condition(s), bank {run.bank_hash[:12]}) "
+        f"to {history.root}")
+    return 0
+
+
+def cmd_show(args) -> int:
+    from pathlib import Path
+
+    from rich.table import Table
+
+    from ..history import History
+    from ..io import write_table
+
+    history = History(args.store)
+    trend = history.trend(args.metric)
+    view = Table(title=cell(f"{args.metric} by run ({history.root})"), title_justify="left", header_style="bold")
+    for col in ("run", "label", "cohort", "condition", args.metric, "95% interval", "N"):
+        view.add_column(cell(col), justify="right" if col in ("run", args.metric, "N") else "left", no_wrap=True)
+    for r in trend.itertuples(index=False):
+        interval = "n/a" if r.lo != r.lo else f"[{r.lo:.3f}, {r.hi:.3f}]"
+        view.add_row(*map(cell, (r.run, r.label, r.cohort, r.condition,
+                                 "n/a" if r.estimate != r.estimate else f"{r.estimate:.3f}", interval, r.N)))
+    say(view)
+    if args.out:
+        out = Path(args.out)
+        write_table(trend, out / "trend.csv", formulas_escaped=True)
+        from ..extras import check_installed
+
+        check_installed("matplotlib", "the trend figure")
+        from ..figures import figure_trend
+
+        cohort = "primary" if "primary" in set(trend["cohort"]) else sorted(trend["cohort"].unique())[0]
+        figure_trend(trend, args.metric, cohort, out / f"trend_{args.metric}")
+        say(f"wrote {out / 'trend.csv'} and trend_{args.metric}.pdf/.png/.svg", err=True)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from ..compare import compare, summary_markdown
+    from ..history import History, paired_runs
+
+    history = History(args.store)
+    verdicts, pairs = paired_runs(history, args.label_a, args.label_b)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    regressed = False
+    for base, cand in pairs:
+        part = verdicts[verdicts["condition"].isin([base, cand])]
+        result = compare(part, base, [cand], metrics=metrics, margin=args.margin, draws=args.draws, seed=args.seed)
+        say(summary_markdown(result))
+        regressed |= bool(len(result.regressions()))
+    return 1 if args.fail_on_regression and regressed else 0
