@@ -41,7 +41,7 @@ def _numpy_intervals(packed, draws, rng):
 def test_paper_scale_vs_numpy(benchmark):
     sums = synthetic_sums_frame(np.random.default_rng(0), n_cond=7, per_cell=20)
     packed = iv.pack_sums(sums)
-    assert packed.sums.shape == (320, 7, 7) and len(packed.groups) == 9
+    assert packed.sums.shape == (320, 7, len(iv.SUM_COLUMNS)) and len(packed.groups) == 9
     _kernel_intervals(packed, 10)  # compile / load from cache
     benchmark.pedantic(_kernel_intervals, args=(packed, DRAWS), rounds=5, iterations=1, warmup_rounds=1)
     kernel_s = benchmark.stats.stats.min
@@ -62,13 +62,13 @@ def test_100_conditions_10000_boards(benchmark):
     t = time.perf_counter()
     packed = iv.pack_sums(sums)
     pack_s = time.perf_counter() - t
-    assert packed.sums.shape == (10_000, 100, 7)
-    out_mb = DRAWS * len(packed.groups) * 100 * 8 * 8 / 2**20
+    assert packed.sums.shape == (10_000, 100, len(iv.SUM_COLUMNS))
+    out_mb = DRAWS * len(packed.groups) * 100 * len(iv.METRICS) * 8 / 2**20
     kernel_s = best_of(lambda: _kernel_intervals(packed, DRAWS), repeat=1)
     result = benchmark.pedantic(iv.bootstrap_intervals, args=(sums,), kwargs={"draws": DRAWS, "seed": SEED},
                                 rounds=1, iterations=1)
     total_s = benchmark.stats.stats.min
-    assert len(result) == len(packed.groups) * 100 * 8
+    assert len(result) == len(packed.groups) * 100 * len(iv.METRICS)
     benchmark.extra_info.update(pack_s=pack_s, kernel_s=kernel_s, total_s=total_s, draws_mb=out_mb)
     print(f"\n100 conditions x 10,000 boards x {DRAWS} draws: kernel + percentiles {kernel_s:.1f} s "
           f"(all draws at once: {out_mb:.0f} MB), bootstrap_intervals end to end {total_s:.1f} s "

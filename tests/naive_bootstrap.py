@@ -151,7 +151,8 @@ def synthetic_sums_frame(rng: np.random.Generator, n_cond: int, per_cell: int, k
         "board_id": np.tile(ids, n_cond), "cohort": "primary", "k": np.tile(k, n_cond),
         "layout": "x", "depth": np.tile(depth, n_cond),
     })
-    names = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum"]
+    names = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
+    sums[..., 7] = sums[..., 2] * depth[:, None]  # d* over completed outputs: the frame's own depths
     flat = sums.transpose(1, 0, 2).reshape(n_cond * boards, FIELDS)
     for i, name in enumerate(names):
         frame[name] = flat[:, i].astype(np.int64) if i < 5 else flat[:, i]
