@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from fastspe.parse import parse_answer
 from fastspe.parse_batch import parse_column
-from benchmarks.timing import best_of
+from benchmarks.timing import best_of, target
 
 ANSWERS = 200_000
 SHARES = {"exact": 0.80, "prose": 0.12, "normalized": 0.08}
@@ -65,4 +65,4 @@ def test_parse_column_vs_twin(benchmark):
           f"from a list, {arrow_rate:,.0f} from a pyarrow column; twin {twin_rate:,.0f} answers/s; "
           f"ratio {ratio:,.1f}x ({arrow_rate / twin_rate:,.1f}x from pyarrow)")
     # conservative: 4-7x measured from a list on a shared 2-core machine (see the docstring)
-    assert ratio >= 3
+    target(ratio >= 3, f"compiled parser >= 3x its twin, got {ratio:.1f}x")

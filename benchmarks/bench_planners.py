@@ -15,7 +15,7 @@ from fastspe.design import paper_design
 from fastspe.kernels.planners import plan_baselines
 from fastspe.layout import DIRECTIONS, Layout
 from tests import naive_planners as naive
-from benchmarks.timing import best_of
+from benchmarks.timing import best_of, target
 
 TRIALS = 50
 
@@ -48,7 +48,7 @@ def test_planner_kernel_vs_twin(benchmark, bank, planner):
     ratio = kernel_rate / twin_rate
     benchmark.extra_info.update(kernel_plans_per_s=kernel_rate, twin_plans_per_s=twin_rate, ratio=ratio)
     print(f"\n{planner} plans/s: kernel {kernel_rate:,.0f}, twin {twin_rate:,.0f}, ratio {ratio:.0f}x")
-    assert ratio >= 50
+    target(ratio >= 50, f"{planner} kernel >= 50x its twin, got {ratio:.0f}x")
 
 
 def test_paper_bank_all_planners(benchmark, bank):
