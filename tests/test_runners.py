@@ -414,17 +414,38 @@ def test_connections_bounded_and_lowered_on_429(server, bank, tmp_path):
                         policy=FAST)
     assert summary.completed == 12 and 2 <= server.max_in_flight <= 3
 
-    limiter = AdaptiveLimiter(8, grow_after=2)
-    for _ in range(3):
-        assert limiter.acquire()
-    limiter.release(RATE_LIMIT)
-    assert limiter.limit == 4
-    limiter.release(SERVER)  # other failures do not change the limit
-    assert limiter.limit == 4
-    for _ in range(4):
-        limiter.acquire()
-        limiter.release(None)
-    assert limiter.limit == 6
+
+
+def test_limiter_cuts_once_per_window_and_grows_by_one_per_window():
+    limiter = AdaptiveLimiter(8)
+    slots = [limiter.acquire() for _ in range(8)]  # 8 in flight, all sent in epoch 0
+    for slot in slots[:6]:  # overload: six of the window's eight come back 429
+        limiter.release(slot, RATE_LIMIT)
+    limiter.release(slots[6], SERVER)  # other failures neither count nor move the limit
+    limiter.release(slots[7], None)
+    assert limiter.limit == 8 and limiter.cuts == 0  # the window is not over: 7 of 8 counted
+    more = [limiter.acquire() for _ in range(2)]
+    limiter.release(more[0], RATE_LIMIT)
+    assert limiter.limit == 4 and limiter.cuts == 1  # one window, one cut
+    limiter.release(more[1], RATE_LIMIT)  # sent before the cut: not news, no second cut
+    assert limiter.limit == 4 and limiter.cuts == 1
+    for _ in range(4):  # a clean window of `limit` completions adds one
+        limiter.release(limiter.acquire(), None)
+    assert limiter.limit == 5
+    occasional = [RATE_LIMIT] + [None] * 4  # one 429 in five (20%): occasional, not overload
+    for failure in occasional:
+        limiter.release(limiter.acquire(), failure)
+    assert limiter.limit == 6 and limiter.cuts == 1
+    for _ in range(6 + 7):
+        limiter.release(limiter.acquire(), None)
+    assert limiter.limit == 8  # never above --max-connections
+    for _ in range(40):
+        limiter.release(limiter.acquire(), RATE_LIMIT)
+    assert limiter.limit == 1  # never below 1
+    stop = threading.Event()
+    stop.set()
+    limiter._active = 1
+    assert limiter.acquire(stop) is None
 
 
 def test_limiter_holds_under_threads():
@@ -432,14 +453,14 @@ def test_limiter_holds_under_threads():
     active, peak, lock = [0], [0], threading.Lock()
 
     def work(i):
-        limiter.acquire()
+        slot = limiter.acquire()
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
         time.sleep(0.005)
         with lock:
             active[0] -= 1
-        limiter.release(RATE_LIMIT if i == 5 else None)
+        limiter.release(slot, RATE_LIMIT if i == 5 else None)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(30)]
     for t in threads:

@@ -301,7 +301,8 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
         while not stop.is_set():
             if not wallet.reserve(worst):
                 return "budget", attempt
-            if not limiter.acquire(stop):
+            slot = limiter.acquire(stop)
+            if slot is None:
                 wallet.settle(worst, 0.0)
                 return "stopped", attempt
             attempt += 1
@@ -312,7 +313,7 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
             except AttemptError as exc:
                 answer, error = None, exc
             latency = time.perf_counter() - t0
-            limiter.release(None if error is None else error.kind)
+            limiter.release(slot, None if error is None else error.kind)
             rec = attempt_record(trial, attempt, ts, latency)
             if error is None:
                 cost = pricing.cost(answer.input_tokens, answer.output_tokens) if pricing.priced else None
@@ -361,7 +362,9 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
                      retried=counters.get(RETRIED), rate_limited=counters.get(RATE_LIMIT), spent_usd=wallet.spent)
 
     report()  # the total at once, before the first answer
-    pool = cf.ThreadPoolExecutor(max_workers=limiter.max_limit, thread_name_prefix="fastspe-run")
+    # More threads than slots: a trial sleeping in its retry backoff holds a thread but no slot, so the
+    # backoffs of failed requests do not starve the requests that could be in flight.
+    pool = cf.ThreadPoolExecutor(max_workers=2 * limiter.max_limit + 8, thread_name_prefix="fastspe-run")
     futures = {pool.submit(run_trial, t) for t in pending}
     try:
         while futures:

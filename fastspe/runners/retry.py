@@ -154,48 +154,67 @@ class RetryCounters:
 
 
 class AdaptiveLimiter:
-    """At most ``limit`` requests in flight; a 429 halves the limit, successes grow it back.
+    """At most ``limit`` requests in flight, adapted to 429s by windowed AIMD (additive increase,
+    multiplicative decrease), as TCP adapts its window.
 
-    Parameters
-    ----------
-    max_limit : int
-        The ceiling (``--max-connections``).
-    grow_after : int
-        Consecutive successes after which the limit rises by one.
+    A window is ``limit`` completed requests that were sent since the last cut. When it ends:
+
+    - if more than ``overload`` of them were 429s, the limit halves (a cut, at most one per window);
+    - else it rises by one.
+
+    Never below 1, never above ``max_limit`` (``--max-connections``). Each slot carries the *epoch* in
+    which it was acquired, and requests sent before the last cut do not count towards the next window:
+    a burst of 429s from requests already in flight when the limit fell is one signal, not a cascade
+    (before, 32 requests in flight could halve the limit down to 1). The threshold tells a server's
+    occasional 429s (a few percent, each honoured through its own Retry-After) from an overload (a
+    large share of every window): the first leaves the limit alone, the second settles it near what
+    the server takes. Other failures (500s, timeouts) do not move it: they are not a rate.
+
+    ``acquire`` returns a slot (its epoch) or None when ``stop`` was set; ``release(slot, failure)``
+    gives it back.
     """
 
-    def __init__(self, max_limit: int, grow_after: int = 8):
+    def __init__(self, max_limit: int, overload: float = 0.2):
         if max_limit < 1:
             raise ValueError(f"max connections must be >= 1, got {max_limit}")
         self.max_limit = max_limit
         self.limit = max_limit
-        self.grow_after = grow_after
+        self.overload = overload
+        self.epoch = 0  # rises at each cut
+        self.cuts = 0
         self._active = 0
-        self._streak = 0
+        self._done = 0  # completions of this window (sent in the current epoch)
+        self._limited = 0  # of which 429s
         self._cond = threading.Condition()
 
-    def acquire(self, stop: threading.Event | None = None) -> bool:
-        """Wait for a free slot; False when ``stop`` was set while waiting."""
+    def acquire(self, stop: threading.Event | None = None) -> int | None:
+        """Wait for a free slot and return its epoch; None when ``stop`` was set while waiting."""
         with self._cond:
             while self._active >= self.limit:
                 if stop is not None and stop.is_set():
-                    return False
+                    return None
                 self._cond.wait(0.1)
             if stop is not None and stop.is_set():
-                return False
+                return None
             self._active += 1
-            return True
+            return self.epoch
 
-    def release(self, failure: str | None = None) -> None:
-        """Free a slot after a request that succeeded (None) or failed with kind ``failure``."""
+    def release(self, slot: int, failure: str | None = None) -> None:
+        """Free ``slot`` after a request that succeeded (None) or failed with kind ``failure``."""
         with self._cond:
             self._active -= 1
-            if failure == RATE_LIMIT:
-                self.limit = max(1, self.limit // 2)
-                self._streak = 0
-            elif failure is None:
-                self._streak += 1
-                if self._streak >= self.grow_after and self.limit < self.max_limit:
-                    self.limit += 1
-                    self._streak = 0
+            if slot == self.epoch and failure in (None, RATE_LIMIT):
+                self._done += 1
+                self._limited += failure == RATE_LIMIT
+                if self._done >= self.limit:
+                    self._end_window()
             self._cond.notify_all()
+
+    def _end_window(self) -> None:
+        if self._limited > self.overload * self._done:
+            self.limit = max(1, self.limit // 2)
+            self.epoch += 1
+            self.cuts += 1
+        elif self.limit < self.max_limit:
+            self.limit += 1
+        self._done = self._limited = 0
