@@ -8,7 +8,7 @@ to ``goal``, ``goal`` is the layout's goal, no board or board_id repeats, and
 - for h-walk boards (``certificate_kind`` "h-walk", or no such column): h = depth, which proves the
   certificate optimal (h is a lower bound);
 - for search-certified boards (``certificate_kind`` "search"): h <= depth, depth - h even and
-  ``retreat`` = depth - h; for depth <= ``OPTIMALITY_BOUND`` (26) a bidirectional breadth-first search
+  ``retreat`` = depth - h; for depth <= ``OPTIMALITY_BOUND`` (30) a bidirectional breadth-first search
   confirms that no plan shorter than depth exists. Deeper boards are not independently proved
   optimal; ``optimality_note`` says how many there are (not a failure).
 """
@@ -25,10 +25,10 @@ SLICE = 20_000  # boards replayed at once: bounds memory and paces progress
 _DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 KINDS = ("h-walk", "search")
 # Search-certified boards up to this depth are proved optimal here: a ball of GOAL_RADIUS around the
-# goal (once per layout) meets a ball of depth - 2 - GOAL_RADIUS <= 10 around each board (thousands of
-# boards at most on 4 x 4) iff a plan of depth - 2 moves or fewer exists (plan lengths keep one parity).
-OPTIMALITY_BOUND = 26
-GOAL_RADIUS = 14
+# goal (once per layout slice) meets a ball of depth - 2 - GOAL_RADIUS <= 14 around each board iff a
+# plan of depth - 2 moves or fewer exists (plan lengths keep one parity). About 30 ms a board on 4 x 4.
+OPTIMALITY_BOUND = 30
+GOAL_RADIUS = 16
 
 
 def _layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
