@@ -2,10 +2,15 @@
 
 An h-walk certifies d* = h by construction, so it can never produce a board where every optimal plan
 has to move some tile away from its goal. A retreat cell (``DesignCell.retreat = r``) asks for boards
-with d* = depth and h = depth - r. Proposals are plain random walks from the goal
+with d* = depth and h = depth - r. Proposals are plain random walks of ``depth`` steps from the goal
 (``kernels.walks.propose_random_walks``, keyed by (seed, cell stream, proposal index), so a bank is
 bit-identical for a seed); those with the wanted h (a vectorized filter) go to the exact solver in
-batches, and a board is kept when its d* equals the depth. Boards are accepted in proposal order,
+batches, and a board is kept when its d* equals the depth.
+
+Why walks of exactly ``depth`` steps: every board with d* = depth is the end of one (its optimal plan
+reversed, which never undoes a step), and no proposal lies deeper than the depth, so the solver never
+searches past it. On 3 x 3 (d* 16-20, retreat 2-4) 67-83% of the h-filtered boards are kept, against
+10-30% for walks up to twice as long. Boards are accepted in proposal order,
 distinct within the cell and from boards of the same layout and depth taken by earlier cells, so the
 result does not depend on batch sizes.
 """
@@ -36,12 +41,6 @@ def _oracle():
     return solve_boards
 
 
-def walk_spread(depth: int) -> int:
-    """Walk lengths run from depth to about twice it in steps of two: a walk of length L ends at
-    d* <= L, and random walks on these graphs fall well short of their length."""
-    return max(1, (depth + 1) // 2)
-
-
 def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
                       progress: Progress | None = None, cap: int | None = None):
     """Accept ``cell.count`` distinct boards with d* = ``cell.depth`` and h = depth - ``cell.retreat``.
@@ -60,7 +59,7 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
     have, solved, start, chunk = 0, 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
-        boards = propose_random_walks(layout.goal, layout.moves, depth, walk_spread(depth), seed, stream, start, n)
+        boards = propose_random_walks(layout.goal, layout.moves, depth, seed, stream, start, n)
         hit = np.flatnonzero(boards_h(boards, layout.goal_cell, layout.distances) == want_h)
         keys = _board_keys(boards[hit])
         fresh = _first_new(keys, seen)  # in proposal order

@@ -25,7 +25,7 @@ SLICE = 20_000  # boards replayed at once: bounds memory and paces progress
 _DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 KINDS = ("h-walk", "search")
 # Search-certified boards up to this depth are proved optimal here: a ball of GOAL_RADIUS around the
-# goal (once per layout slice) meets a ball of depth - 2 - GOAL_RADIUS <= 14 around each board iff a
+# goal (once per layout slice) meets a ball of depth - 2 - GOAL_RADIUS <= 12 around each board iff a
 # plan of depth - 2 moves or fewer exists (plan lengths keep one parity). About 30 ms a board on 4 x 4.
 OPTIMALITY_BOUND = 30
 GOAL_RADIUS = 16

@@ -77,15 +77,14 @@ def test_design_reads_retreat_cells():
 
 # -- the walk kernel and its twin ------------------------------------------------------------------
 
-def naive_random_walk(layout: Layout, min_length: int, spread: int, seed: int, stream: int, index: int) -> list[int]:
+def naive_random_walk(layout: Layout, length: int, seed: int, stream: int, index: int) -> list[int]:
     key = naive_bank.stream_key(seed, stream, index)
-    length = min_length + 2 * naive_bank.random_below(key, 0, spread + 1)
     nbr = naive_bank.neighbours(layout.rows, layout.cols, set(layout.blocks))
     board = [int(v) for v in layout.goal]
     blank, back = board.index(0), -1
     for step in range(length):
         options = [t for t in nbr[blank] if t >= 0 and t != back]
-        target = options[naive_bank.random_below(key, step + 1, len(options))] if options else back
+        target = options[naive_bank.random_below(key, step, len(options))] if options else back
         board[blank], board[target] = board[target], 0
         back, blank = blank, target
     return board
@@ -94,8 +93,8 @@ def naive_random_walk(layout: Layout, min_length: int, spread: int, seed: int, s
 @pytest.mark.parametrize("blocks", [(), (2,), (4,)])
 def test_random_walk_kernel_matches_twin(blocks):
     layout = Layout(3, 3, blocks)
-    boards = propose_random_walks(layout.goal, layout.moves, 8, 4, 5, 2, 100, 40)
-    assert [b.tolist() for b in boards] == [naive_random_walk(layout, 8, 4, 5, 2, 100 + i) for i in range(40)]
+    boards = propose_random_walks(layout.goal, layout.moves, 13, 5, 2, 100, 40)
+    assert [b.tolist() for b in boards] == [naive_random_walk(layout, 13, 5, 2, 100 + i) for i in range(40)]
 
 
 # -- the bank --------------------------------------------------------------------------------------

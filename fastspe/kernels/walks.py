@@ -114,7 +114,7 @@ def _random_walk(goal, moves, length, key, board):
                 count += 1
         target = back  # a dead end (count == 0): the only way out is back
         if count > 0:
-            r = random_below(key, step + 1, count)
+            r = random_below(key, step, count)
             for d in range(4):
                 t = moves[blank, d]
                 if t >= 0 and t != back:
@@ -129,17 +129,16 @@ def _random_walk(goal, moves, length, key, board):
 
 
 @njit(parallel=True)
-def propose_random_walks(goal, moves, min_length, spread, seed, stream, start, count):
+def propose_random_walks(goal, moves, length, seed, stream, start, count):
     """Proposals ``start .. start + count - 1`` of a search-certified cell: plain random walks, in parallel.
 
-    Proposal i (key (seed, stream, start + i)) walks ``min_length + 2 j`` steps, j drawn uniformly
-    from 0..spread (counter 0); the length keeps the parity of ``min_length``, and so of d*.
+    Proposal i walks ``length`` steps with the key (seed, stream, start + i), never undoing a step.
 
     Parameters
     ----------
     goal : int8 (cells,)
     moves : int16 (cells, 4), see ``kernels.graph``
-    min_length, spread, seed, stream, start, count : int
+    length, seed, stream, start, count : int
 
     Returns
     -------
@@ -148,7 +147,5 @@ def propose_random_walks(goal, moves, min_length, spread, seed, stream, start, c
     cells = goal.shape[0]
     boards = np.empty((count, cells), dtype=np.int8)
     for i in prange(count):
-        key = stream_key(seed, stream, start + i)
-        length = min_length + 2 * random_below(key, 0, spread + 1)
-        _random_walk(goal, moves, length, key, boards[i])
+        _random_walk(goal, moves, length, stream_key(seed, stream, start + i), boards[i])
     return boards
