@@ -204,7 +204,8 @@ def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, inde
     if searched:
         kind = "h-walk" if cell.retreat is None else "search"
         columns["retreat"] = np.full(n, retreat, dtype=np.int64)
-        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [kind]).cast(pa.string())
+        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
+                                                                     [kind]).cast(pa.string())
     return pa.table(columns)
 
 

@@ -25,7 +25,9 @@ def bank_retreats(bank: pd.DataFrame) -> pd.DataFrame:
     """``board_id, retreat, searched`` of each board; banks without the columns are all h-walk (retreat 0)."""
     n = len(bank)
     retreat = bank["retreat"].to_numpy(np.int64) if "retreat" in bank else np.zeros(n, dtype=np.int64)
-    searched = (bank["certificate_kind"] == "search").to_numpy(bool) if "certificate_kind" in bank else np.zeros(n, bool)
+    searched = np.zeros(n, dtype=bool)
+    if "certificate_kind" in bank:
+        searched = (bank["certificate_kind"] == "search").to_numpy(bool)
     return pd.DataFrame({"board_id": bank["board_id"].to_numpy(), "retreat": retreat, "searched": searched})
 
 
