@@ -1,6 +1,7 @@
-"""A plain-Python exact solver for small layouts (3 x 3, with or without blocks), standing in for
-``fastspe.solver.solve_boards`` in tests: one BFS from the goal over every reachable board, then a
-descent along the distances gives an optimal plan."""
+"""A plain-Python exact solver for small layouts, standing in for ``fastspe.solver.solve_boards`` in
+tests: one BFS from the goal (over every reachable board on 3 x 3, within ``RADIUS_4X4`` moves on
+larger boards), then a descent along the distances gives an optimal plan. Boards beyond the BFS
+radius are refused, so a 4 x 4 test keeps its depths at or below the radius."""
 
 from __future__ import annotations
 
@@ -43,14 +44,21 @@ def goal_of(rows: int, cols: int, blocks) -> tuple:
     return tuple(goal)
 
 
+RADIUS_4X4 = 14  # about 60k boards on 4 x 4, a second of plain Python
+
+
 @lru_cache(maxsize=8)
 def distances_to_goal(rows: int, cols: int, blocks: tuple) -> dict:
-    """Board tuple -> its distance to the goal, for every board reachable from the goal."""
+    """Board tuple -> its distance to the goal, for every board reachable from the goal (3 x 3 and
+    smaller) or within ``RADIUS_4X4`` moves of it (larger boards)."""
+    radius = None if rows * cols <= 9 else RADIUS_4X4
     goal = goal_of(rows, cols, blocks)
     dist = {goal: 0}
     queue = deque([goal])
     while queue:
         b = queue.popleft()
+        if dist[b] == radius:
+            continue
         for letter in _STEPS:
             n = _move(b, rows, cols, blocks, letter)
             if n is not None and n not in dist:
@@ -76,7 +84,9 @@ def solve_boards(boards, rows, cols, blocks, *, max_nodes=None, progress=None) -
     """The ``fastspe.solver.solve_boards`` API on small layouts."""
     blocks = tuple(blocks)
     dist = distances_to_goal(rows, cols, blocks)
-    plans = [optimal_plan(tuple(int(v) for v in b), rows, cols, blocks) for b in np.asarray(boards)]
+    boards = [tuple(int(v) for v in b) for b in np.asarray(boards)]
+    assert all(b in dist for b in boards), "a board beyond the naive solver's radius"
+    plans = [optimal_plan(b, rows, cols, blocks) for b in boards]
     lengths = np.array([len(p) for p in plans], dtype=np.int64)
     return NaiveSolved(lengths, plans, np.full(len(plans), len(dist), dtype=np.int64),
                        np.zeros(len(plans), dtype=np.int64))

@@ -3,6 +3,8 @@ BFS of ``tests.naive_solver`` in place of ``fastspe.solver``), checked, verified
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -147,6 +149,14 @@ def test_quota_error_names_the_cell():
         bank_search.build_search_cell(cell, 1, 0, cap=300)
 
 
+def test_a_cell_with_no_such_boards_fails():
+    # blocks {5,10} at d* = 14 have boards with retreat 0 and 4 only (a full BFS of the layout says so)
+    spec = {"seed": 5, "cells": [{"cohort": "retreat", "blocks": [5, 10], "depth": 14, "retreat": 2, "count": 1}]}
+    with pytest.raises(QuotaError, match=r"cell retreat-k2-d14-r2-b5.10: found 0 distinct boards .* in 200,000 "
+                                         r"random walks \(0 solved\)"):
+        build_bank(design_from_dict(spec))
+
+
 def test_old_banks_still_read(tmp_path):
     plain = _build({"seed": 1, "rows": 3, "cols": 3, "cells": [{"cohort": "primary", "depth": 10, "count": 5}]})
     assert "retreat" not in plain.column_names and "certificate_kind" not in plain.column_names
@@ -161,6 +171,29 @@ def test_jsonl_round_trip(tmp_path, retreat_bank):
     back = read_bank(tmp_path / "r.jsonl")
     assert back["retreat"].tolist() == retreat_bank["retreat"].tolist()
     assert back["certificate_kind"].tolist() == retreat_bank["certificate_kind"].tolist()
+
+
+def test_a_4x4_retreat_bank(tmp_path):
+    spec = {"seed": 5, "cells": [{"cohort": "retreat", "depth": 12, "retreat": 4, "count": 8},
+                                 {"cohort": "retreat", "blocks": [5, 10], "depth": 14, "retreat": 4, "count": 8}]}
+    bank = build_bank(design_from_dict(spec))
+    for row in bank.itertuples():
+        board, blocks = tuple(int(v) for v in row.initial), tuple(row.blocks)
+        assert naive_solver.distances_to_goal(4, 4, blocks)[board] == row.depth == row.h + row.retreat
+        assert naive_solver.apply_plan(board, row.certificate, 4, 4, blocks) == naive_solver.goal_of(4, 4, blocks)
+    assert verify_bank(bank) == []
+
+
+def test_cli_builds_and_verifies_a_retreat_bank(tmp_path, capsys):
+    from fastspe.cli import main
+
+    design = tmp_path / "retreat.json"
+    design.write_text(json.dumps(SPEC))
+    out = tmp_path / "retreat.parquet"
+    assert main(["bank", "build", "--design", str(design), "--out", str(out)]) == 0
+    assert main(["bank", "verify", str(out)]) == 0
+    assert "all 22 boards verified" in capsys.readouterr().out
+    assert read_bank(out)["certificate_kind"].value_counts().to_dict() == {"search": 18, "h-walk": 4}
 
 
 # -- the bank check --------------------------------------------------------------------------------
