@@ -68,8 +68,8 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
         pending = hit[fresh]
         seen = _insert_sorted(seen, keys[fresh])
         while len(pending) and have < cell.count:
-            rate = have / solved if have else GUESSED_RATE
-            size = int(np.clip(np.ceil(1.25 * (cell.count - have) / max(rate, 1e-3)), MIN_BATCH, MAX_BATCH))
+            rate = (have + GUESSED_RATE) / (solved + 1)  # smoothed: a batch with no board kept grows the next
+            size = int(np.clip(np.ceil(1.25 * (cell.count - have) / rate), MIN_BATCH, MAX_BATCH))
             batch, pending = pending[:size], pending[size:]
             result = solve(boards[batch], layout.rows, layout.cols, layout.blocks)
             good = np.flatnonzero(np.asarray(result.lengths) == depth)[: cell.count - have]
