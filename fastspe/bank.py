@@ -145,12 +145,20 @@ def build_bank_table(design: Design, progress: Progress | None = None) -> pa.Tab
         if progress is not None:
             progress(done[0], total)
 
+    searched = any(cell.retreat is not None for cell in design.cells)
     for stream, cell in enumerate(design.cells):
         key = (cell.layout.blocks, cell.depth)
         taken = np.concatenate(accepted[key]) if key in accepted else None
-        boards, paths, index = build_cell(cell, design.seed, stream, taken, tick)
+        if cell.retreat is None:
+            boards, paths, index = build_cell(cell, design.seed, stream, taken, tick)
+            plans = certificates(paths)
+        else:
+            from .bank_search import build_search_cell  # it imports this module
+
+            boards, plans, index = build_search_cell(cell, design.seed, stream, taken, tick)
+            plans = pa.array(plans, pa.string())
         accepted.setdefault(key, []).append(boards)
-        parts.append(_cell_table(cell, design.seed, boards, paths, index))
+        parts.append(_cell_table(cell, design.seed, boards, plans, index, searched))
     if len({p.schema.field("initial").type for p in parts}) > 1:  # mixed board sizes: variable-length lists
         parts = [_variable_boards(p) for p in parts]
     return pa.concat_tables(parts).combine_chunks()
@@ -167,14 +175,17 @@ def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame
     return bank_frame(build_bank_table(design, progress))
 
 
-def _cell_table(cell: DesignCell, seed: int, boards, paths, index) -> pa.Table:
+def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, index, searched: bool) -> pa.Table:
+    """The rows of one cell; ``searched`` (the bank has search-certified cells) adds ``retreat`` and
+    ``certificate_kind`` to every row, so that h-walk-only banks keep the columns they always had."""
     layout, n = cell.layout, len(boards)
+    retreat = cell.retreat or 0
 
     def boards_of(flat: np.ndarray) -> pa.Array:
         return pa.FixedSizeListArray.from_arrays(pa.array(flat.astype(np.int8, copy=False)), layout.cells)
 
     offsets = np.arange(n + 1, dtype=np.int32) * layout.k
-    return pa.table({
+    columns = {
         "board_id": board_ids(cell.name, n),
         "cohort": pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [cell.cohort]).cast(pa.string()),
         "k": np.full(n, layout.k, dtype=np.int64),
@@ -183,13 +194,19 @@ def _cell_table(cell: DesignCell, seed: int, boards, paths, index) -> pa.Table:
         "rows": np.full(n, layout.rows, dtype=np.int64),
         "cols": np.full(n, layout.cols, dtype=np.int64),
         "depth": np.full(n, cell.depth, dtype=np.int64),
-        "h": np.full(n, cell.depth, dtype=np.int64),  # every step of the walk raised h by exactly one
+        "h": np.full(n, cell.depth - retreat, dtype=np.int64),  # an h-walk's every step raised h by one
         "initial": boards_of(boards.ravel()),
         "goal": boards_of(np.tile(layout.goal, n)),
-        "certificate": certificates(paths),
+        "certificate": plans,
         "proposal_index": index.astype(np.int64),
         "seed": np.full(n, seed, dtype=np.int64),
-    })
+    }
+    if searched:
+        kind = "h-walk" if cell.retreat is None else "search"
+        columns["retreat"] = np.full(n, retreat, dtype=np.int64)
+        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
+                                                                     [kind]).cast(pa.string())
+    return pa.table(columns)
 
 
 def bank_to_table(bank, source: str = "bank rows") -> pa.Table:

@@ -4,7 +4,11 @@ A design is a seed, a board size and a list of cells, each asking for ``count`` 
 certified boards of one layout at one depth, labelled with a cohort::
 
     {"seed": 7, "rows": 4, "cols": 4,
-     "cells": [{"cohort": "primary", "blocks": [5, 10], "depth": 30, "count": 1000}]}
+     "cells": [{"cohort": "primary", "blocks": [5, 10], "depth": 30, "count": 1000},
+               {"cohort": "retreat", "blocks": [5, 10], "depth": 30, "retreat": 4, "count": 20}]}
+
+A cell with ``retreat`` asks for boards whose optimal plan must undo the heuristic: d* = depth and
+h = depth - retreat, certified by exact search (``fastspe.bank_search``) instead of an h-walk.
 """
 
 from __future__ import annotations
@@ -35,16 +39,22 @@ MAX_DESIGN_BOARDS = 100_000_000
 
 @dataclass(frozen=True)
 class DesignCell:
-    """``count`` distinct certified boards of ``layout`` at exact depth ``depth``."""
+    """``count`` distinct certified boards of ``layout`` at exact depth ``depth``.
+
+    ``retreat`` None: h-walk boards (h = d*); an even integer r: search-certified boards with
+    h = depth - r (an optimal plan must raise h r / 2 times).
+    """
 
     cohort: str
     layout: Layout
     depth: int
     count: int
+    retreat: int | None = None
 
     @property
     def name(self) -> str:
-        return f"{self.cohort}-k{self.layout.k}-d{self.depth}-{self.layout.tag}"
+        r = "" if self.retreat is None else f"-r{self.retreat}"
+        return f"{self.cohort}-k{self.layout.k}-d{self.depth}{r}-{self.layout.tag}"
 
 
 @dataclass(frozen=True)
@@ -131,11 +141,11 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
     for i, cell in enumerate(cells_spec):
         where = f"{source}: cells[{i}]"
         if not isinstance(cell, dict):
-            raise ValueError(f"{where} must be an object with cohort, blocks, depth, count")
+            raise ValueError(f"{where} must be an object with cohort, blocks, depth, count (and optional retreat)")
         missing = {"cohort", "depth", "count"} - set(cell)
         if missing:
             raise ValueError(f"{where} is missing {sorted(missing)}")
-        extra = set(cell) - {"cohort", "blocks", "depth", "count"}
+        extra = set(cell) - {"cohort", "blocks", "depth", "count", "retreat"}
         if extra:
             raise ValueError(f"{where} has unknown keys {sorted(extra)}")
         cohort = cell["cohort"]
@@ -155,8 +165,9 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
             v = cell[key]
             if not _is_int(v) or v < low:
                 raise ValueError(f"{where}.{key} must be an integer >= {low}, got {v!r}")
+        retreat = _check_retreat(cell, where)
         max_h = layout.tiles * int(layout.distances.max())
-        if cell["depth"] > max_h:
+        if cell["depth"] - (retreat or 0) > max_h:
             raise ValueError(f"{where}.depth {cell['depth']} exceeds the largest possible h ({max_h}) of this layout")
         if cell["count"] > MAX_DESIGN_BOARDS:
             raise ValueError(f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for")
@@ -164,16 +175,34 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         if cell["count"] > most:
             raise ValueError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
                              f"{list(layout.blocks)} can have at depth {cell['depth']}")
-        key = (cohort, layout.blocks, cell["depth"])
+        key = (cohort, layout.blocks, cell["depth"], retreat)
         if key in seen:
-            raise ValueError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}: merge their counts")
+            also = "" if retreat is None else f", retreat {retreat}"
+            raise ValueError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
+                             f"{also}: merge their counts")
         seen.add(key)
-        cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"]))
+        cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"], retreat))
     total = sum(c.count for c in cells)
     if total > MAX_DESIGN_BOARDS:
         raise ValueError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
                          f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
     return Design(seed=seed, rows=cells[0].layout.rows, cols=cells[0].layout.cols, cells=tuple(cells))
+
+
+def _check_retreat(cell: dict, where: str) -> int | None:
+    """The cell's ``retreat`` (None when absent). Every move changes h by exactly one (grid graphs are
+    bipartite), so d* and h have the same parity and d* - h is even; h = 0 only at the goal."""
+    if "retreat" not in cell or cell["retreat"] is None:
+        return None
+    r = cell["retreat"]
+    if not _is_int(r) or r < 0:
+        raise ValueError(f"{where}.retreat must be an even integer >= 0, got {r!r}")
+    if r % 2:
+        raise ValueError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
+    if r >= cell["depth"]:
+        raise ValueError(f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 "
+                         "only at the goal)")
+    return r
 
 
 def _is_int(value) -> bool:

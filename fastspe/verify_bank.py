@@ -1,9 +1,16 @@
-"""Independent bank verifier: plain Python and NumPy, sharing no code with the kernels.
+"""Independent bank verifier: plain Python and NumPy, sharing no code with the kernels or the solver.
 
 It re-derives everything a bank claims from the rules alone: the goal of each layout, the
 free-cell graph distances (its own BFS), h(initial), and a replay of every certificate. A bank
-passes when h = depth = len(certificate), the certificate moves the blank legally from ``initial``
-to ``goal``, ``goal`` is the layout's goal, and no board or board_id repeats.
+passes when depth = len(certificate), the certificate moves the blank legally from ``initial``
+to ``goal``, ``goal`` is the layout's goal, no board or board_id repeats, and
+
+- for h-walk boards (``certificate_kind`` "h-walk", or no such column): h = depth, which proves the
+  certificate optimal (h is a lower bound);
+- for search-certified boards (``certificate_kind`` "search"): h <= depth, depth - h even and
+  ``retreat`` = depth - h; for depth <= ``OPTIMALITY_BOUND`` (30) a bidirectional breadth-first search
+  confirms that no plan shorter than depth exists. Deeper boards are not independently proved
+  optimal; ``optimality_note`` says how many there are (not a failure).
 """
 
 from __future__ import annotations
@@ -16,6 +23,12 @@ import pandas as pd
 
 SLICE = 20_000  # boards replayed at once: bounds memory and paces progress
 _DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+KINDS = ("h-walk", "search")
+# Search-certified boards up to this depth are proved optimal here: a ball of GOAL_RADIUS around the
+# goal (once per layout slice) meets a ball of depth - 2 - GOAL_RADIUS <= 12 around each board iff a
+# plan of depth - 2 moves or fewer exists (plan lengths keep one parity). About 30 ms a board on 4 x 4.
+OPTIMALITY_BOUND = 30
+GOAL_RADIUS = 16
 
 
 def _layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
@@ -69,6 +82,8 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
 
     expected = sorted([-1] * len(blocks) + list(range(rows * cols - len(blocks))))
     initial = np.zeros((len(group), rows * cols), dtype=np.int64)
+    kinds = group["certificate_kind"].tolist() if "certificate_kind" in group else ["h-walk"] * len(group)
+    retreats = group["retreat"].tolist() if "retreat" in group else [None] * len(group)
     for i, (init, g, depth, h, k, cert) in enumerate(zip(group["initial"], group["goal"], group["depth"], group["h"],
                                                          group["k"], group["certificate"])):
         init = list(init)
@@ -82,8 +97,16 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
             reject(i, f"k = {k} but the layout has {len(blocks)} blocked cells")
         if not isinstance(cert, str) or set(cert) - set(_DELTA):
             reject(i, "certificate holds characters other than U, D, L, R")
-        elif not (int(h) == int(depth) == len(cert)):
+        elif kinds[i] not in KINDS:
+            reject(i, f"certificate_kind {kinds[i]!r} is not one of {', '.join(KINDS)}")
+        elif kinds[i] == "h-walk" and not (int(h) == int(depth) == len(cert)):
             reject(i, f"h = {h}, depth = {depth} and len(certificate) = {len(cert)} differ")
+        elif int(depth) != len(cert):
+            reject(i, f"depth = {depth} but len(certificate) = {len(cert)}")
+        elif int(h) > int(depth) or (int(depth) - int(h)) % 2:
+            reject(i, f"depth = {depth} is below h = {h} or of the other parity")
+        elif retreats[i] is not None and int(retreats[i]) != int(depth) - int(h):
+            reject(i, f"retreat = {retreats[i]} but depth - h = {int(depth) - int(h)}")
     # h(initial) from the re-derived distances
     goal_cell = {v: c for c, v in enumerate(goal) if v > 0}
     tile_goal = np.array([goal_cell.get(v, 0) for v in range(rows * cols)])
@@ -124,6 +147,17 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
     reached = (board == np.array(goal)).all(axis=1)
     for i in np.flatnonzero(live & ~reached):
         reject(i, "the certificate does not end at the goal")
+    # search certificates: no shorter plan (checked up to OPTIMALITY_BOUND)
+    depths = group["depth"].to_numpy(np.int64)
+    prove = [i for i in range(len(group)) if ok[i] and kinds[i] == "search" and depths[i] <= OPTIMALITY_BOUND]
+    if prove:
+        radius = min(GOAL_RADIUS, int(depths[prove].max()) - 2)
+        near_goal = _ball(tuple(goal), radius, rows, cols, blocks)
+        for i in prove:
+            shorter = _shortest_within(tuple(initial[i].tolist()), int(depths[i]) - 2, near_goal, radius,
+                                       rows, cols, blocks)
+            if shorter is not None:
+                reject(i, f"a plan of {shorter} moves exists: the certificate's {depths[i]} moves are not optimal")
     # no board repeats within a layout
     for i in range(len(group)):
         key = initial[i].tobytes()
@@ -132,6 +166,58 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
         seen.setdefault(key, ids[i])
     for i in sorted(reasons):
         yield ids[i], reasons[i]
+
+
+def _ball(start: tuple, radius: int, rows: int, cols: int, blocks: tuple[int, ...]) -> dict[tuple, int]:
+    """Every board within ``radius`` moves of ``start``, with its distance (breadth-first)."""
+    dist = {start: 0}
+    frontier = [start]
+    for r in range(1, radius + 1):
+        step = []
+        for board in frontier:
+            blank = board.index(0)
+            br, bq = divmod(blank, cols)
+            for dr, dq in _DELTA.values():
+                rr, qq = br + dr, bq + dq
+                t = rr * cols + qq
+                if 0 <= rr < rows and 0 <= qq < cols and t not in blocks:
+                    nxt = list(board)
+                    nxt[blank], nxt[t] = board[t], 0
+                    nxt = tuple(nxt)
+                    if nxt not in dist:
+                        dist[nxt] = r
+                        step.append(nxt)
+        frontier = step
+    return dist
+
+
+def _shortest_within(board: tuple, limit: int, near_goal: dict, goal_radius: int, rows: int, cols: int,
+                     blocks: tuple[int, ...]):
+    """The length of a plan from ``board`` of at most ``limit`` moves if there is one, else None.
+
+    ``near_goal`` is the ball of ``goal_radius`` around the goal: a plan of L <= limit moves passes
+    through a board within limit - goal_radius of ``board`` and within goal_radius of the goal (or,
+    when L <= goal_radius, ``board`` is in the ball itself).
+    """
+    if limit < 0:
+        return None
+    if limit <= goal_radius:
+        d = near_goal.get(board)
+        return d if d is not None and d <= limit else None
+    around = _ball(board, limit - goal_radius, rows, cols, blocks)
+    best = min((d + near_goal[b] for b, d in around.items() if b in near_goal), default=None)
+    return best if best is not None and best <= limit else None
+
+
+def optimality_note(bank: pd.DataFrame) -> str | None:
+    """A line for the verify summary when search-certified boards lie above ``OPTIMALITY_BOUND``."""
+    if "certificate_kind" not in bank:
+        return None
+    deep = int(((bank["certificate_kind"] == "search") & (bank["depth"] > OPTIMALITY_BOUND)).sum())
+    if not deep:
+        return None
+    return (f"{deep:,} search-certified boards: optimality not independently checked above depth {OPTIMALITY_BOUND} "
+            "(their plans replay, h <= depth and the parity hold)")
 
 
 def verify_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:

@@ -7,8 +7,12 @@ fastspe 0.2 (boards as plain integer lists, no digest) still read.
 ``check_bank_table`` is the cheap check that every reader and ``score``/``run`` rely on: schema
 (columns, types, nulls, ranges) and meaning (each layout valid and connected, each goal the layout's,
 each initial board a permutation of the tiles with -1 exactly on the blocks, ``h`` equal to h(initial),
-``depth == h == len(certificate)`` for h-certified boards, board ids unique). The full certificate
-replay stays in ``fastspe bank verify``. All checks are vectorized over the boards.
+``depth == len(certificate)``, ``depth == h`` for h-walk boards and ``h <= depth`` of the same parity for
+search-certified ones, ``retreat == depth - h``, board ids unique). The full certificate replay stays in
+``fastspe bank verify``. All checks are vectorized over the boards.
+
+The optional columns ``retreat`` and ``certificate_kind`` come with search-certified boards (banks with a
+retreat cell have them on every row); a bank without them is all h-walk boards (retreat 0).
 """
 
 from __future__ import annotations
@@ -209,7 +213,7 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     names = BANK_COLUMNS + [c for c in OPTIONAL_COLUMNS
                             if c in table.column_names and table.column(c).null_count < table.num_rows]
     table = table.select(names)
-    for name in BANK_COLUMNS:
+    for name in names:  # an optional column, once present, is filled on every row
         column = table.column(name)
         if column.null_count:
             at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
@@ -436,6 +440,12 @@ def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayo
     at.first(~searched & (h != depth), lambda i: f"depth is {depth[i]} but h is {h[i]}: an h-certified board has "
                                                  "depth = h")
     at.first(searched & (h > depth), lambda i: f"depth is {depth[i]}, below its lower bound h = {h[i]}")
+    # every move changes h by one, so a plan of length depth from h to 0 has depth - h even
+    at.first((depth - h) % 2 != 0, lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of "
+                                             "that length reaches the goal")
+    if "retreat" in ints:
+        retreat = ints["retreat"]
+        at.first(retreat != depth - h, lambda i: f"retreat is {retreat[i]} but depth - h is {depth[i] - h[i]}")
 
 
 def boards_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""Certified-walk proposals: random walks from the goal in which every step raises h by one.
+"""Walk proposals from the goal: certified walks (every step raises h by one) and plain random walks.
 
-After ``depth`` such steps h(s) = depth, and the reversed walk is a legal plan of length depth
-back to the goal, so the shortest plan length d* = h(s) is certified (lower bound = witness).
+After ``depth`` certified steps h(s) = depth, and the reversed walk is a legal plan of length depth
+back to the goal, so the shortest plan length d* = h(s) is certified (lower bound = witness). A plain
+walk ends anywhere: its d* comes from an exact search (``fastspe.bank_search``).
 """
 
 from __future__ import annotations
@@ -93,3 +94,58 @@ def propose_walks(goal, moves, raises, depth, seed, stream, start, count):
         key = stream_key(seed, stream, start + i)
         ok[i] = _walk(goal, moves, raises, depth, key, boards[i], paths[i])
     return boards, paths, ok
+
+
+@njit
+def _random_walk(goal, moves, length, key, board):
+    """A walk of the blank of ``length`` steps from the goal into ``board`` (int8), never undoing the
+    step before (a free cell always has a neighbour: layouts are connected with >= 2 free cells)."""
+    blank = 0
+    for c in range(goal.shape[0]):
+        board[c] = goal[c]
+        if goal[c] == 0:
+            blank = c
+    back = -1  # the cell the blank just left
+    for step in range(length):
+        count = 0
+        for d in range(4):
+            t = moves[blank, d]
+            if t >= 0 and t != back:
+                count += 1
+        target = back  # a dead end (count == 0): the only way out is back
+        if count > 0:
+            r = random_below(key, step, count)
+            for d in range(4):
+                t = moves[blank, d]
+                if t >= 0 and t != back:
+                    if r == 0:
+                        target = t
+                        break
+                    r -= 1
+        board[blank] = board[target]
+        board[target] = 0
+        back = blank
+        blank = target
+
+
+@njit(parallel=True)
+def propose_random_walks(goal, moves, length, seed, stream, start, count):
+    """Proposals ``start .. start + count - 1`` of a search-certified cell: plain random walks, in parallel.
+
+    Proposal i walks ``length`` steps with the key (seed, stream, start + i), never undoing a step.
+
+    Parameters
+    ----------
+    goal : int8 (cells,)
+    moves : int16 (cells, 4), see ``kernels.graph``
+    length, seed, stream, start, count : int
+
+    Returns
+    -------
+    boards : int8 (count, cells), each walk's end state
+    """
+    cells = goal.shape[0]
+    boards = np.empty((count, cells), dtype=np.int8)
+    for i in prange(count):
+        _random_walk(goal, moves, length, stream_key(seed, stream, start + i), boards[i])
+    return boards
