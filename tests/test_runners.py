@@ -573,9 +573,11 @@ def test_run_log_scores(server, bank, tmp_path):
     run_model(bank.head(1), model, out, base_url=url, trials=2, max_connections=1, timeout=5, policy=FAST)
     table = read_responses(out, bank=bank)
     assert len(table) == 2  # the failed attempt is not an output
-    verdicts = score.score_responses(bank, table).sort_values("trial")
-    assert verdicts["status"].iloc[0] == "complete" and verdicts["optimal"].iloc[0]
-    assert verdicts["truncated"].tolist() == [False, True]
+    verdicts = score.score_responses(bank, table)
+    # one connection, but a trial in backoff after the 503 holds none: which trial gets which answer varies
+    assert sorted(verdicts["truncated"]) == [False, True]
+    whole = verdicts[~verdicts["truncated"]].iloc[0]
+    assert whole["status"] == "complete" and whole["optimal"]
 
 
 # --- baseline provider -----------------------------------------------------------------------------------------

@@ -313,6 +313,8 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
             except AttemptError as exc:
                 answer, error = None, exc
             latency = time.perf_counter() - t0
+            if error is not None and error.kind == FATAL:
+                stop.set()  # before the slot is freed: no waiting trial may send after a fatal answer
             limiter.release(slot, None if error is None else error.kind)
             rec = attempt_record(trial, attempt, ts, latency)
             if error is None:
