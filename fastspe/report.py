@@ -153,7 +153,7 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     order = options.labels.ordered(ranking) if options.labels else ranking
     names = display_names(order, options.labels)
     paired = _paired(sums, order, draws, seed, stage)
-    extra = _extra_tables(verdicts, order, runs)
+    extra = _extra_tables(verdicts, bank, order, runs)
     tables = paper_tables(verdicts, metrics, order, paired, names, options.interval_cells, extra)
     with atomic_dir(final) as out:
         write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
@@ -177,10 +177,14 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
     return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
 
 
-def _extra_tables(verdicts: pd.DataFrame, order: Sequence[str], runs) -> list[Table]:
+def _extra_tables(verdicts: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str], runs) -> list[Table]:
+    from .retreat_tables import retreat_table
     from .tables import trajectory_table
 
     extra = [trajectory_table(verdicts, order)]
+    by_retreat = retreat_table(verdicts, bank, order)  # None unless the bank has search-certified boards
+    if by_retreat is not None:
+        extra.append(by_retreat)
     if runs is not None:
         from .run_stats import run_stats_table
 

@@ -325,3 +325,25 @@ def test_retreat_table_order_and_absence():
     assert retreat_table(numbered(rows), bank.drop(columns=["retreat", "certificate_kind"]), ["A"]) is None
     with pytest.raises(InputError, match="board_id 'b' is not in the bank"):
         retreat_table(numbered(rows), bank.iloc[:1].assign(certificate_kind="search"), ["A"])
+
+
+def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
+    from fastspe.baselines import baseline_responses
+    from fastspe.boundary.verdicts import write_verdicts
+    from fastspe.cli import main
+    from fastspe.score import score_responses
+
+    write_bank(retreat_bank, tmp_path / "bank.parquet")
+    answers = pd.concat([baseline_responses(retreat_bank, p) for p in ("oracle", "greedy")], ignore_index=True)
+    write_verdicts(score_responses(retreat_bank, answers), tmp_path / "v.parquet")
+    assert main(["report", "--bank", str(tmp_path / "bank.parquet"), "--verdicts", str(tmp_path / "v.parquet"),
+                 "--out", str(tmp_path / "rep"), "--draws", "100", "--no-figures"]) == 0
+    table = pd.read_csv(tmp_path / "rep" / "tables" / "by_retreat.csv")
+    assert {"retreat", "depth", "condition"} <= set(table.columns)
+    assert set(table["retreat"]) >= {0, 2, 4}
+    oracle = table[table["condition"] == "baseline:oracle"]
+    assert (oracle["C"] == 1.0).all()  # the certificate is optimal at every retreat
+    assert "### by_retreat" in (tmp_path / "rep" / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["bank", "verify", str(tmp_path / "bank.parquet")]) == 0
+    assert "search boards: plans optimal, retreat = depth - h" in capsys.readouterr().out

@@ -53,7 +53,7 @@ def cmd_build(args) -> int:
 
 def cmd_verify(args) -> int:
     from ..bank import read_bank
-    from ..verify_bank import verify_bank
+    from ..verify_bank import optimality_note, verify_bank
 
     bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
     with progress("bank verify", len(bank), "boards") as update:
@@ -63,7 +63,13 @@ def cmd_verify(args) -> int:
     if failures:
         say(f"{len(failures)} of {len(bank)} boards failed verification", err=True)
         return 1
-    say(f"ok: all {len(bank):,} boards verified (h = depth = certificate length, certificate reaches the goal, no repeats)")
+    search = int((bank["certificate_kind"] == "search").sum()) if "certificate_kind" in bank else 0
+    kinds = "h = depth = certificate length" if not search else \
+        f"h-walk boards: h = depth; {search:,} search boards: plans optimal, retreat = depth - h"
+    say(f"ok: all {len(bank):,} boards verified ({kinds}; certificates reach the goal in depth moves, no repeats)")
+    note = optimality_note(bank)
+    if note:
+        say(f"note: {note}", err=True)
     return 0
 
 
