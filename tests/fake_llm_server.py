@@ -213,7 +213,7 @@ def _handler_for(server: FakeLLMServer):
             if action.kind == "truncated":
                 data = json.dumps(body).encode()
                 return self._send_bytes(200, data[: len(data) // 2], rid)
-            seen.answered = self._send(200, body, rid)
+            seen.answered = self._send(200, body, {**rid, **action.headers})  # e.g. rate-limit headers
 
         def _send(self, code: int, body: dict, headers: dict) -> bool:
             return self._send_bytes(code, json.dumps(body).encode(), headers)

@@ -21,6 +21,7 @@ MAX_SECONDS = 86_400.0
 MAX_PRICE_USD = 1e6
 MAX_BUDGET_USD = 1e9
 MAX_TEMPERATURE = 10.0
+MAX_RATE = 1e12
 
 
 def condition_name(text: str) -> str:
@@ -86,6 +87,11 @@ def register(subparsers) -> None:
                    help="dollars per million output tokens (default: 0)")
     p.add_argument("--budget", type=float_option(0, MAX_BUDGET_USD, above=True), metavar="USD",
                    help="stop before the log's cost for this condition would exceed USD (needs prices and --max-tokens)")
+    p.add_argument("--rpm", type=float_option(0, MAX_RATE, above=True), metavar="N",
+                   help="at most N requests a minute, for servers that send no rate-limit headers (default: no "
+                        "ceiling; OpenAI's and Anthropic's headers pace sends in any case)")
+    p.add_argument("--tpm", type=float_option(0, MAX_RATE, above=True), metavar="N",
+                   help="at most N tokens a minute (input estimate plus --max-tokens per request) (default: no ceiling)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
     p.set_defaults(func=run_command)
 
@@ -132,7 +138,8 @@ def run_command(args: argparse.Namespace) -> int:
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
-                            progress=update, notify=lambda message: say(message, err=True), condition=condition)
+                            progress=update, notify=lambda message: say(message, err=True), condition=condition,
+                            rpm=args.rpm, tpm=args.tpm)
     say(_summary_text(summary))
     _report_torn(summary, args.out)
     if summary.fatal_error:
@@ -159,7 +166,7 @@ def _settings(args: argparse.Namespace):
 
 # Options that only shape requests to a model; a baseline planner sends none.
 MODEL_ONLY = ("temperature", "max_tokens", "top_p", "stop", "reasoning_effort", "thinking_budget", "extra_body",
-              "base_url", "budget")
+              "base_url", "budget", "rpm", "tpm")
 
 
 def _refuse_model_options(args: argparse.Namespace) -> None:
@@ -194,6 +201,7 @@ def _estimate_text(est) -> str:
 def _summary_text(s) -> str:
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(s.failures.items())) or "none"
     cost = f", spent ${s.spent_usd:.4f} in all" if s.spent_usd else ""
+    paced = f", {s.paced} send(s) paced by rate limits" if s.paced else ""
     return (f"{s.condition}: {s.planned} trials, {s.already_complete} already complete, {s.requested} sent, "
             f"{s.completed} answered, {s.remaining} without an answer; {s.attempts} attempt(s), "
-            f"failures {failures}{cost}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")
+            f"failures {failures}{cost}{paced}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
+from .pacing import rate_limits
 from .openai_runner import TRIAL_HEADER
 
 # The messages API requires max_tokens; this is sent (and recorded) when --max-tokens is not given.
@@ -101,6 +102,7 @@ class AnthropicMessages:
             return Completion(
                 text=text,
                 returned_model=msg.model,
+                rate_limits=rate_limits(raw.headers),
                 request_id=request_id_from(raw.headers) or msg.id,
                 http_status=raw.status_code,
                 finish_reason=FINISH_REASONS.get(msg.stop_reason, msg.stop_reason),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..generation import GenerationSettings, split_model  # noqa: F401 (re-exported: part of the runners API)
 from .log import scrub
+from .pacing import RateLimits, rate_limits
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after
 
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -38,6 +39,7 @@ class Completion:
     output_tokens: int | None
     reasoning_tokens: int | None = None
     raw_finish_reason: str | None = None  # the provider's own word (Anthropic stop_reason)
+    rate_limits: RateLimits | None = None  # what the rate-limit headers said is left
 
 
 def resolve_base_url(provider: str, base_url: str | None) -> str:
@@ -68,8 +70,8 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
         kind = kind_for_status(exc.status_code)
         if getattr(exc, "code", None) == "insufficient_quota":  # OpenAI's 429 for an empty account: waiting won't help
             kind = FATAL
-        return AttemptError(kind, message, http_status=exc.status_code,
-                            retry_after=parse_retry_after(headers), request_id=request_id_from(headers))
+        return AttemptError(kind, message, http_status=exc.status_code, retry_after=parse_retry_after(headers),
+                            request_id=request_id_from(headers), rate_limits=rate_limits(headers))
     if isinstance(exc, sdk.APITimeoutError):
         return AttemptError(TIMEOUT, message)
     if isinstance(exc, sdk.APIConnectionError):

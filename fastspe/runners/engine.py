@@ -34,6 +34,7 @@ from .base import GenerationSettings, resolve_base_url, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
 from .log import ERROR, OK, LogScan, RunLog, check_log_path, scan_run_log
 from .openai_runner import OpenAIChat
+from .pacing import Pacer
 from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
 
 PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
@@ -72,6 +73,7 @@ class RunSummary:
     interrupted: bool = False
     skipped_log_lines: int = 0
     fatal_error: str | None = None
+    paced: int = 0  # sends that waited for a rate limit to reset (headers, --rpm, --tpm)
     settings: GenerationSettings | None = None  # as sent (with provider defaults such as Anthropic's max_tokens)
 
     @property
@@ -207,7 +209,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
               settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
               budget: float | None = None, seed: int = 0, progress: Progress | None = None,
               stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
-              condition: str | None = None) -> RunSummary:
+              condition: str | None = None, rpm: float | None = None, tpm: float | None = None) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     Parameters
@@ -267,7 +269,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         summary.skipped_log_lines = scan.torn_lines
         try:
             _send_all(summary, pending, provider, log, scan.attempts, Budget(budget, scan.spent_usd),
-                      AdaptiveLimiter(max_connections), policy, pricing, settings, seed, progress,
+                      AdaptiveLimiter(max_connections), Pacer(rpm, tpm), policy, pricing, settings, seed, progress,
                       stop or threading.Event(), notify or (lambda message: None))
         finally:
             provider.close()
@@ -275,7 +277,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
 
 
 def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, made: np.ndarray, wallet: Budget,
-              limiter: AdaptiveLimiter, policy: RetryPolicy, pricing: Pricing, settings: GenerationSettings,
+              limiter: AdaptiveLimiter, pacer: Pacer, policy: RetryPolicy, pricing: Pricing, settings: GenerationSettings,
               seed: int, progress: Progress | None, stop: threading.Event,
               notify: Callable[[str], None]) -> None:
     """Send ``pending`` trials on a thread pool bounded by ``limiter``; fill in ``summary``."""
@@ -298,11 +300,16 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
         rng = random.Random(f"{seed}:{trial.trial_id}")
         retries = {RATE_LIMIT: 0, "other": 0}
         worst = pricing.cost(input_tokens_upper(trial.prompt), settings.max_tokens) if pricing.priced else 0.0
+        tokens = input_tokens_upper(trial.prompt) + (settings.max_tokens or 0)  # what --tpm counts
         while not stop.is_set():
             if not wallet.reserve(worst):
                 return "budget", attempt
             slot = limiter.acquire(stop)
             if slot is None:
+                wallet.settle(worst, 0.0)
+                return "stopped", attempt
+            if not pacer.wait(tokens, stop):  # with the slot held: the headers of the last answer count
+                limiter.release(slot, "stopped")
                 wallet.settle(worst, 0.0)
                 return "stopped", attempt
             attempt += 1
@@ -313,6 +320,7 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
             except AttemptError as exc:
                 answer, error = None, exc
             latency = time.perf_counter() - t0
+            pacer.observe(answer.rate_limits if error is None else error.rate_limits)
             if error is not None and error.kind == FATAL:
                 stop.set()  # before the slot is freed: no waiting trial may send after a fatal answer
             limiter.release(slot, None if error is None else error.kind)
@@ -390,6 +398,7 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
     summary.requested, summary.attempts = sent
     report()
     summary.failures = {kind: n for kind, n in counters.counts.items() if kind != RETRIED}
+    summary.paced = pacer.waits
     summary.spent_usd = wallet.spent
     summary.budget_exhausted = wallet.exhausted
     if fatal:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
+from .pacing import rate_limits
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
 TRIAL_HEADER = "X-Fastspe-Trial-Id"
@@ -85,6 +86,7 @@ class OpenAIChat:
             return Completion(
                 text=choice.message.content or "",
                 returned_model=body.model,
+                rate_limits=rate_limits(raw.headers),
                 request_id=request_id_from(raw.headers) or body.id,
                 http_status=raw.status_code,
                 finish_reason=choice.finish_reason,

@@ -38,16 +38,19 @@ class AttemptError(Exception):
     retry_after : float or None
         Seconds the server asked to wait (Retry-After / retry-after-ms), uncapped.
     request_id : str or None
+    rate_limits : pacing.RateLimits or None
+        What the response's rate-limit headers said is left.
     """
 
     def __init__(self, kind: str, message: str, http_status: int | None = None,
-                 retry_after: float | None = None, request_id: str | None = None):
+                 retry_after: float | None = None, request_id: str | None = None, rate_limits=None):
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.http_status = http_status
         self.retry_after = retry_after
         self.request_id = request_id
+        self.rate_limits = rate_limits
 
     @property
     def retryable(self) -> bool:
