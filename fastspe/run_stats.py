@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .boundary.jsonl import read_object_lines
-from .boundary.responses import OK, TORN_LINE_EVENT
+from .boundary.responses import MARKER_EVENTS, OK
 
 COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
            "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
@@ -98,7 +98,7 @@ def _chunk_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
         table = read_object_lines(data, _PARSE)
     except (ValueError, pa.ArrowException):  # a torn line, an unexpected type, not UTF-8
         return _line_attempts(data, first_line, path)
-    table = table.filter(pc.invert(pc.fill_null(pc.equal(table["event"], TORN_LINE_EVENT), False))).drop(["event"])
+    table = table.filter(pc.invert(pc.fill_null(pc.is_in(table["event"], pa.array(MARKER_EVENTS)), False))).drop(["event"])
     if any(table[name].null_count for name in _REQUIRED):
         return _line_attempts(data, first_line, path)  # names the line
     return table, 0
@@ -119,7 +119,7 @@ def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
         if not isinstance(obj, dict):
             skipped += 1
             continue
-        if obj.get("event") == TORN_LINE_EVENT:
+        if obj.get("event") in MARKER_EVENTS:
             continue
         values = {name: _typed(obj.get(name), _ATTEMPTS.field(name).type) for name in columns}
         for name in _REQUIRED:

@@ -4,11 +4,19 @@ messages wire formats, for testing the runners over real HTTP (stdlib ``http.ser
 Each request asks ``server.script(request)`` (default: the next queued action, else ``ok()``) what
 to do: answer, answer late, fail with a status, drop the connection or send truncated JSON.
 Every request is recorded with its wire format, prompt, trial-id header and what was done.
+
+It also speaks OpenAI's Batch API (files upload and content, batches create, retrieve, list, cancel): a batch
+completes on its ``batch_polls``-th retrieve, when each request line of its input file goes through the same
+``server.script`` as an online request (recorded in ``seen`` with its ``custom_id`` as the trial id); answers go
+to the output file, scripted failures to the error file. ``batch_creations`` counts the batches created.
 """
 
 from __future__ import annotations
 
+import email.parser
+import itertools
 import json
+import re
 import socket
 import threading
 import time
@@ -96,6 +104,12 @@ class FakeLLMServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
+        self.batch_polls = 1  # a batch completes on this retrieve of it
+        self.batches: dict[str, dict] = {}
+        self.files: dict[str, bytes] = {}
+        self.batch_creations = 0
+        self._ids = itertools.count(1)
+        self._batch_lock = threading.Lock()
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
 
@@ -135,6 +149,53 @@ class FakeLLMServer:
         return [s.trial_id for s in self.seen if s.answered]
 
 
+def _new_id(server: FakeLLMServer, prefix: str) -> str:
+    with server._lock:
+        return f"{prefix}-{next(server._ids)}"
+
+
+def _multipart_file(content_type: str, raw: bytes) -> bytes:
+    """The ``file`` part of a multipart/form-data upload."""
+    message = email.parser.BytesParser().parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+    for part in message.get_payload():
+        if part.get_param("name", header="content-disposition") == "file":
+            return part.get_payload(decode=True)
+    raise ValueError("no file part")
+
+
+def _run_batch(server: FakeLLMServer, batch: dict) -> None:
+    """Answer every request line of ``batch``'s input file through ``server.script``, as the online endpoint does."""
+    out, err = [], []
+    for raw in server.files[batch["input_file_id"]].splitlines():
+        line = json.loads(raw)
+        with server._lock:
+            server.count += 1
+            n = server.count
+        seen = Seen(n, "openai", line["url"], line["body"], {"x-fastspe-trial-id": line["custom_id"]}, Action(),
+                    at=time.monotonic())
+        seen.action = action = server.script(seen)
+        server.record(seen)
+        result = {"id": f"batch_req_{n}", "custom_id": line["custom_id"], "error": None}
+        if action.kind == "ok":
+            result["response"] = {"status_code": 200, "request_id": f"req-{n}", "body": _openai_body(seen, action)}
+            seen.answered = True
+            out.append(result)
+        elif action.kind == "status":
+            body = _error_body("openai", action.status, f"scripted {action.status}", action.error_code)
+            result["response"] = {"status_code": action.status, "request_id": f"req-{n}", "body": body}
+            err.append(result)
+        else:  # drop, truncated: the request never got an answer
+            result.update(response=None, error={"code": "server_error", "message": f"scripted {action.kind}"})
+            err.append(result)
+    for name, lines in (("output_file_id", out), ("error_file_id", err)):
+        if lines:
+            file_id = _new_id(server, "file")
+            server.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+            batch[name] = file_id
+    batch.update(status="completed", completed_at=int(time.time()),
+                 request_counts={"total": len(out) + len(err), "completed": len(out), "failed": len(err)})
+
+
 def _openai_body(seen: Seen, a: Action) -> dict:
     words = len(a.text.split())
     return {"id": f"chatcmpl-{seen.n}", "object": "chat.completion", "created": int(time.time()),
@@ -161,6 +222,10 @@ def _error_body(wire: str, code: int, message: str, error_code: str | None = Non
                       "code": error_code}}
 
 
+def _public(batch: dict) -> dict:
+    return {k: v for k, v in batch.items() if k != "polls"}
+
+
 def _handler_for(server: FakeLLMServer):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -168,9 +233,69 @@ def _handler_for(server: FakeLLMServer):
         def log_message(self, *args):  # keep test output quiet
             pass
 
+        def _authorized(self) -> bool:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            sent_key = headers.get("authorization", "").removeprefix("Bearer ")
+            if server.key is None or sent_key == server.key:
+                return True
+            self._send(401, _error_body("openai", 401, f"Incorrect API key provided: {sent_key}"), {})
+            return False
+
+        def _batch_api(self, method: str, raw: bytes) -> bool:
+            """Serve a files or batches request; False for any other path."""
+            path = self.path.split("?")[0].rstrip("/")
+            if not re.match(r"/v1/(files|batches)(/|$)", path):
+                return False
+            if not self._authorized():
+                return True
+            if method == "POST" and path == "/v1/files":
+                file_id = _new_id(server, "file")
+                server.files[file_id] = _multipart_file(self.headers["Content-Type"], raw)
+                self._send(200, {"id": file_id, "object": "file", "bytes": len(server.files[file_id]),
+                                 "created_at": int(time.time()), "filename": "input.jsonl", "purpose": "batch",
+                                 "status": "processed"}, {})
+            elif method == "GET" and (m := re.fullmatch(r"/v1/files/([^/]+)/content", path)):
+                data = server.files[m.group(1)]
+                self._send_bytes(200, data, {})
+            elif method == "POST" and path == "/v1/batches":
+                body = json.loads(raw)
+                batch = {"id": _new_id(server, "batch"), "object": "batch", "endpoint": body["endpoint"],
+                         "errors": None, "input_file_id": body["input_file_id"], "completion_window": "24h",
+                         "status": "validating", "output_file_id": None, "error_file_id": None,
+                         "created_at": int(time.time()), "metadata": body.get("metadata"), "polls": 0}
+                with server._lock:
+                    server.batch_creations += 1
+                    server.batches[batch["id"]] = batch
+                self._send(200, _public(batch), {})
+            elif method == "GET" and path == "/v1/batches":
+                data = [_public(b) for b in reversed(list(server.batches.values()))]  # newest first
+                self._send(200, {"object": "list", "data": data, "has_more": False,
+                                 "first_id": data[0]["id"] if data else None,
+                                 "last_id": data[-1]["id"] if data else None}, {})
+            elif m := re.fullmatch(r"/v1/batches/([^/]+)(/cancel)?", path):
+                batch = server.batches[m.group(1)]
+                with server._batch_lock:  # a batch runs once however many polls arrive at once
+                    if m.group(2) and batch["status"] not in ("completed", "cancelled"):
+                        batch["status"] = "cancelled"
+                    elif batch["status"] not in ("completed", "cancelled"):
+                        batch["polls"] += 1
+                        batch["status"] = "in_progress"
+                        if batch["polls"] >= server.batch_polls:
+                            _run_batch(server, batch)
+                self._send(200, _public(batch), {})
+            else:
+                self._send(404, _error_body("openai", 404, f"no route {method} {path}"), {})
+            return True
+
+        def do_GET(self):
+            if not self._batch_api("GET", b""):
+                self._send(404, _error_body("openai", 404, f"no route GET {self.path}"), {})
+
         def do_POST(self):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            if self._batch_api("POST", raw):
+                return
             wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
             headers = {k.lower(): v for k, v in self.headers.items()}
             with server._lock:

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ..io import table_format
 from .jsonl import read_object_lines
-from .responses import KEY, MAX_TRIAL, OK, REQUIRED, TORN_LINE_EVENT, unreadable_parquet
+from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
 PARQUET_ROWS = 1 << 18
@@ -167,14 +167,14 @@ class ResponseChecker:
         if "event" in table.column_names and table.column("event").null_count < table.num_rows:
             if not _is_text(table.column("event").type):
                 raise NeedsLineReader("event is not text")
-            marker = pc.fill_null(pc.equal(table.column("event"), TORN_LINE_EVENT), False)
+            marker = pc.fill_null(pc.is_in(table.column("event"), pa.array(MARKER_EVENTS)), False)
             markers, table = table.filter(marker), table.filter(pc.invert(marker))
             # a marker's own fields ("line") are no column of the line reader's records; Arrow cannot tell a
             # field that only markers fill from one that records hold as null, so leave that to the line reader
             for name in table.column_names if table.num_rows else ():  # (a batch of markers only scores nothing)
                 if name != "event" and table.column(name).null_count == table.num_rows \
                         and markers.column(name).null_count < len(markers):
-                    raise NeedsLineReader(f"a column ({name}) that only torn_line markers fill")
+                    raise NeedsLineReader(f"a column ({name}) that only marker records fill")
         for name in ("board_id", "condition", "response"):
             kind = table.column(name).type
             if not (_is_text(kind) or (name == "response" and pa.types.is_null(kind))):

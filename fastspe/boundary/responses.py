@@ -36,6 +36,9 @@ REQUIRED = ["board_id", "condition", "trial", "response"]
 OK = "ok"
 MAX_TRIAL = 2**31 - 1  # trial indices are 0..MAX_TRIAL (int32), so a trial always packs into a key
 TORN_LINE_EVENT = "torn_line"  # marker record a resumed run log writes after a torn line
+# marker records of `fastspe run --batch` (a batch about to be created, created, collected): no attempts
+BATCH_EVENTS = ("batch_pending", "batch_submitted", "batch_done")
+MARKER_EVENTS = (TORN_LINE_EVENT, *BATCH_EVENTS)  # records that readers skip
 _POS = "_pos"  # internal column: line (or row) number of each record in its source
 
 
@@ -103,6 +106,8 @@ def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
         elif obj.get("event") == TORN_LINE_EVENT:
             # a resumed run log names the torn line a killed run left behind it
             torn.add(obj.get("line"))
+        elif obj.get("event") in BATCH_EVENTS:
+            continue
         else:
             obj[_POS] = i + 1
             records.append(obj)

@@ -159,6 +159,21 @@ def _record_base(trial: Trial, condition: str, provider: str, model: str, base_u
             "prompt_text_sha256": prompt_sha256(trial.prompt)}
 
 
+def answer_fields(answer, cost: float | None) -> dict:
+    """The fields of a completed attempt's record (online or batch)."""
+    return dict(status=OK, response=answer.text, error_type=None, error=None, http_status=answer.http_status,
+                returned_model=answer.returned_model, request_id=answer.request_id, finish_reason=answer.finish_reason,
+                raw_finish_reason=answer.raw_finish_reason, input_tokens=answer.input_tokens,
+                output_tokens=answer.output_tokens, reasoning_tokens=answer.reasoning_tokens, cost_usd=cost)
+
+
+def error_fields(error: AttemptError) -> dict:
+    """The fields of a failed attempt's record (online or batch)."""
+    return dict(status=ERROR, response=None, error_type=error.kind, error=error.message,
+                http_status=error.http_status, returned_model=None, request_id=error.request_id, finish_reason=None,
+                raw_finish_reason=None, input_tokens=None, output_tokens=None, reasoning_tokens=None, cost_usd=None)
+
+
 def _settings_for(provider_name: str, settings: GenerationSettings) -> GenerationSettings:
     return PROVIDERS[provider_name].effective_settings(settings)
 
@@ -328,20 +343,12 @@ def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, 
             if error is None:
                 cost = pricing.cost(answer.input_tokens, answer.output_tokens) if pricing.priced else None
                 wallet.settle(worst, cost or 0.0)
-                rec.update(status=OK, response=answer.text, error_type=None, error=None,
-                           http_status=answer.http_status, returned_model=answer.returned_model,
-                           request_id=answer.request_id, finish_reason=answer.finish_reason,
-                           raw_finish_reason=answer.raw_finish_reason, input_tokens=answer.input_tokens,
-                           output_tokens=answer.output_tokens, reasoning_tokens=answer.reasoning_tokens,
-                           cost_usd=cost)
+                rec.update(answer_fields(answer, cost))
                 log.append(rec)
                 return "ok", attempt
             wallet.settle(worst, 0.0)
             counters.add(error.kind)
-            rec.update(status=ERROR, response=None, error_type=error.kind, error=error.message,
-                       http_status=error.http_status, returned_model=None, request_id=error.request_id,
-                       finish_reason=None, raw_finish_reason=None, input_tokens=None, output_tokens=None,
-                       reasoning_tokens=None, cost_usd=None)
+            rec.update(error_fields(error))
             log.append(rec)
             if error.kind == FATAL:
                 fatal.append(error)

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..responses import TORN_LINE_EVENT
+from ..responses import MARKER_EVENTS, TORN_LINE_EVENT
 
 OK = "ok"
 ERROR = "error"
@@ -164,7 +164,7 @@ def _torn_tail_line(path: Path) -> int:
 def read_run_log(path) -> tuple[list[dict], int]:
     """The attempt records of a run log and the number of lines skipped as torn or not JSON objects.
 
-    Marker records (a resumed run naming a torn line) are not attempts and are left out.
+    Marker records (a resumed run naming a torn line, a batch's submission) are not attempts and are left out.
 
     A missing file reads as no records.
     """
@@ -184,7 +184,7 @@ def read_run_log(path) -> tuple[list[dict], int]:
                 continue
             if not isinstance(obj, dict):
                 skipped += 1
-            elif obj.get("event") != TORN_LINE_EVENT:
+            elif obj.get("event") not in MARKER_EVENTS:
                 records.append(obj)
     return records, skipped
 
@@ -255,6 +255,8 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
                 bad_lines.append((lineno, "not a JSON object"))
             elif rec.get("event") == TORN_LINE_EVENT:
                 marked.add(rec.get("line"))
+            elif rec.get("event") in MARKER_EVENTS:
+                continue  # a batch marker: no attempt
             elif rec.get("condition") == condition:
                 _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes)
     for n, why in bad_lines:

@@ -79,23 +79,38 @@ class OpenAIChat:
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
-            body = raw.parse()
-            choice = body.choices[0]
-            usage = body.usage
-            details = getattr(usage, "completion_tokens_details", None) if usage else None
-            return Completion(
-                text=choice.message.content or "",
-                returned_model=body.model,
-                rate_limits=rate_limits(raw.headers),
-                request_id=request_id_from(raw.headers) or body.id,
-                http_status=raw.status_code,
-                finish_reason=choice.finish_reason,
-                input_tokens=usage.prompt_tokens if usage else None,
-                output_tokens=usage.completion_tokens if usage else None,
-                reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
-            )
+            return completion_of(raw.parse(), raw.headers, raw.status_code)
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
+    def wire_body(self, prompt: str, settings: GenerationSettings) -> dict:
+        """The JSON body one request sends (``extra_body`` merged in): a Batch API line carries it as is."""
+        kwargs = self.request(prompt, settings)
+        extra = kwargs.pop("extra_body", {})
+        return {**kwargs, **extra}
+
+    @property
+    def client(self):
+        """The SDK client (the batch runner uploads files and creates batches through it)."""
+        return self._client
+
     def close(self) -> None:
         self._client.close()
+
+
+def completion_of(body, headers=None, http_status: int = 200, request_id: str | None = None) -> Completion:
+    """A ``Completion`` from a parsed ``ChatCompletion`` (an online answer or one line of a batch's output)."""
+    choice = body.choices[0]
+    usage = body.usage
+    details = getattr(usage, "completion_tokens_details", None) if usage else None
+    return Completion(
+        text=choice.message.content or "",
+        returned_model=body.model,
+        rate_limits=rate_limits(headers),
+        request_id=request_id or request_id_from(headers) or body.id,
+        http_status=http_status,
+        finish_reason=choice.finish_reason,
+        input_tokens=usage.prompt_tokens if usage else None,
+        output_tokens=usage.completion_tokens if usage else None,
+        reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
+    )

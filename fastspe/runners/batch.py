@@ -1,0 +1,373 @@
+"""``fastspe run --batch``: the same trials through OpenAI's Batch API, at half price, resumable.
+
+Each round uploads one JSONL of requests (``custom_id`` = the trial id, ``body`` = the body the online mode
+sends), creates a batch, polls it and writes one run-log line per attempt, in the online format plus
+``batch_id``, ``custom_id`` and ``batch_provider``; failed requests go into a new batch, within the online
+mode's retry bounds. ``fastspe score`` and ``report`` read the log as they read an online one.
+
+A batch is paid for once it exists, so it must never be created twice and a killed run must find it. The log
+holds the batch's life as marker records, which readers skip like ``torn_line`` markers:
+
+- ``batch_pending`` (fsynced *before* the batch is created): a random token, the custom ids;
+- ``batch_submitted``: the token and the batch id, right after creation;
+- ``batch_done``: the token, once every result of the batch is in the log (or the batch was never created).
+
+Running the same command again polls and collects batches that are submitted but not done. A pending marker
+without its submitted one means "maybe created": the batch is looked up by the token in its ``metadata``
+(``batches.list``) instead of being created again. Collection skips trials the log already has from that
+batch, so a run killed mid-download writes each answer once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..generation import canonical_model
+from ..boundary.responses import BATCH_EVENTS
+from .base import KEY_SHAPED, MAX_ERROR_CHARS, GenerationSettings, classify_sdk_error
+from .cost import Budget, Pricing, input_tokens_upper
+from .engine import (Progress, RunSummary, Trial, _board_prompts, _identity_settings, _now, _provider_parts,
+                     _record_base, _scan, _settings_for, answer_fields, error_fields)
+from .log import OK, RunLog, check_log_path, scrub
+from .openai_runner import OpenAIChat, completion_of
+from .retry import BAD_RESPONSE, CLIENT, FATAL, RATE_LIMIT, SERVER, TIMEOUT, AttemptError, RetryPolicy, kind_for_status
+
+# OpenAI and Anthropic both bill batch requests at half the list price (--price-in/--price-out).
+BATCH_DISCOUNT = 0.5
+PENDING, SUBMITTED, DONE = BATCH_EVENTS
+ENDPOINT = "/v1/chat/completions"
+TOKEN_KEY = "fastspe_token"  # the batch's metadata key that finds it again
+MAX_REQUESTS = 50_000  # OpenAI's limit of requests per batch
+TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+LOOKUP_SLACK_S = 3600  # batches listed newest first: stop looking this long before the pending marker
+WRITE_CHUNK = 200  # attempt lines per fsync while collecting; a crash loses at most these, collected again
+
+
+def batch_pricing(pricing: Pricing) -> Pricing:
+    """The prices a batch request is billed at: ``BATCH_DISCOUNT`` times the list prices."""
+    return Pricing(pricing.price_in * BATCH_DISCOUNT, pricing.price_out * BATCH_DISCOUNT)
+
+
+def check_batch_provider(model: str) -> None:
+    """A ValueError for providers whose batch API fastspe does not speak yet."""
+    provider_name = model.replace("/", ":", 1).split(":", 1)[0]
+    if provider_name != "openai":
+        raise ValueError(f"--batch with {provider_name}: models is not yet supported (only openai: models, "
+                         f"through OpenAI's Batch API); run without --batch")
+
+
+@dataclass
+class BatchSummary(RunSummary):
+    """A ``RunSummary`` plus the batches: how many were submitted and collected in this run."""
+
+    batches: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Open:
+    """A batch the log has a pending marker for and no done marker."""
+
+    token: str
+    custom_ids: list
+    created_after: float
+    batch_id: str | None = None
+    status: str = "submitted"
+
+
+def _open_batches(path: Path, condition: str) -> tuple[dict, dict]:
+    """The condition's open batches by token, and the custom ids logged per batch id (one pass over the log)."""
+    opened: dict[str, _Open] = {}
+    logged: dict[str, set] = {}
+    if not path.exists():
+        return opened, logged
+    with open(path, "rb") as fh:
+        for raw in fh:
+            try:
+                rec = json.loads(raw)
+            except ValueError:  # torn lines: scan_run_log has vetted them
+                continue
+            if not isinstance(rec, dict) or rec.get("condition") != condition:
+                continue
+            event = rec.get("event")
+            if event == PENDING:
+                opened[rec["token"]] = _Open(rec["token"], rec["custom_ids"], float(rec["created_after"]))
+            elif event == SUBMITTED and rec.get("token") in opened:
+                opened[rec["token"]].batch_id = rec["batch_id"]
+            elif event == DONE:
+                opened.pop(rec.get("token"), None)
+            elif rec.get("batch_id"):
+                logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
+    return opened, logged
+
+
+def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int = 3, timeout: float = 120.0,
+              policy: RetryPolicy = RetryPolicy(), settings: GenerationSettings = GenerationSettings(),
+              pricing: Pricing = Pricing(), budget: float | None = None, poll_interval: float = 30.0,
+              progress: Progress | None = None, stop: threading.Event | None = None,
+              condition: str | None = None) -> BatchSummary:
+    """Answer every trial of ``bank`` with ``model`` through the Batch API, appending to ``out``.
+
+    The parameters are ``run_model``'s; ``poll_interval`` is the seconds between polls of a batch. Costs are
+    logged at batch prices (``BATCH_DISCOUNT`` of ``pricing``). Stopping (``stop``, Ctrl-C) leaves batches on the
+    server; the same call again collects them.
+    """
+    check_batch_provider(model)
+    provider_name, name, _ = _provider_parts(model, base_url)
+    condition = canonical_model(model) if condition is None else condition
+    check_log_path(out)
+    settings = _settings_for(provider_name, settings)
+    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
+        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
+    if not 0 <= poll_interval < float("inf"):
+        raise ValueError(f"poll interval must be a finite number of seconds >= 0, got {poll_interval}")
+    boards = _board_prompts(bank)
+    identity = _identity_settings(provider_name, name, settings.as_dict())
+    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
+    planned = len(boards.board_ids) * trials
+    summary = BatchSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
+                           skipped_log_lines=scan.torn_lines, settings=settings)
+    if not pending:
+        return summary
+    provider = OpenAIChat(name, base_url=base_url, timeout=timeout)
+    try:
+        with RunLog(out, secrets=provider.secrets) as log:
+            run = _BatchRun(summary, provider, log, boards, trials, identity, settings, batch_pricing(pricing),
+                            policy, Budget(budget, scan.spent_usd), poll_interval, progress,
+                            stop or threading.Event())
+            run.run()
+    finally:
+        provider.close()
+    return summary
+
+
+class _BatchRun:
+    """One ``run_batch`` call: rounds of (resume or submit, poll, collect) until nothing is left to send."""
+
+    def __init__(self, summary: BatchSummary, provider: OpenAIChat, log: RunLog, boards, trials: int, identity: dict,
+                 settings: GenerationSettings, pricing: Pricing, policy: RetryPolicy, wallet: Budget,
+                 poll_interval: float, progress: Progress | None, stop: threading.Event):
+        self.summary, self.provider, self.client, self.log = summary, provider, provider.client, log
+        self.boards, self.trials, self.identity, self.settings = boards, trials, identity, settings
+        self.pricing, self.policy, self.wallet = pricing, policy, wallet
+        self.poll_interval, self.progress, self.stop = poll_interval, progress, stop
+        self.path = log.path
+        self.condition = summary.condition
+        self.last_error: dict[str, AttemptError] = {}  # trial id -> its latest failure in this run
+        self.retries: dict[str, list] = {}  # trial id -> [429 retries, other retries] in this run
+        self.sent: set = set()
+        self.reserved: dict[str, float] = {}  # token -> budget reserved for its batch in this run
+        self.states = {"submitted": 0, "in_progress": 0, "completed": 0}
+        self.answered = self.total = 0
+
+    def run(self) -> None:
+        summary = self.summary
+        self.total = summary.planned - summary.already_complete
+        self._report()
+        try:
+            while not self.stop.is_set():
+                scan, pending = _scan(self.path, self.condition, self.boards, self.trials, self.identity)
+                opened, logged = _open_batches(self.path, self.condition)
+                if opened:
+                    self._finish(opened, logged, scan, pending)
+                    continue
+                todo = [] if self.wallet.exhausted else [t for t in pending if self._may_send(t)]
+                if not todo or summary.fatal_error:
+                    break
+                self._submit(todo)
+        except KeyboardInterrupt:
+            summary.interrupted = True  # the batches stay on the server: the same command collects them
+        except AttemptError as exc:  # creating or polling a batch failed
+            summary.fatal_error = exc.message
+        scan, pending = _scan(self.path, self.condition, self.boards, self.trials, self.identity)
+        summary.completed = summary.planned - len(pending) - summary.already_complete
+        summary.failed = sum(1 for t in pending if t.trial_id in self.last_error)
+        summary.requested = len(self.sent)
+        summary.spent_usd = self.wallet.spent
+        summary.budget_exhausted = self.wallet.exhausted
+        summary.batches = dict(self.states)
+        self._report()
+
+    def _may_send(self, trial: Trial) -> bool:
+        """The online retry rule: a trial that failed in this run goes again only within the policy's bounds."""
+        error = self.last_error.get(trial.trial_id)
+        if error is None:
+            return True
+        rate, other = self.retries.setdefault(trial.trial_id, [0, 0])
+        return self.policy.allows(error, rate, other)
+
+    # --- submitting ------------------------------------------------------------------------------------------
+
+    def _submit(self, todo: list[Trial]) -> None:
+        worst = [self.pricing.cost(input_tokens_upper(t.prompt), self.settings.max_tokens)
+                 if self.pricing.priced else 0.0 for t in todo]
+        fits = 0
+        while fits < len(todo) and self.wallet.reserve(worst[fits]):
+            fits += 1
+        for start in range(0, fits, MAX_REQUESTS):
+            chunk = todo[start:start + MAX_REQUESTS]
+            for t in chunk:
+                if t.trial_id in self.last_error:  # a retry: count it by the sort of its last failure
+                    self.retries[t.trial_id][self.last_error[t.trial_id].kind != RATE_LIMIT] += 1
+                self.sent.add(t.trial_id)
+            self._create(chunk, sum(worst[start:start + MAX_REQUESTS]))
+
+    def _create(self, chunk: list[Trial], reserved: float) -> None:
+        token = uuid.uuid4().hex
+        # Written and fsynced before the batch exists, so that a run killed during creation looks it up.
+        self.log.append({"event": PENDING, "condition": self.condition, "batch_provider": self.provider.provider,
+                         "token": token, "created_after": time.time(), "custom_ids": [t.trial_id for t in chunk],
+                         "timestamp": _now()})
+        self.reserved[token] = reserved
+        lines = (json.dumps({"custom_id": t.trial_id, "method": "POST", "url": ENDPOINT,
+                             "body": self.provider.wire_body(t.prompt, self.settings)}) for t in chunk)
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        batch = self._call(lambda: self.client.batches.create(
+            input_file_id=self.client.files.create(file=("fastspe-batch.jsonl", data), purpose="batch").id,
+            endpoint=ENDPOINT, completion_window="24h", metadata={TOKEN_KEY: token}))
+        self._mark_submitted(token, batch.id)
+        self.states["submitted"] += 1
+
+    def _mark_submitted(self, token: str, batch_id: str) -> None:
+        self.log.append({"event": SUBMITTED, "condition": self.condition, "batch_provider": self.provider.provider,
+                         "token": token, "batch_id": batch_id, "timestamp": _now()})
+
+    def _call(self, request):
+        """``request()`` with SDK failures as a secret-free ``AttemptError``."""
+        sdk = self.provider._sdk
+        try:
+            return request()
+        except sdk.APIError as exc:
+            raise classify_sdk_error(exc, sdk, self.provider.secrets) from None
+
+    # --- resuming, polling, collecting -----------------------------------------------------------------------
+
+    def _finish(self, opened: dict, logged: dict, scan, pending: list[Trial]) -> None:
+        """Find the batch of each pending marker, poll them all until they end, collect each as it ends."""
+        for entry in opened.values():
+            if entry.batch_id is None:
+                entry.batch_id = self._look_up(entry)
+                if entry.batch_id is None:  # never created: nothing to collect, its trials are free to send
+                    self._mark_done(entry)
+                    continue
+                self._mark_submitted(entry.token, entry.batch_id)
+        live = [e for e in opened.values() if e.batch_id is not None]
+        todo = {t.trial_id: t for t in pending}
+        made = scan.attempts.copy()
+        while live:
+            for entry in list(live):
+                batch = self._call(lambda: self.client.batches.retrieve(entry.batch_id))
+                entry.status = batch.status
+                if batch.status in TERMINAL:
+                    self._collect(entry, batch, logged.get(entry.batch_id, set()), todo, made)
+                    live.remove(entry)
+            self._report(live)
+            if live and self.stop.wait(self.poll_interval):
+                return
+
+    def _look_up(self, entry: _Open) -> str | None:
+        """The id of the batch created with ``entry``'s token, or None when none was."""
+        for batch in self._call(lambda: self.client.batches.list(limit=100)):
+            if (batch.metadata or {}).get(TOKEN_KEY) == entry.token:
+                return batch.id
+            if batch.created_at < entry.created_after - LOOKUP_SLACK_S:
+                return None
+        return None
+
+    def _collect(self, entry: _Open, batch, logged: set, todo: dict, made) -> None:
+        """One attempt line per request of ``batch`` not yet in the log, then its done marker."""
+        results: dict = {}
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if file_id:
+                text = self._call(lambda: self.client.files.content(file_id)).text
+                for raw in text.splitlines():
+                    if raw.strip():
+                        line = json.loads(raw)
+                        results[line.get("custom_id")] = line
+        missing = _missing_error(batch)
+        records, spent = [], 0.0
+        for cid in entry.custom_ids:
+            trial = todo.get(cid)
+            if trial is None or cid in logged:  # answered meanwhile, or logged before a kill
+                continue
+            made[trial.row, trial.trial] += 1
+            rec = _record_base(trial, self.condition, self.provider.provider, self.provider.model,
+                               self.provider.base_url, self.settings.as_dict())
+            rec.update(attempt=int(made[trial.row, trial.trial]), timestamp=_now(), latency_s=None)
+            answer, error = self._result(results.get(cid), missing)
+            if error is None:
+                cost = self.pricing.cost(answer.input_tokens, answer.output_tokens) if self.pricing.priced else None
+                spent += cost or 0.0
+                rec.update(answer_fields(answer, cost))
+                self.last_error.pop(cid, None)
+            else:
+                rec.update(error_fields(error))
+                self.last_error[cid] = error
+                self.summary.failures[error.kind] = self.summary.failures.get(error.kind, 0) + 1
+                if error.kind == FATAL:
+                    self.summary.fatal_error = error.message
+            rec.update(batch_id=batch.id, custom_id=cid, batch_provider=self.provider.provider)
+            records.append(rec)
+            if len(records) >= WRITE_CHUNK:
+                self._write(records)
+        self._write(records)
+        self.wallet.settle(self.reserved.pop(entry.token, 0.0), spent)
+        self._mark_done(entry, batch.id)
+        self.states["completed"] += 1
+
+    def _write(self, records: list) -> None:
+        self.log.append_many(records)
+        self.summary.attempts += len(records)
+        self.answered += sum(r["status"] == OK for r in records)
+        records.clear()
+
+    def _mark_done(self, entry: _Open, batch_id: str | None = None) -> None:
+        self.log.append({"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
+                         "token": entry.token, "batch_id": batch_id, "timestamp": _now()})
+
+    def _result(self, line: dict | None, missing: AttemptError):
+        """(Completion, None) or (None, AttemptError) for one line of a batch's output or error file."""
+        if line is None:
+            return None, missing
+        response = line.get("response") or {}
+        status, body, request_id = response.get("status_code"), response.get("body"), response.get("request_id")
+        sdk = self.provider._sdk
+        if status == 200:
+            try:
+                return completion_of(sdk.types.chat.ChatCompletion.model_validate(body), request_id=request_id), None
+            except (ValueError, TypeError, AttributeError, IndexError) as exc:
+                return None, self._error(BAD_RESPONSE, f"{type(exc).__name__}: {exc}",
+                                         status, request_id)
+        detail = (body or {}).get("error") if isinstance(body, dict) else None
+        detail = detail or line.get("error") or {}
+        message = ": ".join(str(x) for x in (detail.get("code"), detail.get("message")) if x) or f"HTTP {status}"
+        if status:
+            kind = FATAL if detail.get("code") == "insufficient_quota" else kind_for_status(int(status))
+        else:
+            kind = TIMEOUT if detail.get("code") == "batch_expired" else SERVER
+        return None, self._error(kind, message, status, request_id)
+
+    def _error(self, kind: str, message: str, status, request_id) -> AttemptError:
+        message = KEY_SHAPED.sub("[redacted]", scrub(message, self.provider.secrets))[:MAX_ERROR_CHARS]
+        return AttemptError(kind, message, http_status=status, request_id=request_id)
+
+    def _report(self, live: list | None = None) -> None:
+        if live is not None:
+            self.states["submitted"] = sum(e.status in ("submitted", "validating") for e in live)
+            self.states["in_progress"] = sum(e.status in ("in_progress", "finalizing", "cancelling") for e in live)
+        if self.progress is not None:
+            self.progress(self.answered, self.total, answered=self.answered, failed=len(self.last_error),
+                          spent_usd=self.wallet.spent, **self.states)
+
+
+def _missing_error(batch) -> AttemptError:
+    """The failure of a request that a batch ended without answering (expired, cancelled, failed validation)."""
+    errors = getattr(getattr(batch, "errors", None), "data", None) or []
+    why = "; ".join(f"{e.code}: {e.message}" for e in errors)[:MAX_ERROR_CHARS] or "no result for this request"
+    # An expired batch is worth another try; a cancelled or invalid one would end the same way again.
+    kind = TIMEOUT if batch.status == "expired" else CLIENT
+    return AttemptError(kind, f"batch {batch.status}: {why}")
