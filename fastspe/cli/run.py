@@ -92,6 +92,12 @@ def register(subparsers) -> None:
                         "ceiling; OpenAI's and Anthropic's headers pace sends in any case)")
     p.add_argument("--tpm", type=float_option(0, MAX_RATE, above=True), metavar="N",
                    help="at most N tokens a minute (input estimate plus --max-tokens per request) (default: no ceiling)")
+    p.add_argument("--batch", action="store_true",
+                   help="send through the provider's Batch API at half price (openai: only; results within 24 h); "
+                        "costs are logged at half of --price-in/--price-out; run the same command again to collect "
+                        "batches a stopped run left")
+    p.add_argument("--poll-interval", type=float_option(0, MAX_SECONDS), default=30.0, metavar="SECONDS",
+                   help="with --batch: seconds between polls of a batch (default: 30)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
     p.set_defaults(func=run_command)
 
@@ -108,6 +114,10 @@ def run_command(args: argparse.Namespace) -> int:
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
     condition = args.condition if args.condition is not None else canonical_model(args.model)
+    if args.batch:
+        from ..runners.batch import check_batch_provider
+
+        check_batch_provider(args.model)  # before any file: baselines and anthropic have no batch mode here
     if provider != "baseline":
         settings = settings_for(args.model, _settings(args))  # refuse what the provider refuses before any file
     else:
@@ -127,12 +137,26 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     pricing = Pricing(args.price_in, args.price_out)
     if args.dry_run:
+        if args.batch:
+            from ..runners.batch import BATCH_DISCOUNT, batch_pricing
+
+            pricing = batch_pricing(pricing)
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                            settings=settings, pricing=pricing, condition=condition)
-        say(_estimate_text(est))
+        say(_estimate_text(est) + (f" at batch prices ({BATCH_DISCOUNT:g} x --price-in/--price-out)"
+                                   if args.batch and pricing.priced else ""))
         return 0
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))
+    if args.batch:
+        from ..runners.batch import run_batch
+
+        with progress(f"run --batch {condition}", None, "trials") as update:
+            summary = run_batch(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
+                                timeout=args.timeout, policy=policy, settings=settings, pricing=pricing,
+                                budget=args.budget, poll_interval=args.poll_interval, progress=update,
+                                condition=condition)
+        return _finish(args, summary, condition)
     with progress(f"run {condition}", None, "trials") as update:
         # --seed is also the sampling seed here; unset, the jitter keeps its old seed 0.
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
@@ -140,6 +164,11 @@ def run_command(args: argparse.Namespace) -> int:
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
                             progress=update, notify=lambda message: say(message, err=True), condition=condition,
                             rpm=args.rpm, tpm=args.tpm)
+    return _finish(args, summary, condition)
+
+
+def _finish(args: argparse.Namespace, summary, condition: str) -> int:
+    """Print the summary; the exit status."""
     say(_summary_text(summary))
     _report_torn(summary, args.out)
     if summary.fatal_error:
@@ -202,6 +231,9 @@ def _summary_text(s) -> str:
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(s.failures.items())) or "none"
     cost = f", spent ${s.spent_usd:.4f} in all" if s.spent_usd else ""
     paced = f", {s.paced} send(s) paced by rate limits" if s.paced else ""
+    batches = getattr(s, "batches", None)
+    if batches:
+        paced += ", batches " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batches.items())
     return (f"{s.condition}: {s.planned} trials, {s.already_complete} already complete, {s.requested} sent, "
             f"{s.completed} answered, {s.remaining} without an answer; {s.attempts} attempt(s), "
             f"failures {failures}{cost}{paced}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")

@@ -206,8 +206,9 @@ class _BatchRun:
         worst = [self.pricing.cost(input_tokens_upper(t.prompt), self.settings.max_tokens)
                  if self.pricing.priced else 0.0 for t in todo]
         fits = 0
-        while fits < len(todo) and self.wallet.reserve(worst[fits]):
+        while fits < len(todo) and self.wallet.reserve(worst[fits]):  # the budget holds with every answer at worst
             fits += 1
+        todo = todo[:fits]
         for start in range(0, fits, MAX_REQUESTS):
             chunk = todo[start:start + MAX_REQUESTS]
             for t in chunk:
