@@ -259,13 +259,21 @@ class _BatchRun:
         live = [e for e in opened.values() if e.batch_id is not None]
         todo = {t.trial_id: t for t in pending}
         made = scan.attempts.copy()
+        failures = 0  # polls in a row that failed
         while live:
             for entry in list(live):
-                batch = self._call(lambda: self.client.batches.retrieve(entry.batch_id))
-                entry.status = batch.status
-                if batch.status in TERMINAL:
-                    self._collect(entry, batch, logged.get(entry.batch_id, set()), todo, made)
-                    live.remove(entry)
+                try:
+                    batch = self._call(lambda: self.client.batches.retrieve(entry.batch_id))
+                    entry.status = batch.status
+                    if batch.status in TERMINAL:
+                        self._collect(entry, batch, logged.get(entry.batch_id, set()), todo, made)
+                        live.remove(entry)
+                    failures = 0
+                except AttemptError as exc:
+                    # A dropped poll or download is tried again at the next poll (collecting is idempotent).
+                    failures += 1
+                    if not exc.retryable or failures > self.policy.max_retries:
+                        raise
             self._report(live)
             if live and self.stop.wait(self.poll_interval):
                 return
