@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import pandas as pd
 import pytest
 
-from tests.fake_llm_server import drop, ok, status
-from tests.test_runners import KEY, _bank_file, bank, keys, paper_bank, server  # noqa: F401 (fixtures)
+from tests.fake_llm_server import FakeLLMServer, drop, ok, status
+from tests.test_runners import KEY, REPO, _bank_file, bank, keys, paper_bank, server  # noqa: F401 (fixtures)
 from fastspe.cli import main
 from fastspe.responses import read_responses
 from fastspe.run_stats import run_stats
@@ -200,3 +205,43 @@ def test_batch_refuses_anthropic_and_baselines(bank, tmp_path, keys, capsys):  #
         assert "not yet supported" in capsys.readouterr().err
     with pytest.raises(ValueError, match="not yet supported"):
         run_batch(bank, "anthropic:claude-x", out)
+
+
+def test_sigkill_mid_poll_then_the_same_command_collects(keys, bank, tmp_path):  # noqa: F811
+    bank_file = _bank_file(bank, tmp_path)
+    out = tmp_path / "r.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "FASTSPE_NUMBA_CACHE": "1"}
+    with FakeLLMServer(key=KEY) as srv:
+        srv.batch_polls = 10**9  # the first process never sees its batch end
+        cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(bank_file), "--model", MODEL, "--out", str(out),
+               "--base-url", srv.openai_url, "--trials", "3", "--batch", "--poll-interval", "0.05"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not srv.batches.get("batch-2", {}).get("polls", 0) >= 2:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=30)
+        assert [m["event"] for m in markers(out)] == ["batch_pending", "batch_submitted"]
+        srv.batch_polls = 0
+        again = subprocess.run(cmd, env=env, capture_output=True, timeout=120)
+        assert again.returncode == 0, again.stderr.decode()
+        assert srv.batch_creations == 1 and sorted(Counter(srv.answered_trials()).values()) == [1] * 12
+    assert len([r for r in read_run_log(out)[0] if r["status"] == "ok"]) == 12
+    assert KEY.encode() not in out.read_bytes() + again.stdout + again.stderr
+
+
+def test_a_failed_poll_is_tried_again(server, bank, tmp_path, monkeypatch):
+    import openai
+
+    out = tmp_path / "r.jsonl"
+    server.batch_polls = 2
+    real, failed = openai.resources.batches.Batches.retrieve, []
+
+    def flaky(self, batch_id, **kw):  # the first poll's connection drops
+        if not failed:
+            failed.append(batch_id)
+            raise openai.APIConnectionError(request=None)
+        return real(self, batch_id, **kw)
+    monkeypatch.setattr(openai.resources.batches.Batches, "retrieve", flaky)
+    summary = batch(server, out, bank)
+    assert failed and summary.completed == 12 and server.batch_creations == 1
