@@ -96,23 +96,32 @@ class AnthropicMessages:
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
-            msg = raw.parse()
-            text = "".join(block.text for block in msg.content if block.type == "text")
-            usage = msg.usage
-            return Completion(
-                text=text,
-                returned_model=msg.model,
-                rate_limits=rate_limits(raw.headers),
-                request_id=request_id_from(raw.headers) or msg.id,
-                http_status=raw.status_code,
-                finish_reason=FINISH_REASONS.get(msg.stop_reason, msg.stop_reason),
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
-                raw_finish_reason=msg.stop_reason,
-            )
+            return completion_of(raw.parse(), raw.headers, raw.status_code)
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
+    @property
+    def client(self):
+        """The SDK client (the batch runner creates message batches through it)."""
+        return self._client
+
     def close(self) -> None:
         self._client.close()
+
+
+def completion_of(msg, headers=None, http_status: int = 200) -> Completion:
+    """A ``Completion`` from a parsed ``Message`` (an online answer or one result of a message batch)."""
+    text = "".join(block.text for block in msg.content if block.type == "text")
+    usage = msg.usage
+    return Completion(
+        text=text,
+        returned_model=msg.model,
+        rate_limits=rate_limits(headers),
+        request_id=request_id_from(headers) or msg.id,
+        http_status=http_status,
+        finish_reason=FINISH_REASONS.get(msg.stop_reason, msg.stop_reason),
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+        reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
+        raw_finish_reason=msg.stop_reason,
+    )

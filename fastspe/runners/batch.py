@@ -1,7 +1,7 @@
-"""``fastspe run --batch``: the same trials through OpenAI's Batch API, at half price, resumable.
+"""``fastspe run --batch``: the same trials through OpenAI's or Anthropic's batch API, at half price, resumable.
 
-Each round uploads one JSONL of requests (``custom_id`` = the trial id, ``body`` = the body the online mode
-sends), creates a batch, polls it and writes one run-log line per attempt, in the online format plus
+Each round creates a batch of requests (``custom_id`` = the trial id, the body the online mode sends; the
+adapters of ``batch_api.py``), polls it and writes one run-log line per attempt, in the online format plus
 ``batch_id``, ``custom_id`` and ``batch_provider``; failed requests go into a new batch, within the online
 mode's retry bounds. ``fastspe score`` and ``report`` read the log as they read an online one.
 
@@ -13,8 +13,8 @@ holds the batch's life as marker records, which readers skip like ``torn_line`` 
 - ``batch_done``: the token, once every result of the batch is in the log (or the batch was never created).
 
 Running the same command again polls and collects batches that are submitted but not done. A pending marker
-without its submitted one means "maybe created": the batch is looked up by the token in its ``metadata``
-(``batches.list``) instead of being created again. Collection skips trials the log already has from that
+without its submitted one means "maybe created": the batch is looked up (OpenAI: by the token in its
+``metadata``; Anthropic: by creation time and size) instead of being created again. Collection skips trials the log already has from that
 batch, so a run killed mid-download writes each answer once.
 """
 
@@ -27,24 +27,20 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..generation import canonical_model
 from ..boundary.responses import BATCH_EVENTS
-from .base import KEY_SHAPED, MAX_ERROR_CHARS, GenerationSettings, classify_sdk_error
+from ..generation import canonical_model
+from .base import GenerationSettings
+from .batch_api import ADAPTERS
 from .cost import Budget, Pricing, input_tokens_upper
-from .engine import (Progress, RunSummary, Trial, _board_prompts, _identity_settings, _now, _provider_parts,
-                     _record_base, _scan, _settings_for, answer_fields, error_fields)
-from .log import OK, RunLog, check_log_path, scrub
-from .openai_runner import OpenAIChat, completion_of
-from .retry import BAD_RESPONSE, CLIENT, FATAL, RATE_LIMIT, SERVER, TIMEOUT, AttemptError, RetryPolicy, kind_for_status
+from .engine import (PROVIDERS, Progress, RunSummary, Trial, _board_prompts, _identity_settings, _now,
+                     _provider_parts, _record_base, _scan, _settings_for, answer_fields, error_fields)
+from .log import OK, RunLog, check_log_path
+from .retry import FATAL, RATE_LIMIT, AttemptError, RetryPolicy
 
 # OpenAI and Anthropic both bill batch requests at half the list price (--price-in/--price-out).
 BATCH_DISCOUNT = 0.5
 PENDING, SUBMITTED, DONE = BATCH_EVENTS
-ENDPOINT = "/v1/chat/completions"
-TOKEN_KEY = "fastspe_token"  # the batch's metadata key that finds it again
-MAX_REQUESTS = 50_000  # OpenAI's limit of requests per batch
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
-LOOKUP_SLACK_S = 3600  # batches listed newest first: stop looking this long before the pending marker
+MAX_REQUESTS = 50_000  # requests per batch: OpenAI's limit (Anthropic's is 100,000)
 WRITE_CHUNK = 200  # attempt lines per fsync while collecting; a crash loses at most these, collected again
 
 
@@ -56,9 +52,9 @@ def batch_pricing(pricing: Pricing) -> Pricing:
 def check_batch_provider(model: str) -> None:
     """A ValueError for providers whose batch API fastspe does not speak yet."""
     provider_name = model.replace("/", ":", 1).split(":", 1)[0]
-    if provider_name != "openai":
-        raise ValueError(f"--batch with {provider_name}: models is not yet supported (only openai: models, "
-                         f"through OpenAI's Batch API); run without --batch")
+    if provider_name not in ADAPTERS:
+        raise ValueError(f"--batch with {provider_name}: is not supported (only openai: and anthropic: models "
+                         f"have a batch API); run without --batch")
 
 
 @dataclass
@@ -79,19 +75,25 @@ class _Open:
     status: str = "submitted"
 
 
-def _open_batches(path: Path, condition: str) -> tuple[dict, dict]:
-    """The condition's open batches by token, and the custom ids logged per batch id (one pass over the log)."""
+def _open_batches(path: Path, condition: str) -> tuple[dict, dict, set]:
+    """The condition's open batches by token, the custom ids logged per batch id and every batch id the log
+    knows (one pass over the log)."""
     opened: dict[str, _Open] = {}
     logged: dict[str, set] = {}
+    known: set = set()
     if not path.exists():
-        return opened, logged
+        return opened, logged, known
     with open(path, "rb") as fh:
         for raw in fh:
             try:
                 rec = json.loads(raw)
             except ValueError:  # torn lines: scan_run_log has vetted them
                 continue
-            if not isinstance(rec, dict) or rec.get("condition") != condition:
+            if not isinstance(rec, dict):
+                continue
+            if rec.get("event") == SUBMITTED:
+                known.add(rec.get("batch_id"))
+            if rec.get("condition") != condition:
                 continue
             event = rec.get("event")
             if event == PENDING:
@@ -102,7 +104,7 @@ def _open_batches(path: Path, condition: str) -> tuple[dict, dict]:
                 opened.pop(rec.get("token"), None)
             elif rec.get("batch_id"):
                 logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
-    return opened, logged
+    return opened, logged, known
 
 
 def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int = 3, timeout: float = 120.0,
@@ -133,7 +135,7 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
                            skipped_log_lines=scan.torn_lines, settings=settings)
     if not pending:
         return summary
-    provider = OpenAIChat(name, base_url=base_url, timeout=timeout)
+    provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)
     try:
         with RunLog(out, secrets=provider.secrets) as log:
             run = _BatchRun(summary, provider, log, boards, trials, identity, settings, batch_pricing(pricing),
@@ -148,10 +150,10 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
 class _BatchRun:
     """One ``run_batch`` call: rounds of (resume or submit, poll, collect) until nothing is left to send."""
 
-    def __init__(self, summary: BatchSummary, provider: OpenAIChat, log: RunLog, boards, trials: int, identity: dict,
+    def __init__(self, summary: BatchSummary, provider, log: RunLog, boards, trials: int, identity: dict,
                  settings: GenerationSettings, pricing: Pricing, policy: RetryPolicy, wallet: Budget,
                  poll_interval: float, progress: Progress | None, stop: threading.Event):
-        self.summary, self.provider, self.client, self.log = summary, provider, provider.client, log
+        self.summary, self.provider, self.api, self.log = summary, provider, ADAPTERS[provider.provider](provider), log
         self.boards, self.trials, self.identity, self.settings = boards, trials, identity, settings
         self.pricing, self.policy, self.wallet = pricing, policy, wallet
         self.poll_interval, self.progress, self.stop = poll_interval, progress, stop
@@ -171,9 +173,9 @@ class _BatchRun:
         try:
             while not self.stop.is_set():
                 scan, pending = _scan(self.path, self.condition, self.boards, self.trials, self.identity)
-                opened, logged = _open_batches(self.path, self.condition)
+                opened, logged, known = _open_batches(self.path, self.condition)
                 if opened:
-                    self._finish(opened, logged, scan, pending)
+                    self._finish(opened, logged, known, scan, pending)
                     continue
                 todo = [] if self.wallet.exhausted else [t for t in pending if self._may_send(t)]
                 if not todo or summary.fatal_error:
@@ -224,34 +226,21 @@ class _BatchRun:
                          "token": token, "created_after": time.time(), "custom_ids": [t.trial_id for t in chunk],
                          "timestamp": _now()})
         self.reserved[token] = reserved
-        lines = (json.dumps({"custom_id": t.trial_id, "method": "POST", "url": ENDPOINT,
-                             "body": self.provider.wire_body(t.prompt, self.settings)}) for t in chunk)
-        data = ("\n".join(lines) + "\n").encode("utf-8")
-        batch = self._call(lambda: self.client.batches.create(
-            input_file_id=self.client.files.create(file=("fastspe-batch.jsonl", data), purpose="batch").id,
-            endpoint=ENDPOINT, completion_window="24h", metadata={TOKEN_KEY: token}))
-        self._mark_submitted(token, batch.id)
+        batch_id = self.api.create(chunk, self.settings, token)
+        self._mark_submitted(token, batch_id)
         self.states["submitted"] += 1
 
     def _mark_submitted(self, token: str, batch_id: str) -> None:
         self.log.append({"event": SUBMITTED, "condition": self.condition, "batch_provider": self.provider.provider,
                          "token": token, "batch_id": batch_id, "timestamp": _now()})
 
-    def _call(self, request):
-        """``request()`` with SDK failures as a secret-free ``AttemptError``."""
-        sdk = self.provider._sdk
-        try:
-            return request()
-        except sdk.APIError as exc:
-            raise classify_sdk_error(exc, sdk, self.provider.secrets) from None
-
     # --- resuming, polling, collecting -----------------------------------------------------------------------
 
-    def _finish(self, opened: dict, logged: dict, scan, pending: list[Trial]) -> None:
+    def _finish(self, opened: dict, logged: dict, known: set, scan, pending: list[Trial]) -> None:
         """Find the batch of each pending marker, poll them all until they end, collect each as it ends."""
         for entry in opened.values():
             if entry.batch_id is None:
-                entry.batch_id = self._look_up(entry)
+                entry.batch_id = self.api.look_up(entry.token, entry.created_after, len(entry.custom_ids), known)
                 if entry.batch_id is None:  # never created: nothing to collect, its trials are free to send
                     self._mark_done(entry)
                     continue
@@ -263,10 +252,10 @@ class _BatchRun:
         while live:
             for entry in list(live):
                 try:
-                    batch = self._call(lambda: self.client.batches.retrieve(entry.batch_id))
-                    entry.status = batch.status
-                    if batch.status in TERMINAL:
-                        self._collect(entry, batch, logged.get(entry.batch_id, set()), todo, made)
+                    state = self.api.retrieve(entry.batch_id)
+                    entry.status = state.status
+                    if state.ended:
+                        self._collect(entry, state, logged.get(entry.batch_id, set()), todo, made)
                         live.remove(entry)
                     failures = 0
                 except AttemptError as exc:
@@ -278,26 +267,9 @@ class _BatchRun:
             if live and self.stop.wait(self.poll_interval):
                 return
 
-    def _look_up(self, entry: _Open) -> str | None:
-        """The id of the batch created with ``entry``'s token, or None when none was."""
-        for batch in self._call(lambda: self.client.batches.list(limit=100)):
-            if (batch.metadata or {}).get(TOKEN_KEY) == entry.token:
-                return batch.id
-            if batch.created_at < entry.created_after - LOOKUP_SLACK_S:
-                return None
-        return None
-
-    def _collect(self, entry: _Open, batch, logged: set, todo: dict, made) -> None:
-        """One attempt line per request of ``batch`` not yet in the log, then its done marker."""
-        results: dict = {}
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if file_id:
-                text = self._call(lambda: self.client.files.content(file_id)).text
-                for raw in text.splitlines():
-                    if raw.strip():
-                        line = json.loads(raw)
-                        results[line.get("custom_id")] = line
-        missing = _missing_error(batch)
+    def _collect(self, entry: _Open, state, logged: set, todo: dict, made) -> None:
+        """One attempt line per request of the batch not yet in the log, then its done marker."""
+        results, missing = self.api.results(state)
         records, spent = [], 0.0
         for cid in entry.custom_ids:
             trial = todo.get(cid)
@@ -307,7 +279,7 @@ class _BatchRun:
             rec = _record_base(trial, self.condition, self.provider.provider, self.provider.model,
                                self.provider.base_url, self.settings.as_dict())
             rec.update(attempt=int(made[trial.row, trial.trial]), timestamp=_now(), latency_s=None)
-            answer, error = self._result(results.get(cid), missing)
+            answer, error = results.get(cid, (None, missing))
             if error is None:
                 cost = self.pricing.cost(answer.input_tokens, answer.output_tokens) if self.pricing.priced else None
                 spent += cost or 0.0
@@ -319,13 +291,13 @@ class _BatchRun:
                 self.summary.failures[error.kind] = self.summary.failures.get(error.kind, 0) + 1
                 if error.kind == FATAL:
                     self.summary.fatal_error = error.message
-            rec.update(batch_id=batch.id, custom_id=cid, batch_provider=self.provider.provider)
+            rec.update(batch_id=entry.batch_id, custom_id=cid, batch_provider=self.provider.provider)
             records.append(rec)
             if len(records) >= WRITE_CHUNK:
                 self._write(records)
         self._write(records)
         self.wallet.settle(self.reserved.pop(entry.token, 0.0), spent)
-        self._mark_done(entry, batch.id)
+        self._mark_done(entry, entry.batch_id)
         self.states["completed"] += 1
 
     def _write(self, records: list) -> None:
@@ -338,45 +310,11 @@ class _BatchRun:
         self.log.append({"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
                          "token": entry.token, "batch_id": batch_id, "timestamp": _now()})
 
-    def _result(self, line: dict | None, missing: AttemptError):
-        """(Completion, None) or (None, AttemptError) for one line of a batch's output or error file."""
-        if line is None:
-            return None, missing
-        response = line.get("response") or {}
-        status, body, request_id = response.get("status_code"), response.get("body"), response.get("request_id")
-        sdk = self.provider._sdk
-        if status == 200:
-            try:
-                return completion_of(sdk.types.chat.ChatCompletion.model_validate(body), request_id=request_id), None
-            except (ValueError, TypeError, AttributeError, IndexError) as exc:
-                return None, self._error(BAD_RESPONSE, f"{type(exc).__name__}: {exc}",
-                                         status, request_id)
-        detail = (body or {}).get("error") if isinstance(body, dict) else None
-        detail = detail or line.get("error") or {}
-        message = ": ".join(str(x) for x in (detail.get("code"), detail.get("message")) if x) or f"HTTP {status}"
-        if status:
-            kind = FATAL if detail.get("code") == "insufficient_quota" else kind_for_status(int(status))
-        else:
-            kind = TIMEOUT if detail.get("code") == "batch_expired" else SERVER
-        return None, self._error(kind, message, status, request_id)
-
-    def _error(self, kind: str, message: str, status, request_id) -> AttemptError:
-        message = KEY_SHAPED.sub("[redacted]", scrub(message, self.provider.secrets))[:MAX_ERROR_CHARS]
-        return AttemptError(kind, message, http_status=status, request_id=request_id)
-
     def _report(self, live: list | None = None) -> None:
         if live is not None:
-            self.states["submitted"] = sum(e.status in ("submitted", "validating") for e in live)
-            self.states["in_progress"] = sum(e.status in ("in_progress", "finalizing", "cancelling") for e in live)
+            self.states["submitted"] = sum(e.status == "submitted" for e in live)
+            self.states["in_progress"] = sum(e.status == "in_progress" for e in live)
         if self.progress is not None:
             self.progress(self.answered, self.total, answered=self.answered, failed=len(self.last_error),
                           spent_usd=self.wallet.spent, **self.states)
 
-
-def _missing_error(batch) -> AttemptError:
-    """The failure of a request that a batch ended without answering (expired, cancelled, failed validation)."""
-    errors = getattr(getattr(batch, "errors", None), "data", None) or []
-    why = "; ".join(f"{e.code}: {e.message}" for e in errors)[:MAX_ERROR_CHARS] or "no result for this request"
-    # An expired batch is worth another try; a cancelled or invalid one would end the same way again.
-    kind = TIMEOUT if batch.status == "expired" else CLIENT
-    return AttemptError(kind, f"batch {batch.status}: {why}")

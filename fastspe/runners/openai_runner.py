@@ -83,12 +83,6 @@ class OpenAIChat:
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
-    def wire_body(self, prompt: str, settings: GenerationSettings) -> dict:
-        """The JSON body one request sends (``extra_body`` merged in): a Batch API line carries it as is."""
-        kwargs = self.request(prompt, settings)
-        extra = kwargs.pop("extra_body", {})
-        return {**kwargs, **extra}
-
     @property
     def client(self):
         """The SDK client (the batch runner uploads files and creates batches through it)."""
