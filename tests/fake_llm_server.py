@@ -5,8 +5,9 @@ Each request asks ``server.script(request)`` (default: the next queued action, e
 to do: answer, answer late, fail with a status, drop the connection or send truncated JSON.
 Every request is recorded with its wire format, prompt, trial-id header and what was done.
 
-It also speaks OpenAI's Batch API (files upload and content, batches create, retrieve, list, cancel): a batch
-completes on its ``batch_polls``-th retrieve, when each request line of its input file goes through the same
+It also speaks OpenAI's Batch API (files upload and content, batches create, retrieve, list, cancel) and
+Anthropic's Message Batches (create, retrieve, list, cancel, results): a batch completes on its
+``batch_polls``-th retrieve, when each request line of its input file goes through the same
 ``server.script`` as an online request (recorded in ``seen`` with its ``custom_id`` as the trial id); answers go
 to the output file, scripted failures to the error file. ``batch_creations`` counts the batches created.
 """
@@ -163,22 +164,54 @@ def _multipart_file(content_type: str, raw: bytes) -> bytes:
     raise ValueError("no file part")
 
 
+def _scripted(server: FakeLLMServer, wire: str, path: str, custom_id: str, body: dict) -> Seen:
+    """One request of a batch, seen and scripted as an online request (``seen.action`` says what to do)."""
+    with server._lock:
+        server.count += 1
+        n = server.count
+    seen = Seen(n, wire, path, body, {"x-fastspe-trial-id": custom_id}, Action(), at=time.monotonic())
+    seen.action = server.script(seen)
+    seen.answered = seen.action.kind == "ok"
+    server.record(seen)
+    return seen
+
+
+ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error",
+                    529: "overloaded_error"}
+
+
+def _run_anthropic_batch(server: FakeLLMServer, batch: dict) -> None:
+    results, counts = [], {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+    for request in batch.pop("requests"):
+        seen = _scripted(server, "anthropic", "/v1/messages", request["custom_id"], request["params"])
+        if seen.answered:
+            result = {"type": "succeeded", "message": _anthropic_body(seen, seen.action)}
+        else:
+            code = seen.action.status if seen.action.kind == "status" else 500
+            kind = ANTHROPIC_ERRORS.get(code, "api_error")  # a batch result carries no status, only the type
+            result = {"type": "errored", "error": {"type": "error", "error": {"type": kind,
+                                                                              "message": f"scripted {code}"}}}
+        counts[result["type"]] += 1
+        results.append({"custom_id": request["custom_id"], "result": result})
+    server.files[batch["id"]] = "".join(json.dumps(x) + "\n" for x in results).encode()
+    batch.update(processing_status="ended", request_counts=counts, ended_at=_iso(time.time()),
+                 results_url=f"{server.anthropic_url}/v1/messages/batches/{batch['id']}/results")
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
 def _run_batch(server: FakeLLMServer, batch: dict) -> None:
     """Answer every request line of ``batch``'s input file through ``server.script``, as the online endpoint does."""
     out, err = [], []
     for raw in server.files[batch["input_file_id"]].splitlines():
         line = json.loads(raw)
-        with server._lock:
-            server.count += 1
-            n = server.count
-        seen = Seen(n, "openai", line["url"], line["body"], {"x-fastspe-trial-id": line["custom_id"]}, Action(),
-                    at=time.monotonic())
-        seen.action = action = server.script(seen)
-        server.record(seen)
+        seen = _scripted(server, "openai", line["url"], line["custom_id"], line["body"])
+        action, n = seen.action, seen.n
         result = {"id": f"batch_req_{n}", "custom_id": line["custom_id"], "error": None}
         if action.kind == "ok":
             result["response"] = {"status_code": 200, "request_id": f"req-{n}", "body": _openai_body(seen, action)}
-            seen.answered = True
             out.append(result)
         elif action.kind == "status":
             body = _error_body("openai", action.status, f"scripted {action.status}", action.error_code)
@@ -223,7 +256,7 @@ def _error_body(wire: str, code: int, message: str, error_code: str | None = Non
 
 
 def _public(batch: dict) -> dict:
-    return {k: v for k, v in batch.items() if k != "polls"}
+    return {k: v for k, v in batch.items() if k not in ("polls", "requests")}
 
 
 def _handler_for(server: FakeLLMServer):
@@ -235,18 +268,51 @@ def _handler_for(server: FakeLLMServer):
 
         def _authorized(self) -> bool:
             headers = {k.lower(): v for k, v in self.headers.items()}
-            sent_key = headers.get("authorization", "").removeprefix("Bearer ")
+            sent_key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
             if server.key is None or sent_key == server.key:
                 return True
             self._send(401, _error_body("openai", 401, f"Incorrect API key provided: {sent_key}"), {})
             return False
 
+        def _message_batches(self, method: str, path: str, raw: bytes) -> None:
+            if method == "POST" and path == "/v1/messages/batches":
+                requests = json.loads(raw)["requests"]
+                batch = {"id": _new_id(server, "msgbatch"), "type": "message_batch", "processing_status": "in_progress",
+                         "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0, "canceled": 0,
+                                            "expired": 0},
+                         "created_at": _iso(time.time()), "expires_at": _iso(time.time() + 86400), "ended_at": None,
+                         "archived_at": None, "cancel_initiated_at": None, "results_url": None, "polls": 0,
+                         "requests": requests}
+                with server._lock:
+                    server.batch_creations += 1
+                    server.batches[batch["id"]] = batch
+                return self._send(200, _public(batch), {})
+            if method == "GET" and path == "/v1/messages/batches":
+                data = [_public(b) for b in reversed(list(server.batches.values())) if b["id"].startswith("msgbatch")]
+                return self._send(200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
+                                        "last_id": data[-1]["id"] if data else None}, {})
+            m = re.fullmatch(r"/v1/messages/batches/([^/]+)(/cancel|/results)?", path)
+            batch = server.batches.get(m.group(1)) if m else None
+            if batch is None:
+                return self._send(404, _error_body("anthropic", 404, f"no route {method} {path}"), {})
+            if m.group(2) == "/results":
+                return self._send_bytes(200, server.files[batch["id"]], {})
+            with server._batch_lock:
+                if batch["processing_status"] != "ended":
+                    batch["polls"] += 1
+                    if m.group(2) == "/cancel" or batch["polls"] >= server.batch_polls:
+                        _run_anthropic_batch(server, batch)
+            self._send(200, _public(batch), {})
+
         def _batch_api(self, method: str, raw: bytes) -> bool:
             """Serve a files or batches request; False for any other path."""
             path = self.path.split("?")[0].rstrip("/")
-            if not re.match(r"/v1/(files|batches)(/|$)", path):
+            if not re.match(r"/v1/(files|batches|messages/batches)(/|$)", path):
                 return False
             if not self._authorized():
+                return True
+            if path.startswith("/v1/messages/"):
+                self._message_batches(method, path, raw)
                 return True
             if method == "POST" and path == "/v1/files":
                 file_id = _new_id(server, "file")

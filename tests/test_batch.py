@@ -130,6 +130,59 @@ def test_1200_trials_killed_three_times_each_answered_once(server, paper_bank, t
     assert len(pd.read_parquet(scored)) == 1200
 
 
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_each_provider_killed_twice_and_resumed(server, bank, tmp_path, monkeypatch, wire):
+    model, url = (MODEL, server.openai_url) if wire == "openai" else ("anthropic:fake-claude", server.anthropic_url)
+    out = tmp_path / "r.jsonl"
+    server.batch_polls = 2
+    server.push(status(500), status(429), status(400), drop())
+    monkeypatch.setattr(batch_mod, "WRITE_CHUNK", 4)
+
+    def run(**kw):
+        return run_batch(bank, model, out, base_url=url, trials=3, poll_interval=0.01, pricing=PRICES,
+                         settings=SETTINGS, policy=RetryPolicy(max_retries=2, base_delay=0.01), **kw)
+    with monkeypatch.context() as m:  # killed after creating the batch, before logging its id
+        kill_when(m, before=event_is("batch_submitted"))
+        with pytest.raises(Killed):
+            run()
+    with monkeypatch.context() as m:  # killed after the first 4 answers of the batch are logged
+        kill_when(m, after=lambda records: any("batch_id" in r and "event" not in r for r in records))
+        with pytest.raises(Killed):
+            run()
+    assert len(read_run_log(out)[0]) == 4 and server.batch_creations == 1
+    summary = run()
+    # The run that logged the four failures was killed: as online, a new run gives them a new try (the 400 too).
+    assert server.batch_creations == 2 and summary.remaining == 0 and summary.completed == 12
+    records = read_run_log(out)[0]
+    done = [r for r in records if r["status"] == "ok"]
+    assert len(done) == 12 == len({(r["board_id"], r["trial"]) for r in done})
+    assert sorted(Counter(server.answered_trials()).values()) == [1] * 12
+    assert Counter(r["error_type"] for r in records if r["status"] == "error") == {
+        "server_error": 2, "rate_limit": 1, "client_error": 1}
+    for r in done:
+        assert r["batch_provider"] == wire and r["provider"] == wire and r["custom_id"] == r["trial_id"]
+        list_price = (r["input_tokens"] * PRICES.price_in + r["output_tokens"] * PRICES.price_out) / 1e6
+        assert r["cost_usd"] == pytest.approx(BATCH_DISCOUNT * list_price)
+    assert KEY.encode() not in out.read_bytes()
+
+
+def test_anthropic_look_up_refuses_to_guess(server, bank, tmp_path, monkeypatch):
+    """Two batches of the right size since a killed creation: which is ours cannot be told, so none is taken."""
+    out = tmp_path / "r.jsonl"
+    with monkeypatch.context() as m:
+        kill_when(m, before=event_is("batch_submitted"))
+        with pytest.raises(Killed):
+            run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=1)
+    import anthropic
+
+    client = anthropic.Anthropic(api_key=KEY, base_url=server.anthropic_url)
+    client.messages.batches.create(requests=[{"custom_id": f"x{i}", "params": {"model": "m", "max_tokens": 1,
+                                   "messages": [{"role": "user", "content": "hi"}]}} for i in range(4)])
+    with pytest.raises(ValueError, match="2 batches of that size"):
+        run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=1)
+    assert server.batch_creations == 2
+
+
 def test_failures_are_retried_within_the_policy_bounds(server, bank, tmp_path):
     out = tmp_path / "r.jsonl"
     doomed = {}
