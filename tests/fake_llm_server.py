@@ -180,9 +180,13 @@ ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error", 4
                     529: "overloaded_error"}
 
 
-def _run_anthropic_batch(server: FakeLLMServer, batch: dict) -> None:
+def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = False) -> None:
     results, counts = [], {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
     for request in batch.pop("requests"):
+        if cancel:
+            results.append({"custom_id": request["custom_id"], "result": {"type": "canceled"}})
+            counts["canceled"] += 1
+            continue
         seen = _scripted(server, "anthropic", "/v1/messages", request["custom_id"], request["params"])
         if seen.answered:
             result = {"type": "succeeded", "message": _anthropic_body(seen, seen.action)}
@@ -301,7 +305,7 @@ def _handler_for(server: FakeLLMServer):
                 if batch["processing_status"] != "ended":
                     batch["polls"] += 1
                     if m.group(2) == "/cancel" or batch["polls"] >= server.batch_polls:
-                        _run_anthropic_batch(server, batch)
+                        _run_anthropic_batch(server, batch, cancel=m.group(2) == "/cancel")
             self._send(200, _public(batch), {})
 
         def _batch_api(self, method: str, raw: bytes) -> bool:

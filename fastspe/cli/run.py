@@ -93,7 +93,7 @@ def register(subparsers) -> None:
     p.add_argument("--tpm", type=float_option(0, MAX_RATE, above=True), metavar="N",
                    help="at most N tokens a minute (input estimate plus --max-tokens per request) (default: no ceiling)")
     p.add_argument("--batch", action="store_true",
-                   help="send through the provider's Batch API at half price (openai: only; results within 24 h); "
+                   help="send through the provider's batch API at half price (results within 24 h); "
                         "costs are logged at half of --price-in/--price-out; run the same command again to collect "
                         "batches a stopped run left")
     p.add_argument("--poll-interval", type=float_option(0, MAX_SECONDS), default=30.0, metavar="SECONDS",

@@ -14,8 +14,8 @@ holds the batch's life as marker records, which readers skip like ``torn_line`` 
 
 Running the same command again polls and collects batches that are submitted but not done. A pending marker
 without its submitted one means "maybe created": the batch is looked up (OpenAI: by the token in its
-``metadata``; Anthropic: by creation time and size) instead of being created again. Collection skips trials the log already has from that
-batch, so a run killed mid-download writes each answer once.
+``metadata``; Anthropic: by creation time and size) instead of being created again. Collection skips trials
+the log already has from that batch, so a run killed mid-download writes each answer once.
 """
 
 from __future__ import annotations
@@ -245,6 +245,7 @@ class _BatchRun:
                     self._mark_done(entry)
                     continue
                 self._mark_submitted(entry.token, entry.batch_id)
+                known.add(entry.batch_id)  # no other pending marker may take it
         live = [e for e in opened.values() if e.batch_id is not None]
         todo = {t.trial_id: t for t in pending}
         made = scan.attempts.copy()
