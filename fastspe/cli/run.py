@@ -117,7 +117,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.batch:
         from ..runners.batch import check_batch_provider
 
-        check_batch_provider(args.model)  # before any file: baselines and anthropic have no batch mode here
+        check_batch_provider(args.model)  # before any file: baseline planners send no requests
     if provider != "baseline":
         settings = settings_for(args.model, _settings(args))  # refuse what the provider refuses before any file
     else:
