@@ -1,0 +1,140 @@
+"""Bank builds, scoring and bootstrap draws on Dask workers, bit-identical to one process.
+
+Every random stream in fastspe is counter-based, so work splits into index ranges whose results do
+not depend on who computes them: bootstrap draws by draw-index range, scoring by response batch, bank
+builds by proposal-index range. Workers compute the ranges; the driver keeps every step whose result
+depends on order (accepting boards, the duplicate-key check, writing files, percentiles) and consumes
+the ranges in order, so files and tables are byte-for-byte those of an in-process run.
+
+Dask is an extra (``fastspe[dask]``) and is imported only when a cluster is asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections import deque
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from .extras import require
+
+NEEDED_FOR = "--scheduler/--workers (running on Dask)"
+BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker before their task is submitted
+PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of boards and paths at d* = 40)
+
+
+@contextlib.contextmanager
+def cluster(scheduler: str | None = None, workers: int | None = None):
+    """A ``distributed.Client`` for the block, or None (in-process) when neither argument is given.
+
+    ``scheduler``: the address of a running Dask scheduler (``tcp://host:8786``). ``workers``: start a
+    local cluster of that many worker processes (one thread each; Numba kernels inside a task share the
+    machine's cores between them), stopped when the block ends. Workers import the same fastspe as
+    this process (its folder leads their ``PYTHONPATH``).
+    """
+    if scheduler is not None and workers is not None:
+        raise ValueError("give either a scheduler address or a number of workers, not both")
+    if scheduler is None and workers is None:
+        yield None
+        return
+    dd = require("distributed", NEEDED_FOR)
+    if scheduler is not None:
+        with dd.Client(scheduler) as client:
+            yield client
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    here = str(Path(__file__).resolve().parents[1])
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p),
+           "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
+    with dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                         silence_logs=logging.ERROR, env=env) as local, dd.Client(local) as client:
+        yield client
+
+
+def executor(client) -> Callable[..., Iterator] | None:
+    """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers; None for None."""
+    if client is None:
+        return None
+
+    def run(fn, shared, items, *args):
+        return ordered_map(client, fn, shared, items, *args)
+
+    return run
+
+
+def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int | None = None) -> Iterator:
+    """``fn(shared, item, *args)`` on the workers for each item, yielded in the order of ``items``.
+
+    ``shared`` goes to every worker once (broadcast), not with each task. Up to ``ahead`` tasks (default:
+    twice the worker threads) are in flight, so workers compute the next pieces while the caller consumes
+    this one (and ``items`` may be a generator that reads them from a file meanwhile). A task whose worker
+    dies is run again elsewhere by Dask; its result is the same, since it depends only on its inputs.
+    """
+    from dask.sizeof import sizeof
+
+    ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
+    [shared_future] = client.scatter([shared], broadcast=True, hash=False)
+    pending: deque = deque()
+    try:
+        for item in items:
+            if sizeof(item) > BIG_ITEM:  # a batch of answers goes to a worker directly, not through the scheduler
+                [item] = client.scatter([item], hash=False)
+            pending.append(client.submit(fn, shared_future, item, *args, pure=False))
+            if len(pending) >= ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        client.cancel([*pending, shared_future])
+
+
+def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream: int):
+    from .kernels.walks import propose_walks
+
+    goal, moves, raises = layout
+    return propose_walks(goal, moves, raises, depth, seed, stream, first, count)
+
+
+class Proposals:
+    """A drop-in for the ``propose_walks`` kernel in ``bank.build_bank_table`` that computes proposals on
+    workers in pieces of ``piece`` proposal indices, keeping ``ahead`` pieces in flight past the last range
+    asked for. Proposal i depends only on (seed, stream, i), so a range cut from pieces is the kernel's range.
+    """
+
+    def __init__(self, client, piece: int = PROPOSAL_PIECE, ahead: int | None = None):
+        self.client = client
+        self.piece = piece
+        self.ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
+        self._cell = None
+        self._layout = None
+        self._pieces: dict[int, object] = {}
+
+    def __call__(self, goal, moves, raises, depth, seed, stream, start, count):
+        cell = (goal.tobytes(), moves.tobytes(), raises.tobytes(), int(depth), int(seed), int(stream))
+        if cell != self._cell:  # a new design cell: drop the last cell's pieces, send this layout once
+            self.close()
+            self._cell = cell
+            [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
+        first, last = start // self.piece, (start + count - 1) // self.piece
+        for i in range(first, last + 1 + self.ahead):
+            if i not in self._pieces:
+                self._pieces[i] = self.client.submit(_proposal_piece, self._layout, i * self.piece, self.piece,
+                                                     int(depth), int(seed), int(stream), pure=False)
+        for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
+            self._pieces.pop(i).cancel()
+        parts = [self._pieces[i].result() for i in range(first, last + 1)]
+        lo = start - first * self.piece
+        return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
+
+    def close(self) -> None:
+        """Cancel the pieces in flight."""
+        futures = list(self._pieces.values()) + ([self._layout] if self._layout is not None else [])
+        if futures:
+            self.client.cancel(futures)
+        self._pieces.clear()
+        self._cell = self._layout = None
