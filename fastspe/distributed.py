@@ -75,22 +75,43 @@ def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int
     this one (and ``items`` may be a generator that reads them from a file meanwhile). A task whose worker
     dies is run again elsewhere by Dask; its result is the same, since it depends only on its inputs.
     """
-    from dask.sizeof import sizeof
-
     ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
-    [shared_future] = client.scatter([shared], broadcast=True, hash=False)
+    [shared_future] = client.scatter([Sealed(shared)], broadcast=True, hash=False)
     pending: deque = deque()
     try:
         for item in items:
-            if sizeof(item) > BIG_ITEM:  # a batch of answers goes to a worker directly, not through the scheduler
+            item = Sealed(item)
+            if item.nbytes > BIG_ITEM:  # a batch of answers goes to a worker directly, not through the scheduler
                 [item] = client.scatter([item], hash=False)
-            pending.append(client.submit(fn, shared_future, item, *args, pure=False))
+            pending.append(client.submit(_run_sealed, fn, shared_future, item, *args, pure=False))
             if len(pending) >= ahead:
-                yield pending.popleft().result()
+                yield pending.popleft().result().value
         while pending:
-            yield pending.popleft().result()
+            yield pending.popleft().result().value
     finally:
         client.cancel([*pending, shared_future])
+
+
+class Sealed:
+    """A value that travels pickled whole. Dask's own Arrow serializer re-chunks a table's columns on the
+    way (one chunk per record batch), which changes the pages of a Parquet file written from it; pickle
+    keeps every chunk as it was (its buffers still travel out of band, uncopied)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def nbytes(self) -> int:
+        from dask.sizeof import sizeof
+
+        return sizeof(self.value)
+
+    def __sizeof__(self) -> int:  # what Dask's memory accounting sees
+        return self.nbytes
+
+
+def _run_sealed(fn: Callable, shared: Sealed, item: Sealed, *args) -> Sealed:
+    return Sealed(fn(shared.value, item.value, *args))
 
 
 def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream: int):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 pytest.importorskip("distributed")
@@ -43,6 +44,18 @@ def test_workers_import_this_checkout(client):
     found = list(ordered_map(client, _where, None, range(4)))
     assert {Path(f).resolve() for f, _ in found} == {Path(fastspe.__file__).resolve()}
     assert len(client.nthreads()) == 2 and set(client.nthreads().values()) == {1}
+
+
+def _item(_shared, item):
+    return item
+
+
+def test_arrow_tables_travel_with_their_chunks(client):
+    # Dask's Arrow serializer would re-chunk columns at common boundaries, and Parquet pages follow chunks
+    table = pa.table({"a": pa.chunked_array([[1, 2], [3]]), "b": pa.chunked_array([["x"], ["y", "z"]])})
+    [back] = ordered_map(client, _item, table, [table])
+    assert back.equals(table) and [c.num_chunks for c in back.columns] == [2, 2]
+    assert [len(c) for c in back.column("b").chunks] == [1, 2]
 
 
 def test_bootstrap_intervals_are_identical(client):
