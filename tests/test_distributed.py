@@ -104,10 +104,15 @@ def test_score_file_is_byte_identical(client, files, tmp_path):
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
 
-def test_cli_report_and_compare_with_workers_are_byte_identical(files, tmp_path):
+def test_cli_with_workers_is_byte_identical(files, tmp_path):
+    assert main(["bank", "build", "--out", str(tmp_path / "bank.parquet"), "--workers", "2"]) == 0
+    assert (tmp_path / "bank.parquet").read_bytes() == (files / "bank.parquet").read_bytes()
     verdicts = str(files / "v.parquet")
     base = ["--bank", str(files / "bank.parquet")]
-    assert main(["score", *base, "--responses", str(files / "r.jsonl"), "--out", verdicts]) == 0
+    score = ["score", *base, "--responses", str(files / "r.jsonl")]
+    assert main(score + ["--out", verdicts]) == 0
+    assert main(score + ["--out", str(tmp_path / "v.parquet"), "--workers", "2"]) == 0
+    assert (tmp_path / "v.parquet").read_bytes() == Path(verdicts).read_bytes()
     report = ["report", *base, "--verdicts", verdicts, "--draws", "600", "--no-figures"]
     assert main(report + ["--out", str(tmp_path / "a")]) == 0
     assert main(report + ["--out", str(tmp_path / "b"), "--workers", "2"]) == 0
