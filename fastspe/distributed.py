@@ -11,6 +11,7 @@ Dask is an extra (``fastspe[dask]``) and is imported only when a cluster is aske
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import logging
 import os
@@ -25,6 +26,7 @@ from .extras import require
 NEEDED_FOR = "--scheduler/--workers (running on Dask)"
 BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker before their task is submitted
 PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of boards and paths at d* = 40)
+FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces double from there
 
 
 @contextlib.contextmanager
@@ -123,17 +125,33 @@ def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, strea
 
 class Proposals:
     """A drop-in for the ``propose_walks`` kernel in ``bank.build_bank_table`` that computes proposals on
-    workers in pieces of ``piece`` proposal indices, keeping ``ahead`` pieces in flight past the last range
-    asked for. Proposal i depends only on (seed, stream, i), so a range cut from pieces is the kernel's range.
+    workers in pieces, keeping ``ahead`` pieces in flight past the last range asked for. Proposal i depends
+    only on (seed, stream, i), so a range cut from pieces is the kernel's range.
+
+    Pieces start at ``first`` proposals and double up to ``piece``, as ``build_cell``'s requests grow: a
+    small cell (most cells of the paper's design) needs about ``first`` proposals, a large one millions.
     """
 
-    def __init__(self, client, piece: int = PROPOSAL_PIECE, ahead: int | None = None):
+    def __init__(self, client, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE, ahead: int | None = None):
         self.client = client
-        self.piece = piece
         self.ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
+        self._starts = [0]  # piece i covers proposals _starts[i] .. _starts[i + 1] - 1
+        while self._starts[-1] < piece:
+            self._starts.append(self._starts[-1] + min(max(first, self._starts[-1]), piece))
+        self._piece = piece
         self._cell = None
         self._layout = None
         self._pieces: dict[int, object] = {}
+
+    def _start(self, i: int) -> int:
+        fixed = len(self._starts) - 1  # pieces from here on are ``piece`` long
+        return self._starts[i] if i <= fixed else self._starts[fixed] + (i - fixed) * self._piece
+
+    def _piece_of(self, index: int) -> int:
+        fixed = len(self._starts) - 1
+        if index >= self._starts[fixed]:
+            return fixed + (index - self._starts[fixed]) // self._piece
+        return bisect.bisect_right(self._starts, index) - 1
 
     def __call__(self, goal, moves, raises, depth, seed, stream, start, count):
         cell = (goal.tobytes(), moves.tobytes(), raises.tobytes(), int(depth), int(seed), int(stream))
@@ -141,15 +159,16 @@ class Proposals:
             self.close()
             self._cell = cell
             [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
-        first, last = start // self.piece, (start + count - 1) // self.piece
+        first, last = self._piece_of(start), self._piece_of(start + count - 1)
         for i in range(first, last + 1 + self.ahead):
             if i not in self._pieces:
-                self._pieces[i] = self.client.submit(_proposal_piece, self._layout, i * self.piece, self.piece,
-                                                     int(depth), int(seed), int(stream), pure=False)
+                self._pieces[i] = self.client.submit(_proposal_piece, self._layout, self._start(i),
+                                                     self._start(i + 1) - self._start(i), int(depth), int(seed),
+                                                     int(stream), pure=False)
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
         parts = [self._pieces[i].result() for i in range(first, last + 1)]
-        lo = start - first * self.piece
+        lo = start - self._start(first)
         return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
 
     def close(self) -> None:
@@ -159,3 +178,9 @@ class Proposals:
             self.client.cancel(futures)
         self._pieces.clear()
         self._cell = self._layout = None
+
+    def __enter__(self) -> "Proposals":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -74,9 +74,8 @@ def test_bank_build_is_identical(client, tmp_path):
                                    DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
                                    DesignCell("stress", Layout(4, 4, ()), 10, 200)))
     local = build_bank_table(design)
-    proposals = Proposals(client, piece=257, ahead=3)  # ranges cut across pieces, never aligned with them
-    remote = build_bank_table(design, propose=proposals)
-    proposals.close()
+    with Proposals(client, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+        remote = build_bank_table(design, propose=proposals)
     assert remote.equals(local)
     write_bank(local, tmp_path / "a.parquet")
     write_bank(remote, tmp_path / "b.parquet")
