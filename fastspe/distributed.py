@@ -125,8 +125,9 @@ def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, strea
 
 class Proposals:
     """A drop-in for the ``propose_walks`` kernel in ``bank.build_bank_table`` that computes proposals on
-    workers in pieces, keeping ``ahead`` pieces in flight past the last range asked for. Proposal i depends
-    only on (seed, stream, i), so a range cut from pieces is the kernel's range.
+    workers in pieces, keeping up to ``ahead`` pieces (default: one per worker thread) in flight past the
+    last range asked for. Proposal i depends only on (seed, stream, i), so a range cut from pieces is the
+    kernel's range.
 
     Pieces start at ``first`` proposals and double up to ``piece``, as ``build_cell``'s requests grow: a
     small cell (most cells of the paper's design) needs about ``first`` proposals, a large one millions.
@@ -134,7 +135,7 @@ class Proposals:
 
     def __init__(self, client, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE, ahead: int | None = None):
         self.client = client
-        self.ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
+        self.ahead = ahead or max(1, sum(client.nthreads().values()))
         self._starts = [0]  # piece i covers proposals _starts[i] .. _starts[i + 1] - 1
         while self._starts[-1] < piece:
             self._starts.append(self._starts[-1] + min(max(first, self._starts[-1]), piece))
@@ -160,11 +161,15 @@ class Proposals:
             self._cell = cell
             [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
         first, last = self._piece_of(start), self._piece_of(start + count - 1)
-        for i in range(first, last + 1 + self.ahead):
+        # speculate at most ``ahead`` pieces and ``count`` proposals past this range: enough to keep the workers
+        # busy while this range is accepted here, little wasted past a cell's last request
+        i = first
+        while i <= last or (i <= last + self.ahead and self._start(i) < start + 2 * count):
             if i not in self._pieces:
                 self._pieces[i] = self.client.submit(_proposal_piece, self._layout, self._start(i),
                                                      self._start(i + 1) - self._start(i), int(depth), int(seed),
                                                      int(stream), pure=False)
+            i += 1
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
         parts = [self._pieces[i].result() for i in range(first, last + 1)]
