@@ -54,7 +54,8 @@ def cluster(scheduler: str | None = None, workers: int | None = None):
     env = {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p),
            "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
     with dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                         silence_logs=logging.ERROR, env=env) as local, dd.Client(local) as client:
+                         silence_logs=logging.ERROR, env=env) as local, \
+            dd.Client(local, direct_to_workers=True) as client:  # results come straight back, not via the scheduler
         yield client
 
 
