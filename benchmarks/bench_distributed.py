@@ -5,7 +5,8 @@ cores: at 2 workers the Dask path costs < 20% more than in-process (a 10k-board 
 5,000 draws; 1M answers scored; a 200k-board bank). The cluster is started once, outside the timings (its
 start, 1-2 s, is printed apart); each Dask run is also checked equal to the in-process one. Each figure
 is the best of 3 runs, in-process and Dask interleaved.
-``FASTSPE_BENCH_ANSWERS`` / ``FASTSPE_BENCH_BOARDS`` / ``FASTSPE_BENCH_CONDITIONS`` change the sizes.
+``FASTSPE_BENCH_ANSWERS`` / ``FASTSPE_BENCH_BOARDS`` (bank) / ``FASTSPE_BENCH_BOOTSTRAP_BOARDS`` /
+``FASTSPE_BENCH_CONDITIONS`` change the sizes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from fastspe.score import score_file
 ANSWERS = int(os.environ.get("FASTSPE_BENCH_ANSWERS", "1000000"))
 BOARDS = int(os.environ.get("FASTSPE_BENCH_BOARDS", "200000"))
 CONDITIONS = int(os.environ.get("FASTSPE_BENCH_CONDITIONS", "24"))
+BOOTSTRAP_BOARDS = int(os.environ.get("FASTSPE_BENCH_BOOTSTRAP_BOARDS", "10000"))
 DRAWS = 5000
 OVERHEAD = 0.20
 
@@ -80,11 +82,11 @@ def _sums(boards: int, conditions: int, seed: int = 5) -> pd.DataFrame:
 
 
 def test_bootstrap(benchmark, client):
-    sums = _sums(10_000, CONDITIONS)
+    sums = _sums(BOOTSTRAP_BOARDS, CONDITIONS)
     run = lambda ex=None: intervals.bootstrap_intervals(sums, draws=DRAWS, groupings=intervals.REPORT_GROUPINGS,  # noqa: E731
                                                         executor=ex)
     pd.testing.assert_frame_equal(run(), run(executor(client)))
-    _compare(benchmark, f"bootstrap, 10k boards x {CONDITIONS} conditions, {DRAWS} draws", run,
+    _compare(benchmark, f"bootstrap, {BOOTSTRAP_BOARDS:,} boards x {CONDITIONS} conditions, {DRAWS} draws", run,
              lambda: run(executor(client)))
 
 
