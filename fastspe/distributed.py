@@ -84,7 +84,7 @@ def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int
     try:
         for item in items:
             item = Sealed(item)
-            if item.nbytes > BIG_ITEM:  # a batch of answers goes to a worker directly, not through the scheduler
+            if item.nbytes > BIG_ITEM:  # a batch of answers travels as data to one worker, not in the task itself
                 [item] = client.scatter([item], hash=False)
             pending.append(client.submit(_run_sealed, fn, shared_future, item, *args, pure=False))
             if len(pending) >= ahead:
