@@ -83,8 +83,9 @@ def _sums(boards: int, conditions: int, seed: int = 5) -> pd.DataFrame:
 
 def test_bootstrap(benchmark, client):
     sums = _sums(BOOTSTRAP_BOARDS, CONDITIONS)
-    run = lambda ex=None: intervals.bootstrap_intervals(sums, draws=DRAWS, groupings=intervals.REPORT_GROUPINGS,  # noqa: E731
-                                                        executor=ex)
+    def run(ex=None):
+        return intervals.bootstrap_intervals(sums, draws=DRAWS, groupings=intervals.REPORT_GROUPINGS, executor=ex)
+
     pd.testing.assert_frame_equal(run(), run(executor(client)))
     _compare(benchmark, f"bootstrap, {BOOTSTRAP_BOARDS:,} boards x {CONDITIONS} conditions, {DRAWS} draws", run,
              lambda: run(executor(client)))
