@@ -68,6 +68,14 @@ def test_bootstrap_intervals_are_identical(client):
                                   intervals.bootstrap_intervals(sums, draws=700, seed=3, executor=executor(client)))
 
 
+def test_a_running_scheduler_by_address(client):
+    sums = board_sums(synthetic_verdicts(seed=2, conditions=("a", "b"), per_cell=3))
+    with cluster(scheduler=client.scheduler.address) as other:
+        assert other is not client and len(other.nthreads()) == 2
+        remote = intervals.bootstrap_intervals(sums, draws=600, seed=8, executor=executor(other))
+    pd.testing.assert_frame_equal(intervals.bootstrap_intervals(sums, draws=600, seed=8), remote)
+
+
 def test_bank_build_is_identical(client, tmp_path):
     # the third cell shares layout and depth with the first, so it skips the first one's boards
     design = Design(seed=7, cells=(DesignCell("primary", Layout(4, 4, ()), 10, 300),
