@@ -92,12 +92,13 @@ def _insert_sorted(accepted: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 
 def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-               progress: Progress | None = None, cap: int | None = None):
+               progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
     """Accept ``cell.count`` distinct certified boards in proposal-index order.
 
     ``taken`` holds boards accepted earlier for the same layout and depth (another cohort),
     which are skipped as duplicates. Returns (boards int8 (count, cells), paths uint8, indices
-    int64) or raises ``QuotaError``.
+    int64) or raises ``QuotaError``. ``propose`` computes proposal ranges: the ``propose_walks`` kernel,
+    or ``fastspe.distributed.Proposals`` on Dask workers (same boards: proposal i is keyed by i).
     """
     layout = cell.layout
     cap = proposal_cap(cell.count) if cap is None else cap
@@ -107,8 +108,7 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
-        boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.raises,
-                                          cell.depth, seed, stream, start, n)
+        boards, paths, ok = propose(layout.goal, layout.moves, layout.raises, cell.depth, seed, stream, start, n)
         good = np.flatnonzero(ok)
         new_keys = _board_keys(boards[good])
         sel = _first_new(new_keys, accepted)[: cell.count - have]
@@ -130,10 +130,10 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     return np.concatenate(kept_boards), np.concatenate(kept_paths), np.concatenate(kept_index)
 
 
-def build_bank_table(design: Design, progress: Progress | None = None) -> pa.Table:
+def build_bank_table(design: Design, progress: Progress | None = None, propose: Callable = propose_walks) -> pa.Table:
     """Build the certified bank of ``design`` as an Arrow table (deterministic in the design and its seed).
 
-    ``progress(boards_done, total)`` is called as boards are accepted.
+    ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``build_cell``.
     """
     parts = []
     accepted: dict[tuple, list[np.ndarray]] = {}
@@ -150,7 +150,7 @@ def build_bank_table(design: Design, progress: Progress | None = None) -> pa.Tab
         key = (cell.layout.blocks, cell.depth)
         taken = np.concatenate(accepted[key]) if key in accepted else None
         if cell.retreat is None:
-            boards, paths, index = build_cell(cell, design.seed, stream, taken, tick)
+            boards, paths, index = build_cell(cell, design.seed, stream, taken, tick, propose=propose)
             plans = certificates(paths)
         else:
             from .bank_search import build_search_cell  # it imports this module

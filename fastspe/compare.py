@@ -20,6 +20,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from .executor import Executor
 from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
                         paired_differences)
 from .metrics import board_sums
@@ -108,7 +109,7 @@ def _sign_tests(sums: pd.DataFrame, baseline: str, candidate: str) -> list[SignT
 
 def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | None = None,
             metrics: Sequence[str] = DEFAULT_METRICS, margin: float = DEFAULT_MARGIN, draws: int = DEFAULT_DRAWS,
-            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> Comparison:
+            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None) -> Comparison:
     """Paired differences candidate - baseline, pooled per cohort, by depth and by k, with verdicts.
 
     Parameters
@@ -118,6 +119,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     candidates : the conditions to judge (default: every other condition)
     metrics : metric names (default ``SPE, C, R, Q, E``)
     margin : the smallest difference that counts as a change (in the metric's units)
+    executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask)
     """
     metrics = tuple(metrics)
     unknown = [m for m in metrics if m not in KNOWN_METRICS]
@@ -144,7 +146,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
         if shared.empty:
             raise ValueError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
         packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand])
-        diff = paired_differences(bootstrap_draws(packed, draws, seed), [(cand, baseline)], level)
+        diff = paired_differences(bootstrap_draws(packed, draws, seed, executor=executor), [(cand, baseline)], level)
         parts.append(diff[diff["metric"].isin(metrics)])
         signs += _sign_tests(shared, baseline, cand)
     table = pd.concat(parts, ignore_index=True).rename(columns={"condition_a": "candidate", "condition_b": "baseline"})

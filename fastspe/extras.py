@@ -1,8 +1,8 @@
 """Optional dependencies: which extra installs each, and one clear error when it is missing.
 
 The base install (numba, numpy, pandas, pyarrow, rich) builds, scores and reports tables; model
-APIs (``fastspe[api]``), figures (``fastspe[plots]``) and inspect_ai (``fastspe[inspect]``) are
-extras, imported only where they are used.
+APIs (``fastspe[api]``), figures (``fastspe[plots]``), Dask clusters (``fastspe[dask]``) and inspect_ai
+(``fastspe[inspect]``) are extras, imported only where they are used.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-EXTRA_OF = {"openai": "api", "anthropic": "api", "matplotlib": "plots", "inspect_ai": "inspect"}
-IN_ALL = ("api", "plots")  # the extras that fastspe[all] holds
+EXTRA_OF = {"openai": "api", "anthropic": "api", "matplotlib": "plots", "inspect_ai": "inspect", "dask": "dask",
+            "distributed": "dask"}
+IN_ALL = ("api", "plots", "dask")  # the extras that fastspe[all] holds
 
 
 class MissingExtra(ImportError):

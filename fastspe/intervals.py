@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .executor import Executor, in_process
 from .io import require_columns
 from .kernels import bootstrap as kb
 from .metrics import SUM_COLUMNS, metrics_from_sums
@@ -230,14 +231,27 @@ def draw_indices(packed: PackedSums, draws: int, seed: int = DEFAULT_SEED) -> np
     return kb.draw_indices(seed, draws, packed.strata_start, packed.strata_size)
 
 
+def draw_range(arrays: tuple, draws: tuple[int, int], n_groups: int, seed: int, block: int) -> np.ndarray:
+    """Draws ``first .. first + count - 1`` (``draws = (first, count)``) of the kernel inputs ``arrays``
+    (sums, cell_of, group_of_cell, strata_start, strata_size): one piece of work for an executor."""
+    sums, cell_of, group_of_cell, strata_start, strata_size = arrays
+    first, count = draws
+    out = np.empty((count, n_groups, sums.shape[1], len(METRICS)), dtype=np.float64)
+    kb.bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first,
+                              block)
+    return out
+
+
 def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
-                    progress: Progress | None = None) -> BootstrapDraws:
+                    progress: Progress | None = None, executor: Executor | None = None) -> BootstrapDraws:
     """Run the kernel: every metric of every group and condition in every draw.
 
     The draws take ``draws x groups x conditions x 64`` bytes (5,000 draws x 14 groups x 7
     conditions: 31 MB); ``bootstrap_intervals`` bounds that by splitting the conditions.
     ``progress(draws_done, draws)`` is called after each range of ``DRAW_RANGE`` draws (the
-    result does not depend on the ranges: each draw is keyed by its index).
+    result does not depend on the ranges: each draw is keyed by its index). ``executor``
+    (``fastspe.executor``; ``fastspe.distributed.executor`` for Dask) computes the ranges, in-process by
+    default; percentiles are taken here, after the ranges are gathered, either way.
     """
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
     seed = _check_int(seed, "seed", 0, _MAX_SEED)
@@ -246,11 +260,13 @@ def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = 
     per_draw = (packed.group_of_cell.shape[0] + n_groups) * len(packed.conditions) * kb.FIELDS * 8
     block = int(max(1, min(kb.DEFAULT_BLOCK, TASK_SCRATCH // per_draw)))
     samples = np.empty((draws, n_groups, len(packed.conditions), len(METRICS)), dtype=np.float64)
-    for d0 in range(0, draws, DRAW_RANGE):
-        kb.bootstrap_metrics_into(samples[d0:d0 + DRAW_RANGE], packed.sums, packed.cell_of, packed.group_of_cell,
-                                  n_groups, packed.strata_start, packed.strata_size, seed, d0, block)
+    ranges = [(d0, min(DRAW_RANGE, draws - d0)) for d0 in range(0, draws, DRAW_RANGE)]
+    arrays = (packed.sums, packed.cell_of, packed.group_of_cell, packed.strata_start, packed.strata_size)
+    chunks = (executor or in_process)(draw_range, arrays, ranges, n_groups, seed, block)
+    for (d0, n), chunk in zip(ranges, chunks):
+        samples[d0:d0 + n] = chunk
         if progress is not None:
-            progress(min(d0 + DRAW_RANGE, draws), draws)
+            progress(d0 + n, draws)
     estimates = kb.point_metrics(packed.sums, packed.cell_of, packed.group_of_cell, n_groups)
     return BootstrapDraws(packed, draws, seed, samples, estimates)
 
@@ -360,12 +376,13 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
                         level: float = DEFAULT_LEVEL, strata: Sequence[str] = DEFAULT_STRATA,
                         groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
                         conditions: Sequence[str] | None = None,
-                        memory_budget: int = MEMORY_BUDGET, progress: Progress | None = None) -> pd.DataFrame:
+                        memory_budget: int = MEMORY_BUDGET, progress: Progress | None = None,
+                        executor: Executor | None = None) -> pd.DataFrame:
     """``interval_table`` for every condition, holding at most ``memory_budget`` bytes of draws.
 
     Conditions are bootstrapped in chunks; a draw picks the same boards whatever the chunk, so the
     result equals one pass over all conditions. ``progress(draws_done, draws_in_all)`` counts the
-    draws of every chunk.
+    draws of every chunk. ``executor``: as in ``bootstrap_draws``.
     """
     level = _check_level(level)
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
@@ -378,5 +395,5 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
     for n, i in enumerate(starts):
         part = packed.select(packed.conditions[i:i + chunk]) if chunk < len(packed.conditions) else packed
         tick = None if progress is None else (lambda done, _, n=n: progress(n * draws + done, len(starts) * draws))
-        parts.append(interval_table(bootstrap_draws(part, draws, seed, tick), level))
+        parts.append(interval_table(bootstrap_draws(part, draws, seed, tick, executor), level))
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

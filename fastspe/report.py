@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from .boundary.verdicts import check_against_bank
+from .executor import Executor
 from .extras import check_installed
 from .intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
                         pack_sums, paired_differences)
@@ -100,7 +101,8 @@ def display_names(order: Sequence[str], labels: Labels | None) -> dict:
     return names
 
 
-def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, stage: Stage) -> pd.DataFrame | None:
+def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, stage: Stage,
+            executor: Executor | None = None) -> pd.DataFrame | None:
     """Paired differences of conditions adjacent in ``order``, pooled per cohort, from the same draws."""
     if len(order) < 2:
         return None
@@ -112,13 +114,14 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
         chunk = pairs[i:i + PAIRS_PER_PASS]
         conds = list(dict.fromkeys(c for pair in chunk for c in pair))
         tick = lambda done, _, n=n: stage("paired differences", n * draws + done, len(starts) * draws)  # noqa: E731
-        parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick), chunk, LEVEL))
+        parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick, executor), chunk,
+                                        LEVEL))
     return pd.concat(parts, ignore_index=True)
 
 
 def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
                  seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
-                 options: ReportOptions | None = None) -> Path:
+                 options: ReportOptions | None = None, executor: Executor | None = None) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -131,6 +134,8 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
         differences`` (draws) and ``tables and figures`` (files)
     figures : draw the figures (needs matplotlib, ``fastspe[plots]``); False writes the tables only
     options : labels, titles, interval cells, run logs (``ReportOptions``)
+    executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask); the
+        report is byte-for-byte the same wherever they run
 
     The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
     is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
@@ -147,12 +152,12 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     runs = _run_stats(options.runs, verdicts)  # a bad log fails before the bootstrap
     stage = progress or (lambda name, done, total: None)
     metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
-                                  progress=lambda done, total: stage("bootstrap", done, total))
+                                  progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
     primary = primary_cohort(metrics)
     ranking = condition_order(metrics, primary)
     order = options.labels.ordered(ranking) if options.labels else ranking
     names = display_names(order, options.labels)
-    paired = _paired(sums, order, draws, seed, stage)
+    paired = _paired(sums, order, draws, seed, stage, executor)
     extra = _extra_tables(verdicts, bank, order, runs)
     tables = paper_tables(verdicts, metrics, order, paired, names, options.interval_cells, extra)
     with atomic_dir(final) as out:

@@ -22,6 +22,7 @@ from .boundary.parquet import parquet_stream
 from .boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from .boundary.responses import KEY, read_responses, validate_responses
 from .boundary.verdicts import VERDICT_COLUMNS, read_verdicts, write_verdicts
+from .executor import Executor, in_process
 from .io import table_format
 from .kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
     STATUS_NAMES, key_layout, replay_plans
@@ -309,7 +310,7 @@ class ScoreSummary:
 
 def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_failure: str = "illegal",
                skip_invalid: bool = False, progress: Progress | None = None,
-               chunk_bytes: int | None = None) -> ScoreSummary:
+               chunk_bytes: int | None = None, executor: Executor | None = None) -> ScoreSummary:
     """Score a responses file or run log into a verdicts file, batch by batch.
 
     Parameters
@@ -319,6 +320,8 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
         or ``.csv`` (in memory, sorted by condition, board_id, trial)
     skip_invalid : report bad lines (``ScoreSummary.invalid``) and score the rest
     progress : called with (outputs scored so far, None)
+    executor : where the streamed batches are scored (``fastspe.distributed.executor`` for Dask); reading,
+        the duplicate check and writing stay here, in order, so the file is the same byte for byte
 
     Memory is set by the batch size (``chunk_bytes`` of JSONL/CSV per batch), not the file: the keys
     seen so far (8 bytes per output) are all that is kept across batches, so duplicates are still
@@ -332,7 +335,7 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
     summary = ScoreSummary()
     if fmt == "parquet":
         try:
-            _stream(tables, responses, out, parse, format_failure, summary, progress, chunk_bytes)
+            _stream(tables, responses, out, parse, format_failure, summary, progress, chunk_bytes, executor)
             return summary
         except NeedsLineReader:
             summary = ScoreSummary(streamed=False)
@@ -351,9 +354,10 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
 
 
 def _stream(tables: BankTables, responses, out, parse, format_failure, summary: ScoreSummary,
-            progress: Progress | None, chunk_bytes: int | None) -> None:
+            progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None) -> None:
     """Read, check, score and write batch by batch; the next batch is read and the last one written (both
-    mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored."""
+    mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored
+    (by ``executor``, which may score several batches ahead elsewhere; they come back in order)."""
     from concurrent.futures import ThreadPoolExecutor
 
     checker = ResponseChecker(tables.ids)
@@ -366,14 +370,16 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
             except (pa.ArrowException, ValueError, TypeError):
                 raise NeedsLineReader("metadata columns change type between batches") from None
 
-        reading = io.submit(next, batches, None)
-        writing = None
-        while (raw := reading.result()) is not None:
+        def checked_outputs():
             reading = io.submit(next, batches, None)
-            outputs = checker.check(raw)
-            if outputs.num_rows == 0:
-                continue
-            verdicts = verdict_table(tables, outputs, parse, format_failure)
+            while (raw := reading.result()) is not None:
+                reading = io.submit(next, batches, None)
+                outputs = checker.check(raw)
+                if outputs.num_rows:
+                    yield outputs
+
+        writing = None
+        for verdicts in (executor or in_process)(verdict_table, tables, checked_outputs(), parse, format_failure):
             if writing is not None:
                 writing.result()  # in order, and any error surfaces here
             writing = io.submit(checked_write, verdicts)

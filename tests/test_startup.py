@@ -1,4 +1,4 @@
-"""`fastspe --help` and `--version` start fast: they import neither pandas, numba, pyarrow nor matplotlib."""
+"""`fastspe --help` and `--version` start fast: they import neither pandas, numba, pyarrow, matplotlib nor dask."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("pandas", "numba", "pyarrow", "matplotlib")
+HEAVY = ("pandas", "numba", "pyarrow", "matplotlib", "dask", "distributed")
 PROBE = """
 import sys
 from fastspe.cli import main
@@ -26,6 +26,7 @@ sys.exit(code)
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["run", "--help"], ["bank", "build", "--help"],
                                   ["score", "--help"], ["metrics", "--help"], ["report", "--help"], ["demo", "--help"],
+                                  ["compare", "--help"],
                                   ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl", "--trials", "0"]])
 def test_help_version_and_bad_options_import_no_heavy_module(argv):
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -230,3 +230,25 @@ def metrics_table(frame, title: str | None = None):
     for row in cells:
         view.add_row(*row)
     return view
+
+
+# -- Dask ---------------------------------------------------------------------------------------
+
+def cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDRESS`` or ``--workers N`` (one or neither): where the heavy part runs."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", type=text_option, metavar="ADDRESS",
+                       help="run on the Dask cluster of this scheduler (tcp://host:8786); results are the same "
+                            "byte for byte (needs fastspe[dask])")
+    group.add_argument("--workers", type=int_option(1, 4096), metavar="N",
+                       help="run on a local Dask cluster of N worker processes, started and stopped here "
+                            "(needs fastspe[dask]); without this or --scheduler: in this process")
+
+
+@contextlib.contextmanager
+def cluster_client(args):
+    """The ``distributed.Client`` that ``cluster_options`` asked for, or None (in-process)."""
+    from ..distributed import cluster  # imports dask only when asked for a cluster
+
+    with cluster(args.scheduler, args.workers) as client:
+        yield client

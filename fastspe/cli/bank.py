@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import cell, refuse_overwrite, say, seed_option
+from ._common import cell, cluster_client, cluster_options, refuse_overwrite, say, seed_option
 from .progress import progress
 
 
@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file")
     build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)")
     build.add_argument("--out", required=True, help="bank file to write (.parquet or .jsonl)")
+    cluster_options(build)
     build.set_defaults(func=cmd_build)
 
     verify = verbs.add_parser("verify", help="independently re-check every board of a bank",
@@ -44,11 +45,20 @@ def cmd_build(args) -> int:
     refuse_overwrite({"--design": None if args.design == "paper" else args.design}, {"--out": args.out})
     table_format(args.out, allowed=(".parquet", ".jsonl"))
     design = load_design(args.design, seed=args.seed)
-    with progress("bank build", design.total, "boards") as update:
-        bank = build_bank_table(design, progress=update)
+    with cluster_client(args) as client, progress("bank build", design.total, "boards") as update:
+        bank = build_bank_table(design, progress=update, **_proposals(client))
     write_bank(bank, args.out)
     say(f"wrote {bank.num_rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
     return 0
+
+
+def _proposals(client) -> dict:
+    """``build_bank_table``'s ``propose`` for a Dask client (none for in-process)."""
+    if client is None:
+        return {}
+    from ..distributed import Proposals
+
+    return {"propose": Proposals(client)}
 
 
 def cmd_verify(args) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._common import draws_option, float_option, refuse_overwrite, say, seed_option
+from ._common import cluster_client, cluster_options, draws_option, float_option, refuse_overwrite, say, seed_option
 
 EXIT_REGRESSION = 1
 # Also in fastspe.intervals and fastspe.compare; repeated so that `--help` imports no numba or pandas.
@@ -35,6 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", metavar="DIR", help="folder for compare.md, compare.csv and compare.json")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when any pooled primary-cohort metric regresses")
+    cluster_options(p)
     p.set_defaults(func=cmd_compare)
 
 
@@ -46,6 +47,7 @@ def cmd_compare(args) -> int:
     from ..bank import read_bank
     from ..boundary.verdicts import check_against_bank, read_verdicts
     from ..compare import compare, summary_json, summary_markdown
+    from ..distributed import executor
     from ..io import write_table, write_text
 
     inputs = {"--bank": args.bank, **{f"--verdicts {i + 1}": v for i, v in enumerate(args.verdicts)}}
@@ -54,8 +56,9 @@ def cmd_compare(args) -> int:
     verdicts = pd.concat([read_verdicts(v, bank=bank) for v in args.verdicts], ignore_index=True)
     check_against_bank(verdicts, bank)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin, draws=args.draws,
-                     seed=args.seed)
+    with cluster_client(args) as client:
+        result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin,
+                         draws=args.draws, seed=args.seed, executor=executor(client))
     text = summary_markdown(result)
     say(text)
     if args.out:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import draws_option, refuse_overwrite, say, seed_option, warn
+from ._common import cluster_client, cluster_options, draws_option, refuse_overwrite, say, seed_option, warn
 from .progress import Stages
 
 # Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
@@ -35,12 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="Markdown and LaTeX Table 1 cells as 'estimate [lo, hi]'")
     report.add_argument("--runs", nargs="+", metavar="LOG.jsonl",
                         help="run logs of `fastspe run`: add a table of tokens, latency, retries and cost per condition")
+    cluster_options(report)
     report.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> int:
     from ..bank import read_bank
     from ..boundary.verdicts import read_verdicts
+    from ..distributed import executor
     from ..labels import read_labels
     from ..report import ReportOptions, write_report
 
@@ -58,8 +60,8 @@ def cmd_report(args) -> int:
                  f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
     options = ReportOptions(labels=labels, titles=not args.no_titles, interval_cells=args.interval_cells,
                             figures=not args.no_figures, runs=tuple(args.runs or ()))
-    with Stages("report", STAGE_UNITS) as stage:
+    with cluster_client(args) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
-                            options=options)
+                            options=options, executor=executor(client))
     say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

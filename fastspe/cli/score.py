@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import metrics_table, refuse_overwrite, say, warn
+from ._common import cluster_client, cluster_options, metrics_table, refuse_overwrite, say, warn
 from .progress import progress
 
 
@@ -19,6 +19,7 @@ def register(subparsers) -> None:
     p.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
                    help="count an answer without a move list as illegal or as a legal noncompletion")
     p.add_argument("--skip-invalid", action="store_true", help="report bad response lines and score the rest")
+    cluster_options(p)
     p.set_defaults(func=run_score)
 
     m = subparsers.add_parser("metrics", help="N, C, I, R, Q, E, G, O, SPE from verdicts",
@@ -33,6 +34,7 @@ def register(subparsers) -> None:
 def run_score(args) -> int:
     from ..boundary.banks import read_bank_table
     from ..io import table_format
+    from ..distributed import executor
     from ..score import score_file
 
     refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
@@ -41,9 +43,10 @@ def run_score(args) -> int:
     if str(args.responses).lower().endswith(".eval"):
         summary = _score_inspect_log(bank, args)
     else:
-        with progress("score", None, "answers") as update:
+        with cluster_client(args) as client, progress("score", None, "answers") as update:
             summary = score_file(bank, args.responses, args.out, parse=args.parse,
-                                 format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update)
+                                 format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update,
+                                 executor=executor(client))
     if summary.lost_outputs:
         warn(f"{args.responses}: {summary.lost_outputs} output(s) have only failed attempts and are not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))

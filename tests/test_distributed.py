@@ -1,0 +1,186 @@
+"""Bank builds, scoring and bootstrap draws on a Dask cluster of 2 worker processes: the same bytes as in-process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+pytest.importorskip("distributed")
+
+import fastspe  # noqa: E402
+from fastspe import intervals  # noqa: E402
+from fastspe.bank import build_bank_table, read_bank, write_bank  # noqa: E402
+from fastspe.baselines import baseline_responses  # noqa: E402
+from fastspe.boundary.banks import read_bank_table  # noqa: E402
+from fastspe.cli import main  # noqa: E402
+from fastspe.design import Design, DesignCell, paper_design  # noqa: E402
+from fastspe.distributed import Proposals, cluster, executor, ordered_map  # noqa: E402
+from fastspe.io import write_table  # noqa: E402
+from fastspe.layout import Layout  # noqa: E402
+from fastspe.metrics import board_sums  # noqa: E402
+from fastspe.score import score_file  # noqa: E402
+
+from .naive_bootstrap import synthetic_verdicts  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with cluster(workers=2) as c:
+        yield c
+
+
+def _where(_shared, _item):
+    return fastspe.__file__, os.getpid()
+
+
+def test_workers_import_this_checkout(client):
+    found = list(ordered_map(client, _where, None, range(4)))
+    assert {Path(f).resolve() for f, _ in found} == {Path(fastspe.__file__).resolve()}
+    assert len(client.nthreads()) == 2 and set(client.nthreads().values()) == {1}
+
+
+def _item(_shared, item):
+    return item
+
+
+def test_arrow_tables_travel_with_their_chunks(client):
+    # Dask's Arrow serializer would re-chunk columns at common boundaries, and Parquet pages follow chunks
+    table = pa.table({"a": pa.chunked_array([[1, 2], [3]]), "b": pa.chunked_array([["x"], ["y", "z"]])})
+    [back] = ordered_map(client, _item, table, [table])
+    assert back.equals(table) and [c.num_chunks for c in back.columns] == [2, 2]
+    assert [len(c) for c in back.column("b").chunks] == [1, 2]
+
+
+def test_bootstrap_intervals_are_identical(client):
+    sums = board_sums(synthetic_verdicts(seed=11, conditions=("a", "b", "c"), per_cell=5))
+    draws = 3 * intervals.DRAW_RANGE + 17  # several ranges, the last one short
+    local = intervals.bootstrap_draws(intervals.pack_sums(sums), draws, seed=9)
+    remote = intervals.bootstrap_draws(intervals.pack_sums(sums), draws, seed=9, executor=executor(client))
+    assert np.array_equal(local.samples, remote.samples, equal_nan=True)
+    pd.testing.assert_frame_equal(intervals.bootstrap_intervals(sums, draws=700, seed=3),
+                                  intervals.bootstrap_intervals(sums, draws=700, seed=3, executor=executor(client)))
+
+
+def test_a_running_scheduler_by_address(client):
+    sums = board_sums(synthetic_verdicts(seed=2, conditions=("a", "b"), per_cell=3))
+    with cluster(scheduler=client.scheduler.address) as other:
+        assert other is not client and len(other.nthreads()) == 2
+        remote = intervals.bootstrap_intervals(sums, draws=600, seed=8, executor=executor(other))
+    pd.testing.assert_frame_equal(intervals.bootstrap_intervals(sums, draws=600, seed=8), remote)
+
+
+def test_bank_build_is_identical(client, tmp_path):
+    # the third cell shares layout and depth with the first, so it skips the first one's boards
+    design = Design(seed=7, cells=(DesignCell("primary", Layout(4, 4, ()), 10, 300),
+                                   DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
+                                   DesignCell("stress", Layout(4, 4, ()), 10, 200)))
+    local = build_bank_table(design)
+    with Proposals(client, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+        remote = build_bank_table(design, propose=proposals)
+    assert remote.equals(local)
+    write_bank(local, tmp_path / "a.parquet")
+    write_bank(remote, tmp_path / "b.parquet")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dask")
+    bank = build_bank_table(paper_design())
+    write_bank(bank, folder / "bank.parquet")
+    frame = read_bank(folder / "bank.parquet")
+    responses = pd.concat([baseline_responses(frame, name, trials=2) for name in ("greedy", "noisy", "random")],
+                          ignore_index=True)
+    write_table(responses, folder / "r.jsonl")
+    return folder
+
+
+def test_score_file_is_byte_identical(client, files, tmp_path):
+    bank = read_bank_table(files / "bank.parquet")
+    local = score_file(bank, files / "r.jsonl", tmp_path / "a.parquet", chunk_bytes=20_000)
+    remote = score_file(bank, files / "r.jsonl", tmp_path / "b.parquet", chunk_bytes=20_000,
+                        executor=executor(client))
+    assert local == remote and local.streamed and local.scored == 2400
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+
+
+def test_cli_with_workers_is_byte_identical(files, tmp_path):
+    assert main(["bank", "build", "--out", str(tmp_path / "bank.parquet"), "--workers", "2"]) == 0
+    assert (tmp_path / "bank.parquet").read_bytes() == (files / "bank.parquet").read_bytes()
+    verdicts = str(files / "v.parquet")
+    base = ["--bank", str(files / "bank.parquet")]
+    score = ["score", *base, "--responses", str(files / "r.jsonl")]
+    assert main(score + ["--out", verdicts]) == 0
+    assert main(score + ["--out", str(tmp_path / "v.parquet"), "--workers", "2"]) == 0
+    assert (tmp_path / "v.parquet").read_bytes() == Path(verdicts).read_bytes()
+    report = ["report", *base, "--verdicts", verdicts, "--draws", "600", "--no-figures"]
+    assert main(report + ["--out", str(tmp_path / "a")]) == 0
+    assert main(report + ["--out", str(tmp_path / "b"), "--workers", "2"]) == 0
+    written = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert Path("metrics.csv") in written and Path("tables/paired_differences.csv") in written
+    for name in written:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    compare = ["compare", *base, "--verdicts", verdicts, "--baseline", "baseline:greedy", "--draws", "600"]
+    assert main(compare + ["--out", str(tmp_path / "c")]) == 0
+    assert main(compare + ["--out", str(tmp_path / "d"), "--workers", "2"]) == 0
+    for name in ("compare.csv", "compare.json", "compare.md"):
+        assert (tmp_path / "c" / name).read_bytes() == (tmp_path / "d" / name).read_bytes(), name
+
+
+class DiesOnce:
+    """``intervals.draw_range`` that kills its worker process the first time it meets draw ``first``."""
+
+    def __init__(self, marker: Path, first: int):
+        self.marker, self.first = marker, first
+
+    def __call__(self, arrays, draws, *args):
+        if draws[0] == self.first and not self.marker.exists():
+            self.marker.write_text(str(os.getpid()))
+            os._exit(1)  # the worker process dies mid-task; its nanny starts a new one
+        return intervals.draw_range(arrays, draws, *args)
+
+
+def test_a_killed_worker_is_replaced_and_the_result_is_the_same(client, tmp_path):
+    sums = board_sums(synthetic_verdicts(seed=4, conditions=("a", "b"), per_cell=4))
+    packed = intervals.pack_sums(sums)
+    dies = DiesOnce(tmp_path / "died", first=intervals.DRAW_RANGE)
+
+    def dying(fn, shared, items, *args):
+        assert fn is intervals.draw_range
+        return ordered_map(client, dies, shared, items, *args)
+
+    local = intervals.bootstrap_draws(packed, 2 * intervals.DRAW_RANGE, seed=1)
+    remote = intervals.bootstrap_draws(packed, 2 * intervals.DRAW_RANGE, seed=1, executor=dying)
+    assert (tmp_path / "died").exists()
+    assert np.array_equal(local.samples, remote.samples, equal_nan=True)
+
+
+def test_cluster_options_are_exclusive_and_checked(capsys):
+    args = ["report", "--bank", "b.parquet", "--verdicts", "v.parquet", "--out", "r"]
+    assert main(args + ["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    assert main(["bank", "build", "--out", "b.parquet", "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="not both"):
+        with cluster("tcp://127.0.0.1:1", 2):
+            pass
+    with cluster() as none:
+        assert none is None and executor(none) is None
+
+
+def test_missing_dask_names_the_extra(monkeypatch):
+    import sys
+
+    from fastspe.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MissingExtra, match=r"pip install 'fastspe\[dask\]'"):
+        with cluster(workers=1):
+            pass
