@@ -240,6 +240,38 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, offset
 
 
 @njit(parallel=True)
+def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
+                     group_size, offsets, data, nfree, budget, found, bounds, counts, paths):
+    """One IDA* iteration over the frontier subtrees in parallel (the only parallel region per iteration:
+    array reductions stay outside, so a busy machine costs one thread barrier per iteration)."""
+    split = prefixes.shape[1]
+    for i in prange(prefixes.shape[0]):
+        found[i] = -1
+        bounds[i] = _INF
+        counts[i] = 0
+        cut = -1
+        for j in range(split):  # the serial search stops at the first node over the bound
+            if fvals[i, j] > bound:
+                cut = j
+                break
+        if cut >= 0:
+            bounds[i] = fvals[i, cut]
+            continue
+        work = board.copy()
+        b = blank
+        for j in range(split):
+            target = moves[b, prefixes[i, j]]
+            work[b] = work[target]
+            work[target] = 0
+            b = target
+            paths[i, j] = prefixes[i, j]
+        w_at, w_of, w_blank = _unpack(work, tile_dist.shape[0] - 1)
+        found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
+                                                     moves, tile_dist, free_idx, group_of, group_tiles,
+                                                     group_size, offsets, data, nfree, paths[i], budget)
+
+
+@njit
 def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, offsets, data, nfree,
                    max_nodes, split, path):
     """``ida_star`` for one hard board, each iteration split over the subtrees at depth ``split``.
@@ -276,39 +308,20 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     while True:
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
-        for i in prange(k):
-            found[i] = -1
-            bounds[i] = _INF
-            counts[i] = 0
-            cut = -1
-            for j in range(split):  # the serial search stops at the first node over the bound
-                if fvals[i, j] > bound:
-                    cut = j
-                    break
-            if cut >= 0:
-                bounds[i] = fvals[i, cut]
-                continue
-            work = board.copy()
-            b = blank
-            for j in range(split):
-                target = moves[b, prefixes[i, j]]
-                work[b] = work[target]
-                work[target] = 0
-                b = target
-                paths[i, j] = prefixes[i, j]
-            w_at, w_of, w_blank = _unpack(work, tile_dist.shape[0] - 1)
-            found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
-                                                         moves, tile_dist, free_idx, group_of, group_tiles,
-                                                         group_size, offsets, data, nfree, paths[i],
-                                                         max_nodes - total)
-        total += counts.sum()
+        _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
+                         group_size, offsets, data, nfree, max_nodes - total, found, bounds, counts, paths)
+        next_bound = _INF
+        over = False
+        for i in range(k):
+            total += counts[i]
+            next_bound = min(next_bound, bounds[i])
+            over = over or found[i] == -2
         for i in range(k):
             if found[i] >= 0:
                 path[:found[i]] = paths[i, :found[i]]
                 return found[i], total, h0, FOUND
-        if (found == -2).any() or total > max_nodes:
+        if over or total > max_nodes:
             return -1, total, h0, OVER_BUDGET
-        next_bound = bounds.min()
         if next_bound == _INF:
             return -1, total, h0, NO_PLAN
         bound = next_bound
