@@ -58,6 +58,50 @@ def uses_pdb(layout: Layout) -> bool:
     return layout.tiles >= 10 and layout.tiles + 1 <= MAX_FREE_CELLS
 
 
+def parity_decides(layout: Layout) -> bool:
+    """Whether permutation parity alone decides solvability (Wilson 1974): the free-cell graph is
+    2-connected and not a cycle. Otherwise (a dead end, a bridge, a ring) some boards of the right
+    parity are unsolvable, and ``reachable_table`` decides on small layouts."""
+    free = [int(c) for c in np.flatnonzero(~layout.blocked)]
+    nbrs = {c: [int(t) for t in layout.moves[c] if t >= 0] for c in free}
+    if all(len(v) == 2 for v in nbrs.values()):
+        return False
+    for cut in free:  # no cell whose removal disconnects the others
+        rest = [c for c in free if c != cut]
+        seen, stack = {rest[0]}, [rest[0]]
+        while stack:
+            for t in nbrs[stack.pop()]:
+                if t != cut and t not in seen:
+                    seen.add(t)
+                    stack.append(t)
+        if len(seen) != len(rest):
+            return False
+    return True
+
+
+MAX_EXACT_TILES = 9  # the full table of a 10-free-cell layout: 3.6M entries, a few seconds
+
+
+def reachable_table(layout: Layout, progress: Progress | None = None) -> np.ndarray | None:
+    """The exact distance of every board of a small layout (a pattern of all tiles: the placement fixes
+    the blank), UNSEEN where unreachable; None above MAX_EXACT_TILES tiles."""
+    if layout.tiles > MAX_EXACT_TILES:
+        return None
+    return load_or_build(layout, tuple(range(1, layout.tiles + 1)), progress)
+
+
+def board_rank(layout: Layout, board: np.ndarray) -> int:
+    """Index of a board in ``reachable_table``: the rank of its tiles' free-cell placement."""
+    from .kernels.pdb import rank_placement
+
+    _, index = free_neighbours(layout)
+    cells = np.empty(layout.tiles, dtype=np.int64)
+    for c, v in enumerate(board):
+        if v > 0:
+            cells[v - 1] = index[c]
+    return int(rank_placement(cells, layout.tiles, int((~layout.blocked).sum())))
+
+
 def free_neighbours(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
     """int16 (F, 4) free-cell neighbours by free index, and int16 (cells,) free index of each cell (-1 blocked)."""
     free = np.flatnonzero(~layout.blocked)

@@ -16,7 +16,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .layout import DIRECTIONS, Layout
-from .pdb import PatternDatabases, empty_databases, free_neighbours, pattern_databases, uses_pdb
+from .kernels.pdb import UNSEEN
+from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
+                  reachable_table, uses_pdb)
 
 SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
 _NO_LIMIT = 2**62
@@ -70,6 +72,25 @@ class _Tables:
                 db.offsets, db.data, self.nfree)
 
 
+    def h(self, board) -> int:
+        """The search's h of a packed board: max(graph-distance sum, PDB sum)."""
+        from .kernels.search import heuristic
+
+        db = self.databases
+        return int(heuristic(np.asarray(board, dtype=np.int8), self.tile_dist, self.free_idx, db.group_tiles,
+                             db.group_size, db.offsets, db.data, self.nfree))
+
+
+def search_tables(layout: Layout, databases: PatternDatabases) -> _Tables:
+    """The kernel's inputs for ``layout`` with ``databases`` (``empty_databases`` for graph distances only)."""
+    goal_cell = layout.goal_cell.astype(np.int64)
+    tile_dist = layout.distances[:, goal_cell].T.astype(np.int16).copy()
+    tile_dist[0] = 0
+    tile_dist[tile_dist < 0] = 0  # blocked cells: never looked up
+    _, free_idx = free_neighbours(layout)
+    return _Tables(layout, databases, tile_dist, free_idx, int((~layout.blocked).sum()))
+
+
 _TABLES: dict = {}
 
 
@@ -78,12 +99,7 @@ def _tables(layout: Layout, use_pdb: bool | None, progress) -> _Tables:
     key = (layout, pdb)
     if key not in _TABLES:
         databases = pattern_databases(layout, progress=progress) if pdb else empty_databases(layout)
-        goal_cell = layout.goal_cell.astype(np.int64)
-        tile_dist = layout.distances[:, goal_cell].T.astype(np.int16).copy()
-        tile_dist[0] = 0
-        tile_dist[tile_dist < 0] = 0  # blocked cells: never looked up
-        _, free_idx = free_neighbours(layout)
-        _TABLES[key] = _Tables(layout, databases, tile_dist, free_idx, int((~layout.blocked).sum()))
+        _TABLES[key] = search_tables(layout, databases)
     return _TABLES[key]
 
 
@@ -93,13 +109,31 @@ def _layout_of(board, rows: int, cols: int, blocks) -> Layout:
     return Layout(rows, cols, tuple(blocks))
 
 
-def _check(layout: Layout, board, what: str) -> np.ndarray:
+_REACHABLE: dict = {}
+
+
+def _reachable(layout: Layout, progress) -> np.ndarray | None:
+    """The exact table of a small layout where parity does not decide solvability, else None."""
+    if parity_decides(layout):
+        return None
+    if layout not in _REACHABLE:
+        _REACHABLE[layout] = reachable_table(layout, progress)
+    return _REACHABLE[layout]
+
+
+def _check(layout: Layout, board, what: str, progress=None) -> np.ndarray:
+    """The packed board, or UnsolvableBoard / ValueError before any search."""
     try:
-        return layout.validate_board(board, what)
+        packed = layout.validate_board(board, what)
     except ValueError as exc:
         if "unsolvable" in str(exc):
             raise UnsolvableBoard(str(exc)) from None
         raise
+    table = _reachable(layout, progress)  # dead ends, bridges or a ring: parity is not enough
+    if table is not None:
+        if table[board_rank(layout, packed)] == UNSEEN:
+            raise UnsolvableBoard(f"{what} is unsolvable: its tiles cannot pass each other on this layout")
+    return packed
 
 
 def _max_nodes(max_nodes) -> int:
@@ -139,7 +173,7 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
 
     board = list(board)
     layout = _layout_of(board, rows, cols, blocks)
-    packed = _check(layout, board, "board")
+    packed = _check(layout, board, "board", progress)
     limit = _max_nodes(max_nodes)
     tables = _tables(layout, use_pdb, progress)
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
@@ -166,7 +200,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
         raise ValueError(f"boards must be an array (n, {layout.cells}), got shape {arr.shape}")
     packed = np.empty(arr.shape, dtype=np.int8)
     for i, row in enumerate(arr):
-        packed[i] = _check(layout, row.tolist(), f"board {i}")
+        packed[i] = _check(layout, row.tolist(), f"board {i}", progress)
     limit = _max_nodes(max_nodes)
     tables = _tables(layout, use_pdb, progress)
     start = time.perf_counter()

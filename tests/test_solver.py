@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from fastspe import pdb as pdb_module
 from fastspe import solver as solver_module
-from fastspe.kernels.search import heuristic
 from fastspe.layout import Layout
 from fastspe.pdb import pattern_databases
 from fastspe.solver import SearchLimit, UnsolvableBoard, solve, solve_boards
@@ -156,8 +155,27 @@ def test_refusals_are_clear():
 
 
 def test_small_and_2xn_layouts():
-    sol = solve([0, 1, 2, 3], 2, 2)
-    assert sol.length == naive.bidirectional_distance((0, 1, 2, 3), 2, 2, ())
+    sol = solve([3, 0, 2, 1], 2, 2)
+    assert sol.length == naive.bidirectional_distance((3, 0, 2, 1), 2, 2, ())
+    with pytest.raises(UnsolvableBoard, match="cannot pass"):  # right parity, wrong cyclic order on a ring
+        solve([2, 3, 1, 4, -1, 5, 6, 7, 0], 3, 3)
+    # dead ends (cells 0 and 2 behind blocked cell 1): parity passes boards the twin's BFS never reaches
+    reachable = naive.bfs_all(3, 3, (1,))
+    layout = Layout(3, 3, (1,))
+    rng = random.Random(4)
+    refused = 0
+    for _ in range(300):
+        values = rng.sample(range(8), 8)
+        board = (values[0], -1, *values[1:])
+        if not layout.parity_ok(np.array(board, dtype=np.int8)):
+            continue
+        if board in reachable:
+            assert solve(list(board), 3, 3).length == reachable[board]
+        else:
+            refused += 1
+            with pytest.raises(UnsolvableBoard, match="cannot pass"):
+                solve(list(board), 3, 3)
+    assert refused > 0
     start = naive.random_walk(2, 5, (), 40, random.Random(1))
     sol = solve(list(start), 2, 5)
     assert sol.length == naive.bfs_all(2, 5, ())[start]
@@ -177,23 +195,14 @@ def test_random_walks_on_small_layouts(rows, cols, blocks, length, rng):
     start = naive.random_walk(rows, cols, layout.blocks, length, rng)
     sol = solve(list(start), rows, cols, layout.blocks)
     assert sol.h <= sol.length <= length
-    assert sol.h == naive.graph_h(start, rows, cols, layout.blocks)
+    graph_h = naive.graph_h(start, rows, cols, layout.blocks)
+    assert sol.h == graph_h if sol.heuristic == "graph-distance" else sol.h >= graph_h
     check_plans([start], [sol.length], [sol.moves], rows, cols, layout.blocks)
 
 
 def kernel_h(layout, databases, boards):
-    tables = solver_module._Tables(layout, databases, *_dist_and_index(layout))
-    args = tables.args()[1:]
-    return [int(heuristic(np.array(b, dtype=np.int8), *args)) for b in boards]
-
-
-def _dist_and_index(layout):
-    goal_cell = layout.goal_cell.astype(np.int64)
-    tile_dist = layout.distances[:, goal_cell].T.astype(np.int16).copy()
-    tile_dist[0] = 0
-    tile_dist[tile_dist < 0] = 0
-    _, free_idx = pdb_module.free_neighbours(layout)
-    return tile_dist, free_idx, int((~layout.blocked).sum())
+    tables = solver_module.search_tables(layout, databases)
+    return [tables.h(b) for b in boards]
 
 
 @pytest.mark.parametrize("blocks, partition", [((), ((1, 2, 3, 4), (5, 6, 7, 8))), ((0,), ((1, 2, 3), (4, 5, 6, 7)))])

@@ -266,6 +266,12 @@ def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, fre
             b = target
             paths[i, j] = prefixes[i, j]
         w_at, w_of, w_blank = _unpack(work, tile_dist.shape[0] - 1)
+        at_goal = True
+        for t in range(1, w_of.shape[0]):
+            at_goal = at_goal and tile_dist[t, w_of[t]] == 0
+        if at_goal:  # a plan exactly `split` moves long ends on the frontier itself
+            found[i] = split
+            continue
         found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
                                                      moves, tile_dist, free_idx, group_of, group_tiles,
                                                      group_size, offsets, data, nfree, paths[i], budget)
