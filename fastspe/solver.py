@@ -144,11 +144,28 @@ def _max_nodes(max_nodes) -> int:
     return int(max_nodes)
 
 
+UNDECIDED_MAX_NODES = 2_000_000_000  # default budget where neither parity nor an exact table decides solvability
+
+
+def _undecided_checks(layout: Layout, tables: _Tables, packed_boards, limit: int, explicit: bool) -> int:
+    """On layouts where parity does not decide solvability and no exact table exists (dead ends or cut
+    cells with more than MAX_EXACT_TILES tiles): refuse boards whose pattern placement the tables never
+    reach (a necessary condition), and cap the search so an unsolvable board cannot run forever."""
+    if parity_decides(layout) or _reachable(layout, None) is not None:
+        return limit
+    for i, board in enumerate(packed_boards):
+        if tables.databases.partition and tables.h(board) >= UNSEEN:
+            what = "board" if len(packed_boards) == 1 else f"board {i}"
+            raise UnsolvableBoard(f"{what} is unsolvable: its tiles cannot pass each other on this layout")
+    return limit if explicit else UNDECIDED_MAX_NODES
+
+
 def _raise_for(status: int, nodes: int, what: str) -> None:
     from .kernels.search import MAX_DEPTH, NO_PLAN, OVER_BUDGET, TOO_DEEP
 
     if status == OVER_BUDGET:
-        raise SearchLimit(f"{what}: no plan found within max_nodes (searched {nodes:,} nodes)")
+        raise SearchLimit(f"{what}: no plan found within max_nodes (searched {nodes:,} nodes); on layouts with "
+                          f"dead ends or cut cells the board may be unsolvable")
     if status == TOO_DEEP:
         raise SearchLimit(f"{what}: optimal plan is longer than {MAX_DEPTH - 1} moves")
     if status == NO_PLAN:
@@ -176,6 +193,7 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     packed = _check(layout, board, "board", progress)
     limit = _max_nodes(max_nodes)
     tables = _tables(layout, use_pdb, progress)
+    limit = _undecided_checks(layout, tables, [packed], limit, max_nodes is not None)
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
     start = time.perf_counter()
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
@@ -203,6 +221,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
         packed[i] = _check(layout, row.tolist(), f"board {i}", progress)
     limit = _max_nodes(max_nodes)
     tables = _tables(layout, use_pdb, progress)
+    limit = _undecided_checks(layout, tables, packed, limit, max_nodes is not None)
     start = time.perf_counter()
     lengths, nodes, h, status, plans = ida_star_boards(packed, *tables.args(), limit)
     seconds = time.perf_counter() - start
@@ -210,3 +229,26 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
         _raise_for(int(status[i]), int(nodes[i]), f"board {i}")
     moves = [_plan(plans[i, :lengths[i]]) for i in range(len(packed))]
     return SolvedBoards(lengths, moves, nodes, h, seconds, tables.name)
+
+
+def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None) -> dict:
+    """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
+    with ``length, moves, h, nodes, seconds, heuristic`` added, or ``error`` if the board is invalid,
+    unsolvable or over ``max_nodes``. Other keys (``id``) are kept."""
+    out = dict(record)
+    try:
+        if not isinstance(record, dict):
+            raise ValueError("a line must be a JSON object with rows, cols, blocks and board")
+        board = record.get("board")
+        if not isinstance(board, list):
+            raise ValueError("board must be a list of cell values (0 blank, -1 blocked)")
+        sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
+                    max_nodes=max_nodes, progress=progress)
+    except (ValueError, TypeError, SearchLimit) as exc:
+        if not isinstance(record, dict):
+            return {"error": str(exc)}
+        out["error"] = str(exc)
+        return out
+    out.update(length=sol.length, moves=sol.moves, h=sol.h, nodes=sol.nodes, seconds=round(sol.seconds, 6),
+               heuristic=sol.heuristic)
+    return out

@@ -15,7 +15,7 @@ from .. import __version__
 from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, warn
 
-COMMAND_MODULES = ("bank", "score", "verdicts", "report", "run", "runs", "demo", "import_inspect")
+COMMAND_MODULES = ("bank", "score", "verdicts", "report", "run", "runs", "demo", "import_inspect", "solve")
 
 
 def build_parser() -> argparse.ArgumentParser:
