@@ -123,6 +123,9 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
         ps = pss[depth]
         g = group_of[tile]
         value = 0
+        f_md = depth + 1 + md
+        if f_md > bound and f_md >= next_bound:
+            continue  # pruned whatever the tables say, and the next bound cannot drop: skip the lookup
         if g >= 0:
             cell_of[tile] = blank
             value = _group_value(g, cell_of, free_idx, group_tiles, group_size, offsets, data, nfree, pos)
