@@ -285,3 +285,9 @@ def test_split_search_returns_the_serial_plan():
     serial = solve_boards(np.array(starts, dtype=np.int8), 4, 4, (3,), use_pdb=False)
     for s, length, plan in zip(starts, serial.lengths, serial.moves):
         assert (solve(list(s), 4, 4, use_pdb=False).length, solve(list(s), 4, 4, use_pdb=False).moves) == (length, plan)
+
+
+def test_solve_is_exported_lazily():
+    import fastspe
+
+    assert fastspe.solve is solve
