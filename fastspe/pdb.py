@@ -9,6 +9,7 @@ rebuilt with a warning, never trusted silently.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 import zlib
@@ -58,6 +59,7 @@ def uses_pdb(layout: Layout) -> bool:
     return layout.tiles >= 10 and layout.tiles + 1 <= MAX_FREE_CELLS
 
 
+@functools.lru_cache(maxsize=256)
 def parity_decides(layout: Layout) -> bool:
     """Whether permutation parity alone decides solvability (Wilson 1974): the free-cell graph is
     2-connected and not a cycle. Otherwise (a dead end, a bridge, a ring) some boards of the right
