@@ -178,12 +178,26 @@ def load_or_build(layout: Layout, tiles: Sequence[int], progress: Progress | Non
     return table
 
 
+def mirror_cells(layout: Layout) -> np.ndarray | None:
+    """int64 (cells,): each cell's image under transposition, if that maps the layout and its goal's
+    blank cell onto themselves (square boards with symmetric blocks), else None."""
+    if layout.rows != layout.cols:
+        return None
+    cells = np.arange(layout.cells)
+    image = (cells % layout.cols) * layout.cols + cells // layout.cols
+    if not np.array_equal(np.sort(image[list(layout.blocks)]), np.array(layout.blocks, dtype=np.int64)):
+        return None
+    blank = int(layout.goal_cell[0])
+    return image if image[blank] == blank else None
+
+
 @dataclass(frozen=True)
 class PatternDatabases:
     """Additive disjoint tables of one layout, packed for the search kernel.
 
-    ``group_of`` int16 (tiles + 1,): group of each tile (-1: none, index 0 the blank);
-    ``group_tiles`` int16 (G, MAX_GROUP) tiles of each group (padded with 0); ``group_size`` int64 (G,);
+    ``group_of`` int16 (tiles + 1, 2): each tile's group in the direct sum and in the mirrored sum
+    (-1: none); ``group_tiles`` int16 (G, MAX_GROUP) tiles of each group (padded with 0); ``group_size``
+    and ``group_side`` int64 (G,) (side 1: looked up on the mirrored board, see ``mirror_cells``);
     ``offsets`` int64 (G,) start of each group's table in ``data`` (uint8, all tables end to end).
     """
 
@@ -191,24 +205,30 @@ class PatternDatabases:
     group_of: np.ndarray
     group_tiles: np.ndarray
     group_size: np.ndarray
+    group_side: np.ndarray
     offsets: np.ndarray
     data: np.ndarray
+    mirror: np.ndarray | None = None
 
     @property
     def name(self) -> str:
-        return "pdb-" + "-".join(str(len(g)) for g in self.partition)
+        return "pdb-" + "-".join(str(len(g)) for g in self.partition) + ("+mirror" if self.mirror is not None else "")
 
 
 def empty_databases(layout: Layout) -> PatternDatabases:
-    """No tables: the kernel's PDB term is 0 and h is the graph-distance sum alone."""
-    return PatternDatabases((), np.full(layout.tiles + 1, -1, dtype=np.int16), np.zeros((0, MAX_GROUP), dtype=np.int16),
+    """No tables: the kernel's PDB terms are 0 and h is the graph-distance sum alone."""
+    return PatternDatabases((), np.full((layout.tiles + 1, 2), -1, dtype=np.int16),
+                            np.zeros((0, MAX_GROUP), dtype=np.int16), np.zeros(0, dtype=np.int64),
                             np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.uint8))
 
 
-def pattern_databases(layout: Layout, partition=None, progress: Progress | None = None) -> PatternDatabases:
+def pattern_databases(layout: Layout, partition=None, progress: Progress | None = None,
+                      mirrored: bool = True) -> PatternDatabases:
     """All tables of ``partition`` (default: ``default_partition``), loaded or built.
 
-    ``progress(done, total)`` counts table entries over all groups while building.
+    ``progress(done, total)`` counts table entries over all groups while building. On layouts
+    symmetric about the diagonal (``mirror_cells``) and with ``mirrored``, the same tables are also
+    looked up on the mirrored board: a second admissible sum, at no extra memory.
     """
     partition = tuple(tuple(sorted(int(t) for t in g)) for g in (partition or default_partition(layout)))
     flat = [t for g in partition for t in g]
@@ -224,11 +244,22 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
         step = None if progress is None else (lambda done, _total, b=before: progress(b + done, total))
         tables.append(load_or_build(layout, g, step))
         before += size
-    group_of = np.full(layout.tiles + 1, -1, dtype=np.int16)
-    group_tiles = np.zeros((len(partition), MAX_GROUP), dtype=np.int16)
-    for i, g in enumerate(partition):
-        group_of[list(g)] = i
+    mirror = mirror_cells(layout) if mirrored else None
+    groups = [list(g) for g in partition]
+    sides = [0] * len(groups)
+    offsets = list(np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64))
+    if mirror is not None:
+        # tile t sits, on the mirrored board, where tile sigma(t) would: sigma(t) = goal label at mirror(goal cell of t)
+        sigma = {t: int(layout.goal[mirror[layout.goal_cell[t]]]) for t in range(1, layout.tiles + 1)}
+        inverse = {v: t for t, v in sigma.items()}
+        groups += [[inverse[u] for u in g] for g in partition]
+        sides += [1] * len(partition)
+        offsets += offsets
+    group_of = np.full((layout.tiles + 1, 2), -1, dtype=np.int16)
+    group_tiles = np.zeros((len(groups), MAX_GROUP), dtype=np.int16)
+    for i, (g, side) in enumerate(zip(groups, sides)):
+        group_of[g, side] = i
         group_tiles[i, :len(g)] = g
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    return PatternDatabases(partition, group_of, group_tiles, np.array([len(g) for g in partition], dtype=np.int64),
-                            offsets, np.concatenate(tables))
+    return PatternDatabases(partition, group_of, group_tiles, np.array([len(g) for g in groups], dtype=np.int64),
+                            np.array(sides, dtype=np.int64), np.array(offsets, dtype=np.int64),
+                            np.concatenate(tables), mirror)

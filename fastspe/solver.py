@@ -69,7 +69,7 @@ class _Tables:
     def args(self):
         db = self.databases
         return (self.layout.moves, self.tile_dist, self.free_idx, db.group_of, db.group_tiles, db.group_size,
-                db.offsets, db.data, self.nfree)
+                db.group_side, db.offsets, db.data, self.nfree)
 
 
     def h(self, board) -> int:
@@ -78,7 +78,7 @@ class _Tables:
 
         db = self.databases
         return int(heuristic(np.asarray(board, dtype=np.int8), self.tile_dist, self.free_idx, db.group_tiles,
-                             db.group_size, db.offsets, db.data, self.nfree))
+                             db.group_size, db.group_side, db.offsets, db.data, self.nfree))
 
 
 def search_tables(layout: Layout, databases: PatternDatabases) -> _Tables:
@@ -87,7 +87,9 @@ def search_tables(layout: Layout, databases: PatternDatabases) -> _Tables:
     tile_dist = layout.distances[:, goal_cell].T.astype(np.int16).copy()
     tile_dist[0] = 0
     tile_dist[tile_dist < 0] = 0  # blocked cells: never looked up
-    _, free_idx = free_neighbours(layout)
+    _, index = free_neighbours(layout)
+    mirror = databases.mirror if databases.mirror is not None else np.arange(layout.cells)
+    free_idx = np.stack([index, index[mirror]]).astype(np.int16)  # row 1: free index of the mirror image
     return _Tables(layout, databases, tile_dist, free_idx, int((~layout.blocked).sum()))
 
 

@@ -120,7 +120,7 @@ def korf_boards():
 def test_korf_instances_solve_to_their_published_optima():
     for board, optimal in korf_boards():
         sol = solve(board)
-        assert sol.length == optimal and sol.heuristic == "pdb-6-6-3+graph-distance"
+        assert sol.length == optimal and sol.heuristic == "pdb-6-6-3+mirror+graph-distance"
         check_plans([board], [sol.length], [sol.moves], 4, 4, ())
 
 
@@ -216,15 +216,11 @@ def test_heuristics_are_admissible_on_every_small_state(blocks, partition, bfs_3
         assert (h <= truth).all()
         if databases.partition:  # the tables are informative, not all zeros
             assert (h > np.array([naive.graph_h(s, 3, 3, blocks) for s in states])).any()
-    # each table entry is admissible for its pattern alone
-    tables = pattern_databases(layout, partition)
-    for g, group in enumerate(partition):
-        one = pdb_module.PatternDatabases((group,), tables.group_of.copy(), tables.group_tiles[g:g + 1],
-                                          tables.group_size[g:g + 1], np.zeros(1, dtype=np.int64),
-                                          tables.data[tables.offsets[g]:])
-        one.group_of[:] = -1
-        one.group_of[list(group)] = 0
-        assert (np.array(kernel_h(layout, one, states)) <= truth).all()
+    # each table entry is admissible for its pattern alone, looked up directly or on the mirrored board
+    for g in range(len(partition)):
+        for mirrored in (False, True):
+            one = pattern_databases(layout, (partition[g],), mirrored=mirrored)
+            assert (np.array(kernel_h(layout, one, states)) <= truth).all()
 
 
 def test_pdb_cache_hit_and_corrupt_file(pdb_folder, monkeypatch):

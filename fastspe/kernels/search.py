@@ -5,9 +5,13 @@ Conventions (see ``graph.py`` and ``pdb.py``):
 - a board is int8 ``(cells,)``: 0 the blank, -1 blocked, tiles 1..T; ``moves`` int16 ``(cells, 4)``
   is the blank's target cell per direction 0=U, 1=D, 2=L, 3=R (negative: illegal);
 - ``tile_dist`` int16 ``(T + 1, cells)``: graph distance from a cell to tile t's goal cell (row 0 zeros);
-- ``free_idx`` int16 ``(cells,)``: free-cell index of a cell; ``group_of`` int16 ``(T + 1,)``,
-  ``group_tiles`` int16 ``(G, M)``, ``group_size`` int64 ``(G,)``, ``offsets`` int64 ``(G,)`` and
-  ``data`` uint8 describe the pattern tables (``fastspe.pdb.PatternDatabases``); G = 0 means none;
+- ``free_idx`` int16 ``(2, cells)``: free-cell index of a cell (row 0) and of its mirror image (row 1);
+  ``group_of`` int16 ``(T + 1, 2)`` (a tile's group in each of the two sums, -1: none),
+  ``group_tiles`` int16 ``(G, M)``, ``group_size`` int64 ``(G,)``, ``group_side`` int64 ``(G,)`` (which sum,
+  and which row of ``free_idx``), ``offsets`` int64 ``(G,)`` and ``data`` uint8 describe the pattern
+  tables (``fastspe.pdb.PatternDatabases``); G = 0 means none. Side 1 groups look the tables up on the
+  board mirrored about its diagonal (a symmetry of square layouts with symmetric blocks), a second
+  admissible sum;
 - a plan is int8 direction codes of the blank.
 
 Both heuristics are admissible (each move changes one tile's distance by one and moves one tile of
@@ -31,10 +35,11 @@ _INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)
 
 
 @njit
-def _group_value(g, cell_of, free_idx, group_tiles, group_size, offsets, data, nfree, pos):
+def _group_value(g, cell_of, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, pos):
     m = group_size[g]
+    side = group_side[g]
     for i in range(m):
-        pos[i] = free_idx[cell_of[group_tiles[g, i]]]
+        pos[i] = free_idx[side, cell_of[group_tiles[g, i]]]
     return np.int64(data[offsets[g] + rank_placement(pos, m, nfree)])
 
 
@@ -50,31 +55,36 @@ def _unpack(board, ntiles):
 
 
 @njit
-def _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree, gv):
-    """(graph-distance sum, PDB sum); ``gv`` receives each group's table value."""
+def _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, gv):
+    """(graph-distance sum, PDB sum, mirrored PDB sum); ``gv`` receives each group's table value."""
     md = 0
     for t in range(1, cell_of.shape[0]):
         md += tile_dist[t, cell_of[t]]
     ps = 0
+    ms = 0
     pos = np.empty(max(1, group_tiles.shape[1]), dtype=np.int64)
     for g in range(group_size.shape[0]):
-        gv[g] = _group_value(g, cell_of, free_idx, group_tiles, group_size, offsets, data, nfree, pos)
-        ps += gv[g]
-    return md, ps
+        gv[g] = _group_value(g, cell_of, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, pos)
+        if group_side[g] == 0:
+            ps += gv[g]
+        else:
+            ms += gv[g]
+    return md, ps, ms
 
 
 @njit
-def heuristic(board, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree):
-    """h(board) = max(graph-distance sum, PDB sum) (int64)."""
+def heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree):
+    """h(board) = max(graph-distance sum, PDB sum, mirrored PDB sum) (int64)."""
     _, cell_of, _ = _unpack(board, tile_dist.shape[0] - 1)
     gv = np.zeros(group_size.shape[0], dtype=np.int64)
-    md, ps = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree, gv)
-    return max(md, ps)
+    md, ps, ms = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
+                            gv)
+    return max(md, ps, ms)
 
 
 @njit
 def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                group_size, offsets, data, nfree, path, budget):
+                group_size, group_side, offsets, data, nfree, path, budget):
     """One IDA* iteration: depth-first below a node at depth ``g0`` reached by ``prev_dir`` (-1: root).
 
     Writes the plan's moves below the node into ``path[g0:]``. Returns (length, next bound, nodes):
@@ -82,16 +92,19 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
     -2 if more than ``budget`` nodes were generated. The board is restored unless a goal is found.
     """
     gv = np.zeros(group_size.shape[0], dtype=np.int64)
-    md0, ps0 = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree, gv)
+    md0, ps0, ms0 = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
+                               gv)
     pos = np.empty(max(1, group_tiles.shape[1]), dtype=np.int64)
     size = MAX_DEPTH + 1
     next_dir = np.zeros(size, dtype=np.int64)
     mds = np.zeros(size, dtype=np.int64)
-    pss = np.zeros(size, dtype=np.int64)
-    changed = np.full(size, -1, dtype=np.int64)  # group whose value the move into this depth changed
-    old_value = np.zeros(size, dtype=np.int64)
+    pss = np.zeros((size, 2), dtype=np.int64)
+    changed = np.full((size, 2), -1, dtype=np.int64)  # groups whose values the move into this depth changed
+    old_value = np.zeros((size, 2), dtype=np.int64)
+    new_value = np.zeros(2, dtype=np.int64)
     mds[g0] = md0
-    pss[g0] = ps0
+    pss[g0, 0] = ps0
+    pss[g0, 1] = ms0
     depth = g0
     next_bound = _INF
     nodes = 0
@@ -106,8 +119,9 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
             cell_of[tile] = blank
             tile_at[back] = 0
             blank = back
-            if changed[depth] >= 0:
-                gv[changed[depth]] = old_value[depth]
+            for k in range(2):
+                if changed[depth, k] >= 0:
+                    gv[changed[depth, k]] = old_value[depth, k]
             depth -= 1
             continue
         next_dir[depth] = d + 1
@@ -120,18 +134,23 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
         nodes += 1
         tile = tile_at[target]
         md = mds[depth] - tile_dist[tile, target] + tile_dist[tile, blank]
-        ps = pss[depth]
-        g = group_of[tile]
-        value = 0
         f_md = depth + 1 + md
         if f_md > bound and f_md >= next_bound:
-            continue  # pruned whatever the tables say, and the next bound cannot drop: skip the lookup
-        if g >= 0:
-            cell_of[tile] = blank
-            value = _group_value(g, cell_of, free_idx, group_tiles, group_size, offsets, data, nfree, pos)
-            cell_of[tile] = target
-            ps += value - gv[g]
-        f = depth + 1 + max(md, ps)
+            continue  # pruned whatever the tables say, and the next bound cannot drop: skip the lookups
+        ps = pss[depth, 0]
+        ms = pss[depth, 1]
+        cell_of[tile] = blank
+        for k in range(2):
+            g = group_of[tile, k]
+            if g >= 0:
+                new_value[k] = _group_value(g, cell_of, free_idx, group_tiles, group_size, group_side, offsets, data,
+                                            nfree, pos)
+                if group_side[g] == 0:
+                    ps += new_value[k] - gv[g]
+                else:
+                    ms += new_value[k] - gv[g]
+        cell_of[tile] = target
+        f = depth + 1 + max(md, ps, ms)
         if f > bound:
             if f < next_bound:
                 next_bound = f
@@ -142,12 +161,15 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
         blank = target
         path[depth] = d
         depth += 1
-        changed[depth] = g
-        if g >= 0:
-            old_value[depth] = gv[g]
-            gv[g] = value
+        for k in range(2):
+            g = group_of[tile, k]
+            changed[depth, k] = g
+            if g >= 0:
+                old_value[depth, k] = gv[g]
+                gv[g] = new_value[k]
         mds[depth] = md
-        pss[depth] = ps
+        pss[depth, 0] = ps
+        pss[depth, 1] = ms
         next_dir[depth] = 0
         if md == 0:
             return depth, next_bound, nodes
@@ -156,11 +178,11 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
 
 
 @njit
-def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, offsets, data, nfree, max_nodes,
+def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree, max_nodes,
              path):
     """Optimal plan of one board. Returns (length, nodes, h, status); the plan is ``path[:length]``."""
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
-    h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree)
+    h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
     bound = h0
     total = 0
     if h0 == 0:
@@ -169,7 +191,7 @@ def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_siz
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, offsets, data, nfree, path,
+                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree, path,
                                                 max_nodes - total)
         total += nodes
         if length >= 0:
@@ -182,7 +204,7 @@ def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_siz
 
 
 @njit(parallel=True)
-def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, offsets, data, nfree,
+def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
                     max_nodes):
     """``ida_star`` over int8 boards (n, cells) in parallel, ``max_nodes`` per board.
 
@@ -196,7 +218,7 @@ def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, g
     for i in prange(n):
         path = np.zeros(MAX_DEPTH, dtype=np.int64)
         lengths[i], nodes[i], hs[i], status[i] = ida_star(boards[i], moves, tile_dist, free_idx, group_of,
-                                                          group_tiles, group_size, offsets, data, nfree,
+                                                          group_tiles, group_size, group_side, offsets, data, nfree,
                                                           max_nodes, path)
         for j in range(max(lengths[i], 0)):
             plans[i, j] = path[j]
@@ -204,7 +226,7 @@ def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, g
 
 
 @njit
-def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree, split):
+def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, split):
     """All move sequences of length ``split`` from ``board`` without an immediate reversal, in U, D, L, R
     order: int64 prefixes (K, split) and f = g + h at each of their nodes (K, split)."""
     count = 0
@@ -234,7 +256,7 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, offset
             work[blank] = work[target]
             work[target] = 0
             blank = target
-            fvals[count, j] = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, offsets, data,
+            fvals[count, j] = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
                                                 nfree)
         if ok:
             prefixes[count] = seq
@@ -244,7 +266,7 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, offset
 
 @njit(parallel=True)
 def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                     group_size, offsets, data, nfree, budget, found, bounds, counts, paths):
+                     group_size, group_side, offsets, data, nfree, budget, found, bounds, counts, paths):
     """One IDA* iteration over the frontier subtrees in parallel (the only parallel region per iteration:
     array reductions stay outside, so a busy machine costs one thread barrier per iteration)."""
     split = prefixes.shape[1]
@@ -277,11 +299,11 @@ def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, fre
             continue
         found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
                                                      moves, tile_dist, free_idx, group_of, group_tiles,
-                                                     group_size, offsets, data, nfree, paths[i], budget)
+                                                     group_size, group_side, offsets, data, nfree, paths[i], budget)
 
 
 @njit
-def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, offsets, data, nfree,
+def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
                    max_nodes, split, path):
     """``ida_star`` for one hard board, each iteration split over the subtrees at depth ``split``.
 
@@ -290,14 +312,14 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     depend on the thread count (node counts differ from ``ida_star``'s: all subtrees finish).
     """
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
-    h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree)
+    h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
     if h0 == 0:
         return 0, 0, h0, FOUND
     bound = h0
     total = 0
     while bound < split:  # shallow bounds: no subtree at depth `split` can hold a plan
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, offsets, data, nfree, path,
+                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree, path,
                                                 max_nodes - total)
         total += nodes
         if length >= 0:
@@ -307,7 +329,7 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
         if next_bound == _INF:
             return -1, total, h0, NO_PLAN
         bound = next_bound
-    prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, offsets, data, nfree,
+    prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
                                 split)
     k = prefixes.shape[0]
     found = np.empty(k, dtype=np.int64)
@@ -318,7 +340,8 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
         _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                         group_size, offsets, data, nfree, max_nodes - total, found, bounds, counts, paths)
+                         group_size, group_side, offsets, data, nfree, max_nodes - total, found, bounds, counts,
+                         paths)
         next_bound = _INF
         over = False
         for i in range(k):
