@@ -178,8 +178,8 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
 
 
 @njit
-def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree, max_nodes,
-             path):
+def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
+             max_nodes, path):
     """Optimal plan of one board. Returns (length, nodes, h, status); the plan is ``path[:length]``."""
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
     h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
@@ -191,8 +191,8 @@ def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_siz
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree, path,
-                                                max_nodes - total)
+                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree,
+                                                path, max_nodes - total)
         total += nodes
         if length >= 0:
             return length, total, h0, FOUND
@@ -204,8 +204,8 @@ def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_siz
 
 
 @njit(parallel=True)
-def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-                    max_nodes):
+def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data,
+                    nfree, max_nodes):
     """``ida_star`` over int8 boards (n, cells) in parallel, ``max_nodes`` per board.
 
     Returns lengths, nodes, h, status (int64 (n,)) and plans int8 (n, MAX_DEPTH)."""
@@ -256,8 +256,8 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_
             work[blank] = work[target]
             work[target] = 0
             blank = target
-            fvals[count, j] = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
-                                                nfree)
+            fvals[count, j] = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side,
+                                                offsets, data, nfree)
         if ok:
             prefixes[count] = seq
             count += 1
@@ -303,8 +303,8 @@ def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, fre
 
 
 @njit
-def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-                   max_nodes, split, path):
+def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data,
+                   nfree, max_nodes, split, path):
     """``ida_star`` for one hard board, each iteration split over the subtrees at depth ``split``.
 
     Every subtree is searched with the same bound; a found plan comes from the lowest-numbered
@@ -319,8 +319,8 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     total = 0
     while bound < split:  # shallow bounds: no subtree at depth `split` can hold a plan
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree, path,
-                                                max_nodes - total)
+                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree,
+                                                path, max_nodes - total)
         total += nodes
         if length >= 0:
             return length, total, h0, FOUND
@@ -329,8 +329,8 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
         if next_bound == _INF:
             return -1, total, h0, NO_PLAN
         bound = next_bound
-    prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
-                                split)
+    prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
+                                nfree, split)
     k = prefixes.shape[0]
     found = np.empty(k, dtype=np.int64)
     bounds = np.empty(k, dtype=np.int64)
