@@ -6,9 +6,9 @@ stratified bootstrap intervals, and reports, over a Numba-compiled core.
 
 __version__ = "0.1.0"
 
-# The in-memory reward API, imported on first use so that ``import fastspe`` (and ``fastspe --help``)
+# The in-memory reward API and the exact solver, imported on first use so that ``import fastspe`` (and ``fastspe --help``)
 # loads neither numba nor pandas.
-_LAZY = {"reward": "rewards", "RewardScorer": "rewards", "Rewards": "rewards"}
+_LAZY = {"reward": "rewards", "RewardScorer": "rewards", "Rewards": "rewards", "solve": "solver"}
 
 
 def __getattr__(name: str):

@@ -15,7 +15,8 @@ from .. import __version__
 from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, warn
 
-COMMAND_MODULES = ("bank", "score", "verdicts", "report", "compare", "history", "run", "runs", "demo", "import_inspect")
+COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "report", "compare", "history", "run", "runs", "demo",
+                   "import_inspect")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,135 @@
+"""Exact solver speed: IDA* kernel vs its plain-Python twin, the ten Korf instances, blocked boards, PDB builds.
+
+Run with ``python -m pytest benchmarks/bench_search.py --benchmark-only -s``. Targets (issue 12, 2 cores,
+warm pattern databases): >= 1e7 nodes/s per core; the ten Korf instances optimal in < 30 s total; a
+random 4x4 board with 1-3 blocks solved in < 1 s median; the open board's 6-6-3 tables built in < 60 s.
+Figures are printed and kept in ``extra_info``, not asserted (the machine may be shared); optimality is.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from fastspe.layout import Layout
+from fastspe.pdb import build_table, default_partition, pattern_databases
+from fastspe.solver import solve, solve_boards
+from tests import naive_search as naive
+from benchmarks.timing import best_of
+
+KORF = Path(__file__).resolve().parents[2] / "shared" / "data" / "korf10.tsv"
+BLOCKED_LAYOUTS = ((5,), (10,), (5, 10), (6, 9), (5, 6, 9), (6, 9, 10))
+BOARDS_PER_LAYOUT = 3
+BLOCKED_MAX_NODES = 300_000_000  # a board over this budget counts as unsolved in the median (about 30-60 s)
+
+
+def test_nodes_per_second_kernel_vs_twin(benchmark):
+    """Same board, same heuristic (graph distances), same search order: the node counts agree exactly."""
+    rng = random.Random(8)
+    board = naive.random_walk(4, 4, (5, 10), 70, rng)  # d* = 54, about 400k nodes
+    boards = np.array([board], dtype=np.int8)
+    solve_boards(boards, 4, 4, (5, 10), use_pdb=False)  # compile / load from cache
+    got = benchmark.pedantic(solve_boards, args=(boards, 4, 4, (5, 10)), kwargs={"use_pdb": False}, rounds=3,
+                             iterations=1)
+    kernel_rate = int(got.nodes[0]) / benchmark.stats.stats.min
+    result = {}
+    twin_seconds = best_of(lambda: result.update(out=naive.ida_star(board, 4, 4, (5, 10))), repeat=1)
+    length, plan, twin_nodes = result["out"]
+    assert (length, plan, twin_nodes) == (got.lengths[0], got.moves[0], got.nodes[0])
+    twin_rate = twin_nodes / twin_seconds
+    benchmark.extra_info.update(nodes=int(got.nodes[0]), nodes_per_s=kernel_rate, twin_nodes_per_s=twin_rate,
+                                ratio=kernel_rate / twin_rate)
+    print(f"\nIDA* (graph distances) on one thread, d* = {length}, {twin_nodes:,} nodes: kernel {kernel_rate:,.0f} "
+          f"nodes/s, twin {twin_rate:,.0f} nodes/s, ratio {kernel_rate / twin_rate:,.0f}x")
+
+
+def korf_boards():
+    rows = [line.split("\t") for line in KORF.read_text().splitlines() if line[:1].isdigit()]
+    out = []
+    for ident, tiles, optimal in rows:
+        values = [int(v) for v in tiles.split()][::-1]
+        out.append((ident, [16 - v if v else 0 for v in values], int(optimal)))
+    return out
+
+
+@pytest.mark.skipif(not KORF.exists(), reason="shared/data/korf10.tsv is not here")
+def test_korf_ten(benchmark):
+    boards = korf_boards()
+    solve(boards[0][1])  # tables and kernels warm
+    results = {}
+
+    def run_all():
+        for ident, board, _ in boards:
+            results[ident] = solve(board)
+
+    benchmark.pedantic(run_all, rounds=1, iterations=1)
+    total = sum(r.seconds for r in results.values())
+    nodes = sum(r.nodes for r in results.values())
+    for ident, _, optimal in boards:
+        sol = results[ident]
+        assert sol.length == optimal
+        print(f"\nKorf {ident:>3}: d* {sol.length}, h {sol.h}, {sol.nodes:>12,} nodes, {sol.seconds:7.2f} s", end="")
+    threads = numba.get_num_threads()
+    benchmark.extra_info.update(total_seconds=total, nodes=nodes, nodes_per_s=nodes / total, threads=threads)
+    print(f"\nKorf ten: {total:.1f} s total, {nodes:,} nodes, {nodes / total:,.0f} nodes/s on {threads} threads "
+          f"({nodes / total / threads:,.0f} per thread)")
+
+
+def random_board(layout: Layout, rng: np.random.Generator) -> list[int]:
+    """A uniformly random solvable board of ``layout`` (parity-checked)."""
+    free = np.flatnonzero(~layout.blocked)
+    while True:
+        board = layout.goal.copy()
+        board[free] = rng.permutation(board[free])
+        if layout.parity_ok(board):
+            return board.tolist()
+
+
+def test_random_blocked_boards(benchmark):
+    from fastspe.solver import SearchLimit
+
+    rng = np.random.default_rng(3)
+    boards = [(blocks, random_board(Layout(4, 4, blocks), rng)) for blocks in BLOCKED_LAYOUTS
+              for _ in range(BOARDS_PER_LAYOUT)]
+    for blocks in BLOCKED_LAYOUTS:
+        pattern_databases(Layout(4, 4, blocks))  # tables warm: built once, then loaded
+    seconds = []
+
+    def run_all():
+        for blocks, board in boards:
+            start = time.perf_counter()
+            try:
+                sol = solve(board, max_nodes=BLOCKED_MAX_NODES)
+                line = f"d* {sol.length}, h {sol.h}, {sol.nodes:,} nodes"
+                seconds.append(sol.seconds)
+            except SearchLimit:
+                line = f"over {BLOCKED_MAX_NODES:,} nodes"
+                seconds.append(float("inf"))
+            print(f"\nblocks {blocks}: {line}, {time.perf_counter() - start:.2f} s", end="", flush=True)
+
+    benchmark.pedantic(run_all, rounds=1, iterations=1)
+    median = float(np.median(seconds))
+    solved = [s for s in seconds if s < float("inf")]
+    benchmark.extra_info.update(median_seconds=median, unsolved=len(seconds) - len(solved))
+    print(f"\nrandom 4x4 boards with 1-3 blocks ({len(boards)}): median {median:.2f} s, "
+          f"{len(seconds) - len(solved)} over the node budget")
+
+
+def test_pdb_build_open_board(benchmark, tmp_path, monkeypatch):
+    monkeypatch.setenv("FASTSPE_PDB_DIR", str(tmp_path))
+    layout = Layout(4, 4, ())
+    build_table(Layout(3, 3, ()), (1, 2, 3))  # compile / load from cache
+    start = time.perf_counter()
+    benchmark.pedantic(pattern_databases, args=(layout,), rounds=1, iterations=1)
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    pattern_databases(layout)
+    loaded = time.perf_counter() - start
+    benchmark.extra_info.update(build_seconds=built, load_seconds=loaded)
+    print(f"\n6-6-3 tables of the open 4x4 board {default_partition(layout)}: built in {built:.1f} s, "
+          f"loaded in {loaded:.2f} s")

@@ -1,0 +1,109 @@
+"""``fastspe solve``: optimal plans of one board (``--board``) or of a JSONL file of boards (``--input``)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+
+from ._common import fail, int_option, refuse_overwrite, say, text_option
+from .progress import progress
+
+MAX_NODES = 10**15
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("solve", help="optimal plan lengths and plans of boards (exact IDA* search)",
+                            description="Solve boards optimally with IDA* and h = max(graph-distance sum, additive "
+                                        "pattern databases). Pattern databases are built once per layout into the "
+                                        "user's cache folder (FASTSPE_PDB_DIR overrides it). One board prints one "
+                                        "JSON object; --input FILE.jsonl writes one JSON line per input line to --out.")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--board", type=text_option,
+                      help="cells row-major, separated by spaces or commas: 0 the blank, -1 a blocked cell")
+    what.add_argument("--input", help="JSONL file: one {id, rows, cols, blocks, board} object per line")
+    parser.add_argument("--out", help="JSONL file to write with --input (each line plus length, moves, h, nodes, "
+                                      "seconds, heuristic, or an error)")
+    parser.add_argument("--rows", type=int_option(2, 8), default=4, help="rows of --board")
+    parser.add_argument("--cols", type=int_option(2, 8), default=4, help="columns of --board")
+    parser.add_argument("--blocks", type=text_option, default=None,
+                        help="blocked cells of --board, comma-separated (default: its -1 cells)")
+    parser.add_argument("--max-nodes", type=int_option(1, MAX_NODES), default=None,
+                        help="give up on a board after this many search nodes (default: no limit)")
+    parser.set_defaults(func=cmd_solve)
+
+
+def _ints(text: str, what: str) -> list[int]:
+    parts = text.replace(",", " ").split()
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{what} must be whole numbers separated by spaces or commas, got {text!r}") from None
+
+
+@contextlib.contextmanager
+def _pdb_progress():
+    """A ``progress(done, total)`` callback that opens a display only if a pattern database is built."""
+    with contextlib.ExitStack() as stack:
+        update = []
+
+        def report(done: int, total: int) -> None:
+            if not update:
+                update.append(stack.enter_context(progress("pattern databases", total, "entries")))
+            update[0](done, total)
+
+        yield report
+
+
+def cmd_solve(args) -> int:
+    if args.input is None:
+        if args.out is not None:
+            return fail("--out goes with --input; --board prints its answer")
+        return _solve_one(args)
+    if args.out is None:
+        return fail("--input needs --out (the JSONL file to write)")
+    refuse_overwrite({"--input": args.input}, {"--out": args.out})
+    return _solve_file(args)
+
+
+def _solve_one(args) -> int:
+    from ..solver import solve
+
+    board = _ints(args.board, "--board")
+    blocks = _ints(args.blocks, "--blocks") if args.blocks is not None else None
+    with _pdb_progress() as built:
+        sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built)
+    blocks = blocks if blocks is not None else [i for i, v in enumerate(board) if v == -1]
+    say(json.dumps({"length": sol.length, "moves": sol.moves, "h": sol.h, "nodes": sol.nodes,
+                    "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board,
+                    "rows": args.rows, "cols": args.cols, "blocks": sorted(blocks)}))
+    return 0
+
+
+def _solve_file(args) -> int:
+    from ..io import atomic_path
+    from ..solver import solve_record
+
+    records = []
+    with open(args.input, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                return fail(f"{args.input}: line {number}: not JSON ({exc.msg})")
+    answers = []
+    with _pdb_progress() as built, progress("solve", len(records), "boards") as update:
+        for i, record in enumerate(records):
+            answers.append(solve_record(record, max_nodes=args.max_nodes, progress=built))
+            update(i + 1, failed=sum("error" in a for a in answers))
+    with atomic_path(args.out) as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(a) + "\n" for a in answers)
+    failed = sum("error" in a for a in answers)
+    if failed:
+        say(f"wrote {len(answers):,} lines to {args.out}; {failed:,} boards failed (see their \"error\")", err=True)
+        return 1
+    say(f"wrote {len(answers):,} optimal plans to {args.out}", err=True)
+    return 0
