@@ -149,7 +149,7 @@ def build_bank_table(design: Design, progress: Progress | None = None, propose: 
     for stream, cell in enumerate(design.cells):
         key = (cell.layout.blocks, cell.depth)
         taken = np.concatenate(accepted[key]) if key in accepted else None
-        if cell.retreat is None:
+        if not cell.retreat:  # None, or 0: an h-walk board has d* = h, certified without a search
             boards, paths, index = build_cell(cell, design.seed, stream, taken, tick, propose=propose)
             plans = certificates(paths)
         else:
@@ -202,7 +202,7 @@ def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, inde
         "seed": np.full(n, seed, dtype=np.int64),
     }
     if searched:
-        kind = "h-walk" if cell.retreat is None else "search"
+        kind = "search" if cell.retreat else "h-walk"  # retreat 0 cells are h-walks: d* = h needs no search
         columns["retreat"] = np.full(n, retreat, dtype=np.int64)
         columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
                                                                      [kind]).cast(pa.string())

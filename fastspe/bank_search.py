@@ -29,6 +29,9 @@ from .kernels.walks import propose_random_walks
 
 FIRST_CHUNK = 4096
 MAX_CHUNK = 1 << 18  # walks per kernel call
+# Walks cost little next to a search, and few random walks land on h = depth - retreat for small retreats
+# at large depths (d* 40, retreat 2: about 1 in 10,000), so search cells may propose far more than h-walk cells.
+SEARCH_CAP_FACTOR = 50
 # Boards per solver call: enough to keep its threads busy, few past the quota (each is a full search).
 MIN_BATCH, MAX_BATCH = 16, 4096
 GUESSED_RATE = 0.6  # share of solved candidates kept, assumed before any is solved (measured: 0.4-1)
@@ -49,11 +52,12 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
 
     ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates.
     Returns (boards int8 (count, cells), plans list[str] of optimal U/D/L/R certificates, proposal
-    indices int64) or raises ``QuotaError`` when ``cap`` walks (default ``bank.proposal_cap``) fall short.
+    indices int64) or raises ``QuotaError`` when ``cap`` walks (default ``SEARCH_CAP_FACTOR`` times
+    ``bank.proposal_cap``) fall short.
     """
     layout, depth = cell.layout, cell.depth
     want_h = depth - cell.retreat
-    cap = proposal_cap(cell.count) if cap is None else cap
+    cap = SEARCH_CAP_FACTOR * proposal_cap(cell.count) if cap is None else cap
     solve = _oracle()
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
     seen = np.sort(_board_keys(prior))  # boards taken or already solved: never solved (again)

@@ -8,7 +8,8 @@ certified boards of one layout at one depth, labelled with a cohort::
                {"cohort": "retreat", "blocks": [5, 10], "depth": 30, "retreat": 4, "count": 20}]}
 
 A cell with ``retreat`` asks for boards whose optimal plan must undo the heuristic: d* = depth and
-h = depth - retreat, certified by exact search (``fastspe.bank_search``) instead of an h-walk.
+h = depth - retreat, certified by exact search (``fastspe.bank_search``) instead of an h-walk
+(``retreat`` 0 cells are built by h-walks, which certify d* = h without a search).
 """
 
 from __future__ import annotations
