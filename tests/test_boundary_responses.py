@@ -143,3 +143,30 @@ def test_parquet_run_log_of_failed_attempts_with_numeric_answers(folder, capsys,
     frame.to_parquet(folder / "r.parquet")
     code, err, out = _score(capsys, folder, folder / "r.parquet", out_name)
     assert_refused(code, err, names=["r.parquet", "no completed outputs"], absent=[out])
+
+
+def test_parquet_text_that_is_not_utf8_is_named_damage(tmp_path, capsys):
+    # found by the fuzz test: a Parquet file without page checksums decodes flipped text bytes blindly
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from fastspe.bank import build_bank, write_bank
+    from fastspe.boundary.responses import read_responses
+    from fastspe.cli import main
+    from fastspe.design import paper_design
+
+    bank = build_bank(paper_design()).head(2)
+    write_bank(bank, tmp_path / "bank.parquet")
+    path = tmp_path / "r.parquet"
+    table = pa.table({"board_id": [str(bank["board_id"].iat[0])], "condition": ["c"], "trial": [0],
+                      "response": ["MOVES: U"]})
+    pq.write_table(table, path, compression="none", write_page_checksum=False)
+    data = bytearray(path.read_bytes())
+    data[data.find(b"primary-k")] = 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="not a readable Parquet file .*UTF8"):
+        read_responses(path)
+    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(path), "--out",
+                 str(tmp_path / "v.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "not a readable Parquet file" in err and "Traceback" not in err and not (tmp_path / "v.parquet").exists()

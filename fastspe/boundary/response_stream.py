@@ -100,6 +100,7 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
     try:
         handle = pq.ParquetFile(path, page_checksum_verification=True)
         for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
+            batch.validate(full=True)  # text that is not UTF-8 is damage too, checksums or not
             yield pa.Table.from_batches([batch])
     except (pa.ArrowException, OSError) as exc:
         raise unreadable_parquet(path, exc) from None

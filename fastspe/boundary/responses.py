@@ -170,7 +170,9 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path, page_checksum_verification=True).read().to_pandas(ignore_metadata=True)
+        table = pq.ParquetFile(path, page_checksum_verification=True).read()
+        table.validate(full=True)  # e.g. text that is not UTF-8: a file without page checksums decodes it blindly
+        return table.to_pandas(ignore_metadata=True)
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise unreadable_parquet(path, exc) from None
 
