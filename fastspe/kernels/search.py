@@ -183,24 +183,32 @@ def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_siz
     """Optimal plan of one board. Returns (length, nodes, h, status); the plan is ``path[:length]``."""
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
     h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
-    bound = h0
-    total = 0
     if h0 == 0:
         return 0, 0, h0, FOUND
-    while True:
-        if bound >= MAX_DEPTH:
-            return -1, total, h0, TOO_DEEP
+    length, total, _, status = _deepen(tile_at, cell_of, blank, h0, MAX_DEPTH, moves, tile_dist, free_idx, group_of,
+                                       group_tiles, group_size, group_side, offsets, data, nfree, max_nodes, path)
+    return length, total, h0, status
+
+
+@njit
+def _deepen(tile_at, cell_of, blank, bound, limit, moves, tile_dist, free_idx, group_of, group_tiles, group_size,
+            group_side, offsets, data, nfree, max_nodes, path):
+    """Serial IDA* iterations from ``bound`` while the bound stays below ``limit``. Returns (length, nodes,
+    bound, status); status TOO_DEEP when the bound reached ``limit`` with no plan found."""
+    total = 0
+    while bound < limit:
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
                                                 group_of, group_tiles, group_size, group_side, offsets, data, nfree,
                                                 path, max_nodes - total)
         total += nodes
         if length >= 0:
-            return length, total, h0, FOUND
+            return length, total, bound, FOUND
         if length == -2 or total > max_nodes:
-            return -1, total, h0, OVER_BUDGET
+            return -1, total, bound, OVER_BUDGET
         if next_bound == _INF:
-            return -1, total, h0, NO_PLAN
+            return -1, total, bound, NO_PLAN
         bound = next_bound
+    return -1, total, bound, TOO_DEEP
 
 
 @njit(parallel=True)
@@ -315,20 +323,11 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
     if h0 == 0:
         return 0, 0, h0, FOUND
-    bound = h0
-    total = 0
-    while bound < split:  # shallow bounds: no subtree at depth `split` can hold a plan
-        length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-                                                path, max_nodes - total)
-        total += nodes
-        if length >= 0:
-            return length, total, h0, FOUND
-        if length == -2 or total > max_nodes:
-            return -1, total, h0, OVER_BUDGET
-        if next_bound == _INF:
-            return -1, total, h0, NO_PLAN
-        bound = next_bound
+    # shallow bounds, serially: no subtree at depth `split` can hold a plan shorter than `split`
+    length, total, bound, status = _deepen(tile_at, cell_of, blank, h0, split, moves, tile_dist, free_idx, group_of,
+                                           group_tiles, group_size, group_side, offsets, data, nfree, max_nodes, path)
+    if status != TOO_DEEP:
+        return length, total, h0, status
     prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
                                 nfree, split)
     k = prefixes.shape[0]
