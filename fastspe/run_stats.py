@@ -18,7 +18,6 @@ however many completed attempts it has (all of them enter the token, latency and
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
@@ -30,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .boundary.jsonl import read_object_lines
-from .boundary.responses import MARKER_EVENTS, OK
+from .boundary.responses import MARKER_EVENTS, OK, log_objects
 
 COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
            "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
@@ -108,18 +107,9 @@ def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
     """``data`` read line by line as ``read_run_log`` reads a log."""
     columns: dict[str, list] = {field.name: [] for field in _ATTEMPTS}
     skipped = 0
-    for lineno, raw in enumerate(data.split(b"\n"), start=first_line):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+    for lineno, obj in log_objects(data.split(b"\n"), first_line):
+        if obj is None:
             skipped += 1
-            continue
-        if not isinstance(obj, dict):
-            skipped += 1
-            continue
-        if obj.get("event") in MARKER_EVENTS:
             continue
         values = {name: _typed(obj.get(name), _ATTEMPTS.field(name).type) for name in columns}
         for name in _REQUIRED:

@@ -39,6 +39,23 @@ TORN_LINE_EVENT = "torn_line"  # marker record a resumed run log writes after a 
 # marker records of `fastspe run --batch` (a batch about to be created, created, collected): no attempts
 BATCH_EVENTS = ("batch_pending", "batch_submitted", "batch_done")
 MARKER_EVENTS = (TORN_LINE_EVENT, *BATCH_EVENTS)  # records that readers skip
+
+
+def log_objects(lines, first_line: int = 1):
+    """The records of run-log ``lines`` (bytes) as ``(line number, dict)``, and ``(line number, None)`` for a
+    line that is not a JSON object (torn, damaged); blank lines and marker records are left out."""
+    for lineno, raw in enumerate(lines, start=first_line):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            yield lineno, None
+            continue
+        if not isinstance(obj, dict):
+            yield lineno, None
+        elif obj.get("event") not in MARKER_EVENTS:
+            yield lineno, obj
 _POS = "_pos"  # internal column: line (or row) number of each record in its source
 
 

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..responses import MARKER_EVENTS, TORN_LINE_EVENT
+from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
 
 OK = "ok"
 ERROR = "error"
@@ -174,17 +174,10 @@ def read_run_log(path) -> tuple[list[dict], int]:
     if not p.exists():
         return records, skipped
     with open(p, "rb") as fh:
-        for raw in fh:
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+        for _, obj in log_objects(fh):
+            if obj is None:
                 skipped += 1
-                continue
-            if not isinstance(obj, dict):
-                skipped += 1
-            elif obj.get("event") not in MARKER_EVENTS:
+            else:
                 records.append(obj)
     return records, skipped
 
