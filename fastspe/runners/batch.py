@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..boundary.responses import BATCH_EVENTS
-from ..generation import canonical_model
 from .base import GenerationSettings
 from .batch_api import ADAPTERS
 from .cost import Budget, Pricing, input_tokens_upper
-from .engine import (PROVIDERS, Progress, RunSummary, Trial, _board_prompts, _identity_settings, _now,
-                     _provider_parts, _record_base, _scan, _settings_for, answer_fields, error_fields)
-from .log import OK, RunLog, check_log_path
+from .engine import (PROVIDERS, Progress, RunSummary, Trial, _now, _record_base, _scan, answer_fields, error_fields,
+                     plan_run)
+from .log import OK, RunLog
 from .retry import FATAL, RATE_LIMIT, AttemptError, RetryPolicy
 
 # OpenAI and Anthropic both bill batch requests at half the list price (--price-in/--price-out).
@@ -119,19 +118,13 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     server; the same call again collects them.
     """
     check_batch_provider(model)
-    provider_name, name, _ = _provider_parts(model, base_url)
-    condition = canonical_model(model) if condition is None else condition
-    check_log_path(out)
-    settings = _settings_for(provider_name, settings)
-    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
-        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
     if not 0 <= poll_interval < float("inf"):
         raise ValueError(f"poll interval must be a finite number of seconds >= 0, got {poll_interval}")
-    boards = _board_prompts(bank)
-    identity = _identity_settings(provider_name, name, settings.as_dict())
-    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
-    planned = len(boards.board_ids) * trials
-    summary = BatchSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
+    job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
+    provider_name, name, boards, identity, settings, scan, pending = (
+        job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)
+    planned = job.planned
+    summary = BatchSummary(job.condition, str(out), planned=planned, already_complete=planned - len(pending),
                            skipped_log_lines=scan.torn_lines, settings=settings)
     if not pending:
         return summary

@@ -201,13 +201,8 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
                  settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
                  condition: str | None = None) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
-    provider_name, name, _ = _provider_parts(model, base_url)
-    condition = canonical_model(model) if condition is None else condition
-    check_log_path(out)
-    settings = _settings_for(provider_name, settings)
-    boards = _board_prompts(bank)
-    _, pending = _scan(out, condition, boards, trials, _identity_settings(provider_name, name, settings.as_dict()))
-    n_planned = len(boards.board_ids) * trials
+    job = plan_run(bank, model, out, base_url, trials, settings, pricing, None, condition)
+    condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
     tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
     tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
     out_up = settings.max_tokens * len(pending) if settings.max_tokens is not None else None
@@ -217,6 +212,40 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
         cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
     return RunEstimate(condition, n_planned, n_planned - len(pending), len(pending), tok_est, tok_up, out_up,
                        cost_est, cost_up, settings)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a model run (online or batch) settles before it reads a key: the provider, the condition and its
+    settings (refused when the log holds others), the bank's prompts and the trials still to answer."""
+
+    provider_name: str
+    name: str
+    condition: str
+    settings: GenerationSettings
+    boards: _BoardPrompts
+    identity: dict
+    scan: LogScan
+    pending: list
+
+    @property
+    def planned(self) -> int:
+        return len(self.boards.board_ids) * self.scan.done.shape[1]
+
+
+def plan_run(bank: pd.DataFrame, model: str, out, base_url: str | None, trials: int, settings: GenerationSettings,
+             pricing: Pricing, budget: float | None, condition: str | None) -> RunPlan:
+    """Check a run's request and scan its log (see ``RunPlan``)."""
+    provider_name, name, _ = _provider_parts(model, base_url)
+    condition = canonical_model(model) if condition is None else condition
+    check_log_path(out)
+    settings = _settings_for(provider_name, settings)
+    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
+        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
+    boards = _board_prompts(bank)
+    identity = _identity_settings(provider_name, name, settings.as_dict())
+    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
+    return RunPlan(provider_name, name, condition, settings, boards, identity, scan, pending)
 
 
 def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
@@ -260,18 +289,12 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         The responses' condition (default: ``model`` as ``PROVIDER:MODEL``). The log's earlier attempts of it must have
         been made with the same model and settings, else a ValueError says which setting differs.
     """
-    provider_name, name, _ = _provider_parts(model, base_url)
-    condition = canonical_model(model) if condition is None else condition
-    check_log_path(out)
     if not 0 < timeout < math.inf:
         raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
-    settings = _settings_for(provider_name, settings)
-    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
-        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
-    boards = _board_prompts(bank)
-    identity = _identity_settings(provider_name, name, settings.as_dict())
-    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
-    planned = len(boards.board_ids) * trials
+    job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
+    provider_name, name, boards, identity, settings, scan, pending = (
+        job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)
+    condition, planned = job.condition, job.planned
     summary = RunSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
                          skipped_log_lines=scan.torn_lines, settings=settings)
     if not pending:
