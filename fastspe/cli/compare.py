@@ -27,16 +27,25 @@ def register(subparsers) -> None:
     p.add_argument("--baseline", required=True, metavar="CONDITION", help="the reference condition")
     p.add_argument("--candidate", action="append", metavar="CONDITION",
                    help="a condition to judge, repeatable (default: every other condition)")
+    verdict_options(p)
+    p.add_argument("--out", metavar="DIR", help="folder for compare.md, compare.csv and compare.json")
+    cluster_options(p)
+    p.set_defaults(func=cmd_compare)
+
+
+def verdict_options(p) -> None:
+    """The options of a paired comparison and its verdict (``compare``, ``history compare``)."""
     p.add_argument("--metrics", default=DEFAULT_METRICS, metavar="LIST", help="comma-separated metrics")
     p.add_argument("--margin", type=float_option(0.0, 1e6), default=DEFAULT_MARGIN,
                    help="the smallest difference that counts as a change")
     p.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help="bootstrap draws")
     p.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
-    p.add_argument("--out", metavar="DIR", help="folder for compare.md, compare.csv and compare.json")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when any pooled primary-cohort metric regresses")
-    cluster_options(p)
-    p.set_defaults(func=cmd_compare)
+
+
+def metric_list(args) -> list[str]:
+    return [m.strip() for m in args.metrics.split(",") if m.strip()]
 
 
 def cmd_compare(args) -> int:
@@ -55,7 +64,7 @@ def cmd_compare(args) -> int:
     bank = read_bank(args.bank)
     verdicts = pd.concat([read_verdicts(v, bank=bank) for v in args.verdicts], ignore_index=True)
     check_against_bank(verdicts, bank)
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    metrics = metric_list(args)
     with cluster_client(args) as client:
         result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin,
                          draws=args.draws, seed=args.seed, executor=executor(client))

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import cell, draws_option, float_option, refuse_overwrite, say, seed_option
+from ._common import cell, draws_option, refuse_overwrite, say, seed_option
+from .compare import DEFAULT_SEED, metric_list, verdict_options
 
-# Also in fastspe.history and fastspe.compare; repeated so that `--help` imports no pandas or numba.
+# Also in fastspe.history; repeated so that `--help` imports no pandas or numba.
 DEFAULT_STORE = "fastspe-history (or $FASTSPE_HISTORY)"
 DEFAULT_HISTORY_DRAWS = 2000
-DEFAULT_DRAWS = 5000
-DEFAULT_SEED = 20261012
-DEFAULT_MARGIN = 0.02
+
+
+def _store_option(p) -> None:
+    p.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
 
 
 def _meta(text: str) -> tuple[str, str]:
@@ -39,7 +41,7 @@ def register(subparsers) -> None:
     add.add_argument("--draws", type=draws_option, default=DEFAULT_HISTORY_DRAWS, metavar="N",
                      help="bootstrap draws of the stored intervals")
     add.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
-    add.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    _store_option(add)
     add.set_defaults(func=cmd_add)
 
     show = verbs.add_parser("show", help="the trend of a metric across the stored runs",
@@ -47,7 +49,7 @@ def register(subparsers) -> None:
                                         "order added), cohort and condition; with --out, also a trend figure.")
     show.add_argument("--metric", default="SPE", help="C, I, R, Q, E, G, O, SPE or Dc")
     show.add_argument("--out", metavar="DIR", help="folder for trend.csv and the trend figure (PDF, PNG, SVG)")
-    show.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    _store_option(show)
     show.set_defaults(func=cmd_show)
 
     comp = verbs.add_parser("compare", help="`fastspe compare` between two stored runs",
@@ -55,14 +57,8 @@ def register(subparsers) -> None:
                                         "condition they share (or their only conditions), as `fastspe compare`.")
     comp.add_argument("label_a", metavar="LABEL_A", help="the baseline run")
     comp.add_argument("label_b", metavar="LABEL_B", help="the candidate run")
-    comp.add_argument("--metrics", default="SPE,C,R,Q,E", metavar="LIST", help="comma-separated metrics")
-    comp.add_argument("--margin", type=float_option(0.0, 1e6), default=DEFAULT_MARGIN,
-                      help="the smallest difference that counts as a change")
-    comp.add_argument("--draws", type=draws_option, default=DEFAULT_DRAWS, metavar="N", help="bootstrap draws")
-    comp.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
-    comp.add_argument("--fail-on-regression", action="store_true",
-                      help="exit 1 when any pooled primary-cohort metric regresses")
-    comp.add_argument("--store", metavar="DIR", help=f"the history folder (default: {DEFAULT_STORE})")
+    verdict_options(comp)
+    _store_option(comp)
     comp.set_defaults(func=cmd_compare)
 
 
@@ -119,7 +115,7 @@ def cmd_compare(args) -> int:
 
     history = History(args.store)
     verdicts, pairs = paired_runs(history, args.label_a, args.label_b)
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    metrics = metric_list(args)
     regressed = False
     for base, cand in pairs:
         part = verdicts[verdicts["condition"].isin([base, cand])]
