@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Callable
 
 from rich.console import Console
+from rich.measure import Measurement
+from rich.segment import Segments
+from rich.table import Table
 from rich.text import Text
 
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
@@ -50,10 +53,24 @@ def plain(text, keep_newlines: bool = True) -> str:
 def say(text, err: bool = False) -> None:
     """Print ``text`` as plain text on stdout (``err``: stderr); newlines are kept.
 
-    A rich renderable (a table of ``cell`` texts) is printed as it is."""
+    A rich renderable (a table of ``cell`` texts) is printed as it is, a table at its full width."""
+    console = stderr if err else stdout
     if not (hasattr(text, "__rich_console__") or hasattr(text, "__rich__")):
         text = plain(text)
-    (stderr if err else stdout).print(text)
+    elif isinstance(text, Table):
+        text = _full_width(console, text)
+    console.print(text)
+
+
+def _full_width(console: Console, view: Table):
+    """``view`` rendered at its natural width, wider than the console if need be: rich fits a table to the
+    console (80 columns on a pipe) by cutting cells to ``…`` and dropping whole number columns; a file
+    keeps the long lines and a terminal wraps them, numbers intact."""
+    width = Measurement.get(console, console.options.update(max_width=1 << 16), view).maximum
+    if width <= console.width:
+        return view
+    lines = console.render_lines(view, console.options.update(width=width, max_width=width), new_lines=True)
+    return Segments([segment for line in lines for segment in line])
 
 
 def note(text) -> None:

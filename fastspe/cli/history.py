@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
+from ..boundary.errors import InputError
 from ._common import cell, draws_option, refuse_overwrite, say, seed_option
 from .compare import DEFAULT_SEED, metric_list, verdict_options
 
 # Also in fastspe.history; repeated so that `--help` imports no pandas or numba.
 DEFAULT_STORE = "fastspe-history (or $FASTSPE_HISTORY)"
 DEFAULT_HISTORY_DRAWS = 2000
+
+
+# the API's parameter names (fastspe.history.ParameterError) as this command's options
+_OPTIONS = {"label": "--label", "store": "--store", "meta": "--meta", "draws": "--draws", "seed": "--seed",
+            "metric": "--metric", "label_a": "LABEL_A", "label_b": "LABEL_B"}
+
+
+@contextlib.contextmanager
+def _as_options():
+    """An error about a parameter of the API, told about the option that gave it."""
+    from ..history import ParameterError
+
+    try:
+        yield
+    except ParameterError as exc:
+        raise InputError(exc.for_option(_OPTIONS.get(exc.parameter, exc.parameter))) from None
 
 
 def _store_option(p) -> None:
@@ -71,7 +89,8 @@ def cmd_add(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--store": history.root})
     bank = read_bank_table(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank_frame(bank))
-    run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
+    with _as_options():
+        run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
     say(f"added run {run.number} {run.label!r} ({len(run.conditions)} condition(s), bank {run.bank_hash[:12]}) "
         f"to {history.root}")
     return 0
@@ -86,7 +105,10 @@ def cmd_show(args) -> int:
     from ..io import write_table
 
     history = History(args.store)
-    trend = history.trend(args.metric)
+    with _as_options():
+        trend = history.trend(args.metric)
+    # every cell plain text (a label is never markup); `say` prints the table at its full width, so a long
+    # label on a pipe or a narrow terminal never cuts the numbers to `…`
     view = Table(title=cell(f"{args.metric} by run ({history.root})"), title_justify="left", header_style="bold")
     for col in ("run", "label", "cohort", "condition", args.metric, "95% interval", "N"):
         view.add_column(cell(col), justify="right" if col in ("run", args.metric, "N") else "left", no_wrap=True)
@@ -114,7 +136,8 @@ def cmd_compare(args) -> int:
     from ..history import History, paired_runs
 
     history = History(args.store)
-    verdicts, pairs = paired_runs(history, args.label_a, args.label_b)
+    with _as_options():
+        verdicts, pairs = paired_runs(history, args.label_a, args.label_b)
     metrics = metric_list(args)
     regressed = False
     for base, cand in pairs:
