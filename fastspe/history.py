@@ -58,8 +58,9 @@ METRIC_COLUMNS = ["cohort", "condition", "metric", "estimate", "lo", "hi", "draw
 PARTS = {"verdicts": "runs", "metrics": "metrics"}  # a run's files: digest key -> folder
 MAX_SEED = 2**63 - 1
 _BANK_COLUMNS = ["board_id", "rows", "cols", "blocks", "initial", "depth"]
-# printable: no C0/C1 controls, DEL or bidi overrides (they would rewrite what a terminal shows)
-_LABEL = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]{1,100}$")
+# printable: no C0/C1 controls, DEL or bidi overrides (they would rewrite what a terminal shows), no lone
+# surrogates (an undecodable byte of a command line: not UTF-8, so no index line could hold it)
+_LABEL = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]{1,100}$")
 _HEX = {32: re.compile(r"^[0-9a-f]{32}$"), 64: re.compile(r"^[0-9a-f]{64}$")}
 
 
@@ -125,8 +126,18 @@ def _whole(value, low: int, high: int) -> bool:
     return type(value) is int and low <= value <= high  # bool is an int subclass: refused by the type test
 
 
+def _utf8(text) -> bool:
+    if not isinstance(text, str):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
 def _text_map(value) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    return isinstance(value, dict) and all(_utf8(k) and _utf8(v) for k, v in value.items())
 
 
 def _digests_problem(value) -> str | None:
@@ -281,7 +292,7 @@ class History:
             raise ParameterError("label", label, problem)
         meta = dict(meta or {})
         if not _text_map(meta):
-            raise ParameterError("meta", meta, "keys and values must be text")
+            raise ParameterError("meta", meta, "keys and values must be text (UTF-8)")
         if not _whole(draws, 1, 10**9):
             raise ParameterError("draws", draws, "must be a whole number >= 1")
         if not _whole(seed, 0, MAX_SEED):

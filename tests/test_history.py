@@ -135,7 +135,9 @@ def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     history = History(tmp_path / "s")
     bad = {"label": dict(label=" padded"), "meta": dict(meta={"lr": 1e-4}), "draws": dict(draws=0),
            "seed": dict(seed=-1)}
-    for parameter, kwargs in bad.items():
+    bad_too = [("label", dict(label="ckpt\udcff")), ("meta", dict(meta={"lr": "\udcff"})), ("draws", dict(draws=True)),
+               ("label", dict(label="a\u202eb"))]
+    for parameter, kwargs in list(bad.items()) + bad_too:
         with pytest.raises(ParameterError) as exc:
             history.add(table, verdicts, **{"label": "ok", **kwargs})
         assert exc.value.parameter == parameter and str(exc.value).startswith(f"{parameter} ")
@@ -272,15 +274,19 @@ def test_a_failed_append_leaves_no_broken_line(checkpoints, copy, monkeypatch):
     folder, paths = checkpoints
     before = (copy / "index.jsonl").read_bytes()
 
-    def full_disk(fd):
-        raise OSError(28, "No space left on device")
+    index, fsync = os.stat(copy / "index.jsonl").st_ino, os.fsync
+
+    def full_disk(fd):  # the line is written, then the index cannot be synced
+        if os.fstat(fd).st_ino == index:
+            raise OSError(28, "No space left on device")
+        fsync(fd)
 
     monkeypatch.setattr(os, "fsync", full_disk)
     from fastspe.boundary.banks import bank_frame, read_bank_table
     from fastspe.boundary.verdicts import read_verdicts
 
     table = read_bank_table(folder / "bank.parquet")
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left"):
         History(copy).add(table, read_verdicts(paths[2], bank=bank_frame(table)), "c", draws=50)
     monkeypatch.undo()
     assert (copy / "index.jsonl").read_bytes() == before
