@@ -118,3 +118,26 @@ def test_cli_a_proper_deep_bank(bank_with_deep_boards, capsys):
     assert "1 not proven optimal (d* > 30): deep-false" in capsys.readouterr().out
     assert main(["bank", "verify", path, "--prove-board", "nope"]) == 2
     assert "--prove-board 'nope' is not a search-certified board of this bank" in capsys.readouterr().err
+
+
+def test_a_4x4_deep_board_with_a_longer_certificate(tmp_path, capsys):
+    from fastspe.design import paper_design
+
+    bank = build_bank(paper_design()).iloc[::20].copy()  # 20 boards, d* from 10 to 60
+    bank["certificate_kind"], bank["retreat"] = "search", 0
+    i = int((bank["depth"] == 40).to_numpy().argmax())
+    row = bank.iloc[i]
+    board = tuple(int(v) for v in row["initial"])
+    blocks = tuple(row["blocks"])
+    step = next(m for m in "UDLR" if naive_solver._move(board, 4, 4, blocks, m))
+    back = {"U": "D", "D": "U", "L": "R", "R": "L"}[step]
+    j = bank.index[i]
+    bank.at[j, "certificate"] = step + back + row["certificate"]
+    bank.at[j, "depth"], bank.at[j, "retreat"] = 42, 2
+    write_bank(bank, tmp_path / "bank.parquet")
+    deep = int((bank["depth"] > 30).sum())
+    assert main(["bank", "verify", str(tmp_path / "bank.parquet")]) == 3
+    out = capsys.readouterr().out
+    assert f"UNPROVEN {row['board_id']}: d* = 42" in out and f"{deep} not proven optimal (d* > 30)" in out
+    assert main(["bank", "verify", str(tmp_path / "bank.parquet"), "--prove-board", row["board_id"]]) == 1
+    assert f"FAIL {row['board_id']}: a plan of 40 moves exists" in capsys.readouterr().out
