@@ -8,6 +8,16 @@ same strata, groupings and counter-based draws as the report. Each pooled metric
 - ``improvement``: the mirror image;
 - ``no clear change``: anything else.
 
+The rows by depth and by k are many tests at once (every depth and every k, times every metric):
+uncorrected, two equal conditions showed a false ``regression`` somewhere in about half of all runs.
+So each row also gets a two-sided bootstrap p-value from the same paired draws (``p_value``: twice
+the smaller share of draws on either side of 0, add-one corrected; 0 lies outside the percentile
+interval about when p < 1 - level), Holm's step-down adjustment over one family per candidate and
+cohort, all its rows by depth and by k together (``p_adjusted``), and keeps its interval verdict only
+when ``p_adjusted`` < 1 - level: the chance of any false flag among them stays at most 1 - level.
+(One family per table, depth and k apart, would allow twice that on top of the pooled gate.) Pooled
+rows are the CI gate and are not adjusted (``p_adjusted`` = ``p_value``).
+
 Beside the intervals, a sign test on completions per board (boards where the candidate completes
 more trials than the baseline, fewer, or as many) gives the two-sided, distribution-free picture.
 """
@@ -18,6 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from .executor import Executor
@@ -28,7 +39,10 @@ from .metrics import board_sums
 DEFAULT_METRICS = ("SPE", "C", "R", "Q", "E")
 DEFAULT_MARGIN = 0.02
 REGRESSION, IMPROVEMENT, NO_CHANGE = "regression", "improvement", "no clear change"
-COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi", "draws_used", "verdict"]
+COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi", "draws_used", "p_value",
+           "p_adjusted", "verdict"]
+POOLED = "pooled"  # the grouping that gates CI; the others are Holm-adjusted per table
+FAMILY = ("candidate", "cohort")  # the rows one Holm adjustment spans (by depth and by k together)
 KNOWN_METRICS = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
 # Metrics where a lower value is better: their verdict reads the difference the other way round.
 LOWER_IS_BETTER = ("I", "G")
@@ -61,6 +75,7 @@ class Comparison:
     margin: float
     draws: int
     seed: int
+    level: float = DEFAULT_LEVEL
 
     def regressions(self) -> pd.DataFrame:
         """Pooled primary-cohort rows whose verdict is ``regression``."""
@@ -80,6 +95,33 @@ def verdict(estimate: float, lo: float, hi: float, margin: float, lower_is_bette
     if lo > 0 and estimate > margin:
         return IMPROVEMENT
     return NO_CHANGE
+
+
+def bootstrap_p_values(diff: np.ndarray) -> np.ndarray:
+    """Two-sided bootstrap p-values of paired differences ``diff`` (draws, ...), NaN where undefined:
+    min(1, 2 min(#(d <= 0) + 1, #(d >= 0) + 1) / (defined draws + 1)); NaN where no draw is defined."""
+    defined = ~np.isnan(diff)
+    used = defined.sum(axis=0)
+    below = (defined & (diff <= 0)).sum(axis=0)
+    above = (defined & (diff >= 0)).sum(axis=0)
+    p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + 1) / (used + 1))
+    return np.where(used > 0, p, np.nan)
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values of one family (NaN entries are left out of it and stay NaN)."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = len(order)
+    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    return out
+
+
+def smallest_p(draws: int) -> float:
+    """The smallest p-value ``bootstrap_p_values`` can give with ``draws`` draws."""
+    return 2.0 / (draws + 1)
 
 
 def sign_test_p(wins: int, losses: int) -> float:
@@ -146,19 +188,29 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
         if shared.empty:
             raise ValueError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
         packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand])
-        diff = paired_differences(bootstrap_draws(packed, draws, seed, executor=executor), [(cand, baseline)], level)
+        boot = bootstrap_draws(packed, draws, seed, executor=executor)
+        diff = paired_differences(boot, [(cand, baseline)], level)
+        # paired_differences' rows run group-major, then metric (one pair): the draws' order
+        ic, ib = packed.conditions.index(cand), packed.conditions.index(baseline)
+        diff["p_value"] = bootstrap_p_values(boot.samples[:, :, ic, :] - boot.samples[:, :, ib, :]).ravel()
         parts.append(diff[diff["metric"].isin(metrics)])
         signs += _sign_tests(shared, baseline, cand)
     table = pd.concat(parts, ignore_index=True).rename(columns={"condition_a": "candidate", "condition_b": "baseline"})
-    table["verdict"] = [verdict(e, lo, hi, margin, m in LOWER_IS_BETTER)
-                        for e, lo, hi, m in zip(table["estimate"], table["lo"], table["hi"], table["metric"])]
+    table["p_adjusted"] = table["p_value"]
+    rows = table["grouping"] != POOLED
+    for _, family in table[rows].groupby(list(FAMILY), sort=False):
+        table.loc[family.index, "p_adjusted"] = holm(family["p_value"].to_numpy())
+    alpha = 1.0 - level
+    table["verdict"] = [verdict(e, lo, hi, margin, m in LOWER_IS_BETTER) if g == POOLED or q < alpha else NO_CHANGE
+                        for e, lo, hi, m, g, q in zip(table["estimate"], table["lo"], table["hi"], table["metric"],
+                                                      table["grouping"], table["p_adjusted"])]
     mrank = {m: i for i, m in enumerate(metrics)}
     crank = {c: i for i, c in enumerate(candidates)}
     gorder = {"pooled": 0, "depth": 1, "k": 2}
     table = table.assign(_c=table["candidate"].map(crank), _g=table["grouping"].map(gorder),
                          _m=table["metric"].map(mrank)).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
     table = table[COLUMNS].reset_index(drop=True)
-    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed))
+    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level))
 
 
 def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
@@ -172,7 +224,7 @@ def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
     lines = [f"## fastspe compare: {head} on the {markdown_text(result.primary)} cohort", "",
              f"Baseline {name(result.baseline)}; paired stratified whole-board bootstrap, {result.draws:,} draws, "
              f"seed {result.seed}; margin {result.margin:g}. A regression needs the whole 95% interval below 0 and "
-             f"the estimate below -{result.margin:g}.", ""]
+             f"the estimate below -{result.margin:g}.", "", _holm_note(result), ""]
     for cand in dict.fromkeys(pooled["candidate"]):
         lines.append(f"### {name(cand)} vs {name(result.baseline)} ({result.boards[cand]:,} boards answered by both)")
         lines += ["", "| cohort | metric | difference | 95% interval | verdict |", "|:---|:---|---:|---:|:---|"]
@@ -187,6 +239,35 @@ def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _holm_note(result: Comparison) -> str:
+    """What the rows by depth and by k mean in ``compare.csv``, which of them are flagged, and whether
+    the draws are enough for any of them to be."""
+    from .table_render import markdown_text
+
+    t = result.table
+    rows = t[(t["depth"] != "all") | (t["k"] != "all")]
+    alpha = 1.0 - result.level
+    text = (f"Rows by depth and by k (compare.csv) are many tests at once: each has a two-sided paired bootstrap "
+            f"p-value, Holm-adjusted over all rows by depth and by k of its candidate and cohort (`p_adjusted`), "
+            f"and keeps its verdict only when that is below {alpha:g}, so the chance of any false flag among them "
+            f"is at most {alpha:g}. Pooled rows (the gate above) are not adjusted.")
+    if rows.empty:
+        return text
+    family = int(rows.groupby(list(FAMILY)).size().max())
+    if smallest_p(result.draws) >= alpha / family:
+        need = math.ceil(2 * family / alpha)
+        return text + (f" With {result.draws:,} draws no such row can pass (the smallest p-value is "
+                       f"{smallest_p(result.draws):.2g}, Holm needs below {alpha / family:.2g} for {family} rows): "
+                       f"use --draws {need:,} or more.")
+    flagged = rows[rows["verdict"] != NO_CHANGE]
+    if flagged.empty:
+        return text + " None is flagged."
+    shown = [f"{markdown_text(r.candidate)} {markdown_text(r.cohort)} "
+             f"{'depth ' + str(r.depth) if r.depth != 'all' else 'k ' + str(r.k)} {r.metric} {r.estimate:+.3f} "
+             f"({r.verdict}, p_adjusted {r.p_adjusted:.2g})" for r in flagged.itertuples(index=False)]
+    return text + " Flagged: " + "; ".join(shown) + "."
+
+
 def summary_json(result: Comparison) -> dict:
     """``compare.json``: the verdicts, the sign tests and the settings."""
     def clean(v):
@@ -196,9 +277,10 @@ def summary_json(result: Comparison) -> dict:
             for row in result.table.to_dict("records")]
     return {"baseline": result.baseline, "primary_cohort": result.primary, "margin": result.margin,
             "draws": result.draws, "seed": result.seed, "boards": result.boards,
+            "rows_adjusted": "Holm, per candidate and cohort over the rows by depth and by k; pooled rows unadjusted",
             "regression": bool(len(result.regressions())), "rows": rows,
             "sign_tests": [{**s.__dict__} for s in result.signs]}
 
 
-__all__ = ["compare", "Comparison", "SignTest", "verdict", "sign_test_p", "summary_markdown", "summary_json",
+__all__ = ["compare", "Comparison", "SignTest", "verdict", "sign_test_p", "bootstrap_p_values", "holm", "summary_markdown", "summary_json",
            "DEFAULT_METRICS", "DEFAULT_MARGIN", "REGRESSION", "IMPROVEMENT", "NO_CHANGE"]

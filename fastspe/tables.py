@@ -263,7 +263,7 @@ def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
 def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
     """The largest depth with C >= threshold at every depth up to it; None if the shortest fails.
 
-    ``completion_by_depth``: C indexed by depth.
+    ``completion_by_depth``: C indexed by every tested depth; NaN (no outputs there) does not qualify.
     """
     best = None
     for depth, c in completion_by_depth.sort_index().items():
@@ -275,12 +275,18 @@ def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
 
 def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
               threshold: float = H_THRESHOLD) -> Table:
-    """H.9 per condition with the completion % at each depth it rests on."""
+    """H.9 per condition with the completion % at each depth it rests on.
+
+    The tested lengths are the cohort's depths that any condition answered; a condition with no
+    output at one of them does not qualify there (its C is NaN, shown as n/a), as the paper defines H.9.
+    """
     rows = _pick(metrics, "depth", cohort)
+    tested = sorted({int(d) for d in rows["depth"]})
     rows = rows[(rows["metric"] == "C") & rows["condition"].isin(conditions)]
     wide = rows.assign(depth=rows["depth"].astype(int)).pivot(index="condition", columns="depth", values="estimate")
+    wide = wide.reindex(columns=tested)  # a depth only other conditions answered stays, as NaN
     frame = pd.DataFrame({"condition": wide.index})
-    frame["H"] = pd.array([h_threshold(wide.loc[c].dropna(), threshold) for c in wide.index], dtype="Int64")
+    frame["H"] = pd.array([h_threshold(wide.loc[c], threshold) for c in wide.index], dtype="Int64")
     for depth in wide.columns:
         frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
     name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it

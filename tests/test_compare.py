@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from fastspe.cli import main
-from fastspe.compare import IMPROVEMENT, NO_CHANGE, REGRESSION, compare, sign_test_p, summary_markdown, verdict
+from fastspe.compare import (IMPROVEMENT, LOWER_IS_BETTER, NO_CHANGE, REGRESSION, bootstrap_p_values, compare, holm,
+                             sign_test_p, summary_markdown, verdict)
 
 from .naive_bootstrap import synthetic_verdicts
 from .threads import digests_by_thread_count
@@ -79,6 +80,48 @@ def test_an_equal_candidate_is_flagged_in_at_most_5_percent_of_seeds():
     assert flagged <= 5
 
 
+def test_holm_and_bootstrap_p_by_hand():
+    assert holm(np.array([0.01, 0.04, 0.03, np.nan])) == pytest.approx([0.03, 0.06, 0.06, np.nan], nan_ok=True)
+    assert holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]
+    draws = np.array([[-1.0, np.nan, 0.0], [1.0, np.nan, 0.0], [2.0, np.nan, 0.0], [3.0, np.nan, 0.0]])
+    p = bootstrap_p_values(draws)
+    assert p[0] == pytest.approx(2 * 2 / 5) and np.isnan(p[1]) and p[2] == 1.0  # all draws at 0: no evidence
+    assert bootstrap_p_values(np.full((999, 1), -0.5))[0] == pytest.approx(2 / 1000)  # the smallest p 999 draws give
+
+
+def _row_flags(table: pd.DataFrame) -> tuple[bool, bool, bool]:
+    """(a row by depth or k flagged, any row a regression, any row a regression without the correction)."""
+    rows = ((table["depth"] != "all") | (table["k"] != "all")).to_numpy()
+    v = table["verdict"].to_numpy()
+    raw = np.array([verdict(e, lo, hi, 0.02, m in LOWER_IS_BETTER)
+                    for e, lo, hi, m in zip(table["estimate"], table["lo"], table["hi"], table["metric"])])
+    return bool((v[rows] != NO_CHANGE).any()), bool((v == REGRESSION).any()), bool((raw == REGRESSION).any())
+
+
+def test_equal_conditions_rarely_flag_any_row():
+    runs, by_rows, any_regression, uncorrected = 80, 0, 0, 0
+    for seed in range(runs):
+        table = compare(paper_like(2000 + seed), "base", ["cand"], draws=1600, seed=seed).table
+        flags = _row_flags(table)
+        by_rows, any_regression, uncorrected = by_rows + flags[0], any_regression + flags[1], uncorrected + flags[2]
+    assert by_rows <= 0.10 * runs  # Holm over the 40 rows by depth and by k: at most 5% in theory
+    assert any_regression <= 0.15 * runs  # with the unadjusted pooled gate (about 5%) on top
+    assert uncorrected >= 0.30 * runs  # what the same tables flag without the correction (about half)
+
+
+def test_a_real_difference_at_one_depth_is_still_flagged():
+    for seed in range(8):
+        v = paper_like(3000 + seed)
+        lost = (v["condition"] == "cand") & (v["depth"] == 40) & (v["status"] == "complete")
+        v.loc[lost, ["status", "optimal", "economy", "excess"]] = ["legal_noncompletion", False, np.nan, np.nan]
+        t = compare(v, "base", ["cand"], metrics=["C", "SPE"], draws=1600, seed=seed).table
+        deep = t[t["depth"].astype(str) == "40"]
+        assert (deep["verdict"] == REGRESSION).all() and (deep["p_adjusted"] < 0.05).all()
+        shallow = t[t["depth"].astype(str) == "10"]
+        assert (shallow["verdict"] == NO_CHANGE).all()
+        assert (t["p_adjusted"] >= t["p_value"]).all()
+
+
 def test_sign_counts_and_shared_boards():
     v = fail_some_completed_boards(paper_like(3, ("base",)), 0.10, 3)
     v = v[~((v["condition"] == "cand") & v["board_id"].str.endswith("-019"))]  # cand skips 16 boards
@@ -134,11 +177,13 @@ def test_cli_exit_codes_and_files(tmp_path, capsys):
     assert main(args + ["--fail-on-regression"]) == 1
     table = pd.read_csv(tmp_path / "cmp" / "compare.csv")
     assert list(table.columns) == ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi",
-                                   "draws_used", "verdict"]
+                                   "draws_used", "p_value", "p_adjusted", "verdict"]
     summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert summary["regression"] is True and summary["boards"] == {"baseline:noisy": 400}
     assert all(r["lo"] is None or math.isfinite(r["lo"]) for r in summary["rows"])
-    assert (tmp_path / "cmp" / "compare.md").read_text().startswith("## fastspe compare")
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert md.startswith("## fastspe compare") and "Holm-adjusted over all rows by depth and by k" in md
+    assert "With 300 draws no such row can pass" in md and "use --draws" in md
     # the other way round: an improvement, no regression, exit 0 even when asked to fail
     flipped = args[:5] + ["--baseline", "baseline:noisy", "--draws", "300", "--fail-on-regression"]
     assert main(flipped) == 0 and "| primary | SPE |" in capsys.readouterr().out

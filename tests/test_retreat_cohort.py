@@ -19,7 +19,8 @@ from fastspe.design import DesignCell, design_from_dict
 from fastspe.kernels.walks import propose_random_walks
 from fastspe.layout import Layout
 from fastspe.retreat_tables import bank_retreats, retreat_table
-from fastspe.verify_bank import optimality_note, verify_bank
+from fastspe.verify_bank import verify_bank
+from fastspe.verify_optimal import optimality
 
 from . import naive_bank, naive_solver
 from .test_metrics import numbered, verdict
@@ -165,7 +166,7 @@ def test_old_banks_still_read(tmp_path):
     write_bank(plain, tmp_path / "old.jsonl")
     bank = read_bank(tmp_path / "old.jsonl")
     assert bank_retreats(bank)["retreat"].tolist() == [0] * 5 and not bank_retreats(bank)["searched"].any()
-    assert verify_bank(bank) == [] and optimality_note(bank) is None
+    assert verify_bank(bank) == [] and optimality(bank, []).unproven == []
 
 
 def test_jsonl_round_trip(tmp_path, retreat_bank):
@@ -240,7 +241,7 @@ def test_check_keeps_h_walk_rules(retreat_bank):
 
 def test_verify_passes_the_retreat_bank(retreat_bank):
     assert verify_bank(retreat_bank) == []
-    assert optimality_note(retreat_bank) is None
+    assert optimality(retreat_bank, []).unproven == []
 
 
 def _inverse(letter: str) -> str:
@@ -273,9 +274,12 @@ def test_verify_states_the_bound(monkeypatch, retreat_bank):
     monkeypatch.setattr(verify_module, "OPTIMALITY_BOUND", 14)
     i = int(np.flatnonzero((retreat_bank["depth"] == 16).to_numpy())[0])
     bad = _detour(retreat_bank, i)
-    assert verify_bank(bad) == []  # depth 18 > 14: not proved optimal, and said so
-    assert optimality_note(bad) == ("6 search-certified boards: optimality not independently checked above depth 14 "
-                                    "(their plans replay, h <= depth and the parity hold)")
+    assert verify_bank(bad) == []  # depth 18 > 14: not proved optimal by the BFS, and said so
+    assert sorted(d for _, d in optimality(bad, []).unproven) == [16] * 5 + [18]
+    depth = int(retreat_bank["depth"].iloc[i])
+    assert optimality(bad, [], prove_depth=18).refuted == [
+        (bad["board_id"].iloc[i], f"a plan of {depth} moves exists: the certificate's {depth + 2} moves are not optimal "
+                                  "(IDA* proof)")]
 
 
 def test_verify_catches_wrong_h_and_kind(retreat_bank):
@@ -348,4 +352,4 @@ def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
     assert "### by_retreat" in (tmp_path / "rep" / "report.md").read_text()
     capsys.readouterr()
     assert main(["bank", "verify", str(tmp_path / "bank.parquet")]) == 0
-    assert "search boards: plans optimal, retreat = depth - h" in capsys.readouterr().out
+    assert "search boards: plans optimal (proven: 15 by BFS up to d* = 30); retreat = depth - h" in capsys.readouterr().out

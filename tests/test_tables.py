@@ -147,6 +147,17 @@ def test_h90(metrics, order):
     assert tb.h_threshold(pd.Series({10: np.nan, 20: 1.0})) is None
 
 
+def test_h90_an_untested_length_does_not_qualify(verdicts):
+    # Z completes everything it answers, but gives no output at depth 20; only it answers a depth-30 board
+    z30 = verdicts[(verdicts["condition"] == "Z") & (verdicts["board_id"] == "b1")].assign(board_id="b6", depth=30, L=30)
+    v = pd.concat([verdicts[~((verdicts["condition"] == "Z") & (verdicts["depth"] == 20))], z30], ignore_index=True)
+    t = tb.h90_table(bootstrap_intervals(board_sums(v), draws=50, seed=1, groupings=REPORT_GROUPINGS), ["Z", "O"])
+    assert t.frame["H.9"].tolist() == [10, 10]  # not 30: depth 20 is a tested length Z did not answer
+    assert math.isnan(row(t, "Z")["C_pct_d20"]) and row(t, "Z")["C_pct_d30"] == 100.0
+    assert math.isnan(row(t, "O")["C_pct_d30"])
+    assert tb.h_threshold(pd.Series({10: 1.0, 20: np.nan, 30: 1.0})) == 10
+
+
 def test_by_depth_and_format_audit(verdicts, metrics, order):
     d = tb.depth_table(metrics, order)
     r = d.frame[(d.frame["cohort"] == "primary") & (d.frame["depth"] == 20) & (d.frame["condition"] == "B")].iloc[0]

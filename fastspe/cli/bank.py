@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import cell, cluster_client, cluster_options, refuse_overwrite, say, seed_option
+from ._common import cell, cluster_client, cluster_options, int_option, refuse_overwrite, say, seed_option
 from .progress import progress
+
+EXIT_FAILED, EXIT_UNPROVEN = 1, 3
+SHOWN_IDS = 5  # unproven board ids repeated in the summary line (all are on UNPROVEN lines)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +30,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     verify = verbs.add_parser("verify", help="independently re-check every board of a bank",
                               description="Re-derive each layout's goal, the graph distances and h with code that "
                                           "shares nothing with the kernels, replay every certificate, and name every "
-                                          "failing board (exit 1 if any fails).")
+                                          "failing board (FAIL lines). A search-certified board (a retreat cohort) "
+                                          "is proved optimal by a breadth-first search up to d* = 30; each deeper "
+                                          "one is named on an UNPROVEN line unless --prove-depth or --prove-board "
+                                          "proves it. Exit 0: every board verified and every certificate proved "
+                                          "optimal; 1: some board failed; 2: bad input; 3: no board failed but some "
+                                          "search boards are not proved optimal (0 with --accept-unproven).")
     verify.add_argument("file", help="bank file (.parquet or .jsonl)")
+    verify.add_argument("--prove-depth", type=int_option(0, 10**6), metavar="N",
+                        help="also prove optimal every search board with d* <= N above the breadth-first bound, "
+                             "by a plain-Python IDA* (graph-distance heuristic); its time grows fast with the "
+                             "retreat d* - h, not with d*")
+    verify.add_argument("--prove-board", action="append", metavar="BOARD_ID",
+                        help="prove this search board optimal by the IDA*, whatever its depth (repeatable)")
+    verify.add_argument("--accept-unproven", action="store_true",
+                        help=f"exit 0 rather than {EXIT_UNPROVEN} when some search boards are not proved optimal "
+                             "(they are still listed)")
     verify.set_defaults(func=cmd_verify)
 
     show = verbs.add_parser("show", help="counts per cohort, k, layout and depth",
@@ -63,24 +80,57 @@ def _proposals(client) -> dict:
 
 def cmd_verify(args) -> int:
     from ..bank import read_bank
-    from ..verify_bank import optimality_note, verify_bank
+    from ..verify_bank import OPTIMALITY_BOUND, verify_bank
+    from ..verify_optimal import check_prove_ids, optimality
 
     bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
+    prove_ids = check_prove_ids(bank, args.prove_board or ())  # before the long work
     with progress("bank verify", len(bank), "boards") as update:
         failures = verify_bank(bank, progress=update)
+    with progress("bank verify: IDA* proofs", None, "boards") as update:
+        status = optimality(bank, failures, args.prove_depth, prove_ids, progress=update)
+    failures += status.refuted
     for board_id, reason in failures:
         say(f"FAIL {board_id}: {reason}")
+    for board_id, depth in status.unproven:
+        say(f"UNPROVEN {board_id}: d* = {depth} > {OPTIMALITY_BOUND}: the certificate replays, but no shorter plan "
+            "was ruled out")
+    unproven = _unproven_text(status.unproven, OPTIMALITY_BOUND)
     if failures:
-        say(f"{len(failures)} of {len(bank)} boards failed verification", err=True)
-        return 1
-    search = int((bank["certificate_kind"] == "search").sum()) if "certificate_kind" in bank else 0
-    kinds = "h = depth = certificate length" if not search else \
-        f"h-walk boards: h = depth; {search:,} search boards: plans optimal, retreat = depth - h"
-    say(f"ok: all {len(bank):,} boards verified ({kinds}; certificates reach the goal in depth moves, no repeats)")
-    note = optimality_note(bank)
-    if note:
-        say(f"note: {note}", err=True)
-    return 0
+        say(f"{len(failures)} of {len(bank)} boards failed verification" + (f"; {unproven}" if unproven else ""),
+            err=True)
+        return EXIT_FAILED
+    proven = len(status.by_bfs) + len(status.by_ida)
+    search = proven + len(status.unproven)
+    if not search:
+        kinds = "h = depth = certificate length"
+    else:
+        how = f"{len(status.by_bfs):,} by BFS up to d* = {OPTIMALITY_BOUND}" + \
+            (f", {len(status.by_ida):,} by IDA*" if status.by_ida else "")
+        kinds = f"h-walk boards: h = depth; {proven:,} search boards: plans optimal (proven: {how})"
+        kinds += f"; {unproven}" if unproven else ""
+        kinds += "; retreat = depth - h"
+    checks = f"{kinds}; certificates reach the goal in depth moves, no repeats"
+    if not status.unproven:
+        say(f"ok: all {len(bank):,} boards verified ({checks})")
+        return 0
+    accepted = args.accept_unproven
+    say(f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all {len(bank):,} boards pass every check, "
+        f"but {len(status.unproven):,} of {search:,} search boards are not proved optimal ({checks})")
+    if not accepted:
+        deepest = max(d for _, d in status.unproven)
+        say(f"prove them with --prove-depth {deepest} (a plain-Python IDA*; slow for large retreats) or "
+            f"--prove-board ID, or accept them with --accept-unproven (exit {EXIT_UNPROVEN} until then)", err=True)
+    return 0 if accepted else EXIT_UNPROVEN
+
+
+def _unproven_text(unproven: list, bound: int) -> str:
+    """``2 not proven optimal (d* > 30): a, b`` with at most ``SHOWN_IDS`` ids; '' when none."""
+    if not unproven:
+        return ""
+    ids = ", ".join(bid for bid, _ in unproven[:SHOWN_IDS])
+    more = f" and {len(unproven) - SHOWN_IDS:,} more (UNPROVEN lines)" if len(unproven) > SHOWN_IDS else ""
+    return f"{len(unproven):,} not proven optimal (d* > {bound}): {ids}{more}"
 
 
 def cmd_show(args) -> int:

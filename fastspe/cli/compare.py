@@ -19,9 +19,11 @@ def register(subparsers) -> None:
         "compare", help="paired comparison of candidates against a baseline, with regression verdicts for CI",
         description="For each candidate, the paired stratified whole-board bootstrap of candidate - baseline for "
                     "each metric, pooled per cohort, by depth and by k, on the boards both answered. A pooled metric "
-                    "is a regression when its whole 95%% interval is below 0 and the estimate below -MARGIN (an "
-                    "improvement: the mirror image). Exit 1 with --fail-on-regression when a pooled metric of the "
-                    "primary cohort regresses, 2 on bad input, else 0.")
+                    "is a regression when its whole 95% interval is below 0 and the estimate below -MARGIN (an "
+                    "improvement: the mirror image). Rows by depth and by k keep such a verdict only when their "
+                    "paired bootstrap p-value, Holm-adjusted over all those rows of a candidate and cohort, is below "
+                    "0.05 (compare.csv: p_value, p_adjusted). Exit 1 with --fail-on-regression when a pooled metric "
+                    "of the primary cohort regresses, 2 on bad input, else 0.")
     p.add_argument("--bank", required=True, help="the bank the answers were scored against (.parquet or .jsonl)")
     p.add_argument("--verdicts", required=True, nargs="+", metavar="V", help="verdicts files from `fastspe score`")
     p.add_argument("--baseline", required=True, metavar="CONDITION", help="the reference condition")
