@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from .boundary.errors import UserError
 from .extras import require
 
 NEEDED_FOR = "--scheduler/--workers (running on Dask)"
@@ -39,7 +40,7 @@ def cluster(scheduler: str | None = None, workers: int | None = None):
     this process (its folder leads their ``PYTHONPATH``).
     """
     if scheduler is not None and workers is not None:
-        raise ValueError("give either a scheduler address or a number of workers, not both")
+        raise UserError("give either a scheduler address or a number of workers, not both")
     if scheduler is None and workers is None:
         yield None
         return
@@ -49,7 +50,7 @@ def cluster(scheduler: str | None = None, workers: int | None = None):
             yield client
         return
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+        raise UserError(f"workers must be a whole number >= 1, got {workers!r}")
     here = str(Path(__file__).resolve().parents[1])
     env = {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p),
            "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}

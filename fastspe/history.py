@@ -25,6 +25,7 @@ from typing import Mapping
 
 import pandas as pd
 
+from .boundary.errors import UserError
 from .boundary.parquet import table_digest
 from .boundary.verdicts import read_verdicts, write_verdicts
 from .intervals import DEFAULT_SEED, bootstrap_intervals
@@ -83,7 +84,7 @@ class History:
             try:
                 runs.append(Run(**json.loads(line)))
             except (json.JSONDecodeError, TypeError) as exc:
-                raise ValueError(f"{path}: line {n} is not a history entry ({exc}); the store is damaged") from None
+                raise UserError(f"{path}: line {n} is not a history entry ({exc}); the store is damaged") from None
         return runs
 
     def run(self, label: str) -> Run:
@@ -91,19 +92,19 @@ class History:
             if run.label == label:
                 return run
         known = ", ".join(repr(r.label) for r in self.runs()) or "none"
-        raise ValueError(f"{self.root}: no run labelled {label!r} (runs: {known})")
+        raise UserError(f"{self.root}: no run labelled {label!r} (runs: {known})")
 
     def add(self, bank_table, verdicts: pd.DataFrame, label: str, meta: Mapping[str, str] | None = None,
             draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Run:
         """Keep ``verdicts`` under ``label``; refuses a label in use and a bank other than the store's."""
         if not isinstance(label, str) or not _LABEL.match(label) or label != label.strip():
-            raise ValueError(f"--label {label!r}: give 1-100 printable characters without surrounding spaces")
+            raise UserError(f"--label {label!r}: give 1-100 printable characters without surrounding spaces")
         runs = self.runs()
         if any(r.label == label for r in runs):
-            raise ValueError(f"{self.root}: label {label!r} is already in the history; labels name one run each")
+            raise UserError(f"{self.root}: label {label!r} is already in the history; labels name one run each")
         digest = bank_hash(bank_table)
         if runs and runs[0].bank_hash != digest:
-            raise ValueError(f"{self.root}: this bank (hash {digest[:12]}) is not the bank of the stored runs "
+            raise UserError(f"{self.root}: this bank (hash {digest[:12]}) is not the bank of the stored runs "
                              f"(hash {runs[0].bank_hash[:12]}); keep another bank's runs in another --store")
         sums = board_sums(verdicts)  # refuses repeated or inconsistent verdicts before anything is written
         metrics = bootstrap_intervals(sums, draws=draws, seed=seed, groupings={"pooled": ("cohort",)})
@@ -131,13 +132,13 @@ class History:
         """Per run (in the order added), cohort and condition: the pooled estimate of ``metric`` and its interval."""
         runs = self.runs()
         if not runs:
-            raise ValueError(f"{self.root}: the history is empty; add runs with `fastspe history add`")
+            raise UserError(f"{self.root}: the history is empty; add runs with `fastspe history add`")
         parts = []
         for run in runs:
             m = read_table(self.root / "metrics" / f"{run.stem}.parquet")
             m = m[m["metric"] == metric]
             if m.empty:
-                raise ValueError(f"metric {metric!r} is not in the history; choose among "
+                raise UserError(f"metric {metric!r} is not in the history; choose among "
                                  f"{', '.join(sorted(read_table(self.root / 'metrics' / f'{run.stem}.parquet')['metric'].unique()))}")
             parts.append(m.assign(run=run.number, label=run.label))
         out = pd.concat(parts, ignore_index=True)
@@ -154,7 +155,7 @@ def paired_runs(history: History, label_a: str, label_b: str) -> tuple[pd.DataFr
     elif a["condition"].nunique() == 1 and b["condition"].nunique() == 1:
         pairs = [(a["condition"].iat[0], b["condition"].iat[0])]
     else:
-        raise ValueError(f"runs {label_a!r} and {label_b!r} share no condition; nothing to pair")
+        raise UserError(f"runs {label_a!r} and {label_b!r} share no condition; nothing to pair")
     named = pd.concat([a.assign(condition=f"{label_a}/" + a["condition"].astype(str)),
                        b.assign(condition=f"{label_b}/" + b["condition"].astype(str))], ignore_index=True)
     return named, [(f"{label_a}/{x}", f"{label_b}/{y}") for x, y in pairs]

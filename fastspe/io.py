@@ -17,6 +17,8 @@ from typing import Iterator
 
 import pandas as pd
 
+from .boundary.errors import UserError, UserTypeError
+
 TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv")
 
 
@@ -26,17 +28,17 @@ def require_columns(df, columns, what: str, fix: str) -> None:
     ``what`` names the table in the message (a file path, "verdicts", ...), ``fix`` says how to get a good one.
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
+        raise UserTypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(f"{what} lack columns {missing}; {fix}")
+        raise UserError(f"{what} lack columns {missing}; {fix}")
 
 
 def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
     """The format of ``path`` from its extension, or a ``ValueError`` listing the allowed ones."""
     suffix = Path(path).suffix.lower()
     if suffix not in allowed:
-        raise ValueError(f"{path}: unknown file type {suffix or '(none)'!r}; use one of {', '.join(allowed)}")
+        raise UserError(f"{path}: unknown file type {suffix or '(none)'!r}; use one of {', '.join(allowed)}")
     return suffix[1:]
 
 
@@ -286,7 +288,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     fmt = table_format(path)
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     if fmt == "parquet":
         return pd.read_parquet(p)
     if fmt == "csv":
@@ -302,14 +304,14 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise ValueError(f"{path}: line {lineno} is not UTF-8 text") from None
+                raise UserError(f"{path}: line {lineno} is not UTF-8 text") from None
             if not text.strip():
                 continue
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
+                raise UserError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
             if not isinstance(obj, dict):
-                raise ValueError(f"{path}: line {lineno} is not a JSON object")
+                raise UserError(f"{path}: line {lineno} is not a JSON object")
             records.append(obj)
     return records

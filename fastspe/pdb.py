@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .boundary.errors import UserError
 from .io import atomic_path
 from .kernels.pdb import UNSEEN, pattern_layer, pattern_seed, placements
 from .layout import Layout
@@ -233,9 +234,9 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
     partition = tuple(tuple(sorted(int(t) for t in g)) for g in (partition or default_partition(layout)))
     flat = [t for g in partition for t in g]
     if len(set(flat)) != len(flat) or not all(1 <= t <= layout.tiles for t in flat):
-        raise ValueError(f"a partition must hold distinct tiles 1..{layout.tiles}, got {partition}")
+        raise UserError(f"a partition must hold distinct tiles 1..{layout.tiles}, got {partition}")
     if any(len(g) > MAX_GROUP for g in partition):
-        raise ValueError(f"pattern groups hold at most {MAX_GROUP} tiles, got {partition}")
+        raise UserError(f"pattern groups hold at most {MAX_GROUP} tiles, got {partition}")
     free = int((~layout.blocked).sum())
     sizes = [placements(free, len(g)) for g in partition]
     total, before = sum(sizes), 0

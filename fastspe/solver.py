@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .boundary.errors import UserError
 from .layout import DIRECTIONS, Layout
 from .kernels.pdb import UNSEEN
 from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
@@ -142,7 +143,7 @@ def _max_nodes(max_nodes) -> int:
     if max_nodes is None:
         return _NO_LIMIT
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
-        raise ValueError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
+        raise UserError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
     return int(max_nodes)
 
 
@@ -217,7 +218,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     layout = Layout(rows, cols, tuple(blocks))
     arr = np.asarray(boards)
     if arr.ndim != 2 or arr.shape[1] != layout.cells:
-        raise ValueError(f"boards must be an array (n, {layout.cells}), got shape {arr.shape}")
+        raise UserError(f"boards must be an array (n, {layout.cells}), got shape {arr.shape}")
     packed = np.empty(arr.shape, dtype=np.int8)
     for i, row in enumerate(arr):
         packed[i] = _check(layout, row.tolist(), f"board {i}", progress)
@@ -240,10 +241,10 @@ def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int],
     out = dict(record)
     try:
         if not isinstance(record, dict):
-            raise ValueError("a line must be a JSON object with rows, cols, blocks and board")
+            raise UserError("a line must be a JSON object with rows, cols, blocks and board")
         board = record.get("board")
         if not isinstance(board, list):
-            raise ValueError("board must be a list of cell values (0 blank, -1 blocked)")
+            raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
         sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
                     max_nodes=max_nodes, progress=progress)
     except (ValueError, TypeError, SearchLimit) as exc:

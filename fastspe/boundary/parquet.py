@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..io import atomic_path
-from .errors import InputError
+from .errors import InputError, UserError
 
 DIGEST_KEY = b"fastspe.content_blake2b"
 KIND_KEY = b"fastspe.kind"
@@ -140,7 +140,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
                                                    compression="zstd")
             target = state["schema"]
             if table.schema.names != target.names:
-                raise ValueError(f"columns {table.schema.names} differ from the first batch's {target.names}")
+                raise UserError(f"columns {table.schema.names} differ from the first batch's {target.names}")
             table = table.cast(target) if not table.schema.equals(target) else table
             digest.update(table)
             state["writer"].write_table(table)
@@ -148,7 +148,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
         try:
             yield write
             if state["writer"] is None:
-                raise ValueError(f"{path}: nothing to write")
+                raise UserError(f"{path}: nothing to write")
             state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
                                                     DIGEST_KEY: digest.hexdigest().encode()})
         finally:

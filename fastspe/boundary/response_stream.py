@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .errors import UserError
 from ..io import table_format
 from .jsonl import read_object_lines
 from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
@@ -44,7 +45,7 @@ def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
     """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt)."""
     fmt = table_format(path)
     if not Path(path).is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     if fmt == "jsonl":
         return _jsonl_tables(path, chunk_bytes)
     if fmt == "csv":

@@ -19,6 +19,8 @@ from typing import Callable
 from rich.console import Console
 from rich.text import Text
 
+from ..boundary.errors import UserError
+
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
 
@@ -192,7 +194,7 @@ def refuse_overwrite(inputs: dict, outputs: dict) -> None:
                 continue
             relation = "is the same file as" if Path(out).resolve() == Path(inp).resolve() or Path(out).is_file() \
                 else "is a folder holding"
-            raise ValueError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
+            raise UserError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
 
 
 # -- tables ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import json
 
 from ._common import fail, int_option, refuse_overwrite, say, text_option
 from .progress import progress
+from ..boundary.errors import UserError
 
 MAX_NODES = 10**15
 
@@ -38,7 +39,7 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         return [int(p) for p in parts]
     except ValueError:
-        raise ValueError(f"{what} must be whole numbers separated by spaces or commas, got {text!r}") from None
+        raise UserError(f"{what} must be whole numbers separated by spaces or commas, got {text!r}") from None
 
 
 @contextlib.contextmanager
