@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from .boundary.banks import (BANK_COLUMNS, BankLayouts, bank_frame, blocks_mask, board_matrix, check_bank_table,
                              layout_groups, read_bank_table, table_from_frame, write_bank_table)
-from .boundary.errors import UserTypeError
+from .boundary.errors import UserError, UserTypeError
 from .design import Design, DesignCell
 from .kernels.walks import propose_walks
 from .layout import DIRECTION_BYTES, Layout
@@ -35,7 +35,7 @@ _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
 Progress = Callable[[int, int], None]
 
 
-class QuotaError(ValueError):
+class QuotaError(UserError):
     """A design cell has fewer distinct certified boards within the proposal cap than it asks for."""
 
 

@@ -30,6 +30,27 @@ PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of 
 FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces double from there
 
 
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")  # Dask's network protocols (inproc: only inside one process)
+
+
+def check_scheduler(address: str) -> str:
+    """``address`` if it reads as a Dask scheduler's network address, ``[SCHEME://]HOST:PORT``; else a
+    ``UserError`` (``must be ...``, the message follows the option name) before any connection is tried."""
+    text = str(address).strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    host, colon, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]:8786
+    ok = (scheme in SCHEDULER_SCHEMES and colon and host and "/" not in host and port.isdigit()
+          and 1 <= int(port) <= 65535)
+    if not ok:
+        shown = repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
+        raise UserError(f"must be a Dask scheduler address [SCHEME://]HOST:PORT with SCHEME one of "
+                        f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786), got {shown}")
+    return text
+
+
 @contextlib.contextmanager
 def cluster(scheduler: str | None = None, workers: int | None = None):
     """A ``distributed.Client`` for the block, or None (in-process) when neither argument is given.
@@ -44,6 +65,11 @@ def cluster(scheduler: str | None = None, workers: int | None = None):
     if scheduler is None and workers is None:
         yield None
         return
+    if scheduler is not None:
+        try:
+            check_scheduler(scheduler)
+        except UserError as exc:
+            raise UserError(f"scheduler {exc}") from None
     dd = require("distributed", NEEDED_FOR)
     if scheduler is not None:
         with dd.Client(scheduler) as client:

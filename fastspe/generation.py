@@ -112,9 +112,19 @@ def check_extra_body(body) -> dict:
                              + (" (give --model)" if key == "model" else ""))
     try:
         # A JSON round trip: the body must be sendable as is and equal its copy read back from the log.
-        return json.loads(json.dumps(body, allow_nan=False))
+        text = json.dumps(body, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")  # a lone surrogate (JSON "\\ud800") is no text a request or a log can hold
+        return json.loads(text)
+    except RecursionError:
+        raise UserError(_TOO_DEEP) from None
+    except UnicodeEncodeError as exc:
+        raise UserError(f"must hold only valid Unicode text, got the lone surrogate "
+                        f"{exc.object[exc.start:exc.end]!r}") from None
     except (TypeError, ValueError) as exc:
         raise UserError(f"must hold only finite JSON values ({exc})") from None
+
+
+_TOO_DEEP = "is nested too deeply (JSON objects and arrays inside each other, hundreds of levels)"
 
 
 def parse_extra_body(text: str) -> dict:
@@ -123,6 +133,8 @@ def parse_extra_body(text: str) -> dict:
         body = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise UserError(f"must be valid JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise UserError(_TOO_DEEP) from None
     return check_extra_body(body)
 
 

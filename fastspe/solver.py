@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .boundary.errors import UserError
+from .boundary.errors import FastspeError, UserError
 from .layout import DIRECTIONS, Layout
 from .kernels.pdb import UNSEEN
 from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
@@ -25,11 +25,11 @@ SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
 _NO_LIMIT = 2**62
 
 
-class UnsolvableBoard(ValueError):
+class UnsolvableBoard(UserError):
     """A board whose tiles cannot reach the layout's goal (permutation parity)."""
 
 
-class SearchLimit(RuntimeError):
+class SearchLimit(FastspeError, RuntimeError):
     """The search stopped at its node budget (``max_nodes``) or at the longest plan it can hold."""
 
 
