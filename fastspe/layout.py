@@ -28,6 +28,13 @@ _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 BOUNDARY, OBSTACLE = -1, -2
 
 
+def _short_int(value: int) -> str:
+    """A whole number for a message, cut short when long (Python refuses to print over 4300 digits)."""
+    if abs(value) < 10**15:
+        return str(value)
+    return f"{'-' if value < 0 else ''}a {len(str(abs(value))) if value.bit_length() < 14000 else 'huge'}-digit number"
+
+
 def _as_int(value, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise UserTypeError(f"{what} must be an integer, got {value!r}")
@@ -152,6 +159,11 @@ class Layout:
             raise UserError(str(exc)) from None
         if len(values) != self.cells:
             raise UserError(f"{what} has {len(values)} cells, a {self.rows}x{self.cols} board has {self.cells}")
+        huge = [v for v in values if abs(v) > 2**31]
+        if huge:  # before NumPy, which cannot hold a 20-digit value (smaller ones: the detailed message below)
+            shown = ", ".join(_short_int(v) for v in huge[:3]) + (", ..." if len(huge) > 3 else "")
+            raise UserError(f"{what}: values out of range [{shown}] (tiles are 1..{self.tiles}, 0 the blank, "
+                            f"-1 a blocked cell)")
         arr = np.array(values, dtype=np.int64)
         blocked_here = np.flatnonzero(arr == -1)
         if not np.array_equal(blocked_here, np.array(self.blocks, dtype=np.int64)):

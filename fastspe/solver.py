@@ -1,8 +1,8 @@
 """Exact optimal solver for sliding-puzzle boards of any solvable layout (IDA*, kernels/search.py).
 
 ``solve`` answers one board (a hard one is split over the subtrees of the first moves, in parallel);
-``solve_boards`` answers many boards of one layout in parallel. The heuristic is the maximum of the
-paper's h (free-cell graph-distance sum) and, on layouts with 10..15 tiles, additive disjoint
+``solve_boards`` answers many boards of one layout in parallel. Answers report the paper's h(s) (the
+free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of h(s) and, on layouts with 10..15 tiles, additive disjoint
 pattern databases (``fastspe.pdb``), built once per layout into the user's cache folder.
 Linear conflicts are not used: their usual admissibility argument assumes the open grid.
 """
@@ -35,9 +35,14 @@ class SearchLimit(FastspeError, RuntimeError):
 
 @dataclass(frozen=True)
 class Solution:
+    """One board's optimal plan: ``length`` moves ``moves`` (U/D/L/R); ``h`` the paper's h(s), the free-cell
+    graph-distance sum (so ``length - h`` is the heuristic retreat); ``h_search`` the bound the search
+    started from (``heuristic``: the larger of h(s) and the pattern-database sum); ``nodes`` generated."""
+
     length: int
     moves: str
     h: int
+    h_search: int
     nodes: int
     seconds: float
     heuristic: str
@@ -45,12 +50,14 @@ class Solution:
 
 @dataclass(frozen=True)
 class SolvedBoards:
-    """Per board: optimal ``lengths``, ``moves`` (U/D/L/R strings), ``nodes`` generated and initial ``h``."""
+    """Per board: optimal ``lengths``, ``moves`` (U/D/L/R strings), ``nodes`` generated, the paper's ``h``
+    (graph-distance sum) and the search's initial bound ``h_search`` (as in ``Solution``)."""
 
     lengths: np.ndarray
     moves: list
     nodes: np.ndarray
     h: np.ndarray
+    h_search: np.ndarray
     seconds: float
     heuristic: str
 
@@ -107,9 +114,10 @@ def _tables(layout: Layout, use_pdb: bool | None, progress) -> _Tables:
 
 
 def _layout_of(board, rows: int, cols: int, blocks) -> Layout:
-    if blocks is None or (not isinstance(blocks, (str, bytes)) and len(blocks) == 0):
+    if blocks is None or (isinstance(blocks, (list, tuple, np.ndarray)) and len(blocks) == 0):
         blocks = [i for i, v in enumerate(board) if v == -1]  # inferred from the board
-    return Layout(rows, cols, tuple(blocks))
+    # anything but a sequence goes to Layout as it is, which says what is wrong with it
+    return Layout(rows, cols, tuple(blocks) if isinstance(blocks, (list, tuple, np.ndarray)) else blocks)
 
 
 _REACHABLE: dict = {}
@@ -202,7 +210,8 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
     seconds = time.perf_counter() - start
     _raise_for(int(status), int(nodes), "board")
-    return Solution(int(length), _plan(path[:length]), int(h), int(nodes), seconds, tables.name)
+    return Solution(int(length), _plan(path[:length]), int(layout_h(layout, packed[None])[0]), int(h), int(nodes),
+                    seconds, tables.name)
 
 
 def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
@@ -231,27 +240,36 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     for i in range(len(packed)):
         _raise_for(int(status[i]), int(nodes[i]), f"board {i}")
     moves = [_plan(plans[i, :lengths[i]]) for i in range(len(packed))]
-    return SolvedBoards(lengths, moves, nodes, h, seconds, tables.name)
+    return SolvedBoards(lengths, moves, nodes, layout_h(layout, packed), h, seconds, tables.name)
+
+
+def layout_h(layout: Layout, packed: np.ndarray) -> np.ndarray:
+    """The paper's h(s) of packed int8 boards ``(n, cells)``: each tile's free-cell graph distance to its goal, summed."""
+    from .kernels.graph import boards_h
+
+    return boards_h(packed, layout.goal_cell, layout.distances).astype(np.int64)
+
+
+ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "error")
 
 
 def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None) -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
-    with ``length, moves, h, nodes, seconds, heuristic`` added, or ``error`` if the board is invalid,
-    unsolvable or over ``max_nodes``. Other keys (``id``) are kept."""
-    out = dict(record)
+    with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
+    invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
+    already holds (a file solved before) are replaced, never carried over."""
+    if not isinstance(record, dict):
+        return {"error": "a line must be a JSON object with rows, cols, blocks and board"}
+    out = {k: v for k, v in record.items() if k not in ANSWER_KEYS}
     try:
-        if not isinstance(record, dict):
-            raise UserError("a line must be a JSON object with rows, cols, blocks and board")
         board = record.get("board")
         if not isinstance(board, list):
             raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
         sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
                     max_nodes=max_nodes, progress=progress)
-    except (ValueError, TypeError, SearchLimit) as exc:
-        if not isinstance(record, dict):
-            return {"error": str(exc)}
+    except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out
-    out.update(length=sol.length, moves=sol.moves, h=sol.h, nodes=sol.nodes, seconds=round(sol.seconds, 6),
-               heuristic=sol.heuristic)
+    out.update(length=sol.length, moves=sol.moves, h=sol.h, h_search=sol.h_search, nodes=sol.nodes,
+               seconds=round(sol.seconds, 6), heuristic=sol.heuristic)
     return out
