@@ -118,7 +118,8 @@ def _naming(final: Path, exc: BaseException) -> BaseException:
     """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
     if not isinstance(exc, OSError) or isinstance(exc, WriteError):
         return exc
-    what = f"cannot write {final}: {exc.strerror or exc or type(exc).__name__}; nothing was written under that name"
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or exc or type(exc).__name__)
+    what = f"cannot write {final}: {reason}; nothing was written under that name"
     return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
 
 
@@ -170,8 +171,8 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(final)
     build = temp_sibling(final)
-    build.mkdir()
     try:
+        build.mkdir()  # in a read-only folder this fails: the error names ``path``, not the temporary
         yield build
         if final.is_dir():
             _carry_over(final, build)
@@ -220,6 +221,20 @@ def write_text(text: str, path: str | os.PathLike) -> None:
     """Write ``text`` (UTF-8) atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def arrow_file(path, mode: str = "rb"):
+    """``path`` as pyarrow should get it: the path itself, or an open Python file when the name is not UTF-8
+    (pyarrow encodes names as UTF-8 and fails on a name such as ``bank\\xff.parquet``, which the OS accepts)."""
+    name = os.fspath(path)
+    try:
+        name.encode("utf-8")
+    except (UnicodeEncodeError, AttributeError):  # lone surrogates (Python's surrogateescape), or bytes
+        with open(path, mode) as fh:
+            yield fh
+        return
+    yield path
 
 
 # A cell that a spreadsheet would run as a formula: it starts (after any quotes added by an earlier
@@ -275,7 +290,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: boo
     fmt = table_format(path)
     with atomic_path(path) as tmp:
         if fmt == "parquet":
-            df.to_parquet(tmp, index=False)
+            with arrow_file(tmp, "wb") as sink:
+                df.to_parquet(sink, index=False)
         elif fmt == "jsonl":
             # 15 digits, pandas' most (its default of 10 would change economy values in the 11th digit)
             df.to_json(tmp, orient="records", lines=True, force_ascii=False, double_precision=15)
@@ -290,7 +306,8 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     if not p.is_file():
         raise UserError(f"{path}: no such file")
     if fmt == "parquet":
-        return pd.read_parquet(p)
+        with arrow_file(p) as source:
+            return pd.read_parquet(source)
     if fmt == "csv":
         return pd.read_csv(p)
     return pd.DataFrame.from_records(read_jsonl(p))

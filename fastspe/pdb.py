@@ -173,9 +173,14 @@ def load_or_build(layout: Layout, tiles: Sequence[int], progress: Progress | Non
         if table is not None:
             return table
     table = build_table(layout, tiles, progress)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.save(fh, np.concatenate([table, np.frombuffer(_trailer(table), dtype=np.uint8)]))
+    try:
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as fh:
+                np.save(fh, np.concatenate([table, np.frombuffer(_trailer(table), dtype=np.uint8)]))
+    except OSError as exc:  # a read-only or full cache folder: the table in memory is as good, only not kept
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        warnings.warn(f"pattern database {path} could not be cached ({reason}); it is used from memory and built "
+                      f"again next time (set FASTSPE_PDB_DIR to a writable folder)")
     return table
 
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import UserError
-from ..io import table_format
+from ..io import arrow_file, table_format
 from .jsonl import read_object_lines
 from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
 
@@ -99,10 +99,11 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(path, page_checksum_verification=True)
-        for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
-            batch.validate(full=True)  # text that is not UTF-8 is damage too, checksums or not
-            yield pa.Table.from_batches([batch])
+        with arrow_file(path) as source:
+            handle = pq.ParquetFile(source, page_checksum_verification=True)
+            for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
+                batch.validate(full=True)  # text that is not UTF-8 is damage too, checksums or not
+                yield pa.Table.from_batches([batch])
     except (pa.ArrowException, OSError) as exc:
         raise unreadable_parquet(path, exc) from None
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UserError
-from ..io import table_format
+from ..io import arrow_file, table_format
 
 KEY = ["condition", "board_id", "trial"]
 REQUIRED = ["board_id", "condition", "trial", "response"]
@@ -188,7 +188,8 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.ParquetFile(path, page_checksum_verification=True).read()
+        with arrow_file(path) as source:
+            table = pq.ParquetFile(source, page_checksum_verification=True).read()
         table.validate(full=True)  # e.g. text that is not UTF-8: a file without page checksums decodes it blindly
         return table.to_pandas(ignore_metadata=True)
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError) as exc:

@@ -79,8 +79,10 @@ def fail(message, code: int = 2) -> int:
 def os_error_text(exc: OSError) -> str:
     """An ``OSError`` as one message naming its file: ``FILE: Permission denied`` rather than Python's
     ``[Errno 13] Permission denied: 'FILE'`` (whose quoting garbles names); fastspe's own texts as they are."""
-    if exc.filename is None or not exc.strerror:
+    if not exc.strerror:
         return str(exc)
+    if exc.filename is None:  # fastspe's WriteError names the file in its text
+        return exc.strerror
     names = " -> ".join(str(os.fsdecode(n)) for n in (exc.filename, exc.filename2) if n is not None)
     return f"{names}: {exc.strerror}"
 

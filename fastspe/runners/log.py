@@ -22,6 +22,7 @@ import numpy as np
 
 from ..boundary.errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
+from ..io import WriteError
 
 OK = "ok"
 ERROR = "error"
@@ -93,6 +94,7 @@ class RunLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._secrets = tuple(s for s in secrets if s)
         self._lock = threading.Lock()
+        self._failed = False  # a write failed: closing may fail on the same bytes
         self._fh = open(self.path, "ab")
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -121,14 +123,24 @@ class RunLog:
                 self._write_bytes(data)
 
     def _write_bytes(self, data: bytes) -> None:
-        self._fh.write(data)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(data)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:  # a full disk, a file-size limit: name the log (a torn last line is skipped on resume)
+            self._failed = True
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before are kept, "
+                                        f"run again once it can grow") from exc
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
-                self._fh.close()  # closing releases the flock
+                try:
+                    self._fh.close()  # closing releases the flock
+                except OSError:
+                    if not self._failed:
+                        raise  # after a failed write, closing fails on the same unwritten bytes: already reported
 
     def __enter__(self) -> "RunLog":
         return self
