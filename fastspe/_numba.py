@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from .boundary.errors import UserError
+
 MAX_THREADS = 4096
 
 
@@ -26,14 +28,12 @@ def check_thread_variable(environ=os.environ) -> None:
         ok = False
     if not ok:
         raise UserError(f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
-                         f"unset it to use every core")
+                        f"unset it to use every core")
 
 
 check_thread_variable()
 
 import numba  # noqa: E402  (after the check: numba reads the variable on import)
-
-from .boundary.errors import UserError
 
 _OFF = {"0", "false", "no", "off"}
 CACHE = os.environ.get("FASTSPE_NUMBA_CACHE", "1").strip().lower() not in _OFF

@@ -149,7 +149,7 @@ def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
     bad = np.flatnonzero(lengths != layout.cells)
     if len(bad):
         raise UserError(f"board {part['board_id'].iloc[bad[0]]!r}: initial has {lengths[bad[0]]} cells, "
-                         f"its {layout.rows}x{layout.cols} layout has {layout.cells}")
+                        f"its {layout.rows}x{layout.cols} layout has {layout.cells}")
     boards = pack_boards(part["initial"])
     blocked = boards == -1
     ok = ((blocked == layout.blocked[None, :]).all(axis=1)
@@ -158,7 +158,7 @@ def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         raise UserError(f"board {part['board_id'].iloc[i]!r}: initial {boards[i].tolist()} is not a board of layout "
-                         f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})")
+                        f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})")
     return boards
 
 
@@ -171,7 +171,7 @@ def _certificate_codes(part: pd.DataFrame, depths: np.ndarray) -> np.ndarray:
     if len(wrong):
         i = int(wrong[0])
         raise UserError(f"board {part['board_id'].iloc[i]!r}: certificate has {lengths[i]} moves, depth says {depths[i]}; "
-                         "re-build the bank or check that it was not edited")
+                        "re-build the bank or check that it was not edited")
     try:
         packed = np.array(certs, dtype=f"S{width}")
     except UnicodeEncodeError:

@@ -136,7 +136,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     missing = [c for c in candidates if c not in present]
     if missing or not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
         raise UserError(f"candidates {candidates} must be distinct conditions other than the baseline, among "
-                         f"{', '.join(present)}")
+                        f"{', '.join(present)}")
     primary = "primary" if "primary" in set(sums["cohort"]) else str(sorted(sums["cohort"].unique())[0])
     parts, signs, boards = [], [], {}
     for cand in candidates:

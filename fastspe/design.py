@@ -176,18 +176,18 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         most = max_distinct_boards(layout, cell["depth"])
         if cell["count"] > most:
             raise UserError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
-                             f"{list(layout.blocks)} can have at depth {cell['depth']}")
+                            f"{list(layout.blocks)} can have at depth {cell['depth']}")
         key = (cohort, layout.blocks, cell["depth"], retreat)
         if key in seen:
             also = "" if retreat is None else f", retreat {retreat}"
             raise UserError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
-                             f"{also}: merge their counts")
+                            f"{also}: merge their counts")
         seen.add(key)
         cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"], retreat))
     total = sum(c.count for c in cells)
     if total > MAX_DESIGN_BOARDS:
         raise UserError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
-                         f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
+                        f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
     return Design(seed=seed, rows=cells[0].layout.rows, cols=cells[0].layout.cols, cells=tuple(cells))
 
 
@@ -203,7 +203,7 @@ def _check_retreat(cell: dict, where: str) -> int | None:
         raise UserError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
     if r >= cell["depth"]:
         raise UserError(f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 "
-                         "only at the goal)")
+                        "only at the goal)")
     return r
 
 

@@ -73,10 +73,10 @@ class GenerationSettings:
             raise UserError(f"each --stop must be a non-empty text, got {list(self.stop)!r}")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise UserError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
-                             f"got {self.reasoning_effort!r}")
+                            f"got {self.reasoning_effort!r}")
         if self.thinking_budget is not None and not _whole(self.thinking_budget, MIN_THINKING_BUDGET, MAX_TOKENS):
             raise UserError(f"--thinking-budget must be a whole number of tokens >= {MIN_THINKING_BUDGET}, "
-                             f"got {self.thinking_budget!r}")
+                            f"got {self.thinking_budget!r}")
         for name, keys in BODY_KEYS.items():
             taken = [k for k in keys if getattr(self, name) is not None and k in (self.extra_body or {})]
             if taken:
@@ -109,7 +109,7 @@ def check_extra_body(body) -> dict:
     for key in RESERVED_BODY_KEYS:
         if key in body:
             raise UserError(f"must not set {key!r}: fastspe sends it"
-                             + (" (give --model)" if key == "model" else ""))
+                            + (" (give --model)" if key == "model" else ""))
     try:
         # A JSON round trip: the body must be sendable as is and equal its copy read back from the log.
         text = json.dumps(body, allow_nan=False, ensure_ascii=False)
@@ -155,7 +155,7 @@ def split_model(model: str) -> tuple[str, str]:
     provider, name = (text[:cut], text[cut + 1:]) if cut >= 0 else ("", "")
     if not provider or not name:
         raise UserError(f"--model {model!r}: use PROVIDER:MODEL (or PROVIDER/MODEL), e.g. openai:gpt-4o, "
-                         f"anthropic:claude-sonnet-4-5, or baseline:greedy")
+                        f"anthropic:claude-sonnet-4-5, or baseline:greedy")
     return provider, name
 
 

@@ -105,7 +105,7 @@ class History:
         digest = bank_hash(bank_table)
         if runs and runs[0].bank_hash != digest:
             raise UserError(f"{self.root}: this bank (hash {digest[:12]}) is not the bank of the stored runs "
-                             f"(hash {runs[0].bank_hash[:12]}); keep another bank's runs in another --store")
+                            f"(hash {runs[0].bank_hash[:12]}); keep another bank's runs in another --store")
         sums = board_sums(verdicts)  # refuses repeated or inconsistent verdicts before anything is written
         metrics = bootstrap_intervals(sums, draws=draws, seed=seed, groupings={"pooled": ("cohort",)})
         run = Run(len(runs) + 1, label, digest, sorted(map(str, verdicts["condition"].unique())), dict(meta or {}),
@@ -139,7 +139,7 @@ class History:
             m = m[m["metric"] == metric]
             if m.empty:
                 raise UserError(f"metric {metric!r} is not in the history; choose among "
-                                 f"{', '.join(sorted(read_table(self.root / 'metrics' / f'{run.stem}.parquet')['metric'].unique()))}")
+                                f"{', '.join(sorted(read_table(self.root / 'metrics' / f'{run.stem}.parquet')['metric'].unique()))}")
             parts.append(m.assign(run=run.number, label=run.label))
         out = pd.concat(parts, ignore_index=True)
         return out[["run", "label", "cohort", "condition", "metric", "estimate", "lo", "hi", "N"]]

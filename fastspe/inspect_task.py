@@ -138,7 +138,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
     _check_status(ev, name, allow_incomplete, stacklevel + 1)
     if not ev.samples:
         raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
-                         "from a run with log_samples=False, has none)")
+                        "from a run with log_samples=False, has none)")
     cond = condition or ev.eval.model.replace("/", ":", 1)
     records = []
     for s in ev.samples:
@@ -166,7 +166,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
         keep = "keep_errors=True (fastspe import-inspect --keep-errors) keeps them as failed attempts"
         if errored.all():
             raise UserError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; "
-                             f"{keep}")
+                            f"{keep}")
         warnings.warn(f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
                       f"{first}); {keep}", stacklevel=stacklevel)
         df = df[~errored].reset_index(drop=True)
@@ -206,7 +206,7 @@ def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: in
         why += f": {_one_line(ev.error.message)}"
     if not allow_incomplete:
         raise UserError(f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
-                         "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
+                        "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
     warnings.warn(f"{name}: importing an incomplete eval (status {ev.status!r}: {why}); boards and epochs the run "
                   "did not reach are missing", stacklevel=stacklevel)
 

@@ -138,18 +138,18 @@ def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise UserError(f"board sums row {sums.index[row]}: {SUM_COLUMNS[col]} = {sums[SUM_COLUMNS[col]].iloc[row]!r} "
-                         "is not a non-negative finite number (counts must be whole)")
+                        "is not a non-negative finite number (counts must be whole)")
     n, legal, complete, illegal, optimal = (values[:, i] for i in range(5))
     broken = (legal + illegal != n) | (complete > legal) | (optimal > complete)
     if broken.any():
         row = sums.index[broken.argmax()]
         raise UserError(f"board sums row {row}: counts are inconsistent (need legal + illegal = n, "
-                         "optimal <= complete <= legal); recompute them with fastspe.metrics.board_sums")
+                        "optimal <= complete <= legal); recompute them with fastspe.metrics.board_sums")
     dup = sums.duplicated(["condition", "board_id"]).to_numpy()
     if dup.any():
         r = sums.index[dup.argmax()]
         raise UserError(f"board sums row {r}: (condition, board_id) = ({sums.at[r, 'condition']!r}, "
-                         f"{sums.at[r, 'board_id']!r}) appears more than once")
+                        f"{sums.at[r, 'board_id']!r}) appears more than once")
     out = sums[keys].copy()
     out[SUM_COLUMNS] = values
     return out.reset_index(drop=True)

@@ -53,7 +53,7 @@ def board_text(board: Sequence[int], rows: int, cols: int, what: str = "board") 
     cells = list(board)
     if len(cells) != rows * cols:
         raise UserError(f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
-                         f"pass rows= and cols= that match the board")
+                        f"pass rows= and cols= that match the board")
     try:
         ints = [int(v) for v in cells]
     except (TypeError, ValueError):

@@ -81,7 +81,7 @@ def report_folder(out_dir) -> Path:
                 break
     if why:
         raise UserError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
-                         "name a new folder or one that holds a fastspe report")
+                        "name a new folder or one that holds a fastspe report")
     return real
 
 
@@ -97,7 +97,7 @@ def display_names(order: Sequence[str], labels: Labels | None) -> dict:
     for cond, name in names.items():
         if name in seen:
             raise UserError(f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; "
-                             "give them distinct labels")
+                            "give them distinct labels")
         seen[name] = cond
     return names
 

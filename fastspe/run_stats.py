@@ -71,7 +71,7 @@ def read_attempts(path) -> tuple[pa.Table, int]:
     attempts = pa.concat_tables(tables) if tables else _ATTEMPTS.empty_table()
     if skipped and attempts.num_rows == 0:
         raise UserError(f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written "
-                         f"by `fastspe run`")
+                        f"by `fastspe run`")
     return attempts, skipped
 
 
@@ -117,7 +117,7 @@ def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
             if values[name] is None:
                 kind = "a whole number" if name == "trial" else "text"
                 raise UserError(f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
-                                 f"not a run log written by `fastspe run`")
+                                f"not a run log written by `fastspe run`")
         for name, value in values.items():
             columns[name].append(value)
     return pa.Table.from_pydict(columns, schema=_ATTEMPTS), skipped

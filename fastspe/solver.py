@@ -2,8 +2,9 @@
 
 ``solve`` answers one board (a hard one is split over the subtrees of the first moves, in parallel);
 ``solve_boards`` answers many boards of one layout in parallel. Answers report the paper's h(s) (the
-free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of h(s) and, on layouts with 10..15 tiles, additive disjoint
-pattern databases (``fastspe.pdb``), built once per layout into the user's cache folder.
+free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of h(s)
+and, on layouts with 10..15 tiles, additive disjoint pattern databases (``fastspe.pdb``), built once
+per layout into the user's cache folder.
 Linear conflicts are not used: their usual admissibility argument assumes the open grid.
 """
 

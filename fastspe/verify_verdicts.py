@@ -510,7 +510,7 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
 
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
-                         f"{parse!r} and {format_failure!r}")
+                        f"{parse!r} and {format_failure!r}")
     boards = bank_boards(read_bank_table(bank))
     answers = read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)

@@ -42,7 +42,8 @@ def _is_control(code: int, keep_newlines: bool) -> bool:
 def plain(text, keep_newlines: bool = True) -> str:
     """``text`` as a printable string: control characters (C0, ESC included, but tab and, if
     ``keep_newlines``, newline; DEL; C1), bidi overrides and lone surrogates (a non-UTF-8 file name's
-    bytes) become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``); everything else is unchanged. Not markup-escaping: the consoles parse no markup.
+    bytes) become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``); everything else is unchanged.
+    Not markup-escaping: the consoles parse no markup.
     """
     text = str(text)
     if not any(_is_control(ord(c), keep_newlines) for c in text):

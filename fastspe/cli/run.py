@@ -203,7 +203,7 @@ def _refuse_model_options(args: argparse.Namespace) -> None:
     given = [f"--{name.replace('_', '-')}" for name in MODEL_ONLY if getattr(args, name) not in (None, [], {})]
     if given:
         raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
-                         f"(their only setting is --seed)")
+                        f"(their only setting is --seed)")
 
 
 def _report_torn(summary, out) -> None:

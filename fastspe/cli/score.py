@@ -67,7 +67,7 @@ def _score_inspect_log(bank, args):
     module = inspect_task()
     if module is None:
         raise UserError(f"{args.responses}: scoring an inspect_ai .eval log needs inspect_ai: "
-                         "pip install 'fastspe[inspect]'")
+                        "pip install 'fastspe[inspect]'")
     responses = module.responses_from_log(args.responses)
     verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
     write_verdicts(verdicts, args.out)

@@ -16,10 +16,12 @@ MAX_NODES = 10**15
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("solve", help="optimal plan lengths and plans of boards (exact IDA* search)",
-                            description="Solve boards optimally with IDA* and the bound h_search = max(h, additive "
-                                        "pattern databases), h being the paper's graph-distance sum. Pattern databases are built once per layout into the "
-                                        "user's cache folder (FASTSPE_PDB_DIR overrides it). One board prints one "
-                                        "JSON object; --input FILE.jsonl writes one JSON line per input line to --out.")
+                            description="Solve boards optimally with IDA*. Answers give h, the paper's h(s) (free-cell "
+                                        "graph-distance sum), and h_search, the search's bound: the larger of h and "
+                                        "additive pattern databases, built once per layout into the user's cache "
+                                        "folder (FASTSPE_PDB_DIR overrides it). One board prints one JSON object; "
+                                        "--input FILE.jsonl writes one JSON line per non-blank input line to --out "
+                                        "(a bad line gets an \"error\" naming the file and line).")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--board", type=text_option,
                       help="cells row-major, separated by spaces or commas: 0 the blank, -1 a blocked cell")
@@ -82,7 +84,7 @@ def _solve_one(args) -> int:
     return 0
 
 
-class _Unusable(ValueError):
+class _Unusable(UserError):
     """A JSON value that has no place in a board file (its message says which)."""
 
 
@@ -102,23 +104,23 @@ _JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a num
 
 
 def _read_line(raw: bytes) -> dict:
-    """One input line as a JSON object, or a ValueError saying what is wrong with it."""
+    """One input line as a JSON object, or a UserError saying what is wrong with it."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
+        raise UserError(f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
     try:
         record = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg} at character {exc.pos + 1})") from None
+        raise UserError(f"not JSON ({exc.msg} at character {exc.pos + 1})") from None
     except RecursionError:
-        raise ValueError("nested too deeply to be a board") from None
+        raise UserError("nested too deeply to be a board") from None
     except _Unusable:
         raise
     except ValueError:  # Python reads integers of at most 4300 digits
-        raise ValueError("holds an integer of thousands of digits") from None
+        raise UserError("holds an integer of thousands of digits") from None
     if not isinstance(record, dict):
-        raise ValueError(f"not a JSON object with rows, cols, blocks and board (got {_JSON_KINDS[type(record)]})")
+        raise UserError(f"not a JSON object with rows, cols, blocks and board (got {_JSON_KINDS[type(record)]})")
     return record
 
 

@@ -55,20 +55,20 @@ class AnthropicMessages:
             settings = replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
         if settings.reasoning_effort is not None:
             raise UserError("anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
-                             "(>= 1024) for extended thinking instead")
+                            "(>= 1024) for extended thinking instead")
         if settings.seed is not None:
             raise UserError("Anthropic's messages API has no sampling seed; leave --seed out for anthropic: models")
         budget = settings.thinking_budget
         if budget is not None:
             if budget >= settings.max_tokens:
                 raise UserError(f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
-                                 f"(thinking tokens count toward it); raise --max-tokens")
+                                f"(thinking tokens count toward it); raise --max-tokens")
             if settings.temperature not in (None, 1):
                 raise UserError(f"with --thinking-budget Anthropic takes no --temperature but 1, "
-                                 f"got {settings.temperature}")
+                                f"got {settings.temperature}")
             if settings.top_p is not None and settings.top_p < THINKING_MIN_TOP_P:
                 raise UserError(f"with --thinking-budget Anthropic takes --top-p only in "
-                                 f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
+                                f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
         return settings
 
     def request(self, prompt: str, settings: GenerationSettings) -> dict:

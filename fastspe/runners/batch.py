@@ -54,7 +54,7 @@ def check_batch_provider(model: str) -> None:
     provider_name = model.replace("/", ":", 1).split(":", 1)[0]
     if provider_name not in ADAPTERS:
         raise UserError(f"--batch with {provider_name}: is not supported (only openai: and anthropic: models "
-                         f"have a batch API); run without --batch")
+                        f"have a batch API); run without --batch")
 
 
 @dataclass

@@ -146,9 +146,9 @@ class AnthropicBatches(_Adapter):
                 fits.append(batch.id)
         if len(fits) > 1:
             raise UserError(f"a run was killed while creating a batch of {n} requests and {len(fits)} batches "
-                             f"of that size were created since ({', '.join(fits)}); append "
-                             f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
-                             f"naming the right one to the log, or cancel the others")
+                            f"of that size were created since ({', '.join(fits)}); append "
+                            f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
+                            f"naming the right one to the log, or cancel the others")
         return fits[0] if fits else None
 
     def results(self, state: BatchState) -> tuple[dict, AttemptError]:

@@ -189,7 +189,7 @@ def _provider_parts(model: str, base_url: str | None):
     provider_name, name = split_model(model)
     if provider_name not in PROVIDERS:
         raise UserError(f"--model {model!r}: unknown provider {provider_name!r}; use one of "
-                         f"{', '.join([*PROVIDERS, BASELINE])}")
+                        f"{', '.join([*PROVIDERS, BASELINE])}")
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 

@@ -47,7 +47,7 @@ def check_log_path(path) -> Path:
             obj = None
         if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
             raise UserError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
-                             f"give --out another .jsonl name")
+                            f"give --out another .jsonl name")
     return p
 
 
@@ -270,8 +270,8 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
             scan.torn_lines += 1
         else:
             raise UserError(f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
-                             f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
-                             f"log to skip it, or write to another --out")
+                            f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
+                            f"log to skip it, or write to another --out")
     return scan
 
 
@@ -291,8 +291,8 @@ def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows:
         return  # a board or trial this run does not plan
     if prompt_hashes is not None and rec.get("prompt_text_sha256") not in (None, prompt_hashes[row]):
         raise UserError(f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
-                         f"asked with another prompt than this bank's board (the bank or the prompt changed); "
-                         f"give --condition NEW_NAME or use another --out")
+                        f"asked with another prompt than this bank's board (the bank or the prompt changed); "
+                        f"give --condition NEW_NAME or use another --out")
     attempt = rec.get("attempt")
     if isinstance(attempt, int) and attempt > scan.attempts[row, trial]:
         scan.attempts[row, trial] = attempt

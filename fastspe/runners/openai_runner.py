@@ -50,10 +50,10 @@ class OpenAIChat:
         """``settings`` as sent; a ValueError (before any request) for those the wire format lacks."""
         if settings.thinking_budget is not None:
             raise UserError("--thinking-budget is Anthropic's extended thinking; for openai: models give "
-                             "--reasoning-effort instead")
+                            "--reasoning-effort instead")
         if settings.stop is not None and len(settings.stop) > MAX_STOP_SEQUENCES:
             raise UserError(f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, "
-                             f"got {len(settings.stop)}")
+                            f"got {len(settings.stop)}")
         return settings
 
     def request(self, prompt: str, settings: GenerationSettings) -> dict:
