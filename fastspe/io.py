@@ -305,12 +305,16 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{path}: no such file")
-    if fmt == "parquet":
-        with arrow_file(p) as source:
-            return pd.read_parquet(source)
-    if fmt == "csv":
+    if fmt == "jsonl":
+        return pd.DataFrame.from_records(read_jsonl(p))
+    try:
+        if fmt == "parquet":
+            with arrow_file(p) as source:
+                return pd.read_parquet(source)
         return pd.read_csv(p)
-    return pd.DataFrame.from_records(read_jsonl(p))
+    except (ValueError, UnicodeDecodeError) as exc:  # Arrow's and pandas' parse errors are ValueErrors
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"{path}: not a readable {fmt.upper() if fmt == 'csv' else 'Parquet'} file ({first})") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -328,6 +332,9 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise UserError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
+            except (RecursionError, ValueError):  # nesting, or an integer of over 4300 digits
+                raise UserError(f"{path}: line {lineno} is not usable JSON (nested too deeply or a huge "
+                                f"number)") from None
             if not isinstance(obj, dict):
                 raise UserError(f"{path}: line {lineno} is not a JSON object")
             records.append(obj)
