@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from .boundary.errors import UserError
+
 MAX_THREADS = 4096
 
 
@@ -25,8 +27,8 @@ def check_thread_variable(environ=os.environ) -> None:
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
-                         f"unset it to use every core")
+        raise UserError(f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
+                        f"unset it to use every core")
 
 
 check_thread_variable()

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from .boundary.banks import (BANK_COLUMNS, BankLayouts, bank_frame, blocks_mask, board_matrix, check_bank_table,
                              layout_groups, read_bank_table, table_from_frame, write_bank_table)
+from .boundary.errors import UserError, UserTypeError
 from .design import Design, DesignCell
 from .kernels.walks import propose_walks
 from .layout import DIRECTION_BYTES, Layout
@@ -34,7 +35,7 @@ _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
 Progress = Callable[[int, int], None]
 
 
-class QuotaError(ValueError):
+class QuotaError(UserError):
     """A design cell has fewer distinct certified boards within the proposal cap than it asks for."""
 
 
@@ -214,7 +215,7 @@ def bank_to_table(bank, source: str = "bank rows") -> pa.Table:
     if isinstance(bank, pa.Table):
         return check_bank_table(bank, source)
     if not isinstance(bank, pd.DataFrame):
-        raise TypeError(f"a bank must be a DataFrame or an Arrow table, got {type(bank).__name__}")
+        raise UserTypeError(f"a bank must be a DataFrame or an Arrow table, got {type(bank).__name__}")
     return check_bank_table(table_from_frame(bank), source)
 
 

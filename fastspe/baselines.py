@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .bank import bank_layouts, layout_keys, pack_boards
+from .boundary.errors import UserError, UserTypeError
 from .kernels.planners import DETOUR, GREEDY, NOISY, ORACLE, RANDOM, TRIAL_SLOTS, plan_baselines
 from .io import require_columns
 from .kernels.replay import INVALID_CODE
@@ -40,10 +41,10 @@ _MAX_SEED = 2**63 - 1
 def planner_name(planner: str) -> str:
     """``greedy`` or ``baseline:greedy`` -> ``greedy``; ``ValueError`` naming the choices otherwise."""
     if not isinstance(planner, str):
-        raise TypeError(f"planner must be a string, got {planner!r}")
+        raise UserTypeError(f"planner must be a string, got {planner!r}")
     name = planner.removeprefix(CONDITION_PREFIX)
     if name not in PLANNERS:
-        raise ValueError(f"unknown baseline planner {planner!r}; choose one of {', '.join(PLANNERS)}")
+        raise UserError(f"unknown baseline planner {planner!r}; choose one of {', '.join(PLANNERS)}")
     return name
 
 
@@ -130,16 +131,16 @@ def answer_texts(plans: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 def _check_int(value, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, got {value!r}")
+        raise UserTypeError(f"{what} must be an integer, got {value!r}")
     if not low <= int(value) <= high:
-        raise ValueError(f"{what} must be between {low} and {high}, got {value}")
+        raise UserError(f"{what} must be between {low} and {high}, got {value}")
     return int(value)
 
 
 def _check_bank(bank) -> None:
     require_columns(bank, _NEEDED, "bank rows", "build it with `fastspe bank` or fastspe.bank.build_bank")
     if len(bank) == 0:
-        raise ValueError("the bank is empty: there is nothing to answer")
+        raise UserError("the bank is empty: there is nothing to answer")
 
 
 def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
@@ -147,8 +148,8 @@ def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
     lengths = part["initial"].map(len).to_numpy()
     bad = np.flatnonzero(lengths != layout.cells)
     if len(bad):
-        raise ValueError(f"board {part['board_id'].iloc[bad[0]]!r}: initial has {lengths[bad[0]]} cells, "
-                         f"its {layout.rows}x{layout.cols} layout has {layout.cells}")
+        raise UserError(f"board {part['board_id'].iloc[bad[0]]!r}: initial has {lengths[bad[0]]} cells, "
+                        f"its {layout.rows}x{layout.cols} layout has {layout.cells}")
     boards = pack_boards(part["initial"])
     blocked = boards == -1
     ok = ((blocked == layout.blocked[None, :]).all(axis=1)
@@ -156,8 +157,8 @@ def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
           & (boards <= layout.tiles).all(axis=1) & (boards >= -1).all(axis=1))
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"board {part['board_id'].iloc[i]!r}: initial {boards[i].tolist()} is not a board of layout "
-                         f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})")
+        raise UserError(f"board {part['board_id'].iloc[i]!r}: initial {boards[i].tolist()} is not a board of layout "
+                        f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})")
     return boards
 
 
@@ -169,17 +170,17 @@ def _certificate_codes(part: pd.DataFrame, depths: np.ndarray) -> np.ndarray:
     wrong = np.flatnonzero((lengths != depths) | (depths < 0))
     if len(wrong):
         i = int(wrong[0])
-        raise ValueError(f"board {part['board_id'].iloc[i]!r}: certificate has {lengths[i]} moves, depth says {depths[i]}; "
-                         "re-build the bank or check that it was not edited")
+        raise UserError(f"board {part['board_id'].iloc[i]!r}: certificate has {lengths[i]} moves, depth says {depths[i]}; "
+                        "re-build the bank or check that it was not edited")
     try:
         packed = np.array(certs, dtype=f"S{width}")
     except UnicodeEncodeError:
-        raise ValueError("a certificate has letters other than U, D, L, R (non-ASCII text)") from None
+        raise UserError("a certificate has letters other than U, D, L, R (non-ASCII text)") from None
     raw = np.frombuffer(packed.tobytes(), dtype=np.uint8).reshape(len(certs), width)
     codes = CODE_OF_BYTE[raw]
     inside = np.arange(width)[None, :] < depths[:, None]
     bad = np.flatnonzero((inside & (codes == INVALID_CODE)).any(axis=1))
     if len(bad):
         i = int(bad[0])
-        raise ValueError(f"board {part['board_id'].iloc[i]!r}: certificate {certs[i]!r} has letters other than U, D, L, R")
+        raise UserError(f"board {part['board_id'].iloc[i]!r}: certificate {certs[i]!r} has letters other than U, D, L, R")
     return np.ascontiguousarray(np.where(inside, codes, 0).astype(np.uint8))

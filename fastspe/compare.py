@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .boundary.errors import UserError
 from .executor import Executor
 from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
                         paired_differences)
@@ -166,18 +167,18 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     metrics = tuple(metrics)
     unknown = [m for m in metrics if m not in KNOWN_METRICS]
     if unknown or not metrics:
-        raise ValueError(f"--metrics {','.join(metrics)}: choose among {', '.join(KNOWN_METRICS)}")
+        raise UserError(f"--metrics {','.join(metrics)}: choose among {', '.join(KNOWN_METRICS)}")
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
-        raise ValueError(f"--margin must be a finite number >= 0, got {margin!r}")
+        raise UserError(f"--margin must be a finite number >= 0, got {margin!r}")
     sums = board_sums(verdicts)  # refuses repeated outputs and inconsistent verdicts
     present = sorted(map(str, sums["condition"].unique()))
     if baseline not in present:
-        raise ValueError(f"baseline {baseline!r} has no verdicts; conditions present: {', '.join(present)}")
+        raise UserError(f"baseline {baseline!r} has no verdicts; conditions present: {', '.join(present)}")
     candidates = [c for c in present if c != baseline] if candidates is None else list(candidates)
     missing = [c for c in candidates if c not in present]
     if missing or not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
-        raise ValueError(f"candidates {candidates} must be distinct conditions other than the baseline, among "
-                         f"{', '.join(present)}")
+        raise UserError(f"candidates {candidates} must be distinct conditions other than the baseline, among "
+                        f"{', '.join(present)}")
     primary = "primary" if "primary" in set(sums["cohort"]) else str(sorted(sums["cohort"].unique())[0])
     parts, signs, boards = [], [], {}
     for cand in candidates:
@@ -186,7 +187,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
         shared = pair[pair["board_id"].isin(both.index[both == 2])]
         boards[cand] = int((both == 2).sum())
         if shared.empty:
-            raise ValueError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
+            raise UserError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
         packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand])
         boot = bootstrap_draws(packed, draws, seed, executor=executor)
         diff = paired_differences(boot, [(cand, baseline)], level)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .bank import build_bank, write_bank
 from .baselines import PLANNERS, baseline_responses
+from .boundary.errors import UserError
 from .design import paper_design
 from .boundary.verdicts import write_verdicts
 from .io import write_table
@@ -77,11 +78,11 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     DemoResult
     """
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+        raise UserError(f"draws must be a positive integer, got {draws!r}")
     check_installed("matplotlib", "the demo's report figures")  # before any work, not after it
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"{out} exists and is not a folder; choose another --out")
+        raise UserError(f"{out} exists and is not a folder; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
     say = stage or (lambda _: None)

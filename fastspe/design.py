@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .boundary.errors import UserError
 from .layout import Layout
 
 PAPER_SEED = 20261010
@@ -115,78 +116,78 @@ def max_distinct_boards(layout: Layout, depth: int) -> int:
 
 def _check_seed(seed, where: str) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED:
-        raise ValueError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
+        raise UserError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
     return seed
 
 
 def design_from_dict(spec, source: str = "design", seed: int | None = None) -> Design:
     """Validate a design given as a dict (as read from JSON); errors name the offending key."""
     if not isinstance(spec, dict):
-        raise ValueError(f"{source}: a design is a JSON object with seed, rows, cols and cells")
+        raise UserError(f"{source}: a design is a JSON object with seed, rows, cols and cells")
     unknown = set(spec) - {"seed", "rows", "cols", "cells"}
     if unknown:
-        raise ValueError(f"{source}: unknown keys {sorted(unknown)} (allowed: seed, rows, cols, cells)")
+        raise UserError(f"{source}: unknown keys {sorted(unknown)} (allowed: seed, rows, cols, cells)")
     if seed is None:
         if "seed" not in spec:
-            raise ValueError(f"{source}: no seed (give \"seed\" in the file or --seed)")
+            raise UserError(f"{source}: no seed (give \"seed\" in the file or --seed)")
         seed = spec["seed"]
     seed = _check_seed(seed, f"{source}: seed")
     rows, cols = spec.get("rows", 4), spec.get("cols", 4)
     for key, value in (("rows", rows), ("cols", cols)):
         if not _is_int(value):
-            raise ValueError(f"{source}: {key} must be an integer, got {value!r}")
+            raise UserError(f"{source}: {key} must be an integer, got {value!r}")
     cells_spec = spec.get("cells")
     if not isinstance(cells_spec, list) or not cells_spec:
-        raise ValueError(f"{source}: cells must be a non-empty list")
+        raise UserError(f"{source}: cells must be a non-empty list")
     cells, seen = [], set()
     for i, cell in enumerate(cells_spec):
         where = f"{source}: cells[{i}]"
         if not isinstance(cell, dict):
-            raise ValueError(f"{where} must be an object with cohort, blocks, depth, count (and optional retreat)")
+            raise UserError(f"{where} must be an object with cohort, blocks, depth, count (and optional retreat)")
         missing = {"cohort", "depth", "count"} - set(cell)
         if missing:
-            raise ValueError(f"{where} is missing {sorted(missing)}")
+            raise UserError(f"{where} is missing {sorted(missing)}")
         extra = set(cell) - {"cohort", "blocks", "depth", "count", "retreat"}
         if extra:
-            raise ValueError(f"{where} has unknown keys {sorted(extra)}")
+            raise UserError(f"{where} has unknown keys {sorted(extra)}")
         cohort = cell["cohort"]
         if not isinstance(cohort, str) or not _COHORT.match(cohort):
-            raise ValueError(f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
+            raise UserError(f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
         blocks = cell.get("blocks", [])
         if not isinstance(blocks, list):
-            raise ValueError(f"{where}.blocks must be a list of cell indices, got {blocks!r}")
+            raise UserError(f"{where}.blocks must be a list of cell indices, got {blocks!r}")
         for j, b in enumerate(blocks):
             if not _is_int(b):
-                raise ValueError(f"{where}.blocks[{j}] must be an integer cell index, got {b!r}")
+                raise UserError(f"{where}.blocks[{j}] must be an integer cell index, got {b!r}")
         try:
             layout = Layout(rows, cols, tuple(blocks))
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{where}: {exc}") from None
+            raise UserError(f"{where}: {exc}") from None
         for key, low in (("depth", 1), ("count", 1)):
             v = cell[key]
             if not _is_int(v) or v < low:
-                raise ValueError(f"{where}.{key} must be an integer >= {low}, got {v!r}")
+                raise UserError(f"{where}.{key} must be an integer >= {low}, got {v!r}")
         retreat = _check_retreat(cell, where)
         max_h = layout.tiles * int(layout.distances.max())
         if cell["depth"] - (retreat or 0) > max_h:
-            raise ValueError(f"{where}.depth {cell['depth']} exceeds the largest possible h ({max_h}) of this layout")
+            raise UserError(f"{where}.depth {cell['depth']} exceeds the largest possible h ({max_h}) of this layout")
         if cell["count"] > MAX_DESIGN_BOARDS:
-            raise ValueError(f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for")
+            raise UserError(f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for")
         most = max_distinct_boards(layout, cell["depth"])
         if cell["count"] > most:
-            raise ValueError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
-                             f"{list(layout.blocks)} can have at depth {cell['depth']}")
+            raise UserError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
+                            f"{list(layout.blocks)} can have at depth {cell['depth']}")
         key = (cohort, layout.blocks, cell["depth"], retreat)
         if key in seen:
             also = "" if retreat is None else f", retreat {retreat}"
-            raise ValueError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
-                             f"{also}: merge their counts")
+            raise UserError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
+                            f"{also}: merge their counts")
         seen.add(key)
         cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"], retreat))
     total = sum(c.count for c in cells)
     if total > MAX_DESIGN_BOARDS:
-        raise ValueError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
-                         f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
+        raise UserError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
+                        f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
     return Design(seed=seed, rows=cells[0].layout.rows, cols=cells[0].layout.cols, cells=tuple(cells))
 
 
@@ -197,12 +198,12 @@ def _check_retreat(cell: dict, where: str) -> int | None:
         return None
     r = cell["retreat"]
     if not _is_int(r) or r < 0:
-        raise ValueError(f"{where}.retreat must be an even integer >= 0, got {r!r}")
+        raise UserError(f"{where}.retreat must be an even integer >= 0, got {r!r}")
     if r % 2:
-        raise ValueError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
+        raise UserError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
     if r >= cell["depth"]:
-        raise ValueError(f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 "
-                         "only at the goal)")
+        raise UserError(f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 "
+                        "only at the goal)")
     return r
 
 
@@ -217,11 +218,11 @@ def load_design(name_or_path: str, seed: int | None = None) -> Design:
         return paper_design(PAPER_SEED if seed is None else seed)
     path = Path(name_or_path)
     if not path.is_file():
-        raise ValueError(f"design {name_or_path!r} is neither 'paper' nor an existing JSON file")
+        raise UserError(f"design {name_or_path!r} is neither 'paper' nor an existing JSON file")
     try:
         spec = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text") from None
+        raise UserError(f"{path}: not UTF-8 text") from None
     return design_from_dict(spec, source=str(path), seed=seed)

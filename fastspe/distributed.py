@@ -21,12 +21,34 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from .boundary.errors import UserError
 from .extras import require
 
 NEEDED_FOR = "--scheduler/--workers (running on Dask)"
 BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker before their task is submitted
 PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of boards and paths at d* = 40)
 FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces double from there
+
+
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")  # Dask's network protocols (inproc: only inside one process)
+
+
+def check_scheduler(address: str) -> str:
+    """``address`` if it reads as a Dask scheduler's network address, ``[SCHEME://]HOST:PORT``; else a
+    ``UserError`` (``must be ...``, the message follows the option name) before any connection is tried."""
+    text = str(address).strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    host, colon, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]:8786
+    ok = (scheme in SCHEDULER_SCHEMES and colon and host and "/" not in host and port.isdigit()
+          and 1 <= int(port) <= 65535)
+    if not ok:
+        shown = repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
+        raise UserError(f"must be a Dask scheduler address [SCHEME://]HOST:PORT with SCHEME one of "
+                        f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786), got {shown}")
+    return text
 
 
 @contextlib.contextmanager
@@ -39,17 +61,22 @@ def cluster(scheduler: str | None = None, workers: int | None = None):
     this process (its folder leads their ``PYTHONPATH``).
     """
     if scheduler is not None and workers is not None:
-        raise ValueError("give either a scheduler address or a number of workers, not both")
+        raise UserError("give either a scheduler address or a number of workers, not both")
     if scheduler is None and workers is None:
         yield None
         return
+    if scheduler is not None:
+        try:
+            check_scheduler(scheduler)
+        except UserError as exc:
+            raise UserError(f"scheduler {exc}") from None
     dd = require("distributed", NEEDED_FOR)
     if scheduler is not None:
         with dd.Client(scheduler) as client:
             yield client
         return
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+        raise UserError(f"workers must be a whole number >= 1, got {workers!r}")
     here = str(Path(__file__).resolve().parents[1])
     env = {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p),
            "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}

@@ -13,6 +13,8 @@ import json
 import math
 from dataclasses import dataclass, fields
 
+from .boundary.errors import UserError
+
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 MAX_SEED = 2**63 - 1
 MIN_THINKING_BUDGET = 1024  # Anthropic's smallest extended-thinking budget
@@ -58,27 +60,27 @@ class GenerationSettings:
             try:
                 object.__setattr__(self, "extra_body", check_extra_body(self.extra_body) or None)
             except ValueError as exc:
-                raise ValueError(f"--extra-body {exc}") from None
+                raise UserError(f"--extra-body {exc}") from None
         if self.temperature is not None and not 0 <= self.temperature < math.inf:
-            raise ValueError(f"--temperature must be a finite number >= 0, got {self.temperature}")
+            raise UserError(f"--temperature must be a finite number >= 0, got {self.temperature}")
         if self.max_tokens is not None and (int(self.max_tokens) != self.max_tokens or self.max_tokens < 1):
-            raise ValueError(f"--max-tokens must be a whole number >= 1, got {self.max_tokens}")
+            raise UserError(f"--max-tokens must be a whole number >= 1, got {self.max_tokens}")
         if self.top_p is not None and not 0 < self.top_p <= 1:
-            raise ValueError(f"--top-p must be a number > 0 and <= 1, got {self.top_p}")
+            raise UserError(f"--top-p must be a number > 0 and <= 1, got {self.top_p}")
         if self.seed is not None and not _whole(self.seed, 0, MAX_SEED):
-            raise ValueError(f"--seed must be a whole number in 0..{MAX_SEED}, got {self.seed!r}")
+            raise UserError(f"--seed must be a whole number in 0..{MAX_SEED}, got {self.seed!r}")
         if self.stop is not None and not all(isinstance(s, str) and s for s in self.stop):
-            raise ValueError(f"each --stop must be a non-empty text, got {list(self.stop)!r}")
+            raise UserError(f"each --stop must be a non-empty text, got {list(self.stop)!r}")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
-                             f"got {self.reasoning_effort!r}")
+            raise UserError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                            f"got {self.reasoning_effort!r}")
         if self.thinking_budget is not None and not _whole(self.thinking_budget, MIN_THINKING_BUDGET, MAX_TOKENS):
-            raise ValueError(f"--thinking-budget must be a whole number of tokens >= {MIN_THINKING_BUDGET}, "
-                             f"got {self.thinking_budget!r}")
+            raise UserError(f"--thinking-budget must be a whole number of tokens >= {MIN_THINKING_BUDGET}, "
+                            f"got {self.thinking_budget!r}")
         for name, keys in BODY_KEYS.items():
             taken = [k for k in keys if getattr(self, name) is not None and k in (self.extra_body or {})]
             if taken:
-                raise ValueError(f"--extra-body sets {taken[0]!r}, which {OPTION_NAMES[name]} sets too; give it once")
+                raise UserError(f"--extra-body sets {taken[0]!r}, which {OPTION_NAMES[name]} sets too; give it once")
 
     def as_dict(self) -> dict:
         """The settings as their log record holds them (JSON types: ``stop`` is a list)."""
@@ -103,16 +105,26 @@ def check_extra_body(body) -> dict:
     else a ValueError whose message follows the option name (``must be a JSON object ...``)."""
     if not isinstance(body, dict):
         got = _JSON_TYPES.get(type(body).__name__, type(body).__name__)
-        raise ValueError(f"must be a JSON object like '{{\"key\": value}}', got {got}")
+        raise UserError(f"must be a JSON object like '{{\"key\": value}}', got {got}")
     for key in RESERVED_BODY_KEYS:
         if key in body:
-            raise ValueError(f"must not set {key!r}: fastspe sends it"
-                             + (" (give --model)" if key == "model" else ""))
+            raise UserError(f"must not set {key!r}: fastspe sends it"
+                            + (" (give --model)" if key == "model" else ""))
     try:
         # A JSON round trip: the body must be sendable as is and equal its copy read back from the log.
-        return json.loads(json.dumps(body, allow_nan=False))
+        text = json.dumps(body, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")  # a lone surrogate (JSON "\\ud800") is no text a request or a log can hold
+        return json.loads(text)
+    except RecursionError:
+        raise UserError(_TOO_DEEP) from None
+    except UnicodeEncodeError as exc:
+        raise UserError(f"must hold only valid Unicode text, got the lone surrogate "
+                        f"{exc.object[exc.start:exc.end]!r}") from None
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"must hold only finite JSON values ({exc})") from None
+        raise UserError(f"must hold only finite JSON values ({exc})") from None
+
+
+_TOO_DEEP = "is nested too deeply (JSON objects and arrays inside each other, hundreds of levels)"
 
 
 def parse_extra_body(text: str) -> dict:
@@ -120,12 +132,14 @@ def parse_extra_body(text: str) -> dict:
     try:
         body = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"must be valid JSON ({exc.msg} at character {exc.pos})") from None
+        raise UserError(f"must be valid JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise UserError(_TOO_DEEP) from None
     return check_extra_body(body)
 
 
 def _no_constant(name: str):
-    raise ValueError(f"must hold only finite JSON values, got {name}")
+    raise UserError(f"must hold only finite JSON values, got {name}")
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -140,8 +154,8 @@ def split_model(model: str) -> tuple[str, str]:
     cut = min(cuts) if cuts else -1
     provider, name = (text[:cut], text[cut + 1:]) if cut >= 0 else ("", "")
     if not provider or not name:
-        raise ValueError(f"--model {model!r}: use PROVIDER:MODEL (or PROVIDER/MODEL), e.g. openai:gpt-4o, "
-                         f"anthropic:claude-sonnet-4-5, or baseline:greedy")
+        raise UserError(f"--model {model!r}: use PROVIDER:MODEL (or PROVIDER/MODEL), e.g. openai:gpt-4o, "
+                        f"anthropic:claude-sonnet-4-5, or baseline:greedy")
     return provider, name
 
 

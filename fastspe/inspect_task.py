@@ -39,6 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
 
 from .bank import BANK_COLUMNS, build_bank, read_bank
+from .boundary.errors import UserError
 from .design import paper_design
 from .io import table_format, write_table
 from .prompts import PROMPT_SHA256, PROMPT_VERSION, render_prompt
@@ -136,8 +137,8 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
     ev, name = _read_log(log)
     _check_status(ev, name, allow_incomplete, stacklevel + 1)
     if not ev.samples:
-        raise ValueError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
-                         "from a run with log_samples=False, has none)")
+        raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
+                        "from a run with log_samples=False, has none)")
     cond = condition or ev.eval.model.replace("/", ":", 1)
     records = []
     for s in ev.samples:
@@ -164,8 +165,8 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
         first = _one_line(df.loc[errored, "error"].iloc[0])
         keep = "keep_errors=True (fastspe import-inspect --keep-errors) keeps them as failed attempts"
         if errored.all():
-            raise ValueError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; "
-                             f"{keep}")
+            raise UserError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; "
+                            f"{keep}")
         warnings.warn(f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
                       f"{first}); {keep}", stacklevel=stacklevel)
         df = df[~errored].reset_index(drop=True)
@@ -190,9 +191,9 @@ def _read_log(log: str | Path | EvalLog) -> tuple[EvalLog, str]:
     try:
         return read_eval_log(str(log)), str(log)
     except FileNotFoundError:
-        raise ValueError(f"{log}: no such file") from None
+        raise UserError(f"{log}: no such file") from None
     except ValueError as exc:  # not a zip, not JSON, not an EvalLog (pydantic's errors run to many lines)
-        raise ValueError(f"{log}: not an inspect eval log ({_one_line(exc)})") from None
+        raise UserError(f"{log}: not an inspect eval log ({_one_line(exc)})") from None
 
 
 def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: int) -> None:
@@ -204,8 +205,8 @@ def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: in
     if ev.error is not None:
         why += f": {_one_line(ev.error.message)}"
     if not allow_incomplete:
-        raise ValueError(f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
-                         "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
+        raise UserError(f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
+                        "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
     warnings.warn(f"{name}: importing an incomplete eval (status {ev.status!r}: {why}); boards and epochs the run "
                   "did not reach are missing", stacklevel=stacklevel)
 

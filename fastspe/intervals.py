@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .boundary.errors import UserError
 from .executor import Executor, in_process
 from .io import require_columns
 from .kernels import bootstrap as kb
@@ -81,7 +82,7 @@ class PackedSums:
         conditions = tuple(conditions)
         unknown = [c for c in conditions if c not in self.conditions]
         if unknown:
-            raise ValueError(f"unknown conditions {unknown}; the sums hold {list(self.conditions)}")
+            raise UserError(f"unknown conditions {unknown}; the sums hold {list(self.conditions)}")
         pos = [self.conditions.index(c) for c in conditions]
         return PackedSums(np.ascontiguousarray(self.sums[:, pos, :]), conditions, self.boards, self.strata_start,
                           self.strata_size, self.cell_of, self.group_of_cell, self.groups, self.strata,
@@ -102,13 +103,13 @@ class BootstrapDraws:
 
 def _check_int(value, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
-        raise ValueError(f"{what} must be an integer in {low}..{high}, got {value!r}")
+        raise UserError(f"{what} must be an integer in {low}..{high}, got {value!r}")
     return int(value)
 
 
 def _check_level(level) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must be a number strictly between 0 and 1 (0.95 for 95% intervals), got {level!r}")
+        raise UserError(f"level must be a number strictly between 0 and 1 (0.95 for 95% intervals), got {level!r}")
     return float(level)
 
 
@@ -117,7 +118,7 @@ def _check_columns(cols, what: str) -> tuple[str, ...]:
         cols = (cols,)
     cols = tuple(cols)
     if not all(isinstance(c, str) and c for c in cols) or len(set(cols)) != len(cols):
-        raise ValueError(f"{what} must be distinct column names, got {cols!r}")
+        raise UserError(f"{what} must be distinct column names, got {cols!r}")
     return cols
 
 
@@ -125,30 +126,30 @@ def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
     require_columns(sums, ["condition", "board_id", *needed, *SUM_COLUMNS], "board sums",
                     "make them with fastspe.metrics.board_sums(verdicts)")
     if sums.empty:
-        raise ValueError("board sums are empty: there is nothing to resample")
+        raise UserError("board sums are empty: there is nothing to resample")
     keys = ["condition", "board_id", *needed]
     for col in keys:
         bad = sums[col].isna().to_numpy()
         if bad.any():
-            raise ValueError(f"board sums row {sums.index[bad.argmax()]}: {col} is missing")
+            raise UserError(f"board sums row {sums.index[bad.argmax()]}: {col} is missing")
     values = sums[SUM_COLUMNS].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
     bad = ~np.isfinite(values) | (values < 0)
     bad[:, :5] |= values[:, :5] != np.round(values[:, :5])
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise ValueError(f"board sums row {sums.index[row]}: {SUM_COLUMNS[col]} = {sums[SUM_COLUMNS[col]].iloc[row]!r} "
-                         "is not a non-negative finite number (counts must be whole)")
+        raise UserError(f"board sums row {sums.index[row]}: {SUM_COLUMNS[col]} = {sums[SUM_COLUMNS[col]].iloc[row]!r} "
+                        "is not a non-negative finite number (counts must be whole)")
     n, legal, complete, illegal, optimal = (values[:, i] for i in range(5))
     broken = (legal + illegal != n) | (complete > legal) | (optimal > complete)
     if broken.any():
         row = sums.index[broken.argmax()]
-        raise ValueError(f"board sums row {row}: counts are inconsistent (need legal + illegal = n, "
-                         "optimal <= complete <= legal); recompute them with fastspe.metrics.board_sums")
+        raise UserError(f"board sums row {row}: counts are inconsistent (need legal + illegal = n, "
+                        "optimal <= complete <= legal); recompute them with fastspe.metrics.board_sums")
     dup = sums.duplicated(["condition", "board_id"]).to_numpy()
     if dup.any():
         r = sums.index[dup.argmax()]
-        raise ValueError(f"board sums row {r}: (condition, board_id) = ({sums.at[r, 'condition']!r}, "
-                         f"{sums.at[r, 'board_id']!r}) appears more than once")
+        raise UserError(f"board sums row {r}: (condition, board_id) = ({sums.at[r, 'condition']!r}, "
+                        f"{sums.at[r, 'board_id']!r}) appears more than once")
     out = sums[keys].copy()
     out[SUM_COLUMNS] = values
     return out.reset_index(drop=True)
@@ -173,13 +174,13 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     """
     strata = _check_columns(strata, "strata")
     if not isinstance(groupings, Mapping) or not groupings:
-        raise ValueError("groupings must be a non-empty mapping of name -> columns, e.g. {'pooled': ('cohort',)}")
+        raise UserError("groupings must be a non-empty mapping of name -> columns, e.g. {'pooled': ('cohort',)}")
     groupings = {str(name): _check_columns(cols, f"grouping {name!r}") for name, cols in groupings.items()}
     label_cols: list[str] = []
     for cols in groupings.values():
         label_cols += [c for c in cols if c not in label_cols]
     if "condition" in strata or "condition" in label_cols or "board_id" in label_cols:
-        raise ValueError("strata and groupings are board attributes; condition and board_id cannot be among them")
+        raise UserError("strata and groupings are board attributes; condition and board_id cannot be among them")
     cell_cols = list(strata) + [c for c in label_cols if c not in strata]
     frame = _check_sums(sums, cell_cols)
 
@@ -189,7 +190,7 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     conditions = tuple(conditions)
     unknown = [c for c in conditions if c not in present]
     if unknown or not conditions or len(set(conditions)) != len(conditions):
-        raise ValueError(f"conditions {list(conditions)} must be distinct names among {present}")
+        raise UserError(f"conditions {list(conditions)} must be distinct names among {present}")
     frame = frame[frame["condition"].isin(conditions)].reset_index(drop=True)
 
     per_board = frame.groupby("board_id", sort=False)[cell_cols].nunique(dropna=False)
@@ -197,7 +198,7 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     if clash.any():
         bid = clash.index[clash.argmax()]
         col = per_board.columns[(per_board.loc[bid] > 1).argmax()]
-        raise ValueError(f"board {bid!r} has more than one {col} across conditions; its attributes must agree")
+        raise UserError(f"board {bid!r} has more than one {col} across conditions; its attributes must agree")
     boards = (frame.drop_duplicates("board_id")[["board_id", *cell_cols]]
               .sort_values([*cell_cols, "board_id"], kind="stable").reset_index(drop=True))
     stratum = boards.groupby(list(strata), sort=True).ngroup().to_numpy(np.int64)
@@ -357,9 +358,9 @@ def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | 
     pairs = [tuple(p) for p in pairs]
     for p in pairs:
         if len(p) != 2 or p[0] not in conds or p[1] not in conds:
-            raise ValueError(f"pair {p!r} must name two conditions among {list(conds)}")
+            raise UserError(f"pair {p!r} must name two conditions among {list(conds)}")
     if not pairs:
-        raise ValueError("paired differences need at least two conditions")
+        raise UserError("paired differences need at least two conditions")
     ia = np.array([conds.index(a) for a, _ in pairs])
     ib = np.array([conds.index(b) for _, b in pairs])
     diff = np.ascontiguousarray(boot.samples[:, :, ia, :] - boot.samples[:, :, ib, :])

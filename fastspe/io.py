@@ -17,6 +17,8 @@ from typing import Iterator
 
 import pandas as pd
 
+from .boundary.errors import UserError, UserTypeError
+
 TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv")
 
 
@@ -26,17 +28,17 @@ def require_columns(df, columns, what: str, fix: str) -> None:
     ``what`` names the table in the message (a file path, "verdicts", ...), ``fix`` says how to get a good one.
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
+        raise UserTypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(f"{what} lack columns {missing}; {fix}")
+        raise UserError(f"{what} lack columns {missing}; {fix}")
 
 
 def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
     """The format of ``path`` from its extension, or a ``ValueError`` listing the allowed ones."""
     suffix = Path(path).suffix.lower()
     if suffix not in allowed:
-        raise ValueError(f"{path}: unknown file type {suffix or '(none)'!r}; use one of {', '.join(allowed)}")
+        raise UserError(f"{path}: unknown file type {suffix or '(none)'!r}; use one of {', '.join(allowed)}")
     return suffix[1:]
 
 
@@ -116,7 +118,8 @@ def _naming(final: Path, exc: BaseException) -> BaseException:
     """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
     if not isinstance(exc, OSError) or isinstance(exc, WriteError):
         return exc
-    what = f"cannot write {final}: {exc.strerror or exc or type(exc).__name__}; nothing was written under that name"
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or exc or type(exc).__name__)
+    what = f"cannot write {final}: {reason}; nothing was written under that name"
     return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
 
 
@@ -168,8 +171,8 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(final)
     build = temp_sibling(final)
-    build.mkdir()
     try:
+        build.mkdir()  # in a read-only folder this fails: the error names ``path``, not the temporary
         yield build
         if final.is_dir():
             _carry_over(final, build)
@@ -218,6 +221,20 @@ def write_text(text: str, path: str | os.PathLike) -> None:
     """Write ``text`` (UTF-8) atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def arrow_file(path, mode: str = "rb"):
+    """``path`` as pyarrow should get it: the path itself, or an open Python file when the name is not UTF-8
+    (pyarrow encodes names as UTF-8 and fails on a name such as ``bank\\xff.parquet``, which the OS accepts)."""
+    name = os.fspath(path)
+    try:
+        name.encode("utf-8")
+    except (UnicodeEncodeError, AttributeError):  # lone surrogates (Python's surrogateescape), or bytes
+        with open(path, mode) as fh:
+            yield fh
+        return
+    yield path
 
 
 # A cell that a spreadsheet would run as a formula: it starts (after any quotes added by an earlier
@@ -273,7 +290,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: boo
     fmt = table_format(path)
     with atomic_path(path) as tmp:
         if fmt == "parquet":
-            df.to_parquet(tmp, index=False)
+            with arrow_file(tmp, "wb") as sink:
+                df.to_parquet(sink, index=False)
         elif fmt == "jsonl":
             # 15 digits, pandas' most (its default of 10 would change economy values in the 11th digit)
             df.to_json(tmp, orient="records", lines=True, force_ascii=False, double_precision=15)
@@ -286,12 +304,17 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     fmt = table_format(path)
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"{path}: no such file")
-    if fmt == "parquet":
-        return pd.read_parquet(p)
-    if fmt == "csv":
+        raise UserError(f"{path}: no such file")
+    if fmt == "jsonl":
+        return pd.DataFrame.from_records(read_jsonl(p))
+    try:
+        if fmt == "parquet":
+            with arrow_file(p) as source:
+                return pd.read_parquet(source)
         return pd.read_csv(p)
-    return pd.DataFrame.from_records(read_jsonl(p))
+    except (ValueError, UnicodeDecodeError) as exc:  # Arrow's and pandas' parse errors are ValueErrors
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"{path}: not a readable {fmt.upper() if fmt == 'csv' else 'Parquet'} file ({first})") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -302,14 +325,17 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise ValueError(f"{path}: line {lineno} is not UTF-8 text") from None
+                raise UserError(f"{path}: line {lineno} is not UTF-8 text") from None
             if not text.strip():
                 continue
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
+                raise UserError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
+            except (RecursionError, ValueError):  # nesting, or an integer of over 4300 digits
+                raise UserError(f"{path}: line {lineno} is not usable JSON (nested too deeply or a huge "
+                                f"number)") from None
             if not isinstance(obj, dict):
-                raise ValueError(f"{path}: line {lineno} is not a JSON object")
+                raise UserError(f"{path}: line {lineno} is not a JSON object")
             records.append(obj)
     return records

@@ -13,6 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .boundary.errors import UserError, UserTypeError
 from .kernels.graph import bfs_distances, board_h
 from .kernels.replay import INVALID_CODE
 from .kernels.walks import h_raise_table
@@ -27,9 +28,16 @@ _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 BOUNDARY, OBSTACLE = -1, -2
 
 
+def _short_int(value: int) -> str:
+    """A whole number for a message, cut short when long (Python refuses to print over 4300 digits)."""
+    if abs(value) < 10**15:
+        return str(value)
+    return f"{'-' if value < 0 else ''}a {len(str(abs(value))) if value.bit_length() < 14000 else 'huge'}-digit number"
+
+
 def _as_int(value, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, got {value!r}")
+        raise UserTypeError(f"{what} must be an integer, got {value!r}")
     return int(value)
 
 
@@ -46,24 +54,24 @@ class Layout:
         cols = _as_int(self.cols, "cols")
         for name, side in (("rows", rows), ("cols", cols)):
             if not MIN_SIDE <= side <= MAX_SIDE:
-                raise ValueError(f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {side}")
+                raise UserError(f"{name} must be between {MIN_SIDE} and {MAX_SIDE}, got {side}")
         if isinstance(self.blocks, (str, bytes)) or not isinstance(self.blocks, Iterable):
-            raise TypeError(f"blocks must be a list of cell indices, got {self.blocks!r}")
+            raise UserTypeError(f"blocks must be a list of cell indices, got {self.blocks!r}")
         blocks = [_as_int(b, "each blocked cell") for b in self.blocks]
         cells = rows * cols
         bad = [b for b in blocks if not 0 <= b < cells]
         if bad:
-            raise ValueError(f"blocked cells {bad} are outside 0..{cells - 1} of a {rows}x{cols} board")
+            raise UserError(f"blocked cells {bad} are outside 0..{cells - 1} of a {rows}x{cols} board")
         if len(set(blocks)) != len(blocks):
-            raise ValueError(f"blocked cells repeat: {sorted(blocks)}")
+            raise UserError(f"blocked cells repeat: {sorted(blocks)}")
         if cells - len(blocks) < 2:
-            raise ValueError(f"a layout needs at least 2 free cells, {rows}x{cols} with blocks {sorted(blocks)} has {cells - len(blocks)}")
+            raise UserError(f"a layout needs at least 2 free cells, {rows}x{cols} with blocks {sorted(blocks)} has {cells - len(blocks)}")
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "cols", cols)
         object.__setattr__(self, "blocks", tuple(sorted(blocks)))
         free = np.flatnonzero(~self.blocked)
         if (self.distances[free[0], free] < 0).any():
-            raise ValueError(f"the free cells of {rows}x{cols} with blocks {list(self.blocks)} are not connected")
+            raise UserError(f"the free cells of {rows}x{cols} with blocks {list(self.blocks)} are not connected")
 
     # -- geometry ---------------------------------------------------------------------------
     @property
@@ -148,14 +156,19 @@ class Layout:
         try:
             values = [_as_int(v, f"{what}: every cell") for v in board]
         except TypeError as exc:
-            raise ValueError(str(exc)) from None
+            raise UserError(str(exc)) from None
         if len(values) != self.cells:
-            raise ValueError(f"{what} has {len(values)} cells, a {self.rows}x{self.cols} board has {self.cells}")
+            raise UserError(f"{what} has {len(values)} cells, a {self.rows}x{self.cols} board has {self.cells}")
+        huge = [v for v in values if abs(v) > 2**31]
+        if huge:  # before NumPy, which cannot hold a 20-digit value (smaller ones: the detailed message below)
+            shown = ", ".join(_short_int(v) for v in huge[:3]) + (", ..." if len(huge) > 3 else "")
+            raise UserError(f"{what}: values out of range [{shown}] (tiles are 1..{self.tiles}, 0 the blank, "
+                            f"-1 a blocked cell)")
         arr = np.array(values, dtype=np.int64)
         blocked_here = np.flatnonzero(arr == -1)
         if not np.array_equal(blocked_here, np.array(self.blocks, dtype=np.int64)):
             wrong = sorted(set(blocked_here.tolist()) ^ set(self.blocks))
-            raise ValueError(f"{what}: blocked cells (-1) are at {blocked_here.tolist()}, the layout blocks {list(self.blocks)} (cells {wrong} differ)")
+            raise UserError(f"{what}: blocked cells (-1) are at {blocked_here.tolist()}, the layout blocks {list(self.blocks)} (cells {wrong} differ)")
         free_vals = arr[~self.blocked]
         expected = np.arange(self.tiles + 1)
         if not np.array_equal(np.sort(free_vals), expected):
@@ -172,10 +185,10 @@ class Layout:
                 parts.append(f"missing tiles {[m for m in missing if m]}")
             if extra:
                 parts.append(f"values out of range {extra} (tiles are 1..{self.tiles})")
-            raise ValueError(f"{what}: " + "; ".join(parts))
+            raise UserError(f"{what}: " + "; ".join(parts))
         packed = arr.astype(np.int8)
         if not self.parity_ok(packed):
-            raise ValueError(f"{what} is unsolvable: its permutation parity cannot reach the goal")
+            raise UserError(f"{what} is unsolvable: its permutation parity cannot reach the goal")
         return packed
 
     def parity_ok(self, board: np.ndarray) -> bool:

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .boundary.errors import InputError
+from .boundary.errors import InputError, UserError
 from .boundary.verdicts import check_metric_inputs
 
 BOARD_KEYS = ["condition", "board_id"]
@@ -95,9 +95,9 @@ def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "cond
     by = list(by)
     wrong = [b for b in by if b not in GROUPABLE]
     if wrong:
-        raise ValueError(f"cannot group by {wrong}; choose from {', '.join(GROUPABLE)}")
+        raise UserError(f"cannot group by {wrong}; choose from {', '.join(GROUPABLE)}")
     if len(set(by)) != len(by):
-        raise ValueError(f"group columns repeat: {by}")
+        raise UserError(f"group columns repeat: {by}")
     is_sums = set(SUM_COLUMNS) <= set(verdicts.columns) and "status" not in verdicts.columns
     if is_sums:
         dup = verdicts.duplicated(BOARD_KEYS).to_numpy()

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import parse as _ref
+from .boundary.errors import UserTypeError
 from .kernels import parse as _kernel
 from .layout import CODE_OF_BYTE, DIRECTION_BYTES
 
@@ -174,10 +175,10 @@ def _utf8_encodable(s: str) -> bool:
 def _column_texts(texts) -> _Texts:
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):
         if not _is_string_type(texts.type):
-            raise TypeError(f"texts must hold strings, got a pyarrow array of {texts.type}")
+            raise UserTypeError(f"texts must hold strings, got a pyarrow array of {texts.type}")
         return _arrow_texts(texts)
     if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be a column of answers, not one answer")
+        raise UserTypeError("texts must be a column of answers, not one answer")
     return _sequence_texts(texts)
 
 

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .boundary.errors import UserError
 from .io import atomic_path
 from .kernels.pdb import UNSEEN, pattern_layer, pattern_seed, placements
 from .layout import Layout
@@ -172,9 +173,14 @@ def load_or_build(layout: Layout, tiles: Sequence[int], progress: Progress | Non
         if table is not None:
             return table
     table = build_table(layout, tiles, progress)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.save(fh, np.concatenate([table, np.frombuffer(_trailer(table), dtype=np.uint8)]))
+    try:
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as fh:
+                np.save(fh, np.concatenate([table, np.frombuffer(_trailer(table), dtype=np.uint8)]))
+    except OSError as exc:  # a read-only or full cache folder: the table in memory is as good, only not kept
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        warnings.warn(f"pattern database {path} could not be cached ({reason}); it is used from memory and built "
+                      f"again next time (set FASTSPE_PDB_DIR to a writable folder)")
     return table
 
 
@@ -233,9 +239,9 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
     partition = tuple(tuple(sorted(int(t) for t in g)) for g in (partition or default_partition(layout)))
     flat = [t for g in partition for t in g]
     if len(set(flat)) != len(flat) or not all(1 <= t <= layout.tiles for t in flat):
-        raise ValueError(f"a partition must hold distinct tiles 1..{layout.tiles}, got {partition}")
+        raise UserError(f"a partition must hold distinct tiles 1..{layout.tiles}, got {partition}")
     if any(len(g) > MAX_GROUP for g in partition):
-        raise ValueError(f"pattern groups hold at most {MAX_GROUP} tiles, got {partition}")
+        raise UserError(f"pattern groups hold at most {MAX_GROUP} tiles, got {partition}")
     free = int((~layout.blocked).sum())
     sizes = [placements(free, len(g)) for g in partition]
     total, before = sum(sizes), 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Sequence
 
+from .boundary.errors import UserError, UserTypeError
+
 PROMPT_VERSION = "appendix-b/1"
 
 PROMPT_TEMPLATE = (
@@ -50,14 +52,14 @@ def board_text(board: Sequence[int], rows: int, cols: int, what: str = "board") 
     """
     cells = list(board)
     if len(cells) != rows * cols:
-        raise ValueError(f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
-                         f"pass rows= and cols= that match the board")
+        raise UserError(f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
+                        f"pass rows= and cols= that match the board")
     try:
         ints = [int(v) for v in cells]
     except (TypeError, ValueError):
-        raise TypeError(f"{what} must hold integers, got {cells!r}") from None
+        raise UserTypeError(f"{what} must hold integers, got {cells!r}") from None
     if any(i != v for i, v in zip(ints, cells)):
-        raise TypeError(f"{what} must hold integers, got {cells!r}")
+        raise UserTypeError(f"{what} must hold integers, got {cells!r}")
     return "\n".join(" ".join(str(v) for v in ints[r * cols:(r + 1) * cols]) for r in range(rows))
 
 
@@ -77,7 +79,7 @@ def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, co
         The prompt, lines separated by ``\\n``, no trailing newline.
     """
     if int(rows) < 1 or int(cols) < 1:
-        raise ValueError(f"rows and cols must be positive, got {rows} and {cols}")
+        raise UserError(f"rows and cols must be positive, got {rows} and {cols}")
     rows, cols = int(rows), int(cols)
     return PROMPT_TEMPLATE.format(rows=rows, cols=cols,
                                   initial=board_text(initial, rows, cols, "initial board"),

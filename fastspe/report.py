@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from .boundary.errors import UserError
 from .boundary.verdicts import check_against_bank
 from .executor import Executor
 from .extras import check_installed
@@ -59,7 +60,7 @@ def report_folder(out_dir) -> Path:
     """
     given = Path(out_dir).expanduser()
     if given.exists() and not given.is_dir():
-        raise ValueError(f"{out_dir}: exists and is not a folder; choose another report folder")
+        raise UserError(f"{out_dir}: exists and is not a folder; choose another report folder")
     real = given.resolve()
     cwd = Path.cwd().resolve()
     why = None
@@ -79,8 +80,8 @@ def report_folder(out_dir) -> Path:
                 why = f"a folder that holds {e.name}/, which is not part of a fastspe report"
                 break
     if why:
-        raise ValueError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
-                         "name a new folder or one that holds a fastspe report")
+        raise UserError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
+                        "name a new folder or one that holds a fastspe report")
     return real
 
 
@@ -95,8 +96,8 @@ def display_names(order: Sequence[str], labels: Labels | None) -> dict:
     seen: dict = {}
     for cond, name in names.items():
         if name in seen:
-            raise ValueError(f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; "
-                             "give them distinct labels")
+            raise UserError(f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; "
+                            "give them distinct labels")
         seen[name] = cond
     return names
 

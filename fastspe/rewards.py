@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from .boundary.errors import UserError
 from .kernels.replay import COMPLETE, ERROR_NAMES, STATUS_NAMES
 from .parse_batch import MODE_NAMES
 from .score import BankTables, bank_tables, replay_answers
@@ -80,12 +81,12 @@ class RewardScorer:
         if len(unknown):
             i = int(unknown[0])
             bad = board_ids[i].as_py() if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else board_ids[i]
-            raise ValueError(f"board_ids[{i}] = {bad!r} is not in the bank ({len(unknown)} unknown ids)")
+            raise UserError(f"board_ids[{i}] = {bad!r} is not in the bank ({len(unknown)} unknown ids)")
         return rows
 
     def __call__(self, board_ids, texts) -> Rewards:
         if len(board_ids) != len(texts):
-            raise ValueError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
+            raise UserError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
         r = replay_answers(self.tables, self.rows(board_ids), texts, self.parse, self.format_failure)
         return Rewards(status=r.status, error_kind=r.kind, parse_mode=r.parsed.mode, L=r.L,
                        first_error=r.first_error, depth=r.depth, economy=r.economy,

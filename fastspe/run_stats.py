@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from .boundary.errors import UserError
 from .boundary.jsonl import read_object_lines
 from .boundary.responses import MARKER_EVENTS, OK, log_objects
 
@@ -61,7 +62,7 @@ def read_attempts(path) -> tuple[pa.Table, int]:
     """
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     tables, skipped = [], 0
     for data, first_line in _chunks(p):
         table, bad = _chunk_attempts(data, first_line, path)
@@ -69,8 +70,8 @@ def read_attempts(path) -> tuple[pa.Table, int]:
         skipped += bad
     attempts = pa.concat_tables(tables) if tables else _ATTEMPTS.empty_table()
     if skipped and attempts.num_rows == 0:
-        raise ValueError(f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written "
-                         f"by `fastspe run`")
+        raise UserError(f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written "
+                        f"by `fastspe run`")
     return attempts, skipped
 
 
@@ -115,8 +116,8 @@ def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
         for name in _REQUIRED:
             if values[name] is None:
                 kind = "a whole number" if name == "trial" else "text"
-                raise ValueError(f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
-                                 f"not a run log written by `fastspe run`")
+                raise UserError(f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
+                                f"not a run log written by `fastspe run`")
         for name, value in values.items():
             columns[name].append(value)
     return pa.Table.from_pydict(columns, schema=_ATTEMPTS), skipped
@@ -172,7 +173,7 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
     present = sorted(names)
     order = present if conditions is None else [c for c in conditions if c in set(present)]
     if conditions is not None and not order:
-        raise ValueError(f"none of the conditions {list(conditions)} is in the run logs; they hold {present}")
+        raise UserError(f"none of the conditions {list(conditions)} is in the run logs; they hold {present}")
     completed = _completed_plans(verdicts)
     rows = []
     for name in order:

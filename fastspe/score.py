@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from .bank import bank_to_table
 from .boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
+from .boundary.errors import UserError
 from .boundary.parquet import parquet_stream
 from .boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from .boundary.responses import KEY, read_responses, validate_responses
@@ -110,9 +111,9 @@ def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_options(parse: str, format_failure: str) -> None:
     if parse not in PARSE_OPTIONS:
-        raise ValueError(f"parse must be one of {PARSE_OPTIONS}, got {parse!r}")
+        raise UserError(f"parse must be one of {PARSE_OPTIONS}, got {parse!r}")
     if format_failure not in FORMAT_OPTIONS:
-        raise ValueError(f"format_failure must be one of {FORMAT_OPTIONS}, got {format_failure!r}")
+        raise UserError(f"format_failure must be one of {FORMAT_OPTIONS}, got {format_failure!r}")
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,7 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
         summary.streamed = False
     resp = read_responses(responses, bank=_id_frame(tables), skip_invalid=skip_invalid)
     if resp.empty:
-        raise ValueError(f"{responses}: no completed outputs to score")
+        raise UserError(f"{responses}: no completed outputs to score")
     verdicts = _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
     write_verdicts(verdicts, out)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
@@ -389,5 +390,5 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
         if writing is not None:
             writing.result()
         if summary.scored == 0:
-            raise ValueError(f"{responses}: no completed outputs to score")
+            raise UserError(f"{responses}: no completed outputs to score")
     summary.lost_outputs = checker.lost_outputs()

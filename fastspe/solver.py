@@ -1,9 +1,10 @@
 """Exact optimal solver for sliding-puzzle boards of any solvable layout (IDA*, kernels/search.py).
 
 ``solve`` answers one board (a hard one is split over the subtrees of the first moves, in parallel);
-``solve_boards`` answers many boards of one layout in parallel. The heuristic is the maximum of the
-paper's h (free-cell graph-distance sum) and, on layouts with 10..15 tiles, additive disjoint
-pattern databases (``fastspe.pdb``), built once per layout into the user's cache folder.
+``solve_boards`` answers many boards of one layout in parallel. Answers report the paper's h(s) (the
+free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of h(s)
+and, on layouts with 10..15 tiles, additive disjoint pattern databases (``fastspe.pdb``), built once
+per layout into the user's cache folder.
 Linear conflicts are not used: their usual admissibility argument assumes the open grid.
 """
 
@@ -15,6 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .boundary.errors import FastspeError, UserError
 from .layout import DIRECTIONS, Layout
 from .kernels.pdb import UNSEEN
 from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
@@ -24,19 +26,24 @@ SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
 _NO_LIMIT = 2**62
 
 
-class UnsolvableBoard(ValueError):
+class UnsolvableBoard(UserError):
     """A board whose tiles cannot reach the layout's goal (permutation parity)."""
 
 
-class SearchLimit(RuntimeError):
+class SearchLimit(FastspeError, RuntimeError):
     """The search stopped at its node budget (``max_nodes``) or at the longest plan it can hold."""
 
 
 @dataclass(frozen=True)
 class Solution:
+    """One board's optimal plan: ``length`` moves ``moves`` (U/D/L/R); ``h`` the paper's h(s), the free-cell
+    graph-distance sum (so ``length - h`` is the heuristic retreat); ``h_search`` the bound the search
+    started from (``heuristic``: the larger of h(s) and the pattern-database sum); ``nodes`` generated."""
+
     length: int
     moves: str
     h: int
+    h_search: int
     nodes: int
     seconds: float
     heuristic: str
@@ -44,12 +51,14 @@ class Solution:
 
 @dataclass(frozen=True)
 class SolvedBoards:
-    """Per board: optimal ``lengths``, ``moves`` (U/D/L/R strings), ``nodes`` generated and initial ``h``."""
+    """Per board: optimal ``lengths``, ``moves`` (U/D/L/R strings), ``nodes`` generated, the paper's ``h``
+    (graph-distance sum) and the search's initial bound ``h_search`` (as in ``Solution``)."""
 
     lengths: np.ndarray
     moves: list
     nodes: np.ndarray
     h: np.ndarray
+    h_search: np.ndarray
     seconds: float
     heuristic: str
 
@@ -106,9 +115,10 @@ def _tables(layout: Layout, use_pdb: bool | None, progress) -> _Tables:
 
 
 def _layout_of(board, rows: int, cols: int, blocks) -> Layout:
-    if blocks is None or (not isinstance(blocks, (str, bytes)) and len(blocks) == 0):
+    if blocks is None or (isinstance(blocks, (list, tuple, np.ndarray)) and len(blocks) == 0):
         blocks = [i for i, v in enumerate(board) if v == -1]  # inferred from the board
-    return Layout(rows, cols, tuple(blocks))
+    # anything but a sequence goes to Layout as it is, which says what is wrong with it
+    return Layout(rows, cols, tuple(blocks) if isinstance(blocks, (list, tuple, np.ndarray)) else blocks)
 
 
 _REACHABLE: dict = {}
@@ -142,7 +152,7 @@ def _max_nodes(max_nodes) -> int:
     if max_nodes is None:
         return _NO_LIMIT
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
-        raise ValueError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
+        raise UserError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
     return int(max_nodes)
 
 
@@ -201,7 +211,8 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
     seconds = time.perf_counter() - start
     _raise_for(int(status), int(nodes), "board")
-    return Solution(int(length), _plan(path[:length]), int(h), int(nodes), seconds, tables.name)
+    return Solution(int(length), _plan(path[:length]), int(layout_h(layout, packed[None])[0]), int(h), int(nodes),
+                    seconds, tables.name)
 
 
 def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
@@ -217,7 +228,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     layout = Layout(rows, cols, tuple(blocks))
     arr = np.asarray(boards)
     if arr.ndim != 2 or arr.shape[1] != layout.cells:
-        raise ValueError(f"boards must be an array (n, {layout.cells}), got shape {arr.shape}")
+        raise UserError(f"boards must be an array (n, {layout.cells}), got shape {arr.shape}")
     packed = np.empty(arr.shape, dtype=np.int8)
     for i, row in enumerate(arr):
         packed[i] = _check(layout, row.tolist(), f"board {i}", progress)
@@ -230,27 +241,36 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     for i in range(len(packed)):
         _raise_for(int(status[i]), int(nodes[i]), f"board {i}")
     moves = [_plan(plans[i, :lengths[i]]) for i in range(len(packed))]
-    return SolvedBoards(lengths, moves, nodes, h, seconds, tables.name)
+    return SolvedBoards(lengths, moves, nodes, layout_h(layout, packed), h, seconds, tables.name)
+
+
+def layout_h(layout: Layout, packed: np.ndarray) -> np.ndarray:
+    """The paper's h(s) of packed int8 boards ``(n, cells)``: each tile's free-cell graph distance to its goal, summed."""
+    from .kernels.graph import boards_h
+
+    return boards_h(packed, layout.goal_cell, layout.distances).astype(np.int64)
+
+
+ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "error")
 
 
 def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None) -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
-    with ``length, moves, h, nodes, seconds, heuristic`` added, or ``error`` if the board is invalid,
-    unsolvable or over ``max_nodes``. Other keys (``id``) are kept."""
-    out = dict(record)
+    with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
+    invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
+    already holds (a file solved before) are replaced, never carried over."""
+    if not isinstance(record, dict):
+        return {"error": "a line must be a JSON object with rows, cols, blocks and board"}
+    out = {k: v for k, v in record.items() if k not in ANSWER_KEYS}
     try:
-        if not isinstance(record, dict):
-            raise ValueError("a line must be a JSON object with rows, cols, blocks and board")
         board = record.get("board")
         if not isinstance(board, list):
-            raise ValueError("board must be a list of cell values (0 blank, -1 blocked)")
+            raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
         sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
                     max_nodes=max_nodes, progress=progress)
-    except (ValueError, TypeError, SearchLimit) as exc:
-        if not isinstance(record, dict):
-            return {"error": str(exc)}
+    except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out
-    out.update(length=sol.length, moves=sol.moves, h=sol.h, nodes=sol.nodes, seconds=round(sol.seconds, 6),
-               heuristic=sol.heuristic)
+    out.update(length=sol.length, moves=sol.moves, h=sol.h, h_search=sol.h_search, nodes=sol.nodes,
+               seconds=round(sol.seconds, 6), heuristic=sol.heuristic)
     return out

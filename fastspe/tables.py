@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .boundary.errors import InputError
+from .boundary.errors import InputError, UserError
 from .boundary.verdicts import PARSE_MODES
 from .io import require_columns
 from .kernels.replay import ERROR_NAMES
@@ -88,7 +88,7 @@ def check_verdicts(verdicts: pd.DataFrame) -> None:
     counts (the metric columns are checked by ``metrics.board_sums``)."""
     require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
-        raise ValueError("verdicts are empty: there is nothing to report")
+        raise UserError("verdicts are empty: there is nothing to report")
     for col, known in (("error_kind", ("", *ERROR_KINDS)), ("parse_mode", PARSE_MODES)):
         values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
         bad = ~values.isin(known).to_numpy()

@@ -34,6 +34,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .boundary.errors import UserError
+
 __all__ = ["FIELDS", "Board", "Difference", "bank_boards", "parse_plan", "replay", "rederive", "compare_verdicts",
            "read_verdict_rows", "verify_verdicts_files"]
 
@@ -427,7 +429,7 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
     """
     missing = [c for c in (*KEY, *FIELDS) if c not in verdicts.columns]
     if missing:
-        raise ValueError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
+        raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
     keys = list(zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text),
                     verdicts["trial"].map(_as_int)))
     stored_rows: dict[tuple, int] = {}
@@ -450,7 +452,7 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
             diffs.append(Difference(*key, "verdict", "a response with no verdict", None))
             continue
         if key[1] not in boards:
-            raise ValueError(f"board_id {key[1]!r} of the responses is not in the bank")
+            raise UserError(f"board_id {key[1]!r} of the responses is not in the bank")
         derived = rederive(boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)))
         for f in FIELDS:
             stored = _KIND.get(f, _as_text)(columns[f][row])
@@ -488,7 +490,7 @@ def read_verdict_rows(path) -> pd.DataFrame:
 
     fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
     if not Path(path).is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     if fmt == "parquet":
         return read_parquet(path, "verdicts").to_pandas()
     if fmt == "jsonl":
@@ -496,7 +498,7 @@ def read_verdict_rows(path) -> pd.DataFrame:
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
+        raise UserError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
     return df.apply(unescape_formulas)
 
 
@@ -507,12 +509,12 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
     from .boundary.responses import read_responses
 
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
-        raise ValueError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
-                         f"{parse!r} and {format_failure!r}")
+        raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
+                        f"{parse!r} and {format_failure!r}")
     boards = bank_boards(read_bank_table(bank))
     answers = read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)
     try:
         return compare_verdicts(boards, answers, stored, parse, format_failure, progress)
     except ValueError as exc:
-        raise ValueError(f"{verdicts}: {exc}") from None
+        raise UserError(f"{verdicts}: {exc}") from None

@@ -19,7 +19,9 @@ def test_one_board_prints_one_json_object(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["length"] == 31 and len(out["moves"]) == 31 and out["heuristic"] == "graph-distance"
     assert (out["rows"], out["cols"], out["blocks"], out["board"][:2]) == (3, 3, [], [8, 6])
-    assert set(out) == {"length", "moves", "h", "nodes", "seconds", "heuristic", "board", "rows", "cols", "blocks"}
+    assert set(out) == {"length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "board", "rows", "cols",
+                        "blocks"}
+    assert out["h"] == 21 and out["h_search"] == 21  # graph distances only: the search's bound is h itself
     assert main(["solve", "--board", "1,2,3,-1,4,5,6,7,0", "--rows", "3", "--cols", "3", "--blocks", "3"]) == 0
     assert json.loads(capsys.readouterr().out)["length"] == 0
 
@@ -46,7 +48,53 @@ def test_file_mode_writes_answers_and_per_line_errors(tmp_path, capsys):
     assert got[0]["length"] == 31 and got[2]["length"] == 1 and got[2]["moves"] == "R"
     assert "unsolvable" in got[1]["error"] and "board must be a list" in got[3]["error"]
     assert "2 boards failed" in capsys.readouterr().err
-    src.write_text(json.dumps(lines[0]) + "\n{oops\n")
-    assert main(["solve", "--input", str(src), "--out", str(out)]) == 2
-    assert f"{src}: line 2:" in capsys.readouterr().err
     assert main(["solve", "--input", str(src), "--out", str(src)]) == 2
+
+
+HARD_3X4 = "2 8 11 1 7 0 5 6 3 9 10 4"  # d* = 37, h(s) = 23: the pattern databases bound it at 33
+
+
+def test_h_is_the_papers_h_and_the_search_bound_has_its_own_name(capsys):
+    from fastspe.layout import Layout
+
+    assert main(["solve", "--board", HARD_3X4, "--rows", "3", "--cols", "4"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    board = [int(v) for v in HARD_3X4.split()]
+    assert out["length"] == 37 and out["h"] == Layout(3, 4).h(board) == 23  # so length - h is the retreat
+    assert out["h_search"] == 33 and out["heuristic"] == "pdb-6-5+graph-distance"
+
+
+@pytest.mark.parametrize("board", ["1 2 3 0 99999999999999999999 5 6 7 8", "1 2 3 0 1e400 5 6 7 8",
+                                   "1 2 3 0 -99999999999999999999999999 5 6 7 8"])
+def test_absurd_tiles_on_the_command_line_are_one_error_line(board, capsys):
+    assert main(["solve", "--board", board, "--rows", "3", "--cols", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert "out of range" in err or "whole numbers" in err
+
+
+def test_bad_input_lines_are_named_and_the_good_ones_still_written(tmp_path, capsys):
+    good = {"id": "g", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 8]}
+    stale = {**good, "id": "s", "error": "an old failure", "length": 99, "h_search": 0}
+    raw = [json.dumps(good).encode(), b"[1, 2]", b"null", b"\xff\xfe{}", b"{oops", b"",
+           b'{"id": "big", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 1e400]}',
+           b'{"id": "huge", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 99999999999999999999]}',
+           b'{"id": "nan", "board": NaN}', b"[" * 3000, json.dumps(stale).encode()]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(b"\n".join(raw) + b"\n")
+    assert main(["solve", "--input", str(src), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    text = out.read_text()
+    got = [json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written into JSON")) for line in
+           text.splitlines()]
+    assert len(got) == 10  # one answer line per non-blank input line, in order
+    assert got[0]["id"] == "g" and got[0]["moves"] == "R" and "error" not in got[0]
+    assert got[-1]["id"] == "s" and got[-1]["length"] == 1 and got[-1]["h_search"] == 1 and "error" not in got[-1]
+    for i, (line, what) in enumerate([(2, "got an array"), (3, "got null"), (4, "not UTF-8"), (5, "not JSON"),
+                                      (7, "1e400"), (10, "nested too deeply")]):
+        message = f"{src}: line {line}: "
+        assert message in err
+        assert [g for g in got if g.get("error", "").startswith(message) and what in g["error"]], (line, got)
+    assert got[6]["id"] == "huge" and "out of range" in got[6]["error"]
+    assert got[7]["error"].startswith(f"{src}: line 9: ") and "NaN" in got[7]["error"]
+    assert "8 boards failed" in err

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..layout import MAX_SIDE, MIN_SIDE, Layout
-from .errors import InputError, input_error
+from .errors import InputError, input_error, UserError
 from .jsonl import read_object_lines
 from .parquet import read_parquet, write_parquet
 
@@ -99,7 +99,7 @@ def _no_repeated_keys(pairs):
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
         repeated = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"key {repeated!r} appears more than once in one object")
+        raise UserError(f"key {repeated!r} appears more than once in one object")
     return dict(pairs)
 
 

@@ -1,13 +1,27 @@
-"""Bad-input errors that name the file, the row or line, and the board at fault."""
+"""fastspe's user-facing errors, and bad-input errors that name the file, the row or line, and the board.
+
+The command line prints a ``FastspeError`` as one ``error:`` line; any other exception is a bug and
+keeps its traceback. Each class also derives from the built-in that callers caught before
+(``ValueError``, ``TypeError``, ``RuntimeError``), so their ``except`` clauses keep working.
+"""
 
 from __future__ import annotations
 
 
-class InputError(ValueError):
-    """A file (or DataFrame) that fastspe cannot use; the message says where and what is wrong.
+class FastspeError(Exception):
+    """An error whose message tells the user what to fix (an option, a file, a setting); not a bug."""
 
-    It is a ``ValueError`` so that callers that caught ``ValueError`` keep working.
-    """
+
+class UserError(FastspeError, ValueError):
+    """A bad value given to fastspe: an option, an argument, a setting, a design."""
+
+
+class UserTypeError(UserError, TypeError):
+    """A value of the wrong type given to fastspe (also a ``TypeError``, as it was raised before)."""
+
+
+class InputError(UserError):
+    """A file (or DataFrame) that fastspe cannot use; the message says where and what is wrong."""
 
 
 def where(source, unit: str | None = None, pos: int | None = None, board_id=None) -> str:

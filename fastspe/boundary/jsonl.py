@@ -11,6 +11,8 @@ import re
 
 import pyarrow as pa
 
+from .errors import UserError
+
 NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
 # a non-blank line whose first character is not "{": not one JSON object
 NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
@@ -33,9 +35,9 @@ def read_object_lines(data: bytes, parse_options, block_size: int = 8 << 20) -> 
     import pyarrow.json as pj
 
     if (data[:1] != b"{" or _LINE_NOT_BRACE.search(data)) and NOT_AN_OBJECT_LINE.search(data):
-        raise ValueError("a line is not a JSON object")
+        raise UserError("a line is not a JSON object")
     table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size),
                          parse_options=parse_options)
     if table.num_rows != object_line_count(data):
-        raise ValueError("a line holds more than one JSON object")
+        raise UserError("a line holds more than one JSON object")
     return table

@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..io import atomic_path
-from .errors import InputError
+from ..io import arrow_file, atomic_path
+from .errors import InputError, UserError
 
 DIGEST_KEY = b"fastspe.content_blake2b"
 KIND_KEY = b"fastspe.kind"
@@ -128,7 +128,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
     """
     digest = ContentDigest()
     state: dict = {"schema": schema, "writer": None}
-    with atomic_path(path) as tmp:
+    with atomic_path(path) as tmp, contextlib.ExitStack() as stack:
         def write(table: pa.Table) -> None:
             if state["writer"] is None:
                 meta = dict(state["schema"].metadata or {}) if state["schema"] is not None else {}
@@ -136,11 +136,12 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
                 meta.pop(b"pandas", None)  # pandas' index bookkeeping is not part of fastspe's formats
                 base = state["schema"] if state["schema"] is not None else table.schema
                 state["schema"] = base.with_metadata(meta) if meta else base.remove_metadata()
-                state["writer"] = pq.ParquetWriter(tmp, state["schema"], write_page_checksum=True,
+                sink = stack.enter_context(arrow_file(tmp, "wb"))
+                state["writer"] = pq.ParquetWriter(sink, state["schema"], write_page_checksum=True,
                                                    compression="zstd")
             target = state["schema"]
             if table.schema.names != target.names:
-                raise ValueError(f"columns {table.schema.names} differ from the first batch's {target.names}")
+                raise UserError(f"columns {table.schema.names} differ from the first batch's {target.names}")
             table = table.cast(target) if not table.schema.equals(target) else table
             digest.update(table)
             state["writer"].write_table(table)
@@ -148,7 +149,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
         try:
             yield write
             if state["writer"] is None:
-                raise ValueError(f"{path}: nothing to write")
+                raise UserError(f"{path}: nothing to write")
             state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
                                                     DIGEST_KEY: digest.hexdigest().encode()})
         finally:
@@ -169,9 +170,10 @@ def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
     match its digest; warns when the file carries no digest.
     """
     try:
-        handle = pq.ParquetFile(path, page_checksum_verification=True)
-        meta = handle.metadata.metadata or {}
-        table = handle.read()
+        with arrow_file(path) as source:
+            handle = pq.ParquetFile(source, page_checksum_verification=True)
+            meta = handle.metadata.metadata or {}
+            table = handle.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a flipped byte in a column name: not UTF-8

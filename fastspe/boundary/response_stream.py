@@ -21,7 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..io import table_format
+from .errors import UserError
+from ..io import arrow_file, table_format
 from .jsonl import read_object_lines
 from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
 
@@ -44,7 +45,7 @@ def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
     """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt)."""
     fmt = table_format(path)
     if not Path(path).is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     if fmt == "jsonl":
         return _jsonl_tables(path, chunk_bytes)
     if fmt == "csv":
@@ -98,10 +99,11 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(path, page_checksum_verification=True)
-        for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
-            batch.validate(full=True)  # text that is not UTF-8 is damage too, checksums or not
-            yield pa.Table.from_batches([batch])
+        with arrow_file(path) as source:
+            handle = pq.ParquetFile(source, page_checksum_verification=True)
+            for batch in handle.iter_batches(batch_size=PARQUET_ROWS):
+                batch.validate(full=True)  # text that is not UTF-8 is damage too, checksums or not
+                yield pa.Table.from_batches([batch])
     except (pa.ArrowException, OSError) as exc:
         raise unreadable_parquet(path, exc) from None
 

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import table_format
+from .errors import UserError
+from ..io import arrow_file, table_format
 
 KEY = ["condition", "board_id", "trial"]
 REQUIRED = ["board_id", "condition", "trial", "response"]
@@ -68,7 +69,7 @@ class _Problems:
 
     def add(self, pos: int, message: str) -> None:
         if not self.skip:
-            raise ValueError(f"{self.source}: {self.unit} {pos}: {message}") from None
+            raise UserError(f"{self.source}: {self.unit} {pos}: {message}") from None
         self.items.append((pos, message))
 
     def messages(self) -> list[str]:
@@ -146,7 +147,7 @@ def _read_csv(path: Path, problems: _Problems) -> pd.DataFrame:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         lineno = data[: exc.start].count(b"\n") + 1
-        raise ValueError(f"{path}: line {lineno}: not UTF-8 text; re-save the file as UTF-8") from None
+        raise UserError(f"{path}: line {lineno}: not UTF-8 text; re-save the file as UTF-8") from None
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header is None:
@@ -177,7 +178,7 @@ def _read_csv(path: Path, problems: _Problems) -> pd.DataFrame:
 def unreadable_parquet(path, exc: BaseException) -> ValueError:
     """The error for a Parquet file that does not decode (damaged, truncated, not Parquet)."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-    return ValueError(f"{path}: not a readable Parquet file ({text}); it is damaged or not Parquet")
+    return UserError(f"{path}: not a readable Parquet file ({text}); it is damaged or not Parquet")
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -187,7 +188,8 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.ParquetFile(path, page_checksum_verification=True).read()
+        with arrow_file(path) as source:
+            table = pq.ParquetFile(source, page_checksum_verification=True).read()
         table.validate(full=True)  # e.g. text that is not UTF-8: a file without page checksums decodes it blindly
         return table.to_pandas(ignore_metadata=True)
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError) as exc:
@@ -211,7 +213,7 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     p = Path(path)
     fmt = table_format(p)
     if not p.is_file():
-        raise ValueError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     unit = "row" if fmt == "parquet" else "line"
     problems = _Problems(str(path), unit, skip_invalid, typed=fmt != "csv")
     if fmt == "jsonl":

@@ -12,8 +12,9 @@ import sys
 import warnings
 
 from .. import __version__
+from ..boundary.errors import FastspeError
 from ..extras import MissingExtra
-from ._common import ArgumentParser, fail, warn
+from ._common import ArgumentParser, fail, ignore_file_size_signal, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "report", "compare", "history", "run", "runs", "demo",
                    "import_inspect")
@@ -40,14 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    ignore_file_size_signal()
     try:
         with warnings.catch_warnings():
             # a library warning (a file without a checksum, outputs with failed attempts only) is one plain line
             warnings.simplefilter("default")
             warnings.showwarning = lambda message, *_args, **_kw: warn(str(message))
             return int(args.func(args) or 0)
-    except (ValueError, TypeError, OSError, MissingExtra) as exc:
+    except (FastspeError, MissingExtra) as exc:  # anything else is a bug: its traceback is kept
         return fail(str(exc))
+    except OSError as exc:  # a file, a disk, a permission, a connection: what it names is the user's to fix
+        return fail(os_error_text(exc))
     except KeyboardInterrupt:
         return fail("interrupted", code=130)
 

@@ -22,6 +22,8 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
+from ..boundary.errors import UserError
+
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
 
@@ -30,18 +32,21 @@ stderr = Console(stderr=True, **_CONSOLE_OPTIONS)
 
 # Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+# Lone surrogates: the bytes of a file name that is not UTF-8 (Python's surrogateescape); no console can print them.
+_SURROGATES = range(0xD800, 0xE000)
 
 
 def _is_control(code: int, keep_newlines: bool) -> bool:
     if code == 0x09 or (code == 0x0A and keep_newlines):
         return False
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI
+    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI or code in _SURROGATES
 
 
 def plain(text, keep_newlines: bool = True) -> str:
     """``text`` as a printable string: control characters (C0, ESC included, but tab and, if
-    ``keep_newlines``, newline; DEL; C1) and bidi overrides become Python escapes (``\\x1b``,
-    ``\\u202e``); everything else is unchanged. Not markup-escaping: the consoles parse no markup.
+    ``keep_newlines``, newline; DEL; C1), bidi overrides and lone surrogates (a non-UTF-8 file name's
+    bytes) become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``); everything else is unchanged.
+    Not markup-escaping: the consoles parse no markup.
     """
     text = str(text)
     if not any(_is_control(ord(c), keep_newlines) for c in text):
@@ -87,6 +92,27 @@ def fail(message, code: int = 2) -> int:
     """Print ``error: message`` (one line) on stderr and return the exit code."""
     stderr.print(Text.assemble(("error:", "bold red"), " ", plain(message, keep_newlines=False)))
     return code
+
+
+def os_error_text(exc: OSError) -> str:
+    """An ``OSError`` as one message naming its file: ``FILE: Permission denied`` rather than Python's
+    ``[Errno 13] Permission denied: 'FILE'`` (whose quoting garbles names); fastspe's own texts as they are."""
+    if not exc.strerror:
+        return str(exc)
+    if exc.filename is None:  # fastspe's WriteError names the file in its text
+        return exc.strerror
+    names = " -> ".join(str(os.fsdecode(n)) for n in (exc.filename, exc.filename2) if n is not None)
+    return f"{names}: {exc.strerror}"
+
+
+def ignore_file_size_signal() -> None:
+    """Let a write past the file-size limit (``ulimit -f``) fail as ``OSError(EFBIG)``, which names the file,
+    instead of SIGXFSZ killing the process without a word (its default)."""
+    import signal
+    import threading
+
+    if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -209,7 +235,7 @@ def refuse_overwrite(inputs: dict, outputs: dict) -> None:
                 continue
             relation = "is the same file as" if Path(out).resolve() == Path(inp).resolve() or Path(out).is_file() \
                 else "is a folder holding"
-            raise ValueError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
+            raise UserError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
 
 
 # -- tables ------------------------------------------------------------------------------
@@ -254,12 +280,19 @@ def metrics_table(frame, title: str | None = None):
 def cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS`` or ``--workers N`` (one or neither): where the heavy part runs."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--scheduler", type=text_option, metavar="ADDRESS",
+    group.add_argument("--scheduler", type=checked_option(scheduler_address, "address"), metavar="ADDRESS",
                        help="run on the Dask cluster of this scheduler (tcp://host:8786); results are the same "
                             "byte for byte (needs fastspe[dask])")
     group.add_argument("--workers", type=int_option(1, 4096), metavar="N",
                        help="run on a local Dask cluster of N worker processes, started and stopped here "
                             "(needs fastspe[dask]); without this or --scheduler: in this process")
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``'s value, checked before Dask is imported (``fastspe.distributed.check_scheduler``)."""
+    from ..distributed import check_scheduler
+
+    return check_scheduler(text)
 
 
 @contextlib.contextmanager

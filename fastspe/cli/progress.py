@@ -20,6 +20,7 @@ import time
 from typing import Callable, Iterator
 
 from ._common import plain, stderr
+from ..boundary.errors import UserError
 
 MODES = ("auto", "bar", "lines", "off")
 DEFAULT_SECONDS = 5.0
@@ -32,7 +33,7 @@ Update = Callable[..., None]
 def _mode() -> str:
     mode = os.environ.get("FASTSPE_PROGRESS", "auto").strip().lower() or "auto"
     if mode not in MODES:
-        raise ValueError(f"FASTSPE_PROGRESS={mode!r}: use one of {', '.join(MODES)}")
+        raise UserError(f"FASTSPE_PROGRESS={mode!r}: use one of {', '.join(MODES)}")
     if mode == "auto":
         return "bar" if sys.stderr.isatty() else "lines"
     return mode
@@ -45,7 +46,7 @@ def _interval() -> float:
     except ValueError:
         seconds = math.nan
     if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"FASTSPE_PROGRESS_SECONDS={text!r}: use a number of seconds > 0")
+        raise UserError(f"FASTSPE_PROGRESS_SECONDS={text!r}: use a number of seconds > 0")
     return seconds
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..boundary.errors import UserError
 from ..generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
 from ._common import (checked_option, float_option, int_option, plain, refuse_overwrite, say, seed_option,
                       text_option, trials_option)
@@ -110,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
     from ..runners.log import check_log_path
 
     if args.budget is not None and not (args.price_in > 0 or args.price_out > 0):
-        raise ValueError("--budget needs --price-in and/or --price-out to know what a request costs")
+        raise UserError("--budget needs --price-in and/or --price-out to know what a request costs")
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
     condition = args.condition if args.condition is not None else canonical_model(args.model)
@@ -172,7 +173,7 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
     say(_summary_text(summary))
     _report_torn(summary, args.out)
     if summary.fatal_error:
-        raise ValueError(f"{condition}: {summary.fatal_error}")
+        raise UserError(f"{condition}: {summary.fatal_error}")
     if summary.interrupted:
         say("interrupted; run the same command again to resume", err=True)
         return EXIT_INTERRUPTED
@@ -201,8 +202,8 @@ MODEL_ONLY = ("temperature", "max_tokens", "top_p", "stop", "reasoning_effort", 
 def _refuse_model_options(args: argparse.Namespace) -> None:
     given = [f"--{name.replace('_', '-')}" for name in MODEL_ONLY if getattr(args, name) not in (None, [], {})]
     if given:
-        raise ValueError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
-                         f"(their only setting is --seed)")
+        raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
+                        f"(their only setting is --seed)")
 
 
 def _report_torn(summary, out) -> None:

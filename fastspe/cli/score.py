@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._common import cluster_client, cluster_options, metrics_table, refuse_overwrite, say, warn
 from .progress import progress
+from ..boundary.errors import UserError
 
 
 def register(subparsers) -> None:
@@ -65,8 +66,8 @@ def _score_inspect_log(bank, args):
 
     module = inspect_task()
     if module is None:
-        raise ValueError(f"{args.responses}: scoring an inspect_ai .eval log needs inspect_ai: "
-                         "pip install 'fastspe[inspect]'")
+        raise UserError(f"{args.responses}: scoring an inspect_ai .eval log needs inspect_ai: "
+                        "pip install 'fastspe[inspect]'")
     responses = module.responses_from_log(args.responses)
     verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
     write_verdicts(verdicts, args.out)

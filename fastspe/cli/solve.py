@@ -5,25 +5,29 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 
-from ._common import fail, int_option, refuse_overwrite, say, text_option
+from ._common import fail, int_option, refuse_overwrite, say, text_option, warn
 from .progress import progress
+from ..boundary.errors import UserError
 
 MAX_NODES = 10**15
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("solve", help="optimal plan lengths and plans of boards (exact IDA* search)",
-                            description="Solve boards optimally with IDA* and h = max(graph-distance sum, additive "
-                                        "pattern databases). Pattern databases are built once per layout into the "
-                                        "user's cache folder (FASTSPE_PDB_DIR overrides it). One board prints one "
-                                        "JSON object; --input FILE.jsonl writes one JSON line per input line to --out.")
+                            description="Solve boards optimally with IDA*. Answers give h, the paper's h(s) (free-cell "
+                                        "graph-distance sum), and h_search, the search's bound: the larger of h and "
+                                        "additive pattern databases, built once per layout into the user's cache "
+                                        "folder (FASTSPE_PDB_DIR overrides it). One board prints one JSON object; "
+                                        "--input FILE.jsonl writes one JSON line per non-blank input line to --out "
+                                        "(a bad line gets an \"error\" naming the file and line).")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--board", type=text_option,
                       help="cells row-major, separated by spaces or commas: 0 the blank, -1 a blocked cell")
     what.add_argument("--input", help="JSONL file: one {id, rows, cols, blocks, board} object per line")
-    parser.add_argument("--out", help="JSONL file to write with --input (each line plus length, moves, h, nodes, "
-                                      "seconds, heuristic, or an error)")
+    parser.add_argument("--out", help="JSONL file to write with --input (each line plus length, moves, h, h_search, "
+                                      "nodes, seconds, heuristic, or an error)")
     parser.add_argument("--rows", type=int_option(2, 8), default=4, help="rows of --board")
     parser.add_argument("--cols", type=int_option(2, 8), default=4, help="columns of --board")
     parser.add_argument("--blocks", type=text_option, default=None,
@@ -38,7 +42,7 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         return [int(p) for p in parts]
     except ValueError:
-        raise ValueError(f"{what} must be whole numbers separated by spaces or commas, got {text!r}") from None
+        raise UserError(f"{what} must be whole numbers separated by spaces or commas, got {text!r}") from None
 
 
 @contextlib.contextmanager
@@ -74,33 +78,83 @@ def _solve_one(args) -> int:
     with _pdb_progress() as built:
         sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built)
     blocks = blocks if blocks is not None else [i for i, v in enumerate(board) if v == -1]
-    say(json.dumps({"length": sol.length, "moves": sol.moves, "h": sol.h, "nodes": sol.nodes,
-                    "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board,
-                    "rows": args.rows, "cols": args.cols, "blocks": sorted(blocks)}))
+    say(json.dumps({"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search,
+                    "nodes": sol.nodes, "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board,
+                    "rows": args.rows, "cols": args.cols, "blocks": sorted(blocks)}, allow_nan=False))
     return 0
+
+
+class _Unusable(UserError):
+    """A JSON value that has no place in a board file (its message says which)."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unusable(f"holds the number {text[:40]}, beyond the range of a float")
+    return value
+
+
+def _no_constant(name: str):
+    raise _Unusable(f"holds {name}, which is not JSON")
+
+
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true/false",
+               type(None): "null"}
+
+
+def _read_line(raw: bytes) -> dict:
+    """One input line as a JSON object, or a UserError saying what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
+    try:
+        record = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not JSON ({exc.msg} at character {exc.pos + 1})") from None
+    except RecursionError:
+        raise UserError("nested too deeply to be a board") from None
+    except _Unusable:
+        raise
+    except ValueError:  # Python reads integers of at most 4300 digits
+        raise UserError("holds an integer of thousands of digits") from None
+    if not isinstance(record, dict):
+        raise UserError(f"not a JSON object with rows, cols, blocks and board (got {_JSON_KINDS[type(record)]})")
+    return record
+
+
+def _read_input(path) -> list[dict]:
+    """Every non-blank line of ``path``: a record, or ``{"error": "FILE: line N: ..."}`` (with a warning) for a
+    line that is not a JSON object, so that its answer line keeps its place and the others are still solved."""
+    records = []
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                records.append(_read_line(raw))
+            except ValueError as exc:
+                message = f"{path}: line {number}: {exc}"
+                warn(message)
+                records.append({"error": message})
+    return records
 
 
 def _solve_file(args) -> int:
     from ..io import atomic_path
     from ..solver import solve_record
 
-    records = []
-    with open(args.input, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                return fail(f"{args.input}: line {number}: not JSON ({exc.msg})")
+    records = _read_input(args.input)
     answers = []
     with _pdb_progress() as built, progress("solve", len(records), "boards") as update:
         for i, record in enumerate(records):
-            answers.append(solve_record(record, max_nodes=args.max_nodes, progress=built))
+            answers.append(record if set(record) == {"error"} else
+                           solve_record(record, max_nodes=args.max_nodes, progress=built))
             update(i + 1, failed=sum("error" in a for a in answers))
     with atomic_path(args.out) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(a) + "\n" for a in answers)
+            fh.writelines(json.dumps(a, allow_nan=False) + "\n" for a in answers)
     failed = sum("error" in a for a in answers)
     if failed:
         say(f"wrote {len(answers):,} lines to {args.out}; {failed:,} boards failed (see their \"error\")", err=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..boundary.errors import UserError
 from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
@@ -53,21 +54,21 @@ class AnthropicMessages:
         if settings.max_tokens is None:
             settings = replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
         if settings.reasoning_effort is not None:
-            raise ValueError("anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
-                             "(>= 1024) for extended thinking instead")
+            raise UserError("anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
+                            "(>= 1024) for extended thinking instead")
         if settings.seed is not None:
-            raise ValueError("Anthropic's messages API has no sampling seed; leave --seed out for anthropic: models")
+            raise UserError("Anthropic's messages API has no sampling seed; leave --seed out for anthropic: models")
         budget = settings.thinking_budget
         if budget is not None:
             if budget >= settings.max_tokens:
-                raise ValueError(f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
-                                 f"(thinking tokens count toward it); raise --max-tokens")
+                raise UserError(f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
+                                f"(thinking tokens count toward it); raise --max-tokens")
             if settings.temperature not in (None, 1):
-                raise ValueError(f"with --thinking-budget Anthropic takes no --temperature but 1, "
-                                 f"got {settings.temperature}")
+                raise UserError(f"with --thinking-budget Anthropic takes no --temperature but 1, "
+                                f"got {settings.temperature}")
             if settings.top_p is not None and settings.top_p < THINKING_MIN_TOP_P:
-                raise ValueError(f"with --thinking-budget Anthropic takes --top-p only in "
-                                 f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
+                raise UserError(f"with --thinking-budget Anthropic takes --top-p only in "
+                                f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
         return settings
 
     def request(self, prompt: str, settings: GenerationSettings) -> dict:

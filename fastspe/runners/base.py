@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..boundary.errors import UserError
 from ..generation import GenerationSettings, split_model  # noqa: F401 (re-exported: part of the runners API)
 from .log import scrub
 from .pacing import RateLimits, rate_limits
@@ -59,7 +60,7 @@ def api_key_from_env(provider: str, base_url: str | None) -> str:
         return key
     if provider == "openai" and base_url:
         return PLACEHOLDER_KEY
-    raise ValueError(f"{var} is not set; export it in your shell (fastspe reads the key only from {var})")
+    raise UserError(f"{var} is not set; export it in your shell (fastspe reads the key only from {var})")
 
 
 def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:

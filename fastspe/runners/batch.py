@@ -27,6 +27,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..boundary.errors import UserError
 from ..boundary.responses import BATCH_EVENTS
 from .base import GenerationSettings
 from .batch_api import ADAPTERS
@@ -52,8 +53,8 @@ def check_batch_provider(model: str) -> None:
     """A ValueError for providers whose batch API fastspe does not speak yet."""
     provider_name = model.replace("/", ":", 1).split(":", 1)[0]
     if provider_name not in ADAPTERS:
-        raise ValueError(f"--batch with {provider_name}: is not supported (only openai: and anthropic: models "
-                         f"have a batch API); run without --batch")
+        raise UserError(f"--batch with {provider_name}: is not supported (only openai: and anthropic: models "
+                        f"have a batch API); run without --batch")
 
 
 @dataclass
@@ -119,7 +120,7 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     """
     check_batch_provider(model)
     if not 0 <= poll_interval < float("inf"):
-        raise ValueError(f"poll interval must be a finite number of seconds >= 0, got {poll_interval}")
+        raise UserError(f"poll interval must be a finite number of seconds >= 0, got {poll_interval}")
     job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
     provider_name, name, boards, identity, settings, scan, pending = (
         job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)

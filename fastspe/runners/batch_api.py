@@ -15,6 +15,7 @@ from .base import KEY_SHAPED, MAX_ERROR_CHARS, classify_sdk_error
 from .log import scrub
 from .openai_runner import completion_of as openai_completion
 from .retry import BAD_RESPONSE, CLIENT, FATAL, RATE_LIMIT, SERVER, TIMEOUT, AttemptError, kind_for_status
+from ..boundary.errors import UserError
 
 LOOKUP_SLACK_S = 3600  # batches are listed newest first: stop looking this long before the pending marker
 
@@ -144,10 +145,10 @@ class AnthropicBatches(_Adapter):
             if created >= created_after - 60 and total == n and batch.id not in known:  # 60 s of clock skew
                 fits.append(batch.id)
         if len(fits) > 1:
-            raise ValueError(f"a run was killed while creating a batch of {n} requests and {len(fits)} batches "
-                             f"of that size were created since ({', '.join(fits)}); append "
-                             f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
-                             f"naming the right one to the log, or cancel the others")
+            raise UserError(f"a run was killed while creating a batch of {n} requests and {len(fits)} batches "
+                            f"of that size were created since ({', '.join(fits)}); append "
+                            f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
+                            f"naming the right one to the log, or cancel the others")
         return fits[0] if fits else None
 
     def results(self, state: BatchState) -> tuple[dict, AttemptError]:

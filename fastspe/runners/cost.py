@@ -12,6 +12,8 @@ import math
 import threading
 from dataclasses import dataclass
 
+from ..boundary.errors import UserError
+
 # Chat framing around the prompt, in tokens (role markers etc.), added to the input bound.
 MESSAGE_OVERHEAD_TOKENS = 32
 # Tokenizers average about 4 characters of English per token; used only for the dry-run estimate.
@@ -27,8 +29,8 @@ class Pricing:
 
     def __post_init__(self):
         if not (0 <= self.price_in < math.inf and 0 <= self.price_out < math.inf):
-            raise ValueError(f"prices must be finite numbers >= 0, got --price-in {self.price_in} "
-                             f"--price-out {self.price_out}")
+            raise UserError(f"prices must be finite numbers >= 0, got --price-in {self.price_in} "
+                            f"--price-out {self.price_out}")
 
     @property
     def priced(self) -> bool:
@@ -61,7 +63,7 @@ class Budget:
 
     def __init__(self, limit: float | None, spent: float = 0.0):
         if limit is not None and not 0 <= limit < math.inf:
-            raise ValueError(f"--budget must be a finite number >= 0, got {limit}")
+            raise UserError(f"--budget must be a finite number >= 0, got {limit}")
         self.limit = limit
         self.spent = spent
         self._reserved = 0.0

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..boundary.errors import UserError
 from ..generation import canonical_model
 from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
@@ -133,7 +134,7 @@ def _board_prompts(bank: pd.DataFrame) -> _BoardPrompts:
 def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
     """Trials 0..trials-1 of every board of ``bank``, in bank order."""
     if trials < 1:
-        raise ValueError(f"--trials must be >= 1, got {trials}")
+        raise UserError(f"--trials must be >= 1, got {trials}")
     boards = _board_prompts(bank)
     return [boards.trial(condition, row, t) for row in range(len(boards.board_ids)) for t in range(trials)]
 
@@ -141,7 +142,7 @@ def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
 def _scan(out, condition: str, boards: _BoardPrompts, trials: int, settings: dict) -> tuple[LogScan, list[Trial]]:
     """The log's state for ``condition`` and the planned trials it has no completed answer for."""
     if trials < 1:
-        raise ValueError(f"--trials must be >= 1, got {trials}")
+        raise UserError(f"--trials must be >= 1, got {trials}")
     scan = scan_run_log(out, condition, boards.rows, trials, settings, boards.hashes)
     pending = [boards.trial(condition, int(row), int(t)) for row, t in np.argwhere(~scan.done)]
     return scan, pending
@@ -187,8 +188,8 @@ def settings_for(model: str, settings: GenerationSettings) -> GenerationSettings
 def _provider_parts(model: str, base_url: str | None):
     provider_name, name = split_model(model)
     if provider_name not in PROVIDERS:
-        raise ValueError(f"--model {model!r}: unknown provider {provider_name!r}; use one of "
-                         f"{', '.join([*PROVIDERS, BASELINE])}")
+        raise UserError(f"--model {model!r}: unknown provider {provider_name!r}; use one of "
+                        f"{', '.join([*PROVIDERS, BASELINE])}")
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 
@@ -241,7 +242,7 @@ def plan_run(bank: pd.DataFrame, model: str, out, base_url: str | None, trials: 
     check_log_path(out)
     settings = _settings_for(provider_name, settings)
     if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
-        raise ValueError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
+        raise UserError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
     boards = _board_prompts(bank)
     identity = _identity_settings(provider_name, name, settings.as_dict())
     scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
@@ -290,7 +291,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         been made with the same model and settings, else a ValueError says which setting differs.
     """
     if not 0 < timeout < math.inf:
-        raise ValueError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
+        raise UserError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
     job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
     provider_name, name, boards, identity, settings, scan, pending = (
         job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)
@@ -451,7 +452,7 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
     identity = _identity_settings(BASELINE, planner, settings)
     boards = _board_prompts(bank)
     if trials < 1:
-        raise ValueError(f"--trials must be >= 1, got {trials}")
+        raise UserError(f"--trials must be >= 1, got {trials}")
     # refuse other settings before the log is opened (no trial list yet: that is built once, under the lock)
     scan_run_log(out, condition, boards.rows, trials, identity, boards.hashes)
     summary = RunSummary(condition, str(out), planned=len(boards.board_ids) * trials)

@@ -20,7 +20,9 @@ from typing import Iterable
 
 import numpy as np
 
+from ..boundary.errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
+from ..io import WriteError
 
 OK = "ok"
 ERROR = "error"
@@ -35,7 +37,7 @@ def check_log_path(path) -> Path:
     and is not a bank (a JSONL file whose first line has ``initial`` and ``certificate``)."""
     p = Path(path)
     if p.suffix.lower() != ".jsonl":
-        raise ValueError(f"{path}: a run log is JSONL; give --out a name ending in .jsonl")
+        raise UserError(f"{path}: a run log is JSONL; give --out a name ending in .jsonl")
     if p.is_file():
         with open(p, "rb") as fh:
             first = fh.readline(1 << 20)
@@ -44,8 +46,8 @@ def check_log_path(path) -> Path:
         except (UnicodeDecodeError, json.JSONDecodeError):
             obj = None
         if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
-            raise ValueError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
-                             f"give --out another .jsonl name")
+            raise UserError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
+                            f"give --out another .jsonl name")
     return p
 
 
@@ -92,6 +94,7 @@ class RunLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._secrets = tuple(s for s in secrets if s)
         self._lock = threading.Lock()
+        self._failed = False  # a write failed: closing may fail on the same bytes
         self._fh = open(self.path, "ab")
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -120,14 +123,24 @@ class RunLog:
                 self._write_bytes(data)
 
     def _write_bytes(self, data: bytes) -> None:
-        self._fh.write(data)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(data)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:  # a full disk, a file-size limit: name the log (a torn last line is skipped on resume)
+            self._failed = True
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before are kept, "
+                                        f"run again once it can grow") from exc
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
-                self._fh.close()  # closing releases the flock
+                try:
+                    self._fh.close()  # closing releases the flock
+                except OSError:
+                    if not self._failed:
+                        raise  # after a failed write, closing fails on the same unwritten bytes: already reported
 
     def __enter__(self) -> "RunLog":
         return self
@@ -256,9 +269,9 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
         if n in marked or (n == lineno and not ends_with_newline):
             scan.torn_lines += 1
         else:
-            raise ValueError(f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
-                             f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
-                             f"log to skip it, or write to another --out")
+            raise UserError(f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
+                            f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
+                            f"log to skip it, or write to another --out")
     return scan
 
 
@@ -267,7 +280,7 @@ def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows:
     """Fold one attempt record of the scanned condition into ``scan``."""
     for name, wanted in settings.items():
         if rec.get(name) != wanted:
-            raise ValueError(
+            raise UserError(
                 f"{path}: line {lineno}: condition {rec['condition']!r} was run with {name} {rec.get(name)!r}, this "
                 f"run asks for {name} {wanted!r}; one condition keeps one set of settings, so give --condition "
                 f"NEW_NAME to run these settings as another condition in this log, or use another --out")
@@ -277,9 +290,9 @@ def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows:
     if row is None or isinstance(trial, bool) or not isinstance(trial, int) or not 0 <= trial < trials:
         return  # a board or trial this run does not plan
     if prompt_hashes is not None and rec.get("prompt_text_sha256") not in (None, prompt_hashes[row]):
-        raise ValueError(f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
-                         f"asked with another prompt than this bank's board (the bank or the prompt changed); "
-                         f"give --condition NEW_NAME or use another --out")
+        raise UserError(f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
+                        f"asked with another prompt than this bank's board (the bank or the prompt changed); "
+                        f"give --condition NEW_NAME or use another --out")
     attempt = rec.get("attempt")
     if isinstance(attempt, int) and attempt > scan.attempts[row, trial]:
         scan.attempts[row, trial] = attempt

@@ -6,6 +6,7 @@ chat-completions wire format. The SDK's own retries are off: fastspe's retry loo
 
 from __future__ import annotations
 
+from ..boundary.errors import UserError
 from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
                    resolve_base_url, response_failures)
@@ -48,11 +49,11 @@ class OpenAIChat:
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
         """``settings`` as sent; a ValueError (before any request) for those the wire format lacks."""
         if settings.thinking_budget is not None:
-            raise ValueError("--thinking-budget is Anthropic's extended thinking; for openai: models give "
-                             "--reasoning-effort instead")
+            raise UserError("--thinking-budget is Anthropic's extended thinking; for openai: models give "
+                            "--reasoning-effort instead")
         if settings.stop is not None and len(settings.stop) > MAX_STOP_SEQUENCES:
-            raise ValueError(f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, "
-                             f"got {len(settings.stop)}")
+            raise UserError(f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, "
+                            f"got {len(settings.stop)}")
         return settings
 
     def request(self, prompt: str, settings: GenerationSettings) -> dict:

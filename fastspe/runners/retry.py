@@ -16,6 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..boundary.errors import UserError
+
 RATE_LIMIT = "rate_limit"
 SERVER = "server_error"
 TIMEOUT = "timeout"
@@ -119,10 +121,10 @@ class RetryPolicy:
     def __post_init__(self):
         for name in ("max_retries", "max_rate_limit_retries"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+                raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("base_delay", "max_delay", "retry_after_cap"):
             if not 0 <= getattr(self, name) < math.inf:  # NaN or inf would make the backoff wait forever
-                raise ValueError(f"{name} must be a finite number >= 0 seconds, got {getattr(self, name)}")
+                raise UserError(f"{name} must be a finite number >= 0 seconds, got {getattr(self, name)}")
 
     def allows(self, error: AttemptError, rate_limited: int, other: int) -> bool:
         """Whether another attempt may follow, given the retries of each sort used so far."""
@@ -179,7 +181,7 @@ class AdaptiveLimiter:
 
     def __init__(self, max_limit: int, overload: float = 0.2):
         if max_limit < 1:
-            raise ValueError(f"max connections must be >= 1, got {max_limit}")
+            raise UserError(f"max connections must be >= 1, got {max_limit}")
         self.max_limit = max_limit
         self.limit = max_limit
         self.overload = overload
