@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
-from .boundary.errors import InputError, input_error
+from .boundary.errors import InputError, input_error, UserError
 from .boundary.parquet import DIGEST_KEY, read_parquet, table_digest, write_parquet
 from .boundary.verdicts import read_verdicts, write_verdicts
 from .intervals import DEFAULT_SEED, bootstrap_intervals
@@ -168,12 +168,12 @@ def _unique_keys(pairs):
     keys = [k for k, _ in pairs]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
-        raise ValueError(f"key {repeated[0]!r} appears twice")
+        raise UserError(f"key {repeated[0]!r} appears twice")
     return dict(pairs)
 
 
 def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+    raise UserError(f"{name} is not a JSON number")
 
 
 def parse_entry(raw: bytes) -> Run:
@@ -181,26 +181,26 @@ def parse_entry(raw: bytes) -> Run:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
+        raise UserError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
     try:
         obj = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except RecursionError:
-        raise ValueError("not a history entry (JSON nested too deep)") from None
+        raise UserError("not a history entry (JSON nested too deep)") from None
     except ValueError as exc:  # JSONDecodeError, a repeated key, NaN or Infinity
-        raise ValueError(f"not a history entry (not JSON: {exc})") from None
+        raise UserError(f"not a history entry (not JSON: {exc})") from None
     if not isinstance(obj, dict):
-        raise ValueError(f"not a history entry (a JSON {type(obj).__name__}, not an object)")
+        raise UserError(f"not a history entry (a JSON {type(obj).__name__}, not an object)")
     missing, unknown = sorted(set(_CHECKS) - set(obj)), sorted(set(obj) - set(_CHECKS))
     if missing:
-        raise ValueError(f"missing key(s) {', '.join(map(repr, missing))}"
-                         + ("; stores written before fastspe checksummed them cannot be proven unchanged:"
+        raise UserError(f"missing key(s) {', '.join(map(repr, missing))}"
+                        + ("; stores written before fastspe checksummed them cannot be proven unchanged:"
                             " add their runs again into a new store" if missing == ["digests"] else ""))
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}")
+        raise UserError(f"unknown key(s) {', '.join(map(repr, unknown))}")
     for key, check in _CHECKS.items():
         problem = check(obj[key])
         if problem:
-            raise ValueError(problem)
+            raise UserError(problem)
     return Run(**obj)
 
 

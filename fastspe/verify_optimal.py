@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 import pandas as pd
 
 from . import verify_bank
+from .boundary.errors import UserError
 from .verify_bank import _graph_distances, _layout_goal
 
 PROGRESS_NODES = 1 << 20  # nodes between two progress reports within one board
@@ -99,7 +100,7 @@ def check_prove_ids(bank: pd.DataFrame, ids: Iterable[str]) -> list[str]:
     known = set(_search_boards(bank)["board_id"])
     unknown = [bid for bid in ids if bid not in known]
     if unknown:
-        raise ValueError(f"--prove-board {unknown[0]!r} is not a search-certified board of this bank")
+        raise UserError(f"--prove-board {unknown[0]!r} is not a search-certified board of this bank")
     return ids
 
 
