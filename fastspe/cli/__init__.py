@@ -16,7 +16,7 @@ from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "report", "compare", "history", "run", "runs", "demo",
-                   "import_inspect")
+                   "import_inspect", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
