@@ -1,7 +1,8 @@
 """The one place that wraps ``numba.njit`` with fastspe's options.
 
-Every kernel is compiled with ``cache=True`` so that each command after the first starts fast;
-set ``FASTSPE_NUMBA_CACHE=0`` to turn the on-disk cache off (read-only installs, debugging).
+Every kernel is cached on disk so that each command after the first starts fast, in fastspe's own
+cache (``fastspe._numba_cache``: safe when many processes share the folder, see there), not numba's
+``cache=True``; set ``FASTSPE_NUMBA_CACHE=0`` to turn it off (read-only installs, debugging).
 No ``fastmath``: NaN and inf keep their IEEE meaning, which the metrics rely on.
 
 Numba reads ``NUMBA_NUM_THREADS`` when it is imported and fails deep inside itself (0, negative) or
@@ -35,30 +36,39 @@ check_thread_variable()
 
 import numba  # noqa: E402  (after the check: numba reads the variable on import)
 
-_OFF = {"0", "false", "no", "off"}
-CACHE = os.environ.get("FASTSPE_NUMBA_CACHE", "1").strip().lower() not in _OFF
+from ._numba_folder import cache_dir, cache_enabled  # noqa: E402
+
+CACHE = cache_enabled()
 
 
-def cache_dir() -> str:
-    """Where compiled kernels are cached: ``NUMBA_CACHE_DIR`` if set, else the user's cache folder
-    (``$XDG_CACHE_HOME`` or ``~/.cache``) under ``fastspe/numba/<version>``, never inside the installed
-    package, so that uninstalling or upgrading fastspe cannot leave stale compiled code behind it."""
-    from . import __version__
+def _cached(dispatcher, root=None):
+    """Install fastspe's cache (in ``root``, default ``cache_dir()``) and the compile lock on one
+    dispatcher; numba's own cache stays off."""
+    from ._numba_cache import kernel_cache, locked_compile
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "fastspe", "numba", __version__)
-
-
-if CACHE and not numba.config.CACHE_DIR:  # numba looks this up when it first caches a kernel
-    numba.config.CACHE_DIR = cache_dir()
+    cache = kernel_cache(dispatcher.py_func, root)
+    if cache is not None:
+        dispatcher._cache = cache
+        dispatcher.compile = locked_compile(dispatcher, cache)
+    return dispatcher
 
 
 def njit(*args, **kwargs):
-    """``numba.njit`` with fastspe's defaults (cache, nogil, numpy error model)."""
-    kwargs.setdefault("cache", CACHE)
+    """``numba.njit`` with fastspe's defaults (cached, nogil, numpy error model); as ``@njit`` or
+    ``@njit(option=...)``, without eager signatures (they would compile before the cache is on)."""
+    cache = bool(kwargs.pop("cache", True)) and CACHE
     kwargs.setdefault("nogil", True)
     kwargs.setdefault("error_model", "numpy")
-    return numba.njit(*args, **kwargs)
+    if args and not callable(args[0]):
+        raise TypeError("fastspe's njit takes no signatures: kernels compile lazily, per call types")
+
+    def decorate(func):
+        dispatcher = numba.njit(func, cache=False, **kwargs)
+        return _cached(dispatcher) if cache else dispatcher
+
+    return decorate(args[0]) if args else decorate
 
 
 prange = numba.prange
+
+__all__ = ["CACHE", "cache_dir", "check_thread_variable", "njit", "prange"]

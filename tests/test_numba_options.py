@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,15 +19,30 @@ def test_cache_switch(value, cached):
         env["FASTSPE_NUMBA_CACHE"] = value
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == str(cached)
-    assert (out[1] == "NullCache") is (not cached)
+    assert out[1] == ("KernelCache" if cached else "NullCache")
 
 
 def test_cache_lives_in_the_user_cache_folder(tmp_path):
-    """Compiled kernels go under XDG_CACHE_HOME/fastspe/numba/VERSION, not beside the package's sources."""
+    """Compiled kernels go under XDG_CACHE_HOME/fastspe/numba/VERSION-cLAYOUT, not beside the package's sources."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
-    code = ("import fastspe, fastspe.kernels.graph as g, numpy as np; from fastspe.layout import Layout; "
-            "Layout(3, 3, ()).distances; print(fastspe.__version__)")
-    version = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    folder = tmp_path / "fastspe" / "numba" / version.strip()
-    assert any(p.suffix == ".nbi" for p in folder.rglob("*"))
+    env.pop("FASTSPE_NUMBA_CACHE", None)
+    code = ("import fastspe, fastspe._numba_folder as f; from fastspe.layout import Layout; "
+            "Layout(3, 3, ()).distances; print(f'{fastspe.__version__}-c{f.LAYOUT}')")
+    name = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    folder = tmp_path / "fastspe" / "numba" / name.strip()
+    assert any(p.suffix == ".nbi" for p in folder.rglob("*")) and any(p.suffix == ".nbc" for p in folder.rglob("*"))
+    assert [p.name for p in (tmp_path / "fastspe" / "numba").iterdir()] == [name.strip()]
+
+
+def test_numba_cache_dir_gets_a_fastspe_subfolder(tmp_path):
+    """Under NUMBA_CACHE_DIR fastspe keeps to its own subfolder (so `cache clear` touches nothing else),
+    and importing fastspe does not redirect other numba functions' caches."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("FASTSPE_NUMBA_CACHE", None)
+    code = ("import numba, fastspe._numba as n; from fastspe.layout import Layout; Layout(3, 3, ()).distances; "
+            "print(n.cache_dir(), numba.config.CACHE_DIR)")
+    folder, numba_dir = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                       check=True).stdout.split()
+    assert folder.startswith(str(tmp_path / "fastspe")) and numba_dir == str(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["fastspe"] and any(Path(folder).rglob("*.nbc"))

@@ -17,7 +17,7 @@ from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, ignore_file_size_signal, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "report", "compare", "history", "run", "runs", "demo",
-                   "import_inspect")
+                   "import_inspect", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
