@@ -10,6 +10,9 @@ Anthropic's Message Batches (create, retrieve, list, cancel, results): a batch c
 ``batch_polls``-th retrieve, when each request line of its input file goes through the same
 ``server.script`` as an online request (recorded in ``seen`` with its ``custom_id`` as the trial id); answers go
 to the output file, scripted failures to the error file. ``batch_creations`` counts the batches created.
+``edit_batch_file(kind, lines)`` (kind "output", "error" or "results") may rewrite a finished batch's result lines
+(bytes, one per line) to damage, add or reorder them; ``refuse`` maps ``"METHOD /path"`` to a status the server
+answers instead (a server without batch endpoints).
 """
 
 from __future__ import annotations
@@ -109,6 +112,8 @@ class FakeLLMServer:
         self.batches: dict[str, dict] = {}
         self.files: dict[str, bytes] = {}
         self.batch_creations = 0
+        self.edit_batch_file = None  # (kind, lines) -> lines: rewrite a finished batch's result lines
+        self.refuse: dict[str, int] = {}  # "POST /v1/files" -> 404: routes this server does not have
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -197,9 +202,16 @@ def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = Fals
                                                                               "message": f"scripted {code}"}}}
         counts[result["type"]] += 1
         results.append({"custom_id": request["custom_id"], "result": result})
-    server.files[batch["id"]] = "".join(json.dumps(x) + "\n" for x in results).encode()
+    server.files[batch["id"]] = _file(server, "results", [json.dumps(x).encode() for x in results])
     batch.update(processing_status="ended", request_counts=counts, ended_at=_iso(time.time()),
                  results_url=f"{server.anthropic_url}/v1/messages/batches/{batch['id']}/results")
+
+
+def _file(server: FakeLLMServer, kind: str, lines: list[bytes]) -> bytes:
+    """A results file of ``lines``, as ``server.edit_batch_file`` rewrites them."""
+    if server.edit_batch_file is not None:
+        lines = server.edit_batch_file(kind, lines)
+    return b"".join(line + b"\n" for line in lines)
 
 
 def _iso(t: float) -> str:
@@ -225,9 +237,10 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
             result.update(response=None, error={"code": "server_error", "message": f"scripted {action.kind}"})
             err.append(result)
     for name, lines in (("output_file_id", out), ("error_file_id", err)):
-        if lines:
+        data = _file(server, name.split("_")[0], [json.dumps(x).encode() for x in lines])
+        if data:
             file_id = _new_id(server, "file")
-            server.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+            server.files[file_id] = data
             batch[name] = file_id
     batch.update(status="completed", completed_at=int(time.time()),
                  request_counts={"total": len(out) + len(err), "completed": len(out), "failed": len(err)})
@@ -314,6 +327,9 @@ def _handler_for(server: FakeLLMServer):
             if not re.match(r"/v1/(files|batches|messages/batches)(/|$)", path):
                 return False
             if not self._authorized():
+                return True
+            if code := server.refuse.get(f"{method} {path}"):
+                self._send(code, _error_body("openai", code, f"no route {method} {path}"), {})
                 return True
             if path.startswith("/v1/messages/"):
                 self._message_batches(method, path, raw)

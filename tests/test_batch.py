@@ -209,9 +209,9 @@ def test_failures_are_retried_within_the_policy_bounds(server, bank, tmp_path):
 def test_a_pending_batch_that_was_never_created_is_sent_once(server, bank, tmp_path, monkeypatch):
     out = tmp_path / "r.jsonl"
     with monkeypatch.context() as m:
-        def killed(self, request):  # after the pending marker, before the upload
+        def killed(self, prepared, token):  # after the upload and the pending marker, before the create
             raise Killed
-        m.setattr(batch_api._Adapter, "call", killed)
+        m.setattr(batch_api.OpenAIBatches, "create", killed)
         with pytest.raises(Killed):
             batch(server, out, bank)
     assert server.batch_creations == 0 and [e["event"] for e in markers(out)] == ["batch_pending"]
