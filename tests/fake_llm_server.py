@@ -39,6 +39,7 @@ class Action:
     headers: dict = field(default_factory=dict)
     model: str | None = None  # returned model; None echoes the requested one
     error_code: str | None = None  # OpenAI error body "code"
+    message: str | None = None  # the error body's message (default "scripted STATUS")
 
 
 def ok(text: str = "MOVES: U,L", **kw) -> Action:
@@ -198,8 +199,8 @@ def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = Fals
         else:
             code = seen.action.status if seen.action.kind == "status" else 500
             kind = ANTHROPIC_ERRORS.get(code, "api_error")  # a batch result carries no status, only the type
-            result = {"type": "errored", "error": {"type": "error", "error": {"type": kind,
-                                                                              "message": f"scripted {code}"}}}
+            message = seen.action.message or f"scripted {code}"
+            result = {"type": "errored", "error": {"type": "error", "error": {"type": kind, "message": message}}}
         counts[result["type"]] += 1
         results.append({"custom_id": request["custom_id"], "result": result})
     server.files[batch["id"]] = _file(server, "results", [json.dumps(x).encode() for x in results])
@@ -230,7 +231,7 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
             result["response"] = {"status_code": 200, "request_id": f"req-{n}", "body": _openai_body(seen, action)}
             out.append(result)
         elif action.kind == "status":
-            body = _error_body("openai", action.status, f"scripted {action.status}", action.error_code)
+            body = _error_body("openai", action.status, action.message or f"scripted {action.status}", action.error_code)
             result["response"] = {"status_code": action.status, "request_id": f"req-{n}", "body": body}
             err.append(result)
         else:  # drop, truncated: the request never got an answer
@@ -418,7 +419,7 @@ def _handler_for(server: FakeLLMServer):
                 return
             rid = {"x-request-id" if wire == "openai" else "request-id": f"req-{n}"}
             if action.kind == "status":
-                body = _error_body(wire, action.status, f"scripted {action.status}", action.error_code)
+                body = _error_body(wire, action.status, action.message or f"scripted {action.status}", action.error_code)
                 return self._send(action.status, body, {**rid, **action.headers})
             body = (_anthropic_body if wire == "anthropic" else _openai_body)(seen, action)
             if action.kind == "truncated":

@@ -121,12 +121,14 @@ class _Adapter:
                 if not isinstance(obj, dict):
                     outcome = (None, self.unreadable(at, "not a JSON object"))
                 elif not isinstance(cid, str) or not cid:
-                    cid, outcome = None, (None, self.unreadable(at, f"custom_id {cid!r} names no request"))
+                    why = "no custom_id" if cid is None else f"custom_id {cid!r} is not a request id"
+                    cid, outcome = None, (None, self.unreadable(at, why))
                 else:
                     outcome = read_line(obj, at)
             if cid is None:
-                warnings.warn(f"{outcome[1].message}; the line names no request, so it was skipped (a request "
-                              f"without a readable result counts as failed and is sent again)", stacklevel=2)
+                warnings.warn(f"{outcome[1].message}; its request cannot be told, so the line is skipped (a request "
+                              f"without a readable result counts as a failed attempt and is sent again)",
+                              stacklevel=2)
                 continue
             keep(results, cid, outcome)
         return results
