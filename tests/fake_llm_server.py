@@ -231,7 +231,8 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
             result["response"] = {"status_code": 200, "request_id": f"req-{n}", "body": _openai_body(seen, action)}
             out.append(result)
         elif action.kind == "status":
-            body = _error_body("openai", action.status, action.message or f"scripted {action.status}", action.error_code)
+            message = action.message or f"scripted {action.status}"
+            body = _error_body("openai", action.status, message, action.error_code)
             result["response"] = {"status_code": action.status, "request_id": f"req-{n}", "body": body}
             err.append(result)
         else:  # drop, truncated: the request never got an answer
@@ -419,7 +420,8 @@ def _handler_for(server: FakeLLMServer):
                 return
             rid = {"x-request-id" if wire == "openai" else "request-id": f"req-{n}"}
             if action.kind == "status":
-                body = _error_body(wire, action.status, action.message or f"scripted {action.status}", action.error_code)
+                message = action.message or f"scripted {action.status}"
+                body = _error_body(wire, action.status, message, action.error_code)
                 return self._send(action.status, body, {**rid, **action.headers})
             body = (_anthropic_body if wire == "anthropic" else _openai_body)(seen, action)
             if action.kind == "truncated":
