@@ -10,6 +10,9 @@ Anthropic's Message Batches (create, retrieve, list, cancel, results): a batch c
 ``batch_polls``-th retrieve, when each request line of its input file goes through the same
 ``server.script`` as an online request (recorded in ``seen`` with its ``custom_id`` as the trial id); answers go
 to the output file, scripted failures to the error file. ``batch_creations`` counts the batches created.
+``edit_batch_file(kind, lines)`` (kind "output", "error" or "results") may rewrite a finished batch's result lines
+(bytes, one per line) to damage, add or reorder them; ``refuse`` maps ``"METHOD /path"`` to a status the server
+answers instead (a server without batch endpoints).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class Action:
     headers: dict = field(default_factory=dict)
     model: str | None = None  # returned model; None echoes the requested one
     error_code: str | None = None  # OpenAI error body "code"
+    message: str | None = None  # the error body's message (default "scripted STATUS")
 
 
 def ok(text: str = "MOVES: U,L", **kw) -> Action:
@@ -109,6 +113,8 @@ class FakeLLMServer:
         self.batches: dict[str, dict] = {}
         self.files: dict[str, bytes] = {}
         self.batch_creations = 0
+        self.edit_batch_file = None  # (kind, lines) -> lines: rewrite a finished batch's result lines
+        self.refuse: dict[str, int] = {}  # "POST /v1/files" -> 404: routes this server does not have
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -193,13 +199,20 @@ def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = Fals
         else:
             code = seen.action.status if seen.action.kind == "status" else 500
             kind = ANTHROPIC_ERRORS.get(code, "api_error")  # a batch result carries no status, only the type
-            result = {"type": "errored", "error": {"type": "error", "error": {"type": kind,
-                                                                              "message": f"scripted {code}"}}}
+            message = seen.action.message or f"scripted {code}"
+            result = {"type": "errored", "error": {"type": "error", "error": {"type": kind, "message": message}}}
         counts[result["type"]] += 1
         results.append({"custom_id": request["custom_id"], "result": result})
-    server.files[batch["id"]] = "".join(json.dumps(x) + "\n" for x in results).encode()
+    server.files[batch["id"]] = _file(server, "results", [json.dumps(x).encode() for x in results])
     batch.update(processing_status="ended", request_counts=counts, ended_at=_iso(time.time()),
                  results_url=f"{server.anthropic_url}/v1/messages/batches/{batch['id']}/results")
+
+
+def _file(server: FakeLLMServer, kind: str, lines: list[bytes]) -> bytes:
+    """A results file of ``lines``, as ``server.edit_batch_file`` rewrites them."""
+    if server.edit_batch_file is not None:
+        lines = server.edit_batch_file(kind, lines)
+    return b"".join(line + b"\n" for line in lines)
 
 
 def _iso(t: float) -> str:
@@ -218,16 +231,18 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
             result["response"] = {"status_code": 200, "request_id": f"req-{n}", "body": _openai_body(seen, action)}
             out.append(result)
         elif action.kind == "status":
-            body = _error_body("openai", action.status, f"scripted {action.status}", action.error_code)
+            message = action.message or f"scripted {action.status}"
+            body = _error_body("openai", action.status, message, action.error_code)
             result["response"] = {"status_code": action.status, "request_id": f"req-{n}", "body": body}
             err.append(result)
         else:  # drop, truncated: the request never got an answer
             result.update(response=None, error={"code": "server_error", "message": f"scripted {action.kind}"})
             err.append(result)
     for name, lines in (("output_file_id", out), ("error_file_id", err)):
-        if lines:
+        data = _file(server, name.split("_")[0], [json.dumps(x).encode() for x in lines])
+        if data:
             file_id = _new_id(server, "file")
-            server.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+            server.files[file_id] = data
             batch[name] = file_id
     batch.update(status="completed", completed_at=int(time.time()),
                  request_counts={"total": len(out) + len(err), "completed": len(out), "failed": len(err)})
@@ -314,6 +329,9 @@ def _handler_for(server: FakeLLMServer):
             if not re.match(r"/v1/(files|batches|messages/batches)(/|$)", path):
                 return False
             if not self._authorized():
+                return True
+            if code := server.refuse.get(f"{method} {path}"):
+                self._send(code, _error_body("openai", code, f"no route {method} {path}"), {})
                 return True
             if path.startswith("/v1/messages/"):
                 self._message_batches(method, path, raw)
@@ -402,7 +420,8 @@ def _handler_for(server: FakeLLMServer):
                 return
             rid = {"x-request-id" if wire == "openai" else "request-id": f"req-{n}"}
             if action.kind == "status":
-                body = _error_body(wire, action.status, f"scripted {action.status}", action.error_code)
+                message = action.message or f"scripted {action.status}"
+                body = _error_body(wire, action.status, message, action.error_code)
                 return self._send(action.status, body, {**rid, **action.headers})
             body = (_anthropic_body if wire == "anthropic" else _openai_body)(seen, action)
             if action.kind == "truncated":

@@ -209,9 +209,9 @@ def test_failures_are_retried_within_the_policy_bounds(server, bank, tmp_path):
 def test_a_pending_batch_that_was_never_created_is_sent_once(server, bank, tmp_path, monkeypatch):
     out = tmp_path / "r.jsonl"
     with monkeypatch.context() as m:
-        def killed(self, request):  # after the pending marker, before the upload
+        def killed(self, prepared, token):  # after the upload and the pending marker, before the create
             raise Killed
-        m.setattr(batch_api._Adapter, "call", killed)
+        m.setattr(batch_api.OpenAIBatches, "create", killed)
         with pytest.raises(Killed):
             batch(server, out, bank)
     assert server.batch_creations == 0 and [e["event"] for e in markers(out)] == ["batch_pending"]
@@ -298,3 +298,153 @@ def test_a_failed_poll_is_tried_again(server, bank, tmp_path, monkeypatch):
     monkeypatch.setattr(openai.resources.batches.Batches, "retrieve", flaky)
     summary = batch(server, out, bank)
     assert failed and summary.completed == 12 and server.batch_creations == 1
+
+
+# --- damaged results, answers against error lines, servers without batch endpoints ----------------------------
+
+def damage_first_batch(server, damage):
+    """Make the first finished batch's output lines pass through ``damage(lines)``; later batches are intact."""
+    hits = []
+
+    def edit(kind, lines):
+        if kind in ("output", "results") and not hits:
+            hits.append(kind)
+            return damage(lines)
+        return lines
+    server.edit_batch_file = edit
+
+
+def test_damaged_output_lines_fail_only_their_requests_and_a_rerun_sends_those_once(server, bank, tmp_path, capsys):
+    """Each sort of damaged line costs only its own request: the good lines' paid answers are all logged."""
+    cid = lambda line: json.loads(line)["custom_id"]  # noqa: E731
+    damaged, named = [], []
+
+    def damage(lines):
+        damaged.extend(cid(x) for x in lines[:8])
+        named.extend(cid(x) for x in lines[2:6])
+        status_abc = json.loads(lines[2])
+        status_abc["response"]["status_code"] = "abc"
+        string_body = {"custom_id": cid(lines[3]), "response": {"status_code": 500, "body": "upstream exploded"}}
+        string_error = {"custom_id": cid(lines[4]), "response": None, "error": "worker lost"}
+        no_id = json.loads(lines[6])
+        del no_id["custom_id"]
+        return [b"{not json", b"[1, 2]", json.dumps(status_abc).encode(), json.dumps(string_body).encode(),
+                json.dumps(string_error).encode(), lines[5][: len(lines[5]) // 2],  # cut short: its id still shows
+                json.dumps(no_id).encode(), b'{"custom_id": "\xff\xfe"}', *lines[8:]]
+    damage_first_batch(server, damage)
+    bank_file = str(_bank_file(bank, tmp_path))
+    out = tmp_path / "r.jsonl"
+    cmd = ["run", "--bank", bank_file, "--model", MODEL, "--out", str(out), "--base-url", server.openai_url,
+           "--max-tokens", "64", "--batch", "--poll-interval", "0.01", "--max-retries", "0"]
+    assert main(cmd) == 1  # incomplete: 8 trials have no answer yet; no stop, no traceback
+    err = capsys.readouterr().err
+    records = read_run_log(out)[0]
+    good = {r["trial_id"] for r in records if r["status"] == "ok"}
+    assert len(good) == 4 and not good & set(damaged)  # every intact line's answer is in the log
+    failed = {r["trial_id"]: r for r in records if r["status"] == "error"}
+    assert set(failed) == set(damaged) and all(r["error_type"] in ("bad_response", "server_error")
+                                               for r in failed.values())
+    # A line whose request can be told is a failed attempt naming the file and line ...
+    output_file = server.batches["batch-2"]["output_file_id"]
+    assert f"output file {output_file}: line 3: status_code 'abc' is not an HTTP status" in failed[named[0]]["error"]
+    assert failed[named[1]]["error"] == "upstream exploded" and failed[named[1]]["http_status"] == 500
+    assert failed[named[2]]["error"] == "worker lost"
+    assert f"{output_file}: line 6: not JSON" in failed[named[3]]["error"]
+    # ... one that cannot is a warning naming them (the request counts as failed: no readable result).
+    for line in (1, 2, 7, 8):
+        assert f"output file {output_file}: line {line}:" in err.replace("\n", " ")
+    assert main(cmd) == 0  # the rerun sends only the 8 trials without an answer, in one batch
+    assert server.batch_creations == 2
+    sent = Counter(server.answered_trials())
+    assert {t for t, n in sent.items() if n == 2} == set(damaged) and set(sent.values()) == {1, 2}
+    done = [r for r in read_run_log(out)[0] if r["status"] == "ok"]
+    assert len(done) == 12 == len({r["trial_id"] for r in done})
+    assert main(cmd) == 0 and server.batch_creations == 2  # nothing left to send
+
+
+@pytest.mark.parametrize("order", ["error file after output", "error line before answer", "anthropic"])
+def test_a_delivered_answer_wins_over_an_error_line_for_the_same_request(server, bank, tmp_path, order):
+    out = tmp_path / "r.jsonl"
+    twice = []
+
+    def edit(kind, lines):
+        if kind == "error" and order == "error file after output":
+            return [*lines, json.dumps({"custom_id": twice[0], "response": {"status_code": 500, "body": {
+                "error": {"message": "lost", "code": "server_error"}}}}).encode()]
+        if kind in ("output", "results"):
+            twice.append(json.loads(lines[0])["custom_id"])
+            error = ({"custom_id": twice[0], "result": {"type": "errored", "error": {"error": {"type": "api_error"}}}}
+                     if kind == "results" else
+                     {"custom_id": twice[0], "response": {"status_code": 500, "body": {"error": {"message": "x"}}}})
+            return [json.dumps(error).encode(), *lines] if order != "error file after output" else lines
+        return lines
+    server.edit_batch_file = edit
+    if order == "anthropic":
+        summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
+                            poll_interval=0.01)
+    else:
+        summary = batch(server, out, bank)
+    records = read_run_log(out)[0]
+    assert [r["status"] for r in records if r["trial_id"] == twice[0]] == ["ok"]
+    assert summary.completed == 12 and summary.remaining == 0 and summary.failures == {}
+    assert server.batch_creations == 1  # the answered request was never sent again
+    assert sorted(Counter(server.answered_trials()).values()) == [1] * 12
+
+
+def test_anthropic_damaged_result_lines_fail_only_their_requests(server, bank, tmp_path, recwarn):
+    out = tmp_path / "r.jsonl"
+    lost = []
+
+    def damage(lines):
+        lost.extend(json.loads(x)["custom_id"] for x in lines[:3])
+        odd = json.loads(lines[2])
+        odd["result"] = {"type": "mystery"}
+        return [b"{not json", b"null", json.dumps(odd).encode(), *lines[3:]]
+    damage_first_batch(server, damage)
+    summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
+                        poll_interval=0.01, policy=RetryPolicy(max_retries=0))
+    assert summary.completed == 9 and summary.remaining == 3
+    failed = {r["trial_id"]: r["error"] for r in read_run_log(out)[0] if r["status"] == "error"}
+    assert set(failed) == set(lost) and "line 3: result type 'mystery'" in failed[lost[2]]
+    assert [str(w.message).split(": line")[1][:3] for w in recwarn if "results: line" in str(w.message)] == [" 1:",
+                                                                                                          " 2:"]
+    summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
+                        poll_interval=0.01)
+    assert summary.completed == 3 and summary.remaining == 0 and server.batch_creations == 2
+
+
+@pytest.mark.parametrize("wire, route, code", [("openai", "POST /v1/files", 404), ("openai", "POST /v1/batches", 405),
+                                              ("anthropic", "POST /v1/messages/batches", 404)])
+def test_a_server_without_batch_endpoints_gets_one_clear_error_and_no_open_marker(server, bank, tmp_path, capsys,
+                                                                                 wire, route, code):
+    model, url = (MODEL, server.openai_url) if wire == "openai" else ("anthropic:fake-claude", server.anthropic_url)
+    server.refuse[route] = code
+    out = tmp_path / "r.jsonl"
+    cmd = ["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", model, "--out", str(out), "--base-url", url,
+           "--trials", "1", "--batch", "--poll-interval", "0.01"]
+    for _ in range(2):  # the same again: no batch to look up, the same one error
+        assert main(cmd) == 2
+        captured = capsys.readouterr()
+        errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and url in errors[0] and route in errors[0] and f"HTTP {code}" in errors[0]
+        assert "no batch API" in errors[0] and "without --batch" in errors[0]
+        assert "0 sent" in captured.out and "0 answered" in captured.out
+        assert server.batch_creations == 0 and not read_run_log(out)[0]
+        events = [m["event"] for m in markers(out)]
+        if route == "POST /v1/files":  # refused before any marker
+            assert events == []
+        else:  # the pending marker, written before the create, is closed at once with the reason
+            assert events[-2:] == ["batch_pending", "batch_done"] and markers(out)[-1]["batch_id"] is None
+            assert route in markers(out)[-1]["error"]
+        assert batch_mod._open_batches(out, model)[0] == {}
+
+
+def test_a_stale_pending_marker_on_a_server_without_batch_endpoints_is_closed(server, bank, tmp_path):
+    out = tmp_path / "r.jsonl"
+    with RunLog(out) as log:  # left by an older fastspe that wrote the marker before a refused upload
+        log.append({"event": "batch_pending", "condition": MODEL, "batch_provider": "openai", "token": "t0",
+                    "created_after": time.time(), "custom_ids": [], "timestamp": "x"})
+    server.refuse.update({"GET /v1/batches": 404, "POST /v1/files": 404})
+    summary = batch(server, out, bank, trials=1)
+    assert "no batch API" in summary.fatal_error and summary.requested == 0
+    assert [m["event"] for m in markers(out)] == ["batch_pending", "batch_done"]

@@ -342,6 +342,75 @@ def test_log_scrubs_secrets_and_is_exclusive(tmp_path):
     assert KEY not in out.read_text() and "[redacted]" in out.read_text()
 
 
+def _run_either(mode, srv, out, bank, **kw):
+    from fastspe.runners import run_batch
+
+    kw = {"trials": 2, "settings": GenerationSettings(max_tokens=64, temperature=1.0), "policy": FAST, **kw}
+    if mode == "online":
+        return run_model(bank, "openai:fake-gpt", out, base_url=srv.openai_url, **kw)
+    return run_batch(bank, "openai:fake-gpt", out, base_url=srv.openai_url, poll_interval=0.01, **kw)
+
+
+@pytest.mark.parametrize("mode", ["online", "batch"])
+@pytest.mark.parametrize("key", ["U", "-", "1", "x"])
+def test_a_short_key_is_warned_about_and_never_rewrites_the_log(monkeypatch, bank, tmp_path, key, mode):
+    """Answers, ids, field names and the JSON itself stay as they are whatever the key; resuming finds them."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    out = tmp_path / "r.jsonl"
+    with FakeLLMServer(key=key) as srv:
+        srv.push(status(500, message="max_tokens too large for 127.0.0.1-x"))
+        with pytest.warns(UserWarning, match="OPENAI_API_KEY is only 1 character.*too short to be a secret"):
+            summary = _run_either(mode, srv, out, bank)
+        assert summary.remaining == 0
+        sent = len(srv.seen)
+        for raw in out.read_bytes().splitlines():
+            json.loads(raw)  # every line strict JSON
+        records = lines_of(out)
+        assert {r["response"] for r in oks(records)} == {"MOVES: U,L"}
+        assert {r["trial_id"] for r in oks(records)} == {t.trial_id for t in plan_trials(bank, "openai:fake-gpt", 2)}
+        for r in records:
+            assert r["condition"] == "openai:fake-gpt" and r["max_tokens"] == 64 and r["base_url"] == srv.openai_url
+            assert r["requested_model"] == "fake-gpt" and r["temperature"] == 1.0
+        (failed,) = [r for r in records if r["status"] == "error"]
+        assert "max_tokens too large for 127.0.0.1-x" in failed["error"]  # error texts are not rewritten either
+        again = _run_either(mode, srv, out, bank)  # nothing to send: no key read, no warning
+        assert again.already_complete == 8 and len(srv.seen) == sent  # nothing sent or paid for twice
+
+
+@pytest.mark.parametrize("mode", ["online", "batch"])
+@pytest.mark.parametrize("key", [KEY, "gw_live_4f8a1c9e2b7d6a3f5e0c"])  # key-shaped or not: the key is known
+def test_a_realistic_key_in_an_error_text_is_redacted_there_only(monkeypatch, bank, tmp_path, key, mode):
+    import urllib.parse
+
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    out = tmp_path / "r.jsonl"
+    with FakeLLMServer(key=key) as srv:
+        srv.push(status(500, message=f"proxy: upstream refused key {key} (url ?k={urllib.parse.quote(key)})"))
+        summary = _run_either(mode, srv, out, bank, trials=1)
+    assert summary.remaining == 0
+    body = out.read_text()
+    assert key not in body and urllib.parse.quote(key) not in body and key[3:] not in body
+    (failed,) = [r for r in lines_of(out) if r["status"] == "error"]
+    assert "proxy: upstream refused key [redacted] (url ?k=[redacted])" in failed["error"]
+    assert {r["response"] for r in oks(lines_of(out))} == {"MOVES: U,L"}
+
+
+def test_log_scrubs_only_error_texts_and_urls(tmp_path):
+    from fastspe.runners.base import public_url
+
+    out = tmp_path / "r.jsonl"
+    with RunLog(out, secrets=[KEY, "x"]) as log:  # "x" is too short to scrub: nothing changes for it
+        log.append({"error": f"echo {KEY}", "base_url": f"https://gw/{KEY}/v1", "response": "MOVES: U,L",
+                    "max_tokens": 1, "trial_id": "ab-x1"})
+    (line,) = lines_of(out)
+    assert line == {"error": "echo [redacted]", "base_url": "https://gw/[redacted]/v1", "response": "MOVES: U,L",
+                    "max_tokens": 1, "trial_id": "ab-x1"}
+    assert public_url("https://me:s3cret-pass@host:8443/v1") == "https://me:[redacted]@host:8443/v1"
+    assert public_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
 def _signal_after(cmd, env, out, answers: int, sig):
     """Start ``cmd``, send ``sig`` once ``out`` holds ``answers`` completed answers; (process, (stdout, stderr))."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 from ..boundary.errors import UserError
 from ..extras import require
-from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
-                   resolve_base_url, response_failures)
+from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, key_secrets,
+                   request_id_from, resolve_base_url, response_failures)
 from .pacing import rate_limits
 from .openai_runner import TRIAL_HEADER
 
@@ -44,7 +44,7 @@ class AnthropicMessages:
         self.model = model
         self.base_url = resolve_base_url("anthropic", base_url)
         key = api_key_from_env("anthropic", base_url)
-        self.secrets = (key,)
+        self.secrets = key_secrets(key)
         self._client = anthropic.Anthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
     @staticmethod

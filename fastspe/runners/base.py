@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
+import warnings
 from dataclasses import dataclass
 
 from ..boundary.errors import UserError
 from ..generation import GenerationSettings, split_model  # noqa: F401 (re-exported: part of the runners API)
-from .log import scrub
+from .log import MIN_SECRET_CHARS, scrub
 from .pacing import RateLimits, rate_limits
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after
 
@@ -52,20 +54,49 @@ def resolve_base_url(provider: str, base_url: str | None) -> str:
 def api_key_from_env(provider: str, base_url: str | None) -> str:
     """The key from the provider's usual environment variable, never from a file or argument.
 
-    With ``--base-url`` an OpenAI-compatible server may need no key; then a placeholder is sent.
+    With ``--base-url`` an OpenAI-compatible server may need no key; then a placeholder is sent. A key shorter
+    than ``MIN_SECRET_CHARS`` is sent as is with a warning: it is not scrubbed from error texts, since
+    replacing so short a string would rewrite ordinary words (and nothing else is ever scrubbed).
     """
     var = KEY_VARIABLES[provider]
     key = os.environ.get(var, "").strip()
     if key:
+        if len(key) < MIN_SECRET_CHARS:
+            warnings.warn(f"{var} is only {len(key)} character(s) long, too short to be a secret API key; it is "
+                          f"sent as is but not scrubbed from error texts in logs and messages (real keys are "
+                          f"much longer)", stacklevel=2)
         return key
     if provider == "openai" and base_url:
         return PLACEHOLDER_KEY
     raise UserError(f"{var} is not set; export it in your shell (fastspe reads the key only from {var})")
 
 
+def key_secrets(key: str) -> tuple:
+    """The strings to keep out of error texts for ``key``: none for the placeholder, which is no secret."""
+    return () if key == PLACEHOLDER_KEY else (key,)
+
+
+def redact_error(text: str, secrets=()) -> str:
+    """An error text fit to log or print: ``secrets`` (in every form ``log.secret_forms`` knows) and key-shaped
+    words (``KEY_SHAPED``) replaced by ``[redacted]``, at most ``MAX_ERROR_CHARS`` long. For error texts only:
+    an answer is never rewritten."""
+    return KEY_SHAPED.sub("[redacted]", scrub(text, secrets))[:MAX_ERROR_CHARS]
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` as recorded in a log: without a password in its user part (``https://user:KEY@host``)."""
+    if not url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if ":" not in userinfo:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:[redacted]{at}{host}"))
+
+
 def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
     """An ``AttemptError`` for an exception raised by the ``openai`` or ``anthropic`` module ``sdk``."""
-    message = KEY_SHAPED.sub("[redacted]", scrub(f"{type(exc).__name__}: {exc}", secrets))[:MAX_ERROR_CHARS]
+    message = redact_error(f"{type(exc).__name__}: {exc}", secrets)
     if isinstance(exc, sdk.APIStatusError):
         headers = exc.response.headers
         kind = kind_for_status(exc.status_code)

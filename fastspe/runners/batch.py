@@ -10,7 +10,14 @@ holds the batch's life as marker records, which readers skip like ``torn_line`` 
 
 - ``batch_pending`` (fsynced *before* the batch is created): a random token, the custom ids;
 - ``batch_submitted``: the token and the batch id, right after creation;
-- ``batch_done``: the token, once every result of the batch is in the log (or the batch was never created).
+- ``batch_done``: the token, once every result of the batch is in the log (or the batch was never created:
+  then with the ``error`` that says why).
+
+Requests are uploaded (OpenAI) before the pending marker is written, so a server without batch endpoints
+leaves no marker at all; one that refuses the create itself gets its marker closed at once. Each line of a
+batch's results is read on its own (``batch_api.py``): a damaged line is a failed attempt of its request, or a
+warning naming the file and line when its request cannot be told, and an answer always wins over an error
+line for the same request, so no paid answer is lost or paid for again.
 
 Running the same command again polls and collects batches that are submitted but not done. A pending marker
 without its submitted one means "maybe created": the batch is looked up (OpenAI: by the token in its
@@ -30,7 +37,7 @@ from pathlib import Path
 from ..boundary.errors import UserError
 from ..boundary.responses import BATCH_EVENTS
 from .base import GenerationSettings
-from .batch_api import ADAPTERS
+from .batch_api import ADAPTERS, CreateFailed
 from .cost import Budget, Pricing, input_tokens_upper
 from .engine import (PROVIDERS, Progress, RunSummary, Trial, _now, _record_base, _scan, answer_fields, error_fields,
                      plan_run)
@@ -207,21 +214,29 @@ class _BatchRun:
         todo = todo[:fits]
         for start in range(0, fits, MAX_REQUESTS):
             chunk = todo[start:start + MAX_REQUESTS]
-            for t in chunk:
+            self._create(chunk, sum(worst[start:start + MAX_REQUESTS]))
+            for t in chunk:  # counted only once its batch exists: a refused batch sent nothing
                 if t.trial_id in self.last_error:  # a retry: count it by the sort of its last failure
                     self.retries[t.trial_id][self.last_error[t.trial_id].kind != RATE_LIMIT] += 1
                 self.sent.add(t.trial_id)
-            self._create(chunk, sum(worst[start:start + MAX_REQUESTS]))
 
     def _create(self, chunk: list[Trial], reserved: float) -> None:
-        token = uuid.uuid4().hex
+        # Uploaded first (OpenAI): a server without batch endpoints refuses before any marker is written.
+        prepared = self.api.prepare(chunk, self.settings)
+        entry = _Open(uuid.uuid4().hex, [t.trial_id for t in chunk], time.time())
         # Written and fsynced before the batch exists, so that a run killed during creation looks it up.
         self.log.append({"event": PENDING, "condition": self.condition, "batch_provider": self.provider.provider,
-                         "token": token, "created_after": time.time(), "custom_ids": [t.trial_id for t in chunk],
+                         "token": entry.token, "created_after": entry.created_after, "custom_ids": entry.custom_ids,
                          "timestamp": _now()})
-        self.reserved[token] = reserved
-        batch_id = self.api.create(chunk, self.settings, token)
-        self._mark_submitted(token, batch_id)
+        self.reserved[entry.token] = reserved
+        try:
+            batch_id = self.api.create(prepared, entry.token)
+        except CreateFailed as exc:
+            if exc.absent:  # refused: no batch to look up, nothing to pay
+                self._mark_done(entry, error=exc.message)
+                self.wallet.settle(self.reserved.pop(entry.token), 0.0)
+            raise
+        self._mark_submitted(entry.token, batch_id)
         self.states["submitted"] += 1
 
     def _mark_submitted(self, token: str, batch_id: str) -> None:
@@ -301,9 +316,13 @@ class _BatchRun:
         self.answered += sum(r["status"] == OK for r in records)
         records.clear()
 
-    def _mark_done(self, entry: _Open, batch_id: str | None = None) -> None:
-        self.log.append({"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
-                         "token": entry.token, "batch_id": batch_id, "timestamp": _now()})
+    def _mark_done(self, entry: _Open, batch_id: str | None = None, error: str | None = None) -> None:
+        """Close ``entry``'s pending marker: collected (``batch_id``) or never created (``error``: why not)."""
+        record = {"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
+                  "token": entry.token, "batch_id": batch_id, "timestamp": _now()}
+        if error is not None:
+            record["error"] = error
+        self.log.append(record)
 
     def _report(self, live: list | None = None) -> None:
         if live is not None:

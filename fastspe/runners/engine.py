@@ -31,7 +31,7 @@ from ..boundary.errors import UserError
 from ..generation import canonical_model
 from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
-from .base import GenerationSettings, resolve_base_url, split_model
+from .base import GenerationSettings, public_url, resolve_base_url, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
 from .log import ERROR, OK, LogScan, RunLog, check_log_path, scan_run_log
 from .openai_runner import OpenAIChat
@@ -155,7 +155,7 @@ def _now() -> str:
 def _record_base(trial: Trial, condition: str, provider: str, model: str, base_url: str | None,
                  settings: dict) -> dict:
     return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
-            "provider": provider, "requested_model": model, "base_url": base_url, **settings,
+            "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
             "fastspe_version": __version__, "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256,
             "prompt_text_sha256": prompt_sha256(trial.prompt)}
 

@@ -30,6 +30,12 @@ ERROR = "error"
 
 KEY_PREFIXES = ("sk-ant-", "sk-proj-", "sk-")
 MIN_BARE_KEY = 16  # a key less its prefix is redacted only when this long, so short common words stay
+# A shorter "key" is no secret (a local server's placeholder such as "x"), and replacing it would rewrite
+# ordinary words of an error text; the runners warn about such a key instead (base.api_key_from_env).
+MIN_SECRET_CHARS = 8
+# The record fields where a key can appear: error texts (servers echo keys, headers, URLs) and URLs. Only
+# these are scrubbed: answers, identifiers and field names are written as they are, whatever the key.
+SECRET_FIELDS = ("error", "base_url")
 
 
 def check_log_path(path) -> Path:
@@ -67,10 +73,10 @@ def secret_forms(secret: str) -> list[str]:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every occurrence of each non-empty secret, in any form of ``secret_forms``,
-    replaced by ``[redacted]``."""
+    """``text`` (an error text or a URL, never an answer) with every occurrence of each secret of at least
+    ``MIN_SECRET_CHARS`` characters, in any form of ``secret_forms``, replaced by ``[redacted]``."""
     for secret in secrets:
-        if not secret:
+        if not secret or len(secret) < MIN_SECRET_CHARS:
             continue
         for form in secret_forms(secret):
             if form in text:
@@ -86,7 +92,8 @@ class RunLog:
     path : path-like
         The JSONL file; created (with its folder) when missing, never truncated.
     secrets : iterable of str
-        Strings (API keys) replaced by ``[redacted]`` in every line before it is written.
+        Strings (API keys) replaced by ``[redacted]`` in the ``SECRET_FIELDS`` of each record (``scrub``); every
+        other field is written as given, so an answer or an id never changes with the key.
     """
 
     def __init__(self, path, secrets: Iterable[str] = ()):
@@ -116,11 +123,20 @@ class RunLog:
         """Write ``records`` as JSON lines with one flush and fsync for all: free answers (baselines) are
         written in batches, since a sync per line costs more than computing them. A crash loses at most
         the lines of the batch being written; count them as done only after this returns."""
-        data = b"".join(scrub(json.dumps(_jsonable(r), ensure_ascii=False, allow_nan=False, default=_json_default),
-                              self._secrets).encode("utf-8") + b"\n" for r in records)
+        data = b"".join(json.dumps(self._jsonable(r), ensure_ascii=False, allow_nan=False,
+                                   default=_json_default).encode("utf-8") + b"\n" for r in records)
         if data:
             with self._lock:
                 self._write_bytes(data)
+
+    def _jsonable(self, record: dict) -> dict:
+        """``record`` with float NaN (pandas' missing value) as None, so every line is strict JSON, and the
+        secrets scrubbed from its ``SECRET_FIELDS``."""
+        out = {k: (None if isinstance(v, float) and v != v else v) for k, v in record.items()}
+        for name in SECRET_FIELDS:
+            if isinstance(out.get(name), str):
+                out[name] = scrub(out[name], self._secrets)
+        return out
 
     def _write_bytes(self, data: bytes) -> None:
         try:
@@ -155,9 +171,6 @@ def _json_default(obj):
     return str(obj)
 
 
-def _jsonable(record: dict) -> dict:
-    """``record`` with float NaN (pandas' missing value) as None, so every line is strict JSON."""
-    return {k: (None if isinstance(v, float) and v != v else v) for k, v in record.items()}
 
 
 def _torn_tail_line(path: Path) -> int:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ..boundary.errors import UserError
 from ..extras import require
-from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, request_id_from,
-                   resolve_base_url, response_failures)
+from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, key_secrets,
+                   request_id_from, resolve_base_url, response_failures)
 from .pacing import rate_limits
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
@@ -39,7 +39,7 @@ class OpenAIChat:
         self.model = model
         self.base_url = resolve_base_url("openai", base_url)
         key = api_key_from_env("openai", base_url)
-        self.secrets = (key,)
+        self.secrets = key_secrets(key)
         # api.openai.com wants max_completion_tokens (reasoning models reject max_tokens);
         # compatible servers know max_tokens.
         self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
