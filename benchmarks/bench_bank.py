@@ -14,10 +14,10 @@ import subprocess
 import sys
 import time
 
-from fastspe.bank import build_bank
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank
+from fastspe.bank.design import paper_design
 from fastspe.kernels.walks import propose_walks
-from fastspe.layout import Layout
+from fastspe.domains.sliding.layout import Layout
 from tests import naive_bank as naive
 from benchmarks.timing import best_of, target
 

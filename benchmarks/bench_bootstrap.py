@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from fastspe import intervals as iv
+from fastspe.stats import intervals as iv
 from fastspe.kernels import bootstrap as kb
 from tests.naive_bootstrap import naive_bootstrap, naive_percentiles, numpy_indices, synthetic_sums_frame
 from benchmarks.timing import best_of, target

@@ -21,13 +21,13 @@ import pytest
 
 from benchmarks.bench_scale import rollouts  # noqa: F401  (the 1M-answer fixture)
 from benchmarks.timing import target
-from fastspe import intervals
-from fastspe.bank import build_bank_table
+from fastspe.stats import intervals
+from fastspe.bank.build import build_bank_table
 from fastspe.boundary.banks import read_bank_table
-from fastspe.design import load_design
+from fastspe.bank.design import load_design
 from fastspe.distributed import Proposals, cluster, executor
-from fastspe.metrics import SUM_COLUMNS
-from fastspe.score import score_file
+from fastspe.stats.metrics import SUM_COLUMNS
+from fastspe.scoring.score import score_file
 
 ANSWERS = int(os.environ.get("FASTSPE_BENCH_ANSWERS", "1000000"))
 BOARDS = int(os.environ.get("FASTSPE_BENCH_BOARDS", "200000"))

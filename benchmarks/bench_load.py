@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from fastspe.bank import build_bank
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank
+from fastspe.bank.design import paper_design
 from fastspe.runners import AdaptiveLimiter, RetryPolicy, engine, read_run_log, run_model
 from tests.fake_llm_server import FakeLLMServer, ok, status
 

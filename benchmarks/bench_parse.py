@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from fastspe.parse import parse_answer
-from fastspe.parse_batch import parse_column
+from fastspe.scoring.parse_reference import parse_answer
+from fastspe.scoring.parse_column import parse_column
 from benchmarks.timing import best_of, target
 
 ANSWERS = 200_000

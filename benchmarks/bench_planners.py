@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastspe.bank import build_bank, pack_boards
-from fastspe.baselines import PLANNERS, baseline_responses, board_keys
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank
+from fastspe.boundary.bank_frames import pack_boards
+from fastspe.planners.baselines import PLANNERS, baseline_responses, board_keys
+from fastspe.bank.design import paper_design
 from fastspe.kernels.planners import plan_baselines
-from fastspe.layout import DIRECTIONS, Layout
+from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from tests import naive_planners as naive
 from benchmarks.timing import best_of, target
 

@@ -14,12 +14,12 @@ import numba
 import numpy as np
 import pandas as pd
 
-from fastspe.bank import build_bank, read_bank, write_bank
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank, read_bank, write_bank
+from fastspe.bank.design import paper_design
 from fastspe.kernels.replay import replay_plans
-from fastspe.layout import DIRECTIONS, Layout
-from fastspe.parse import parse_answer
-from fastspe.score import bank_tables, read_responses, score_responses, write_verdicts
+from fastspe.domains.sliding.layout import DIRECTIONS, Layout
+from fastspe.scoring.parse_reference import parse_answer
+from fastspe.scoring.score import bank_tables, read_responses, score_responses, write_verdicts
 from tests.naive_replay import naive_distances, naive_replay
 from benchmarks.timing import best_of, target
 

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.bank import build_bank, read_bank, write_bank
-from fastspe.baselines import baseline_responses
-from fastspe.design import load_design
+from fastspe.bank.build import build_bank, read_bank, write_bank
+from fastspe.planners.baselines import baseline_responses
+from fastspe.bank.design import load_design
 from benchmarks.timing import best_of
 from tests.naive_replay import naive_distances, naive_replay
 

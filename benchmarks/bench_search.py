@@ -16,9 +16,9 @@ import numba
 import numpy as np
 import pytest
 
-from fastspe.layout import Layout
-from fastspe.pdb import build_table, default_partition, pattern_databases
-from fastspe.solver import solve, solve_boards
+from fastspe.domains.sliding.layout import Layout
+from fastspe.planners.pdb import build_table, default_partition, pattern_databases
+from fastspe.planners.solver import solve, solve_boards
 from tests import naive_search as naive
 from benchmarks.timing import best_of
 
@@ -91,7 +91,7 @@ def random_board(layout: Layout, rng: np.random.Generator) -> list[int]:
 
 
 def test_random_blocked_boards(benchmark):
-    from fastspe.solver import SearchLimit
+    from fastspe.planners.solver import SearchLimit
 
     rng = np.random.default_rng(3)
     boards = [(blocks, random_board(Layout(4, 4, blocks), rng)) for blocks in BLOCKED_LAYOUTS

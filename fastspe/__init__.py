@@ -6,14 +6,22 @@ stratified bootstrap intervals, and reports, over a Numba-compiled core.
 
 __version__ = "0.1.0"
 
+from . import _names
+
+_names.install()  # fastspe 0.1's flat module paths keep working, with a DeprecationWarning
+
 # The in-memory reward API and the exact solver, imported on first use so that ``import fastspe`` (and ``fastspe --help``)
 # loads neither numba nor pandas.
-_LAZY = {"reward": "rewards", "RewardScorer": "rewards", "Rewards": "rewards", "solve": "solver"}
+_LAZY = {"reward": "scoring.rewards", "RewardScorer": "scoring.rewards", "Rewards": "scoring.rewards",
+         "solve": "planners.solver"}
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    if f"{__name__}.{name}" in _names.MOVED:  # ``fastspe.score`` as an attribute, the 0.1 way
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

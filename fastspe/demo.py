@@ -14,16 +14,16 @@ from typing import Callable
 
 import pandas as pd
 
-from .bank import build_bank, write_bank
-from .baselines import PLANNERS, baseline_responses
-from .boundary.errors import UserError
-from .design import paper_design
+from .bank.build import build_bank, write_bank
+from .planners.baselines import PLANNERS, baseline_responses
+from .errors import UserError
+from .bank.design import paper_design
 from .boundary.verdicts import write_verdicts
-from .io import write_table
-from .metrics import compute_metrics
+from .boundary.files import write_table
+from .stats.metrics import compute_metrics
 from .extras import check_installed
-from .report import Stage as ReportProgress, write_report
-from .score import read_responses, score_responses
+from .report.write import Stage as ReportProgress, write_report
+from .scoring.score import read_responses, score_responses
 
 DEFAULT_OUT = "fastspe-demo"
 DEMO_DRAWS = 5000  # the paper's bootstrap draw count

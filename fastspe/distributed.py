@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from .boundary.errors import UserError
+from .errors import UserError
 from .extras import require
 
 NEEDED_FOR = "--scheduler/--workers (running on Dask)"

@@ -38,12 +38,13 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
 
-from .bank import BANK_COLUMNS, build_bank, read_bank
-from .boundary.errors import UserError
-from .design import paper_design
-from .io import table_format, write_table
-from .prompts import PROMPT_SHA256, PROMPT_VERSION, render_prompt
-from .score import score_responses
+from .bank.build import build_bank, read_bank
+from .boundary.banks import BANK_COLUMNS
+from .errors import UserError
+from .bank.design import paper_design
+from .boundary.files import table_format, write_table
+from .domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, render_prompt
+from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
 LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",

@@ -92,7 +92,7 @@ LAYOUT_OF_K = {0: "bnone", 1: "b5", 2: "b5.10", 3: "b5.6.9"}
 
 def synthetic_verdicts(seed: int = 0, conditions=("alpha", "beta", "gamma"), per_cell: int = 6, trials: int = 3,
                        cells=None, quality=None) -> pd.DataFrame:
-    """Verdict rows with the columns of ``fastspe.score.score_responses`` (a paper-like design).
+    """Verdict rows with the columns of ``fastspe.scoring.score.score_responses`` (a paper-like design).
 
     ``cells``: (cohort, k, depth) triples (default the paper's 16 primary + 4 stress cells);
     ``quality``: condition -> (p_illegal, p_complete_given_legal, mean economy).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from fastspe.layout import Layout
+from fastspe.domains.sliding.layout import Layout
 
 
 @st.composite

@@ -13,8 +13,8 @@ import sys
 import pandas as pd
 import pytest
 
-from fastspe import io
-from fastspe.tables import Table, markdown_text, to_markdown, write_table_files
+from fastspe.boundary import files as io
+from fastspe.report.tables import Table, markdown_text, to_markdown, write_table_files
 
 
 def dead_pid() -> int:
@@ -103,7 +103,7 @@ def test_real_write_error_from_dev_full(tmp_path, monkeypatch):
 
 def test_cli_prints_the_full_disk_error(tmp_path, monkeypatch, capsys):
     from fastspe.cli import main
-    from fastspe.score import score_responses
+    from fastspe.scoring.score import score_responses
 
     from .test_score import tiny_bank
     verdicts = tmp_path / "v.parquet"

@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank import BANK_COLUMNS, QuotaError, build_bank, build_cell, certificates, pack_boards
-from fastspe.design import Design, DesignCell, paper_design
-from fastspe.layout import Layout
-from fastspe.verify_bank import verify_bank
+from fastspe.bank.build import QuotaError, build_bank, build_cell, certificates
+from fastspe.boundary.banks import BANK_COLUMNS
+from fastspe.boundary.bank_frames import pack_boards
+from fastspe.bank.design import Design, DesignCell, paper_design
+from fastspe.domains.sliding.layout import Layout
+from fastspe.verify.bank import verify_bank
 
 from . import naive_bank as naive
 from .strategies import layouts
@@ -125,8 +127,8 @@ def test_every_generated_board_is_certified(layout, depth, seed):
 
 _HASH_SCRIPT = """
 import hashlib, numba
-from fastspe.bank import build_bank
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank
+from fastspe.bank.design import paper_design
 bank = build_bank(paper_design(5))
 print(numba.get_num_threads(), hashlib.sha256(bank.to_json(orient="records").encode()).hexdigest())
 """
@@ -151,7 +153,8 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from fastspe.bank import board_matrix, read_bank, write_bank
+    from fastspe.bank.build import read_bank, write_bank
+    from fastspe.boundary.banks import board_matrix
 
     path = tmp_path / "bank.parquet"
     write_bank(paper_bank, path)
@@ -167,7 +170,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
 
 def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
     """Plain int64 lists and no checksum: read with a warning, same boards."""
-    from fastspe.bank import read_bank
+    from fastspe.bank.build import read_bank
 
     old = paper_bank.copy()
     for col in ("blocks", "initial", "goal"):
@@ -183,8 +186,9 @@ def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
 
 
 def test_mixed_board_sizes_round_trip(tmp_path):
-    from fastspe.bank import board_matrix, build_bank, read_bank, write_bank
-    from fastspe.design import Design, DesignCell
+    from fastspe.bank.build import build_bank, read_bank, write_bank
+    from fastspe.boundary.banks import board_matrix
+    from fastspe.bank.design import Design, DesignCell
 
     design = Design(seed=1, cells=(DesignCell("a", Layout(3, 3, ()), 6, 5), DesignCell("b", Layout(4, 4, (5,)), 8, 5)))
     bank = build_bank(design)

@@ -16,8 +16,8 @@ import pytest
 from tests.fake_llm_server import FakeLLMServer, drop, ok, status
 from tests.test_runners import KEY, REPO, _bank_file, bank, keys, paper_bank, server  # noqa: F401 (fixtures)
 from fastspe.cli import main
-from fastspe.responses import read_responses
-from fastspe.run_stats import run_stats
+from fastspe.boundary.responses import read_responses
+from fastspe.report.run_stats import run_stats
 from fastspe.runners import GenerationSettings, Pricing, RetryPolicy, RunLog, read_run_log, run_model
 from fastspe.runners import batch as batch_mod
 from fastspe.runners import batch_api

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank import write_bank
-from fastspe.score import read_verdicts
+from fastspe.bank.build import write_bank
+from fastspe.scoring.score import read_verdicts
 
 from .boundary_helpers import assert_refused, bank_records, oracle_records, run_cli, tiny_bank, write_jsonl
 

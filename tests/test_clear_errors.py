@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import fastspe
-from fastspe.bank import build_bank, write_bank
-from fastspe.boundary.errors import FastspeError, UserError, UserTypeError
+from fastspe.bank.build import build_bank, write_bank
+from fastspe.errors import FastspeError, UserError, UserTypeError
 from fastspe.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ DEEP = "[" * 3000 + "]" * 3000
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory):
-    from fastspe.design import paper_design
+    from fastspe.bank.design import paper_design
 
     root = tmp_path_factory.mktemp("errors")
     write_bank(build_bank(paper_design()).iloc[[0, 150]].reset_index(drop=True), root / "bank.parquet")
@@ -53,7 +53,7 @@ def _one_error_line(proc, *wanted):
 def test_user_errors_are_still_the_builtins_callers_caught():
     assert issubclass(UserError, ValueError) and issubclass(UserTypeError, TypeError)
     assert issubclass(UserTypeError, UserError) and issubclass(UserError, FastspeError)
-    from fastspe.layout import Layout
+    from fastspe.domains.sliding.layout import Layout
 
     with pytest.raises(TypeError, match="rows must be an integer"):
         Layout("4", 4)
@@ -181,7 +181,7 @@ def test_a_read_only_folder_names_the_final_path(command, name, bank, tmp_path):
 
 
 def test_a_report_folder_that_cannot_be_made_names_the_folder(monkeypatch, tmp_path):
-    from fastspe.io import atomic_dir
+    from fastspe.boundary.files import atomic_dir
 
     real_mkdir = Path.mkdir
 

@@ -55,7 +55,7 @@ HARD_3X4 = "2 8 11 1 7 0 5 6 3 9 10 4"  # d* = 37, h(s) = 23: the pattern databa
 
 
 def test_h_is_the_papers_h_and_the_search_bound_has_its_own_name(capsys):
-    from fastspe.layout import Layout
+    from fastspe.domains.sliding.layout import Layout
 
     assert main(["solve", "--board", HARD_3X4, "--rows", "3", "--cols", "4"]) == 0
     out = json.loads(capsys.readouterr().out)

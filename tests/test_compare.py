@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from fastspe.cli import main
-from fastspe.compare import (IMPROVEMENT, LOWER_IS_BETTER, NO_CHANGE, REGRESSION, bootstrap_p_values, compare, holm,
-                             sign_test_p, summary_markdown, verdict)
+from fastspe.report.comparison import summary_markdown
+from fastspe.stats.compare import (IMPROVEMENT, LOWER_IS_BETTER, NO_CHANGE, REGRESSION, bootstrap_p_values, compare, holm,
+                                   sign_test_p, verdict)
 
 from .naive_bootstrap import synthetic_verdicts
 from .threads import digests_by_thread_count
@@ -138,7 +139,7 @@ def test_same_numbers_at_one_and_two_threads():
 import hashlib
 import numba
 from tests.test_compare import paper_like
-from fastspe.compare import compare
+from fastspe.stats.compare import compare
 t = compare(paper_like(5), "base", draws=300, seed=4).table
 print(numba.get_num_threads(), hashlib.sha256(t.to_csv(index=False).encode()).hexdigest())
 """
@@ -159,11 +160,11 @@ def test_bad_requests_are_named():
 
 
 def test_cli_exit_codes_and_files(tmp_path, capsys):
-    from fastspe.bank import build_bank, write_bank
-    from fastspe.baselines import baseline_responses
+    from fastspe.bank.build import build_bank, write_bank
+    from fastspe.planners.baselines import baseline_responses
     from fastspe.boundary.verdicts import write_verdicts
-    from fastspe.design import paper_design
-    from fastspe.score import score_responses
+    from fastspe.bank.design import paper_design
+    from fastspe.scoring.score import score_responses
 
     bank = build_bank(paper_design())
     write_bank(bank, tmp_path / "bank.parquet")

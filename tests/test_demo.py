@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from fastspe.cli import main
-from fastspe.metrics import compute_metrics
+from fastspe.stats.metrics import compute_metrics
 
 PLANNERS = ["oracle", "greedy", "detour", "noisy", "random"]
 

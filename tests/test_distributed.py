@@ -13,17 +13,17 @@ import pytest
 pytest.importorskip("distributed")
 
 import fastspe  # noqa: E402
-from fastspe import intervals  # noqa: E402
-from fastspe.bank import build_bank_table, read_bank, write_bank  # noqa: E402
-from fastspe.baselines import baseline_responses  # noqa: E402
+from fastspe.stats import intervals  # noqa: E402
+from fastspe.bank.build import build_bank_table, read_bank, write_bank  # noqa: E402
+from fastspe.planners.baselines import baseline_responses  # noqa: E402
 from fastspe.boundary.banks import read_bank_table  # noqa: E402
 from fastspe.cli import main  # noqa: E402
-from fastspe.design import Design, DesignCell, paper_design  # noqa: E402
+from fastspe.bank.design import Design, DesignCell, paper_design  # noqa: E402
 from fastspe.distributed import Proposals, cluster, executor, ordered_map  # noqa: E402
-from fastspe.io import write_table  # noqa: E402
-from fastspe.layout import Layout  # noqa: E402
-from fastspe.metrics import board_sums  # noqa: E402
-from fastspe.score import score_file  # noqa: E402
+from fastspe.boundary.files import write_table  # noqa: E402
+from fastspe.domains.sliding.layout import Layout  # noqa: E402
+from fastspe.stats.metrics import board_sums  # noqa: E402
+from fastspe.scoring.score import score_file  # noqa: E402
 
 from .naive_bootstrap import synthetic_verdicts  # noqa: E402
 

@@ -7,11 +7,11 @@ import sys
 import pytest
 
 from fastspe import extras
-from fastspe.bank import build_bank, write_bank
-from fastspe.baselines import baseline_responses
+from fastspe.bank.build import build_bank, write_bank
+from fastspe.planners.baselines import baseline_responses
 from fastspe.cli import main
-from fastspe.design import paper_design
-from fastspe.io import write_table
+from fastspe.bank.design import paper_design
+from fastspe.boundary.files import write_table
 
 
 @pytest.fixture(scope="module")

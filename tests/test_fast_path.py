@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank import bank_to_table
-from fastspe.score import KEY, VERDICT_COLUMNS, read_responses, score_file, score_responses
+from fastspe.bank.build import bank_to_table
+from fastspe.scoring.score import KEY, VERDICT_COLUMNS, read_responses, score_file, score_responses
 
 from .boundary_helpers import tiny_bank
 

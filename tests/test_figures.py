@@ -13,8 +13,8 @@ pytest.importorskip("matplotlib")
 from matplotlib.cbook import is_math_text  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from fastspe import figures  # noqa: E402
-from fastspe.trajectories import TRAJECTORY_COLUMNS, trajectory_frame  # noqa: E402
+from fastspe.report import figures  # noqa: E402
+from fastspe.report.trajectories import TRAJECTORY_COLUMNS, trajectory_frame  # noqa: E402
 
 POLICIES = ("oracle", "greedy", "detour", "noisy", "random")
 # worst cases: 40 characters, a word too long for a line, user text that looks like math, unicode
@@ -29,12 +29,12 @@ def long_name(i: int) -> str:
 @pytest.fixture(scope="module")
 def scored():
     """Paper-design verdicts and metrics of the five baselines, the conditions named ``b0``..``b4``."""
-    from fastspe.bank import build_bank
-    from fastspe.baselines import baseline_responses
-    from fastspe.design import paper_design
-    from fastspe.intervals import bootstrap_intervals
-    from fastspe.metrics import board_sums
-    from fastspe.score import score_responses
+    from fastspe.bank.build import build_bank
+    from fastspe.planners.baselines import baseline_responses
+    from fastspe.bank.design import paper_design
+    from fastspe.stats.intervals import bootstrap_intervals
+    from fastspe.stats.metrics import board_sums
+    from fastspe.scoring.score import score_responses
 
     bank = build_bank(paper_design())
     answers = pd.concat([baseline_responses(bank, p, trials=3).assign(condition=f"b{i}")

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fastspe.cli import main
-from fastspe.compare import compare
+from fastspe.stats.compare import compare
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     """A bank and three 'checkpoints' of one model (baseline planners renamed), and another bank."""
-    from fastspe.bank import build_bank, write_bank
-    from fastspe.baselines import baseline_responses
+    from fastspe.bank.build import build_bank, write_bank
+    from fastspe.planners.baselines import baseline_responses
     from fastspe.boundary.verdicts import write_verdicts
-    from fastspe.design import paper_design
-    from fastspe.score import score_responses
+    from fastspe.bank.design import paper_design
+    from fastspe.scoring.score import score_responses
 
     folder = tmp_path_factory.mktemp("history")
     bank = build_bank(paper_design()).iloc[::4].reset_index(drop=True)
@@ -127,7 +127,7 @@ def test_one_label_one_run_one_bank(checkpoints, tmp_path, capsys, monkeypatch):
 def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     from fastspe.boundary.banks import bank_frame, read_bank_table
     from fastspe.boundary.verdicts import read_verdicts
-    from fastspe.history import History, ParameterError
+    from fastspe.stats.history import History, ParameterError
 
     folder, paths = checkpoints
     table = read_bank_table(folder / "bank.parquet")
@@ -151,7 +151,7 @@ def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     with pytest.raises(ParameterError, match=r"^label 'ok': is already in the history"):
         history.add(table, verdicts, "ok", draws=50)
     with pytest.raises(ParameterError, match="^label_b 'ok': is the baseline run too"):
-        from fastspe.history import paired_runs
+        from fastspe.stats.history import paired_runs
 
         paired_runs(history, "ok", "ok")
     with pytest.raises(ParameterError, match="^metric 'XYZ': is not in the history"):
@@ -250,7 +250,7 @@ def test_damaged_index_lines_are_refused_naming_file_and_line(checkpoints, copy,
 
 def test_damaged_index_refused_through_the_api(copy):
     from fastspe.boundary.errors import InputError
-    from fastspe.history import History
+    from fastspe.stats.history import History
 
     _damage_line_2(copy, "number as text")
     with pytest.raises(InputError, match=r"index\.jsonl: line 2: number \"2\""):
@@ -269,7 +269,7 @@ def test_blank_lines_and_a_lost_final_newline_are_harmless(checkpoints, copy, ca
 
 
 def test_a_failed_append_leaves_no_broken_line(checkpoints, copy, monkeypatch):
-    from fastspe.history import History
+    from fastspe.stats.history import History
 
     folder, paths = checkpoints
     before = (copy / "index.jsonl").read_bytes()
@@ -308,7 +308,7 @@ def _page_ranges(path) -> list[tuple[int, int]]:
 
 def test_bit_flips_in_metrics_are_refused_or_harmless(copy):
     from fastspe.boundary.errors import InputError
-    from fastspe.history import History
+    from fastspe.stats.history import History
 
     history = History(copy)
     clean = history.trend("G")
@@ -393,7 +393,7 @@ def test_a_missing_file_is_named(copy, capsys):
 def test_add_waits_for_the_lock(checkpoints, copy, monkeypatch, capsys):
     from filelock import FileLock
 
-    import fastspe.history as history
+    import fastspe.stats.history as history
 
     folder, paths = checkpoints
     before = (copy / "index.jsonl").read_bytes()
@@ -409,7 +409,7 @@ def test_add_waits_for_the_lock(checkpoints, copy, monkeypatch, capsys):
 
 @pytest.mark.slow
 def test_concurrent_adds_get_distinct_consecutive_numbers(checkpoints, copy):
-    from fastspe.history import History
+    from fastspe.stats.history import History
 
     folder, paths = checkpoints
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -445,7 +445,7 @@ def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
                             "G"], env=env, capture_output=True, text=True, timeout=300)
     assert shown.returncode == 0, shown.stderr
     assert "…" not in shown.stdout
-    from fastspe.history import History
+    from fastspe.stats.history import History
 
     trend = History(copy).trend("G")
     rows = [line for line in shown.stdout.splitlines() if label in line]  # the label whole, markup as typed
@@ -458,7 +458,7 @@ def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
 
 def test_history_compare_equals_fastspe_compare(checkpoints, tmp_path):
     from fastspe.boundary.verdicts import read_verdicts
-    from fastspe.history import History, paired_runs
+    from fastspe.stats.history import History, paired_runs
 
     folder, paths = checkpoints
     history = History(tmp_path / "s")

@@ -20,14 +20,14 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import EvalError, write_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
-from fastspe.bank import build_bank, write_bank  # noqa: E402
+from fastspe.bank.build import build_bank, write_bank  # noqa: E402
 from fastspe.cli import main  # noqa: E402
-from fastspe.baselines import baseline_responses  # noqa: E402
-from fastspe.design import paper_design  # noqa: E402
+from fastspe.planners.baselines import baseline_responses  # noqa: E402
+from fastspe.bank.design import paper_design  # noqa: E402
 from fastspe.inspect_task import bank_samples, import_log, responses_from_log, sliding_puzzles, verdict_of  # noqa: E402
-from fastspe.score import read_responses  # noqa: E402
-from fastspe.prompts import render_prompt  # noqa: E402
-from fastspe.score import score_responses  # noqa: E402
+from fastspe.scoring.score import read_responses  # noqa: E402
+from fastspe.domains.sliding.prompt import render_prompt  # noqa: E402
+from fastspe.scoring.score import score_responses  # noqa: E402
 
 TRIALS = 3
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe import intervals as iv
-from fastspe.metrics import SUM_COLUMNS, board_sums, compute_metrics
+from fastspe.stats import intervals as iv
+from fastspe.stats.metrics import SUM_COLUMNS, board_sums, compute_metrics
 
 from .naive_bootstrap import naive_bootstrap, synthetic_verdicts
 

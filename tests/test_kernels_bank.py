@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from fastspe.kernels import rng
 from fastspe.kernels.graph import board_h, boards_h
 from fastspe.kernels.walks import propose_walks
-from fastspe.layout import Layout
+from fastspe.domains.sliding.layout import Layout
 
 from . import naive_bank as naive
 from .strategies import layouts

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from fastspe.boundary.errors import InputError
-from fastspe.labels import read_labels
-from fastspe.report import display_names
+from fastspe.report.labels import read_labels
+from fastspe.report.write import display_names
 
 
 def test_csv_json_object_and_list_read_alike(tmp_path):

@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from fastspe.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
-from fastspe.layout import Layout
+from fastspe.bank.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
+from fastspe.domains.sliding.layout import Layout
 
 
 def test_goal_lists_tiles_over_free_cells_blank_last():

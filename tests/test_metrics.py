@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.metrics import METRIC_COLUMNS, board_sums, compute_metrics
+from fastspe.stats.metrics import METRIC_COLUMNS, board_sums, compute_metrics
 
 
 def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone", trial=0):

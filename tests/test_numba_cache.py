@@ -1,4 +1,4 @@
-"""fastspe's kernel cache (fastspe._numba_cache): keyed data files, the compile lock, info and clear,
+"""fastspe's kernel cache (fastspe._numba.cache): keyed data files, the compile lock, info and clear,
 and a stress test of several processes compiling into one fresh folder at once."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import pytest
 from filelock import FileLock
 
 from fastspe import __version__
-from fastspe import _numba, _numba_cache, _numba_folder
+from fastspe import _numba
+from fastspe._numba import cache as _numba_cache, folder as _numba_folder
 from fastspe.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -240,7 +241,7 @@ def _solve():
 
 
 def _boards():
-    from fastspe.solver import solve_boards
+    from fastspe.planners.solver import solve_boards
 
     boards = np.array([[1, 2, 3, 4, 0, 5, 7, 8, 6], [8, 6, 7, 2, 5, 4, 3, 0, 1]], dtype=np.int8)
     r = solve_boards(boards, 3, 3)
@@ -248,8 +249,8 @@ def _boards():
 
 
 def _bank():
-    from fastspe.bank import build_bank
-    from fastspe.design import design_from_dict
+    from fastspe.bank.build import build_bank
+    from fastspe.bank.design import design_from_dict
 
     return build_bank(design_from_dict(DESIGN))
 
@@ -257,7 +258,7 @@ def _bank():
 def _score():
     import pandas as pd
 
-    from fastspe.score import score_responses
+    from fastspe.scoring.score import score_responses
 
     bank = _bank()
     answers = ["MOVES: " + ",".join(c) for c in bank["certificate"]] + ["MOVES: U,D,L", "nonsense", "moves: r l u"]

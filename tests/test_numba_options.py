@@ -27,7 +27,7 @@ def test_cache_lives_in_the_user_cache_folder(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("FASTSPE_NUMBA_CACHE", None)
-    code = ("import fastspe, fastspe._numba_folder as f; from fastspe.layout import Layout; "
+    code = ("import fastspe, fastspe._numba.folder as f; from fastspe.domains.sliding.layout import Layout; "
             "Layout(3, 3, ()).distances; print(f'{fastspe.__version__}-c{f.LAYOUT}')")
     name = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     folder = tmp_path / "fastspe" / "numba" / name.strip()
@@ -40,7 +40,7 @@ def test_numba_cache_dir_gets_a_fastspe_subfolder(tmp_path):
     and importing fastspe does not redirect other numba functions' caches."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     env.pop("FASTSPE_NUMBA_CACHE", None)
-    code = ("import numba, fastspe._numba as n; from fastspe.layout import Layout; Layout(3, 3, ()).distances; "
+    code = ("import numba, fastspe._numba as n; from fastspe.domains.sliding.layout import Layout; Layout(3, 3, ()).distances; "
             "print(n.cache_dir(), numba.config.CACHE_DIR)")
     folder, numba_dir = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                        check=True).stdout.split()

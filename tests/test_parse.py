@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.parse import EXACT, NO_PLAN, NORMALIZED, ParsedPlan, parse_answer, parse_answers
+from fastspe.scoring.parse_reference import EXACT, NO_PLAN, NORMALIZED, ParsedPlan, parse_answer, parse_answers
 
 
 @pytest.mark.parametrize("text, moves", [

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastspe.kernels.replay import INVALID_CODE
-from fastspe.parse import parse_answer
-from fastspe.parse_batch import MODE_EXACT, MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
+from fastspe.scoring.parse_reference import parse_answer
+from fastspe.scoring.parse_column import MODE_EXACT, MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 
 from . import test_parse
 from .threads import digests_by_thread_count
@@ -292,7 +292,7 @@ def test_mode_names_are_the_reference_names():
 # -- threads ---------------------------------------------------------------------------------------
 SCRIPT = """
 import hashlib, numba, numpy as np
-from fastspe.parse_batch import parse_column
+from fastspe.scoring.parse_column import parse_column
 rng = np.random.default_rng(3)
 forms = ["Think.\\nMOVES: {}", "MOVES: {}\\nMOVES: {}", "moves: {}", "**MOVES:** {}", "no plan {}", "{}"]
 texts = [rng.choice(forms).format(", ".join(rng.choice(list("UDLRX"), size=rng.integers(0, 300))), "U")

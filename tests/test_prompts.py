@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.prompts import PROMPT_SHA256, PROMPT_TEMPLATE, PROMPT_VERSION, render_prompt
+from fastspe.domains.sliding.prompt import PROMPT_SHA256, PROMPT_TEMPLATE, PROMPT_VERSION, render_prompt
 
 PROMPT_MD = Path(__file__).resolve().parents[2] / "shared" / "paper" / "PROMPT.md"
 GOAL_4x4 = list(range(1, 16)) + [0]
@@ -104,8 +104,8 @@ def test_bad_boards_say_what_is_wrong():
 
 
 def test_bank_rows_render():
-    from fastspe.bank import build_bank
-    from fastspe.design import paper_design
+    from fastspe.bank.build import build_bank
+    from fastspe.bank.design import paper_design
 
     bank = build_bank(paper_design())
     blocked = bank[bank["k"] > 0].iloc[0]

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastspe.kernels.replay import ERROR_NAMES, STATUS_NAMES, key_layout, replay_plans
-from fastspe.layout import DIRECTIONS, Layout
+from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from fastspe.kernels.graph import board_h
-from fastspe.score import bank_tables, encode_moves
+from fastspe.scoring.score import bank_tables, encode_moves
 from .naive_replay import naive_distances, naive_replay
 from .strategies import layouts
 

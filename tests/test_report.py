@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe import figures
+from fastspe.report import figures
 from fastspe.cli import main
-from fastspe.metrics import compute_metrics
-from fastspe.report import METRICS_CSV_COLUMNS, write_report
+from fastspe.stats.metrics import compute_metrics
+from fastspe.report.write import METRICS_CSV_COLUMNS, write_report
 
 from .naive_bootstrap import synthetic_verdicts
 
@@ -141,10 +141,10 @@ def test_heatmap_columns_and_scale():
 
 
 def test_cli_end_to_end(tmp_path):
-    from fastspe.bank import build_bank, write_bank
-    from fastspe.baselines import baseline_responses
-    from fastspe.design import paper_design
-    from fastspe.score import score_responses, write_verdicts
+    from fastspe.bank.build import build_bank, write_bank
+    from fastspe.planners.baselines import baseline_responses
+    from fastspe.bank.design import paper_design
+    from fastspe.scoring.score import score_responses, write_verdicts
 
     bank = build_bank(paper_design())
     responses = pd.concat([baseline_responses(bank, p) for p in ("oracle", "detour", "greedy")], ignore_index=True)
@@ -161,7 +161,7 @@ def test_cli_end_to_end(tmp_path):
 
 
 def test_paired_table_is_the_same_in_chunks(report, tmp_path, bank, verdicts, monkeypatch):
-    import fastspe.report as rp
+    import fastspe.report.write as rp
     monkeypatch.setattr(rp, "PAIRS_PER_PASS", 1)
     chunked = write_report(bank, verdicts, tmp_path / "chunked", draws=300, seed=5)
     name = "tables/paired_differences.csv"
@@ -189,7 +189,7 @@ def dead_pid() -> int:
 
 
 def test_failure_midway_leaves_the_old_report_untouched(tmp_path, bank, verdicts, monkeypatch):
-    import fastspe.report as rp
+    import fastspe.report.write as rp
     out = tmp_path / "rep"
     write_report(bank, verdicts, out, draws=50, seed=1)
     (out / "notes.txt").write_text("mine")
@@ -231,7 +231,7 @@ def test_fresh_nested_folder(tmp_path, bank, verdicts):
 
 
 def test_leftovers_of_a_dead_report_writer_are_removed(tmp_path, bank, verdicts):
-    from fastspe.io import remove_stale_temps
+    from fastspe.boundary.files import remove_stale_temps
     out = tmp_path / "rep"
     pid = dead_pid()
     (tmp_path / f".rep.{pid}.0123456789ab.tmp" / "tables").mkdir(parents=True)
@@ -275,8 +275,8 @@ def test_user_text_stays_inert_in_every_output(tmp_path, bank):
 
 
 def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
-    from fastspe.bank import build_bank, write_bank
-    from fastspe.design import paper_design
+    from fastspe.bank.build import build_bank, write_bank
+    from fastspe.bank.design import paper_design
 
     bank_path, log = tmp_path / "bank.parquet", tmp_path / "run.jsonl"
     write_bank(build_bank(paper_design()).iloc[::10].reset_index(drop=True), bank_path)

@@ -13,7 +13,7 @@ import pytest
 from tests.fake_llm_server import status
 from tests.test_runners import FAST, KEY, _bank_file, bank, keys, lines_of, paper_bank, server  # noqa: F401 (fixtures)
 from fastspe.cli import main
-from fastspe.responses import read_responses
+from fastspe.boundary.responses import read_responses
 from fastspe.runners import GenerationSettings, RetryPolicy, RunLog, estimate_run, read_run_log, run_baseline, run_model
 from fastspe.runners import engine
 from fastspe.runners.log import scrub
@@ -198,7 +198,7 @@ def test_baseline_batches_a_crash_loses_only_the_batch_being_written(bank, tmp_p
 
 @pytest.mark.parametrize("planner", ["oracle", "greedy", "detour", "noisy", "random"])
 def test_baseline_slices_give_the_answers_of_one_pass(paper_bank, tmp_path, monkeypatch, planner):
-    from fastspe.baselines import baseline_responses
+    from fastspe.planners.baselines import baseline_responses
 
     bank = paper_bank.iloc[::13].reset_index(drop=True)  # every layout size and depth, several cohorts
     monkeypatch.setattr(engine, "BASELINE_BATCH", 7)  # slices of 2 boards, cutting across layouts

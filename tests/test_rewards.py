@@ -8,12 +8,12 @@ import pyarrow as pa
 import pytest
 
 import fastspe
-from fastspe.bank import build_bank
-from fastspe.baselines import baseline_responses
-from fastspe.design import paper_design
+from fastspe.bank.build import build_bank
+from fastspe.planners.baselines import baseline_responses
+from fastspe.bank.design import paper_design
 from fastspe.kernels.replay import ERROR_NAMES, STATUS_NAMES
-from fastspe.parse_batch import MODE_NAMES
-from fastspe.score import score_responses
+from fastspe.scoring.parse_column import MODE_NAMES
+from fastspe.scoring.score import score_responses
 
 
 @pytest.fixture(scope="module")

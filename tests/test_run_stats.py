@@ -1,4 +1,4 @@
-"""Run statistics (fastspe.run_stats, `fastspe runs stats`) checked against plain-Python sums over the records
+"""Run statistics (fastspe.report.run_stats, `fastspe runs stats`) checked against plain-Python sums over the records
 that fastspe.runners.read_run_log (the precise line reader) reads from the same logs."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe import run_stats as rs
+from fastspe.report import run_stats as rs
 from fastspe.cli import main
 from fastspe.runners import Pricing, RetryPolicy, read_run_log, run_baseline, run_model
-from fastspe.tables import to_latex, to_markdown
+from fastspe.report.tables import to_latex, to_markdown
 from tests.fake_llm_server import ok, status
 from tests.test_runners import bank, keys, paper_bank, server  # noqa: F401 (fixtures)
 from tests.test_startup import HEAVY, PROBE, REPO
@@ -259,7 +259,7 @@ def test_a_baseline_log_costs_nothing_and_reports_no_tokens(bank, tmp_path):
 # -- not run logs --------------------------------------------------------------------------------------------
 
 def test_files_that_are_not_run_logs_are_refused(tmp_path, bank):
-    from fastspe.bank import write_bank
+    from fastspe.bank.build import write_bank
 
     with pytest.raises(ValueError, match="no such file"):
         rs.run_stats(tmp_path / "missing.jsonl")
@@ -311,7 +311,7 @@ def test_cli_prints_the_table_and_writes_csv(tmp_path, capsys):
 def test_cli_verdicts_from_score(bank, tmp_path, capsys):
     log = tmp_path / "r.jsonl"
     run_baseline(bank, "oracle", log, trials=1)
-    from fastspe.bank import write_bank
+    from fastspe.bank.build import write_bank
     write_bank(bank, tmp_path / "bank.parquet")
     assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(log),
                  "--out", str(tmp_path / "v.parquet")]) == 0
@@ -330,7 +330,7 @@ def test_cli_verdicts_from_score(bank, tmp_path, capsys):
     (["runs"], "required"),
 ])
 def test_cli_errors_exit_2(tmp_path, bank, capsys, monkeypatch, argv, message):
-    from fastspe.bank import write_bank
+    from fastspe.bank.build import write_bank
 
     monkeypatch.chdir(tmp_path)
     write_bank(bank, tmp_path / "bank.jsonl")

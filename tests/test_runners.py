@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncated
-from fastspe.bank import build_bank, write_bank
+from fastspe.bank.build import build_bank, write_bank
 from fastspe.cli import main
-from fastspe.prompts import PROMPT_SHA256, render_prompt
-from fastspe.responses import read_responses
+from fastspe.domains.sliding.prompt import PROMPT_SHA256, render_prompt
+from fastspe.boundary.responses import read_responses
 from fastspe.runners import (AdaptiveLimiter, GenerationSettings, Pricing, RetryPolicy, RunLog, completed_trial_ids,
                              estimate_run, plan_trials, read_run_log, run_model, trial_id)
 from fastspe.runners.retry import RATE_LIMIT, SERVER, TIMEOUT, AttemptError, parse_retry_after
@@ -39,7 +39,7 @@ ATTEMPT_FIELDS = {"board_id", "condition", "trial", "response", "trial_id", "att
 
 @pytest.fixture(scope="module")
 def paper_bank():
-    from fastspe.design import paper_design
+    from fastspe.bank.design import paper_design
     return build_bank(paper_design())
 
 
@@ -634,7 +634,7 @@ def test_cli_checks_arguments(bank, tmp_path, capsys):
 
 
 def test_run_log_scores(server, bank, tmp_path):
-    from fastspe import score
+    from fastspe.scoring import score
     model, url = target(server, "anthropic")
     cert = bank["certificate"].iloc[0]
     server.push(status(503), ok("MOVES: " + ",".join(cert)), ok("MOVES: U,", finish_reason="length"))
@@ -652,7 +652,7 @@ def test_run_log_scores(server, bank, tmp_path):
 # --- baseline provider -----------------------------------------------------------------------------------------
 
 def test_baseline_provider(bank, tmp_path, capsys):
-    pytest.importorskip("fastspe.baselines")
+    pytest.importorskip("fastspe.planners.baselines")
     bank_file = str(_bank_file(bank, tmp_path))
     out = tmp_path / "b.jsonl"
     args = ["run", "--bank", bank_file, "--model", "baseline:oracle", "--out", str(out), "--trials", "2"]

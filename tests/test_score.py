@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.bank import BANK_COLUMNS, write_bank
+from fastspe.bank.build import write_bank
+from fastspe.boundary.banks import BANK_COLUMNS
 from fastspe.cli import main
-from fastspe.layout import Layout
-from fastspe.score import VERDICT_COLUMNS, read_responses, read_verdicts, score_responses
+from fastspe.domains.sliding.layout import Layout
+from fastspe.scoring.score import VERDICT_COLUMNS, read_responses, read_verdicts, score_responses
 
 
 def _board(layout: Layout, swap_with_blank: int) -> list[int]:
@@ -140,8 +141,8 @@ def test_paper_bank_certificates_are_complete_and_optimal(paper_bank):
 
 @pytest.fixture(scope="module")
 def paper_bank():
-    from fastspe.bank import build_bank
-    from fastspe.design import paper_design
+    from fastspe.bank.build import build_bank
+    from fastspe.bank.design import paper_design
 
     return build_bank(paper_design())
 

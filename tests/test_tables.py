@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe import tables as tb
-from fastspe.intervals import REPORT_GROUPINGS, bootstrap_intervals
-from fastspe.metrics import board_sums
+from fastspe.report import tables as tb
+from fastspe.stats.intervals import REPORT_GROUPINGS, bootstrap_intervals
+from fastspe.stats.metrics import board_sums
 
 BOARDS = {"b1": ("primary", 0, 10), "b2": ("primary", 0, 10), "b3": ("primary", 0, 20), "b4": ("primary", 1, 10),
           "b5": ("primary", 1, 20), "s1": ("stress", 2, 50)}

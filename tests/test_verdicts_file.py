@@ -19,15 +19,15 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from fastspe import score
-from fastspe.bank import build_bank
-from fastspe.baselines import baseline_responses
+from fastspe.scoring import score
+from fastspe.bank.build import build_bank
+from fastspe.planners.baselines import baseline_responses
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
 from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts, read_verdicts, write_verdicts
-from fastspe.design import Design, DesignCell
-from fastspe.layout import Layout
-from fastspe.metrics import board_sums, compute_metrics
+from fastspe.bank.design import Design, DesignCell
+from fastspe.domains.sliding.layout import Layout
+from fastspe.stats.metrics import board_sums, compute_metrics
 
 GROUPS = ["cohort", "condition", "depth", "k"]
 
@@ -187,7 +187,7 @@ def test_a_board_with_two_depths_is_refused():
 
 
 def test_jsonl_round_trip_and_missing_column(tmp_path):
-    from fastspe.io import write_table
+    from fastspe.boundary.files import write_table
     path = tmp_path / "v.jsonl"
     write_table(VERDICTS, path)
     pd.testing.assert_frame_equal(compute_metrics(read_verdicts(path, BANK), by=GROUPS), METRICS, check_exact=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fastspe.bank import build_bank
-from fastspe.design import paper_design
-from fastspe.verify_bank import verify_bank
+from fastspe.bank.build import build_bank
+from fastspe.bank.design import paper_design
+from fastspe.verify.bank import verify_bank
 
 
 @pytest.fixture()

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.baselines import PLANNERS, baseline_responses
-from fastspe.bank import build_bank, write_bank
+from fastspe.planners.baselines import PLANNERS, baseline_responses
+from fastspe.bank.build import build_bank, write_bank
 from fastspe.cli import main
-from fastspe.design import paper_design
-from fastspe.score import score_responses
-from fastspe.verify_verdicts import bank_boards, compare_verdicts
+from fastspe.bank.design import paper_design
+from fastspe.scoring.score import score_responses
+from fastspe.verify.verdicts import bank_boards, compare_verdicts
 
 REPO = Path(__file__).resolve().parents[1]
 OPTIONS = [(p, f) for p in ("lenient", "strict") for f in ("illegal", "noncompletion")]
@@ -182,9 +182,9 @@ def test_bad_option_exits_2(files):
 
 
 def test_shares_no_code_with_the_scorer():
-    probe = ("import sys, fastspe.verify_verdicts, fastspe.cli.verdicts; "
-             "bad = [m for m in ('fastspe.parse', 'fastspe.parse_batch', 'fastspe.kernels', 'fastspe.score', "
-             "'fastspe.layout', 'numba') if m in sys.modules]; assert not bad, bad")
+    probe = ("import sys, fastspe.verify.verdicts, fastspe.cli.verdicts; "
+             "bad = [m for m in ('fastspe.scoring.parse_reference', 'fastspe.scoring.parse_column', 'fastspe.kernels', 'fastspe.scoring.score', "
+             "'fastspe.domains.sliding.layout', 'numba') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", probe], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO)})
 
 

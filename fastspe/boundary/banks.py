@@ -26,8 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..layout import MAX_SIDE, MIN_SIDE, Layout
-from .errors import InputError, input_error, UserError
+from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
+from .errors import InputError, input_error
+from ..errors import UserError
 from .jsonl import read_object_lines
 from .parquet import read_parquet, write_parquet
 
@@ -569,7 +570,7 @@ def write_bank_table(table: pa.Table, path) -> None:
     if fmt == "parquet":
         write_parquet(table, path, "bank")
         return
-    from ..io import atomic_path
+    from .files import atomic_path
 
     with atomic_path(path) as tmp:
         bank_frame(table).to_json(tmp, orient="records", lines=True, force_ascii=False)

@@ -1,23 +1,8 @@
-"""fastspe's user-facing errors, and bad-input errors that name the file, the row or line, and the board.
-
-The command line prints a ``FastspeError`` as one ``error:`` line; any other exception is a bug and
-keeps its traceback. Each class also derives from the built-in that callers caught before
-(``ValueError``, ``TypeError``, ``RuntimeError``), so their ``except`` clauses keep working.
-"""
+"""Bad-input errors that name the file, the row or line, and the board (the bases: ``fastspe.errors``)."""
 
 from __future__ import annotations
 
-
-class FastspeError(Exception):
-    """An error whose message tells the user what to fix (an option, a file, a setting); not a bug."""
-
-
-class UserError(FastspeError, ValueError):
-    """A bad value given to fastspe: an option, an argument, a setting, a design."""
-
-
-class UserTypeError(UserError, TypeError):
-    """A value of the wrong type given to fastspe (also a ``TypeError``, as it was raised before)."""
+from ..errors import UserError
 
 
 class InputError(UserError):

@@ -11,7 +11,7 @@ import re
 
 import pyarrow as pa
 
-from .errors import UserError
+from ..errors import UserError
 
 NONBLANK_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n]", re.MULTILINE)
 # a non-blank line whose first character is not "{": not one JSON object

@@ -21,8 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..io import arrow_file, atomic_path
-from .errors import InputError, UserError
+from .files import arrow_file, atomic_path
+from .errors import InputError
+from ..errors import UserError
 
 DIGEST_KEY = b"fastspe.content_blake2b"
 KIND_KEY = b"fastspe.kind"

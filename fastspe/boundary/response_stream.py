@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import UserError
-from ..io import arrow_file, table_format
+from ..errors import UserError
+from .files import arrow_file, table_format
 from .jsonl import read_object_lines
 from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
 

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import UserError
-from ..io import arrow_file, table_format
+from ..errors import UserError
+from .files import arrow_file, table_format
 
 KEY = ["condition", "board_id", "trial"]
 REQUIRED = ["board_id", "condition", "trial", "response"]

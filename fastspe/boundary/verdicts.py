@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..io import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
+from .files import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
 from ..kernels.replay import ERROR_NAMES, STATUS_NAMES
 from .errors import InputError, input_error
 from .parquet import read_parquet, write_parquet
@@ -225,10 +225,10 @@ def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optima
 
 
 def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series) -> None:
-    require_columns(bank, ["board_id", "cohort", "k", "depth"], "bank rows", "read it with fastspe.bank.read_bank")
+    require_columns(bank, ["board_id", "cohort", "k", "depth"], "bank rows", "read it with fastspe.bank.build.read_bank")
     if bank["board_id"].duplicated().any():
         raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
-                         "than once; read the bank with fastspe.bank.read_bank")
+                         "than once; read the bank with fastspe.bank.build.read_bank")
     ids = rows.df["board_id"].astype(str)
     at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
     rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")

@@ -12,7 +12,7 @@ import sys
 import warnings
 
 from .. import __version__
-from ..boundary.errors import FastspeError
+from ..errors import FastspeError
 from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, ignore_file_size_signal, os_error_text, warn
 

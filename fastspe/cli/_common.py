@@ -22,7 +22,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)

@@ -55,9 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args) -> int:
-    from ..bank import build_bank_table, write_bank
-    from ..design import load_design
-    from ..io import table_format
+    from ..bank.build import build_bank_table, write_bank
+    from ..bank.design import load_design
+    from ..boundary.files import table_format
 
     refuse_overwrite({"--design": None if args.design == "paper" else args.design}, {"--out": args.out})
     table_format(args.out, allowed=(".parquet", ".jsonl"))
@@ -79,9 +79,9 @@ def _proposals(client) -> dict:
 
 
 def cmd_verify(args) -> int:
-    from ..bank import read_bank
-    from ..verify_bank import OPTIMALITY_BOUND, verify_bank
-    from ..verify_optimal import check_prove_ids, optimality
+    from ..bank.build import read_bank
+    from ..verify.bank import OPTIMALITY_BOUND, verify_bank
+    from ..verify.optimal import check_prove_ids, optimality
 
     bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
     prove_ids = check_prove_ids(bank, args.prove_board or ())  # before the long work
@@ -136,7 +136,7 @@ def _unproven_text(unproven: list, bound: int) -> str:
 def cmd_show(args) -> int:
     from rich.table import Table
 
-    from ..bank import read_bank
+    from ..bank.build import read_bank
 
     bank = read_bank(args.file)
     bank = bank.assign(blocks=bank["blocks"].map(tuple))

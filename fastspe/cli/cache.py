@@ -34,7 +34,7 @@ def _size(n: int) -> str:
 
 
 def cmd_info(args) -> int:
-    from .._numba_folder import cache_info
+    from .._numba.folder import cache_info
 
     info = cache_info()
     say(f"folder: {info.folder}")
@@ -49,7 +49,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_clear(args) -> int:
-    from .._numba_folder import cache_dir, clear_cache
+    from .._numba.folder import cache_dir, clear_cache
 
     removed = clear_cache(every_version=args.every_version)
     where = f"{cache_dir().parent} (every version)" if args.every_version else str(cache_dir())

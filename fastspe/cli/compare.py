@@ -7,7 +7,7 @@ import json
 from ._common import cluster_client, cluster_options, draws_option, float_option, refuse_overwrite, say, seed_option
 
 EXIT_REGRESSION = 1
-# Also in fastspe.intervals and fastspe.compare; repeated so that `--help` imports no numba or pandas.
+# Also in fastspe.stats.intervals and fastspe.stats.compare; repeated so that `--help` imports no numba or pandas.
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
 DEFAULT_METRICS = "SPE,C,R,Q,E"
@@ -55,11 +55,12 @@ def cmd_compare(args) -> int:
 
     import pandas as pd
 
-    from ..bank import read_bank
+    from ..bank.build import read_bank
     from ..boundary.verdicts import check_against_bank, read_verdicts
-    from ..compare import compare, summary_json, summary_markdown
+    from ..report.comparison import summary_markdown
+    from ..stats.compare import compare, summary_json
     from ..distributed import executor
-    from ..io import write_table, write_text
+    from ..boundary.files import write_table, write_text
 
     inputs = {"--bank": args.bank, **{f"--verdicts {i + 1}": v for i, v in enumerate(args.verdicts)}}
     refuse_overwrite(inputs, {"--out": args.out})

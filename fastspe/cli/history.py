@@ -9,12 +9,12 @@ from ..boundary.errors import InputError
 from ._common import cell, draws_option, refuse_overwrite, say, seed_option
 from .compare import DEFAULT_SEED, metric_list, verdict_options
 
-# Also in fastspe.history; repeated so that `--help` imports no pandas or numba.
+# Also in fastspe.stats.history; repeated so that `--help` imports no pandas or numba.
 DEFAULT_STORE = "fastspe-history (or $FASTSPE_HISTORY)"
 DEFAULT_HISTORY_DRAWS = 2000
 
 
-# the API's parameter names (fastspe.history.ParameterError) as this command's options
+# the API's parameter names (fastspe.stats.history.ParameterError) as this command's options
 _OPTIONS = {"label": "--label", "store": "--store", "meta": "--meta", "draws": "--draws", "seed": "--seed",
             "metric": "--metric", "label_a": "LABEL_A", "label_b": "LABEL_B"}
 
@@ -22,7 +22,7 @@ _OPTIONS = {"label": "--label", "store": "--store", "meta": "--meta", "draws": "
 @contextlib.contextmanager
 def _as_options():
     """An error about a parameter of the API, told about the option that gave it."""
-    from ..history import ParameterError
+    from ..stats.history import ParameterError
 
     try:
         yield
@@ -83,7 +83,7 @@ def register(subparsers) -> None:
 def cmd_add(args) -> int:
     from ..boundary.banks import bank_frame, read_bank_table
     from ..boundary.verdicts import read_verdicts
-    from ..history import History
+    from ..stats.history import History
 
     history = History(args.store)
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--store": history.root})
@@ -101,8 +101,8 @@ def cmd_show(args) -> int:
 
     from rich.table import Table
 
-    from ..history import History
-    from ..io import write_table
+    from ..stats.history import History
+    from ..boundary.files import write_table
 
     history = History(args.store)
     with _as_options():
@@ -123,7 +123,7 @@ def cmd_show(args) -> int:
         from ..extras import check_installed
 
         check_installed("matplotlib", "the trend figure")
-        from ..figures import figure_trend
+        from ..report.figures import figure_trend
 
         cohort = "primary" if "primary" in set(trend["cohort"]) else sorted(trend["cohort"].unique())[0]
         figure_trend(trend, args.metric, cohort, out / f"trend_{args.metric}")
@@ -132,8 +132,9 @@ def cmd_show(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from ..compare import compare, summary_markdown
-    from ..history import History, paired_runs
+    from ..stats.compare import compare
+    from ..report.comparison import summary_markdown
+    from ..stats.history import History, paired_runs
 
     history = History(args.store)
     with _as_options():

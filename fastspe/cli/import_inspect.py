@@ -44,7 +44,7 @@ def inspect_task():
 
 
 def run_import(args) -> int:
-    from ..io import table_format
+    from ..boundary.files import table_format
 
     refuse_overwrite({"LOG": args.log}, {"--out": args.out})
     table_format(args.out)  # fail before any work on a bad output name

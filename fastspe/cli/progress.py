@@ -20,7 +20,7 @@ import time
 from typing import Callable, Iterator
 
 from ._common import plain, stderr
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 MODES = ("auto", "bar", "lines", "off")
 DEFAULT_SECONDS = 5.0

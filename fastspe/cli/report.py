@@ -7,7 +7,7 @@ import argparse
 from ._common import cluster_client, cluster_options, draws_option, refuse_overwrite, say, seed_option, warn
 from .progress import Stages
 
-# Also in fastspe.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
+# Also in fastspe.stats.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
 STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}
@@ -40,11 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args) -> int:
-    from ..bank import read_bank
+    from ..bank.build import read_bank
     from ..boundary.verdicts import read_verdicts
     from ..distributed import executor
-    from ..labels import read_labels
-    from ..report import ReportOptions, write_report
+    from ..report.labels import read_labels
+    from ..report.write import ReportOptions, write_report
 
     # The report folder is replaced whole: it must not be, or hold, an input.
     inputs = {"--bank": args.bank, "--verdicts": args.verdicts, "--labels": args.labels}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..boundary.errors import UserError
-from ..generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
+from ..errors import UserError
+from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
 from ._common import (checked_option, float_option, int_option, plain, refuse_overwrite, say, seed_option,
                       text_option, trials_option)
 from .progress import progress
@@ -105,7 +105,7 @@ def register(subparsers) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
-    from ..bank import read_bank
+    from ..bank.build import read_bank
     from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
     from ..runners.engine import settings_for
     from ..runners.log import check_log_path
@@ -187,7 +187,7 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
 
 
 def _settings(args: argparse.Namespace):
-    from ..generation import GenerationSettings
+    from ..runners.generation import GenerationSettings
 
     return GenerationSettings(temperature=args.temperature, max_tokens=args.max_tokens, top_p=args.top_p,
                               seed=args.seed, stop=args.stop, reasoning_effort=args.reasoning_effort,

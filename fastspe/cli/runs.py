@@ -25,8 +25,8 @@ def register(subparsers) -> None:
 def run_runs_stats(args) -> int:
     import pandas as pd
 
-    from ..io import table_format, write_table
-    from ..run_stats import run_stats, run_stats_table
+    from ..boundary.files import table_format, write_table
+    from ..report.run_stats import run_stats, run_stats_table
 
     refuse_overwrite({**{f"run log {i}": log for i, log in enumerate(args.logs, 1)}, "--verdicts": args.verdicts},
                      {"--out": args.out})

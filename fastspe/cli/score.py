@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._common import cluster_client, cluster_options, metrics_table, refuse_overwrite, say, warn
 from .progress import progress
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 
 def register(subparsers) -> None:
@@ -34,9 +34,9 @@ def register(subparsers) -> None:
 
 def run_score(args) -> int:
     from ..boundary.banks import read_bank_table
-    from ..io import table_format
+    from ..boundary.files import table_format
     from ..distributed import executor
-    from ..score import score_file
+    from ..scoring.score import score_file
 
     refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
@@ -61,7 +61,7 @@ def _score_inspect_log(bank, args):
     import pyarrow as pa
 
     from ..boundary.verdicts import write_verdicts
-    from ..score import ScoreSummary, score_responses
+    from ..scoring.score import ScoreSummary, score_responses
     from .import_inspect import inspect_task
 
     module = inspect_task()
@@ -78,13 +78,13 @@ def _score_inspect_log(bank, args):
 
 def run_metrics(args) -> int:
     from ..boundary.verdicts import read_verdicts
-    from ..io import write_table
-    from ..metrics import compute_metrics
+    from ..boundary.files import write_table
+    from ..stats.metrics import compute_metrics
 
     refuse_overwrite({"--verdicts": args.verdicts}, {"--out": args.out})
     by = [b.strip() for b in args.by.split(",") if b.strip()]
     if args.out:
-        from ..io import table_format
+        from ..boundary.files import table_format
         table_format(args.out, (".csv",))
     table = compute_metrics(read_verdicts(args.verdicts), by=by)
     say(metrics_table(table))

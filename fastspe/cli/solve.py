@@ -9,7 +9,7 @@ import math
 
 from ._common import fail, int_option, refuse_overwrite, say, text_option, warn
 from .progress import progress
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 MAX_NODES = 10**15
 
@@ -71,7 +71,7 @@ def cmd_solve(args) -> int:
 
 
 def _solve_one(args) -> int:
-    from ..solver import solve
+    from ..planners.solver import solve
 
     board = _ints(args.board, "--board")
     blocks = _ints(args.blocks, "--blocks") if args.blocks is not None else None
@@ -142,8 +142,8 @@ def _read_input(path) -> list[dict]:
 
 
 def _solve_file(args) -> int:
-    from ..io import atomic_path
-    from ..solver import solve_record
+    from ..boundary.files import atomic_path
+    from ..planners.solver import solve_record
 
     records = _read_input(args.input)
     answers = []

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_verify(args) -> int:
-    from ..verify_verdicts import FIELDS, verify_verdicts_files
+    from ..verify.verdicts import FIELDS, verify_verdicts_files
 
     with progress("verdicts verify", None, "answers") as update:
         diffs, compared = verify_verdicts_files(args.bank, args.responses, args.verdicts, parse=args.parse,

@@ -1,7 +1,7 @@
 """Stratified whole-board bootstrap of the SPE metrics, parallel over draws.
 
 Inputs are per-(board, condition) sums, so one pass gives every metric for every condition and
-every group. Conventions (the domain layer, ``fastspe.intervals``, builds them):
+every group. Conventions (the domain layer, ``fastspe.stats.intervals``, builds them):
 
 - ``sums`` float64 (boards, conditions, FIELDS): ``n, legal, complete, illegal, optimal,
   economy_sum, excess_sum, depth_sum`` (d* summed over completed outputs) of each board's trials under each condition (zeros where a condition

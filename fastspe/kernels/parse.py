@@ -1,7 +1,7 @@
 """Batched answer parsing: decide the answers whose parse is provable from their bytes alone.
 
 The answers of a column are one UTF-8 buffer ``data`` with int64 ``offsets``; answer i is
-``data[offsets[i]:offsets[i + 1]]``. The kernels mirror ``fastspe.parse`` (the reference) for the
+``data[offsets[i]:offsets[i + 1]]``. The kernels mirror ``fastspe.scoring.parse_reference`` (the reference) for the
 common shapes and mark every other answer ``UNDECIDED`` for the Python parser:
 
 - ``PLAN``: the last label (found as the reference finds labels) is followed on its line by an

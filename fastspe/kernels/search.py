@@ -9,7 +9,7 @@ Conventions (see ``graph.py`` and ``pdb.py``):
   ``group_of`` int16 ``(T + 1, 2)`` (a tile's group in each of the two sums, -1: none),
   ``group_tiles`` int16 ``(G, M)``, ``group_size`` int64 ``(G,)``, ``group_side`` int64 ``(G,)`` (which sum,
   and which row of ``free_idx``), ``offsets`` int64 ``(G,)`` and ``data`` uint8 describe the pattern
-  tables (``fastspe.pdb.PatternDatabases``); G = 0 means none. Side 1 groups look the tables up on the
+  tables (``fastspe.planners.pdb.PatternDatabases``); G = 0 means none. Side 1 groups look the tables up on the
   board mirrored about its diagonal (a symmetry of square layouts with symmetric blocks), a second
   admissible sum;
 - a plan is int8 direction codes of the blank.

@@ -2,7 +2,7 @@
 
 After ``depth`` certified steps h(s) = depth, and the reversed walk is a legal plan of length depth
 back to the goal, so the shortest plan length d* = h(s) is certified (lower bound = witness). A plain
-walk ends anywhere: its d* comes from an exact search (``fastspe.bank_search``).
+walk ends anywhere: its d* comes from an exact search (``fastspe.bank.search``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 from ..boundary.responses import BATCH_EVENTS
 from .base import GenerationSettings
 from .batch_api import ADAPTERS, CreateFailed

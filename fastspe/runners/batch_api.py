@@ -9,7 +9,7 @@ from .anthropic_runner import completion_of as anthropic_completion
 from .base import classify_sdk_error, redact_error
 from .openai_runner import completion_of as openai_completion
 from .retry import BAD_RESPONSE, CLIENT, FATAL, RATE_LIMIT, SERVER, TIMEOUT, AttemptError, kind_for_status
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 LOOKUP_SLACK_S = 3600  # batches are listed newest first: stop looking this long before the pending marker
 NO_BATCH_API = (404, 405)  # what a server without batch endpoints answers to them

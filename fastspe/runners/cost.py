@@ -12,7 +12,7 @@ import math
 import threading
 from dataclasses import dataclass
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 # Chat framing around the prompt, in tokens (role markers etc.), added to the input bound.
 MESSAGE_OVERHEAD_TOKENS = 32

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..boundary.errors import UserError
-from ..generation import canonical_model
-from ..prompts import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
+from ..errors import UserError
+from .generation import canonical_model
+from ..domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
 from .base import GenerationSettings, public_url, resolve_base_url, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
@@ -260,7 +260,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     Parameters
     ----------
     bank : DataFrame
-        Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.read_bank``.
+        Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.build.read_bank``.
     model : str
         ``PROVIDER:MODEL`` (or ``PROVIDER/MODEL``).
     out : path-like
@@ -440,11 +440,11 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
                  progress: Progress | None = None, condition: str | None = None) -> RunSummary:
     """Answer ``bank`` with an offline baseline planner, appending its rows to the run log ``out``.
 
-    Rows come from ``fastspe.baselines.baseline_responses(bank, planner, trials, seed)``; each is
+    Rows come from ``fastspe.planners.baselines.baseline_responses(bank, planner, trials, seed)``; each is
     logged as one completed attempt in the same format as model answers, under ``condition``
     (default ``baseline:PLANNER``), and trials already in the log are skipped.
     """
-    from ..baselines import baseline_responses  # lazily: baselines may pull in numba kernels
+    from ..planners.baselines import baseline_responses  # lazily: baselines may pull in numba kernels
 
     condition = f"{BASELINE}:{planner}" if condition is None else condition
     check_log_path(out)

@@ -20,9 +20,9 @@ from typing import Iterable
 
 import numpy as np
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
-from ..io import WriteError
+from ..boundary.files import WriteError
 
 OK = "ok"
 ERROR = "error"

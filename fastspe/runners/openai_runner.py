@@ -6,7 +6,7 @@ chat-completions wire format. The SDK's own retries are off: fastspe's retry loo
 
 from __future__ import annotations
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 from ..extras import require
 from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)

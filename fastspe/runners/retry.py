@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..boundary.errors import UserError
+from ..errors import UserError
 
 RATE_LIMIT = "rate_limit"
 SERVER = "server_error"

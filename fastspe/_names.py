@@ -1,0 +1,95 @@
+"""Where names live: lazy package faces, and old module paths that keep working for one release.
+
+Each subpackage's ``__init__`` is a face: ``__all__`` plus :func:`lazy_face`, so importing a package
+loads a submodule (and numba or pandas) only when one of its names is first used.
+
+fastspe 0.1 had its modules flat in ``fastspe/``; :data:`MOVED` maps each old path to its room, and
+:class:`MovedModuleFinder` makes ``import fastspe.score`` (or ``from fastspe.score import x``) return
+the very module ``fastspe.scoring.score`` with a :class:`DeprecationWarning` naming the new path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+# old path -> new path; removed in the release after 0.2
+MOVED = {
+    "fastspe.layout": "fastspe.domains.sliding.layout",
+    "fastspe.prompts": "fastspe.domains.sliding.prompt",
+    "fastspe.io": "fastspe.boundary.files",
+    "fastspe.bank_search": "fastspe.bank.search",
+    "fastspe.design": "fastspe.bank.design",
+    "fastspe.solver": "fastspe.planners.solver",
+    "fastspe.pdb": "fastspe.planners.pdb",
+    "fastspe.baselines": "fastspe.planners.baselines",
+    "fastspe.parse": "fastspe.scoring.parse_reference",
+    "fastspe.parse_batch": "fastspe.scoring.parse_column",
+    "fastspe.score": "fastspe.scoring.score",
+    "fastspe.rewards": "fastspe.scoring.rewards",
+    "fastspe.metrics": "fastspe.stats.metrics",
+    "fastspe.intervals": "fastspe.stats.intervals",
+    "fastspe.compare": "fastspe.stats.compare",
+    "fastspe.history": "fastspe.stats.history",
+    "fastspe.verify_bank": "fastspe.verify.bank",
+    "fastspe.verify_verdicts": "fastspe.verify.verdicts",
+    "fastspe.report_page": "fastspe.report.page",
+    "fastspe.tables": "fastspe.report.tables",
+    "fastspe.table_render": "fastspe.report.render",
+    "fastspe.figures": "fastspe.report.figures",
+    "fastspe.labels": "fastspe.report.labels",
+    "fastspe.trajectories": "fastspe.report.trajectories",
+    "fastspe.retreat_tables": "fastspe.report.retreat",
+    "fastspe.run_stats": "fastspe.report.run_stats",
+    "fastspe.generation": "fastspe.runners.generation",
+    "fastspe.responses": "fastspe.boundary.responses",
+}
+
+
+def lazy_face(package: str, names: dict[str, str]):
+    """A module ``__getattr__`` for ``package`` that imports ``names[attr]`` (a submodule, relative to
+    the package) on first use of ``attr`` and returns its attribute of that name."""
+
+    def __getattr__(attr: str):
+        module = names.get(attr)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {attr!r}")
+        return getattr(importlib.import_module(f"{package}.{module}"), attr)
+
+    return __getattr__
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old flat paths of :data:`MOVED` and loads each as its new module, with a warning."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None  # a placeholder: exec_module puts the real module in its place
+
+    def exec_module(self, module):
+        old = module.__name__
+        new = MOVED[old]
+        warnings.warn(f"{old} moved to {new}; the old path goes away in the release after 0.2",
+                      DeprecationWarning, stacklevel=_importer_level())
+        # the import system returns whatever sys.modules holds once exec_module is done: the same object
+        sys.modules[old] = importlib.import_module(new)
+
+
+def _importer_level() -> int:
+    """The stack level of the first frame outside importlib, so the warning points at the import line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        frame, level = frame.f_back, level + 1
+    return level + 1
+
+
+def install() -> None:
+    if not any(isinstance(f, MovedModuleFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, MovedModuleFinder())

@@ -1,0 +1,176 @@
+"""fastspe's on-disk kernel cache: numba's, made safe for any number of processes sharing a folder.
+
+Numba's own cache (``numba.core.caching.IndexDataCacheFile``) numbers a function's data files
+1, 2, ... in the order overloads arrive and keeps the signature -> number map in one index file
+that each writer reads, extends and rewrites. Two processes compiling different overloads of one
+kernel at once both pick number 1; the index then maps a signature to the other overload's
+machine code, which later runs (a segfault, or a wrong number). Its key also misses stale
+callees: a kernel's cached code embeds the kernels it calls, so editing a callee in another
+module leaves the caller's old machine code in use.
+
+Here, by construction:
+
+* a data file's name is a hash of the overload's full key (signature, target CPU and features,
+  bytecode, numba version), so two overloads never share a file; the payload stores the key and
+  the source stamp, and a load whose stored key differs, or a file that cannot be read whole, is
+  a miss (compiled afresh and rewritten), never run; the index file only lists what is there;
+* the source stamp covers every kernel module and the cache code itself, not only the function's
+  own file;
+* every write goes to a temporary file that ``os.replace`` publishes;
+* load, compile and save of each overload run under the folder's inter-process lock
+  (``fastspe._numba.folder.CompileLock``, see ``locked_compile``), so N processes starting
+  together compile a kernel once and the others load it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+import sys
+from pathlib import Path
+
+import numba
+from numba.core import caching, sigutils
+from numba.core.compiler_lock import global_compiler_lock
+
+from . import folder as folder_mod
+
+
+@functools.lru_cache(maxsize=1)
+def kernels_stamp() -> str:
+    """A hash of every module whose code can end up in a compiled kernel: the kernels (which call
+    and import from one another only) and this cache's own code."""
+    here = Path(__file__).resolve().parent
+    files = sorted((here.parent / "kernels").glob("*.py")) + sorted(here.glob("*.py"))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class KernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """The cache folder of one kernel's source file inside fastspe's versioned cache folder (one
+    subfolder per source folder, as numba does, so that two checkouts do not overwrite each other)."""
+
+    def __init__(self, py_func, py_file, root: Path):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self.root = root
+        self._cache_path = str(root / self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return (super().get_source_stamp(), kernels_stamp(), folder_mod.LAYOUT)
+
+    @classmethod
+    def from_function(cls, py_func, py_file, root: Path | None = None):
+        self = cls(py_func, py_file, root or folder_mod.cache_dir())
+        self.ensure_cache_path()  # OSError: no cache for this kernel (the caller decides)
+        return self
+
+
+class KernelCacheImpl(caching.CompileResultCacheImpl):
+    """numba's CompileResult serialization with fastspe's locator only (no fallback to a
+    ``__pycache__`` beside the sources, no ``NUMBA_CACHE_LOCATOR_CLASSES`` override)."""
+
+    def __init__(self, py_func, root: Path | None = None):
+        self._lineno = py_func.__code__.co_firstlineno
+        source = inspect.getfile(py_func)
+        self._locator = KernelLocator.from_function(py_func, source, root)
+        modname = os.path.splitext(os.path.basename(source))[0]
+        self._filename_base = self.get_filename_base(f"{modname}.{py_func.__qualname__}",
+                                                     getattr(sys, "abiflags", ""))
+
+
+class KeyedCacheFile(caching.IndexDataCacheFile):
+    """Data files named by their key's hash, each carrying its key; the index is a listing only."""
+
+    def __init__(self, cache_path, filename_base, source_stamp):
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._base = filename_base
+
+    def data_name(self, key: str) -> str:
+        return f"{self._base}.{hashlib.sha256(key.encode()).hexdigest()[:24]}{folder_mod.DATA_SUFFIX}"
+
+    def _stored(self, key: str):
+        return key, self._source_stamp, self._version
+
+    def load(self, key: str):
+        try:
+            stored, data = self._load_data(self.data_name(key))
+        except Exception:  # missing, cut short, foreign or unpicklable: recompile and rewrite
+            return None
+        if stored != self._stored(key):
+            return None
+        return data
+
+    def save(self, key: str, data) -> None:
+        name = self.data_name(key)
+        self._save_data(name, (self._stored(key), data))  # the data first: a listed file always exists
+        try:
+            listing = self._load_index()
+        except Exception:  # a damaged listing is rebuilt; it decides nothing
+            listing = {}
+        listing[key] = name
+        self._save_index(listing)
+
+
+class KernelCache(caching.FunctionCache):
+    """numba's FunctionCache over ``KeyedCacheFile``, with a textual key that names everything the
+    compiled code depends on."""
+
+    _impl_class = KernelCacheImpl
+
+    def __init__(self, py_func, root: Path | None = None):
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = self._impl_class(py_func, root)
+        self._cache_path = self._impl.locator.get_cache_path()
+        self.folder = self._impl.locator.root
+        self._cache_file = KeyedCacheFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
+                                          source_stamp=self._impl.locator.get_source_stamp())
+        self.enable()
+
+    def _index_key(self, sig, codegen) -> str:
+        args, return_type = sigutils.normalize_signature(sig)
+        _sig, magic, code_hashes = super()._index_key(sig, codegen)
+        return repr((str(tuple(args)), str(return_type), magic, code_hashes, numba.__version__))
+
+
+def kernel_cache(py_func, root: Path | None = None) -> KernelCache | None:
+    """The cache for one kernel, or None where its folder cannot be created or written (the
+    kernel then compiles in every process, as with ``FASTSPE_NUMBA_CACHE=0``)."""
+    try:
+        return KernelCache(py_func, root)
+    except OSError:
+        return None
+
+
+def locked_compile(dispatcher, cache: KernelCache):
+    """``dispatcher.compile`` under the cache folder's lock: a cache load, or a compile and save,
+    of one overload at a time across every process sharing the folder.
+
+    Lock order is ours, then numba's global compiler lock (taken inside ``compile``). A thread that
+    already holds numba's lock without ours (a kernel compiled from inside a plain ``numba.njit``
+    function's compile) must not wait for ours (the holder of ours may be waiting for numba's), so
+    it goes on unlocked: the keyed data files keep that correct, the lock only saves duplicate work.
+    """
+    compile_unlocked = dispatcher.compile
+    lock = folder_mod.compile_lock(cache.folder)
+
+    @functools.wraps(compile_unlocked)
+    def compile(sig):
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in dispatcher.overloads or (global_compiler_lock.is_locked() and not lock.held):
+            return compile_unlocked(sig)
+        with lock:
+            return compile_unlocked(sig)
+
+    return compile
+
+
+__all__ = ["KernelCache", "kernel_cache", "kernels_stamp", "locked_compile"]

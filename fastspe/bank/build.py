@@ -1,0 +1,231 @@
+"""Certified board banks: build them from a design, read them back validated.
+
+The bank is an Arrow table or a DataFrame (and a Parquet or JSONL file) with one row per board and the
+columns ``BANK_COLUMNS``. Boards are row-major int8 lists (0 blank, -1 blocked), Arrow-backed in the
+DataFrame (``pd.ArrowDtype``), so a million boards are one buffer, not a million Python lists;
+``board_matrix`` gives them as an (n, cells) int8 array. ``certificate`` is the U/D/L/R string that moves
+the blank from ``initial`` to ``goal`` in exactly ``depth`` moves. Files go through
+``fastspe.boundary.banks``, which checks them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..boundary.banks import (bank_frame, check_bank_table, read_bank_table,
+                             table_from_frame, write_bank_table)
+from ..errors import UserError, UserTypeError
+from .design import Design, DesignCell
+from ..kernels.walks import propose_walks
+from ..domains.sliding.layout import DIRECTION_BYTES
+
+__all__ = ["QuotaError", "build_bank", "build_bank_table", "read_bank", "write_bank", "bank_to_table", "certificates"]
+FIRST_CHUNK = 1024
+MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
+# Where a cell needs more than this many proposals per board asked for, its quota is not reachable.
+PROPOSALS_PER_BOARD = 1000
+MIN_PROPOSAL_CAP = 200_000
+_INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
+
+Progress = Callable[[int, int], None]
+
+
+class QuotaError(UserError):
+    """A design cell has fewer distinct certified boards within the proposal cap than it asks for."""
+
+
+def proposal_cap(count: int) -> int:
+    return max(MIN_PROPOSAL_CAP, PROPOSALS_PER_BOARD * count)
+
+
+def certificates(paths: np.ndarray) -> pa.StringArray:
+    """Certificate strings from walk paths uint8 (n, depth): the reversed walk, each move inverted.
+
+    Built as one Arrow buffer of letters (no Python string per board).
+    """
+    letters = np.ascontiguousarray(DIRECTION_BYTES[_INVERSE[paths[:, ::-1]]])
+    return _fixed_width_strings(letters)
+
+
+def _fixed_width_strings(chars: np.ndarray) -> pa.StringArray:
+    """An Arrow string array from a uint8 (n, width) array of ASCII bytes, one row per string."""
+    n, width = chars.shape
+    offsets = np.arange(n + 1, dtype=np.int64) * width
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(chars.tobytes())).cast(pa.string())
+
+
+def board_ids(name: str, n: int) -> pa.StringArray:
+    """``NAME-000``, ``NAME-001``, ...: zero-padded to at least 3 digits, built without a Python loop."""
+    width = max(3, len(str(n - 1)))
+    prefix = np.frombuffer(f"{name}-".encode(), dtype=np.uint8)
+    place = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    digits = (np.arange(n, dtype=np.int64)[:, None] // place) % 10 + ord("0")
+    return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (n, len(prefix))), digits.astype(np.uint8)]))
+
+
+def _board_keys(boards: np.ndarray) -> np.ndarray:
+    """One sortable key per row of int8 ``boards``: a uint64 of 4-bit cells where boards have at
+    most 16 cells (the 4 x 4 case, exact since blocked cells are fixed per layout), else the raw bytes."""
+    if boards.shape[1] <= 16:
+        shifts = np.arange(boards.shape[1], dtype=np.uint64) * np.uint64(4)
+        return np.bitwise_or.reduce((boards.astype(np.uint64) & np.uint64(15)) << shifts, axis=1)
+    return np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
+
+
+def _first_new(keys: np.ndarray, accepted: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each key that is not in sorted ``accepted``."""
+    uniq, first = np.unique(keys, return_index=True)
+    pos = np.searchsorted(accepted, uniq)
+    seen = np.zeros(len(uniq), dtype=bool)
+    inside = pos < len(accepted)
+    seen[inside] = accepted[pos[inside]] == uniq[inside]
+    return np.sort(first[~seen])
+
+
+def _insert_sorted(accepted: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    keys = np.sort(keys)
+    return np.insert(accepted, np.searchsorted(accepted, keys), keys)
+
+
+def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
+               progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
+    """Accept ``cell.count`` distinct certified boards in proposal-index order.
+
+    ``taken`` holds boards accepted earlier for the same layout and depth (another cohort),
+    which are skipped as duplicates. Returns (boards int8 (count, cells), paths uint8, indices
+    int64) or raises ``QuotaError``. ``propose`` computes proposal ranges: the ``propose_walks`` kernel,
+    or ``fastspe.distributed.Proposals`` on Dask workers (same boards: proposal i is keyed by i).
+    """
+    layout = cell.layout
+    cap = proposal_cap(cell.count) if cap is None else cap
+    prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
+    accepted = np.sort(_board_keys(prior))  # sorted, for O(log n) membership per new board
+    kept_boards, kept_paths, kept_index = [], [], []
+    have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
+    while have < cell.count and start < cap:
+        n = min(chunk, cap - start)
+        boards, paths, ok = propose(layout.goal, layout.moves, layout.raises, cell.depth, seed, stream, start, n)
+        good = np.flatnonzero(ok)
+        new_keys = _board_keys(boards[good])
+        sel = _first_new(new_keys, accepted)[: cell.count - have]
+        fresh = good[sel]
+        accepted = _insert_sorted(accepted, new_keys[sel])
+        kept_boards.append(boards[fresh])
+        kept_paths.append(paths[fresh])
+        kept_index.append(start + fresh)
+        have += len(fresh)
+        start += n
+        if progress is not None:
+            progress(len(fresh), 0)
+        # proposals still needed, estimated from the acceptance rate so far, with headroom
+        rate = max(have, 1) / start
+        chunk = int(min(max(2 * (cell.count - have) / rate, FIRST_CHUNK), 4 * start + FIRST_CHUNK, MAX_CHUNK))
+    if have < cell.count:
+        raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
+                         f"the design asks for {cell.count}; lower the count or choose another depth or layout")
+    return np.concatenate(kept_boards), np.concatenate(kept_paths), np.concatenate(kept_index)
+
+
+def build_bank_table(design: Design, progress: Progress | None = None, propose: Callable = propose_walks) -> pa.Table:
+    """Build the certified bank of ``design`` as an Arrow table (deterministic in the design and its seed).
+
+    ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``build_cell``.
+    """
+    parts = []
+    accepted: dict[tuple, list[np.ndarray]] = {}
+    total = design.total
+    done = [0]
+
+    def tick(n: int, _):
+        done[0] += n
+        if progress is not None:
+            progress(done[0], total)
+
+    searched = any(cell.retreat is not None for cell in design.cells)
+    for stream, cell in enumerate(design.cells):
+        key = (cell.layout.blocks, cell.depth)
+        taken = np.concatenate(accepted[key]) if key in accepted else None
+        if not cell.retreat:  # None, or 0: an h-walk board has d* = h, certified without a search
+            boards, paths, index = build_cell(cell, design.seed, stream, taken, tick, propose=propose)
+            plans = certificates(paths)
+        else:
+            from .search import build_search_cell  # it imports this module
+
+            boards, plans, index = build_search_cell(cell, design.seed, stream, taken, tick)
+            plans = pa.array(plans, pa.string())
+        accepted.setdefault(key, []).append(boards)
+        parts.append(_cell_table(cell, design.seed, boards, plans, index, searched))
+    if len({p.schema.field("initial").type for p in parts}) > 1:  # mixed board sizes: variable-length lists
+        parts = [_variable_boards(p) for p in parts]
+    return pa.concat_tables(parts).combine_chunks()
+
+
+def _variable_boards(table: pa.Table) -> pa.Table:
+    for name in ("initial", "goal"):
+        table = table.set_column(table.schema.get_field_index(name), name, table.column(name).cast(pa.list_(pa.int8())))
+    return table
+
+
+def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame:
+    """Build the certified bank of ``design`` as a DataFrame (boards as Arrow-backed int8 lists)."""
+    return bank_frame(build_bank_table(design, progress))
+
+
+def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, index, searched: bool) -> pa.Table:
+    """The rows of one cell; ``searched`` (the bank has search-certified cells) adds ``retreat`` and
+    ``certificate_kind`` to every row, so that h-walk-only banks keep the columns they always had."""
+    layout, n = cell.layout, len(boards)
+    retreat = cell.retreat or 0
+
+    def boards_of(flat: np.ndarray) -> pa.Array:
+        return pa.FixedSizeListArray.from_arrays(pa.array(flat.astype(np.int8, copy=False)), layout.cells)
+
+    offsets = np.arange(n + 1, dtype=np.int32) * layout.k
+    columns = {
+        "board_id": board_ids(cell.name, n),
+        "cohort": pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [cell.cohort]).cast(pa.string()),
+        "k": np.full(n, layout.k, dtype=np.int64),
+        "blocks": pa.ListArray.from_arrays(pa.array(offsets),
+                                           pa.array(np.tile(np.array(layout.blocks, dtype=np.int8), n), pa.int8())),
+        "rows": np.full(n, layout.rows, dtype=np.int64),
+        "cols": np.full(n, layout.cols, dtype=np.int64),
+        "depth": np.full(n, cell.depth, dtype=np.int64),
+        "h": np.full(n, cell.depth - retreat, dtype=np.int64),  # an h-walk's every step raised h by one
+        "initial": boards_of(boards.ravel()),
+        "goal": boards_of(np.tile(layout.goal, n)),
+        "certificate": plans,
+        "proposal_index": index.astype(np.int64),
+        "seed": np.full(n, seed, dtype=np.int64),
+    }
+    if searched:
+        kind = "search" if cell.retreat else "h-walk"  # retreat 0 cells are h-walks: d* = h needs no search
+        columns["retreat"] = np.full(n, retreat, dtype=np.int64)
+        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
+                                                                     [kind]).cast(pa.string())
+    return pa.table(columns)
+
+
+def bank_to_table(bank, source: str = "bank rows") -> pa.Table:
+    """A bank DataFrame or Arrow table, checked (``check_bank_table``) and in canonical types."""
+    if isinstance(bank, pa.Table):
+        return check_bank_table(bank, source)
+    if not isinstance(bank, pd.DataFrame):
+        raise UserTypeError(f"a bank must be a DataFrame or an Arrow table, got {type(bank).__name__}")
+    return check_bank_table(table_from_frame(bank), source)
+
+
+def write_bank(bank, path) -> None:
+    """Write a bank (DataFrame or Arrow table) atomically: Parquet with a checksum, or JSONL."""
+    write_bank_table(bank_to_table(bank), path)
+
+
+def read_bank(path, meaning: bool = True) -> pd.DataFrame:
+    """Read a bank file and check it (``fastspe.boundary.banks``); errors name the file, row and board.
+
+    ``meaning=False`` checks only the schema (for ``verify_bank``, which reports every failing board).
+    """
+    return bank_frame(read_bank_table(path, meaning=meaning))

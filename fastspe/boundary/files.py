@@ -1,0 +1,341 @@
+"""Table files by extension (.parquet, .jsonl, .csv) with atomic writes.
+
+Every write goes to a temporary file in the destination folder and is then ``os.replace``d, so a
+crash never leaves a half-written file under the final name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+
+from ..errors import UserError, UserTypeError
+
+TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv")
+
+
+def require_columns(df, columns, what: str, fix: str) -> None:
+    """Raise ``TypeError`` unless ``df`` is a DataFrame, ``ValueError`` naming the columns it lacks.
+
+    ``what`` names the table in the message (a file path, "verdicts", ...), ``fix`` says how to get a good one.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise UserTypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise UserError(f"{what} lack columns {missing}; {fix}")
+
+
+def table_format(path: str | os.PathLike, allowed=TABLE_SUFFIXES) -> str:
+    """The format of ``path`` from its extension, or a ``ValueError`` listing the allowed ones."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in allowed:
+        raise UserError(f"{path}: unknown file type {suffix or '(none)'!r}; use one of {', '.join(allowed)}")
+    return suffix[1:]
+
+
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?P<token>[0-9a-f]{8,})\.(?P<kind>tmp|old)$")
+
+
+def temp_sibling(final: str | os.PathLike, kind: str = "tmp") -> Path:
+    """A fresh name ``.NAME.<pid>.<random>.<kind>`` beside ``final``.
+
+    The pid says which process owns it, so ``remove_stale_temps`` can tell a crashed writer's leftovers
+    from a live writer's work in progress; the random part keeps two writers in one process apart.
+    """
+    final = Path(final)
+    return final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(6)}.{kind}"
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there: never guess, keep the file
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's live process (or a pid we cannot ask about): not ours to remove
+    return True
+
+
+def stale_temps(final: str | os.PathLike) -> list[Path]:
+    """Temporaries of ``final`` (files or folders named by ``temp_sibling``) whose writing process is gone."""
+    final = Path(final)
+    try:
+        entries = list(os.scandir(final.parent))
+    except OSError:
+        return []
+    stale = []
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        if m and m["name"] == final.name and int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"])):
+            stale.append(final.parent / entry.name)
+    return sorted(stale)
+
+
+def remove_stale_temps(final: str | os.PathLike) -> None:
+    """Remove the leftovers of writers of ``final`` that died (see ``stale_temps``); never raises.
+
+    A folder set aside as ``.NAME.<pid>.<random>.old`` by a writer that died mid-swap is the previous
+    content of ``final``: it is moved back when ``final`` is missing, and removed otherwise.
+    """
+    final = Path(final)
+    for path in stale_temps(final):
+        with contextlib.suppress(OSError):
+            if path.name.endswith(".old") and not os.path.lexists(final):
+                os.rename(path, final)
+            elif path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name == "nt":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class WriteError(OSError):
+    """A write that failed (a full disk, say); the message names the path the user asked for."""
+
+
+def _naming(final: Path, exc: BaseException) -> BaseException:
+    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
+    if not isinstance(exc, OSError) or isinstance(exc, WriteError):
+        return exc
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or exc or type(exc).__name__)
+    what = f"cannot write {final}: {reason}; nothing was written under that name"
+    return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it is synced and replaces ``path``.
+
+    On any failure the temporary is removed and ``path`` keeps its old content (or stays absent); an
+    ``OSError`` (a full disk, say) is raised again naming ``path``. Leftovers of writers of ``path``
+    that died are removed first.
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(final)
+    tmp = temp_sibling(final)
+    try:
+        # O_EXCL: never write through a name someone else made; 0o666 & ~umask, the usual permissions
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        yield tmp
+        if tmp.is_file():  # a full disk may only show when the data reach it: sync before the rename
+            fd = os.open(tmp, os.O_RDWR)  # Windows syncs only files open for writing
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, final)
+        _fsync_dir(final.parent)
+    except BaseException as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        named = _naming(final, exc)
+        if named is exc:
+            raise
+        raise named from exc
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a new empty folder beside ``path``; on success it takes the place of ``path`` whole.
+
+    The old folder's entries that the new one lacks (files that are not the writer's, such as the
+    demo's bank and verdicts next to its report) are carried over as hard links (copies where links
+    are not possible), then the old folder is renamed aside, the new one renamed in and the old one
+    removed. On any failure before the swap the old folder is untouched and the new one removed; a
+    writer that dies between the two renames leaves ``.NAME.<pid>.<random>.old``, which the next
+    writer of ``path`` moves back (``remove_stale_temps``).
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(final)
+    build = temp_sibling(final)
+    try:
+        build.mkdir()  # in a read-only folder this fails: the error names ``path``, not the temporary
+        yield build
+        if final.is_dir():
+            _carry_over(final, build)
+            shutil.copymode(final, build)
+            aside = temp_sibling(final, "old")
+            os.rename(final, aside)
+            try:
+                os.rename(build, final)
+            except BaseException:
+                os.rename(aside, final)
+                raise
+            shutil.rmtree(aside, ignore_errors=True)  # what is left is cleaned as stale once we exit
+        else:
+            os.rename(build, final)
+        _fsync_dir(final.parent)
+    except BaseException as exc:
+        shutil.rmtree(build, ignore_errors=True)
+        named = _naming(final, exc)
+        if named is exc:
+            raise
+        raise named from exc
+
+
+def _carry_over(old: Path, new: Path) -> None:
+    """Link (or copy) into ``new`` every entry of ``old`` that ``new`` does not have."""
+    for entry in os.scandir(old):
+        target = new / entry.name
+        if os.path.lexists(target):
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        elif entry.is_dir():
+            shutil.copytree(entry.path, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(entry.path, target)
+
+
+def _link_or_copy(src, dst) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links
+        shutil.copy2(src, dst)
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` (UTF-8) atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def arrow_file(path, mode: str = "rb"):
+    """``path`` as pyarrow should get it: the path itself, or an open Python file when the name is not UTF-8
+    (pyarrow encodes names as UTF-8 and fails on a name such as ``bank\\xff.parquet``, which the OS accepts)."""
+    name = os.fspath(path)
+    try:
+        name.encode("utf-8")
+    except (UnicodeEncodeError, AttributeError):  # lone surrogates (Python's surrogateescape), or bytes
+        with open(path, mode) as fh:
+            yield fh
+        return
+    yield path
+
+
+# A cell that a spreadsheet would run as a formula: it starts (after any quotes added by an earlier
+# escape) with = + - @ tab or CR. Numbers such as -1.5 are not formulas and are left alone.
+_FORMULA_START = re.compile(r"^'*[=+\-@\t\r]")
+_ESCAPED_START = re.compile(r"^'+[=+\-@\t\r]")
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|nan)$", re.IGNORECASE)
+
+
+def text_cells(values: pd.Series) -> pd.Series:
+    """The string cells of ``values``, ``""`` for anything else (NaN, numbers, flags), ready for ``.str``."""
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
+        return values.fillna("")
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        return values.where(values.notna(), "")
+    return values.map(lambda v: v if isinstance(v, str) else "")  # mixed columns only (rare)
+
+
+def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every text cell that a spreadsheet would run as a formula prefixed with ``'``.
+
+    Reversible (``unescape_formulas``): a cell that already starts with quotes before such a character
+    gets one more quote, so every original string has exactly one escaped form. Only string cells of
+    text columns change; numbers, and strings that read as numbers (``-1``, ``+2.5e3``), stay as they are.
+    """
+    out = None
+    for col in df.columns:
+        values = df[col]
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)):
+            continue
+        text = text_cells(values)
+        risky = text.str.match(_FORMULA_START) & ~text.str.match(_NUMBER)
+        if risky.any():
+            out = df.copy() if out is None else out
+            out[col] = values.astype(object).mask(risky, "'" + text)
+    return df if out is None else out
+
+
+def unescape_formulas(values: pd.Series) -> pd.Series:
+    """Undo ``escape_formulas`` on one text column (non-strings pass through)."""
+    text = text_cells(values)
+    escaped = text.str.match(_ESCAPED_START)
+    return values.astype(object).mask(escaped, text.str.slice(1)) if escaped.any() else values
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: bool = False) -> None:
+    """Write ``df`` atomically as Parquet, JSONL or CSV, chosen by the extension of ``path``.
+
+    ``formulas_escaped``: in a CSV, prefix text cells that a spreadsheet would run as formulas with
+    ``'`` (``escape_formulas``); for files people open (report tables, metrics) and files whose reader
+    undoes it (verdicts). Data files read back by other code keep their text byte for byte.
+    """
+    fmt = table_format(path)
+    with atomic_path(path) as tmp:
+        if fmt == "parquet":
+            with arrow_file(tmp, "wb") as sink:
+                df.to_parquet(sink, index=False)
+        elif fmt == "jsonl":
+            # 15 digits, pandas' most (its default of 10 would change economy values in the 11th digit)
+            df.to_json(tmp, orient="records", lines=True, force_ascii=False, double_precision=15)
+        else:
+            (escape_formulas(df) if formulas_escaped else df).to_csv(tmp, index=False)
+
+
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a Parquet, JSONL or CSV table chosen by extension; errors name the file and line."""
+    fmt = table_format(path)
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{path}: no such file")
+    if fmt == "jsonl":
+        return pd.DataFrame.from_records(read_jsonl(p))
+    try:
+        if fmt == "parquet":
+            with arrow_file(p) as source:
+                return pd.read_parquet(source)
+        return pd.read_csv(p)
+    except (ValueError, UnicodeDecodeError) as exc:  # Arrow's and pandas' parse errors are ValueErrors
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"{path}: not a readable {fmt.upper() if fmt == 'csv' else 'Parquet'} file ({first})") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    """Objects of a JSONL file; a ``ValueError`` names the line that is not a JSON object."""
+    records = []
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UserError(f"{path}: line {lineno} is not UTF-8 text") from None
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
+            except (RecursionError, ValueError):  # nesting, or an integer of over 4300 digits
+                raise UserError(f"{path}: line {lineno} is not usable JSON (nested too deeply or a huge "
+                                f"number)") from None
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}: line {lineno} is not a JSON object")
+            records.append(obj)
+    return records

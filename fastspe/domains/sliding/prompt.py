@@ -1,0 +1,86 @@
+"""The planning prompt of the paper (Appendix B), rendered byte for byte, versioned and hashed.
+
+The template is the text of ``paper/PROMPT.md`` with one instruction per line; each board is
+written one row per line, integers separated by single spaces. ``PROMPT_SHA256`` is the hash of
+the template itself (placeholders included), so a change of wording changes the hash that every
+run log records; the hash of a rendered prompt (``prompt_sha256(text)``) identifies one request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence
+
+from ...errors import UserError, UserTypeError
+
+PROMPT_VERSION = "appendix-b/1"
+
+PROMPT_TEMPLATE = (
+    "You are solving a {rows}-by-{cols} sliding puzzle.\n"
+    "0 is the blank. -1 is a fixed blocked cell.\n"
+    "U/D/L/R move the blank one cell up/down/left/right\n"
+    "and swap it with the adjacent numbered tile.\n"
+    "Never move outside the board or into a blocked cell.\n"
+    "Find a shortest complete sequence reaching the goal.\n"
+    "Return only MOVES: followed by comma-separated U,D,L,R.\n"
+    "Initial board:\n"
+    "{initial}\n"
+    "Goal board:\n"
+    "{goal}"
+)
+
+
+def prompt_sha256(text: str) -> str:
+    """Hex SHA-256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+PROMPT_SHA256 = prompt_sha256(PROMPT_TEMPLATE)
+
+
+def board_text(board: Sequence[int], rows: int, cols: int, what: str = "board") -> str:
+    """A board as ``rows`` lines of ``cols`` integers separated by single spaces.
+
+    Parameters
+    ----------
+    board : sequence of int, length rows * cols
+        Row-major cells, 0 the blank, -1 a blocked cell.
+    rows, cols : int
+        Board shape.
+    what : str
+        Name used in error messages.
+    """
+    cells = list(board)
+    if len(cells) != rows * cols:
+        raise UserError(f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
+                        f"pass rows= and cols= that match the board")
+    try:
+        ints = [int(v) for v in cells]
+    except (TypeError, ValueError):
+        raise UserTypeError(f"{what} must hold integers, got {cells!r}") from None
+    if any(i != v for i, v in zip(ints, cells)):
+        raise UserTypeError(f"{what} must hold integers, got {cells!r}")
+    return "\n".join(" ".join(str(v) for v in ints[r * cols:(r + 1) * cols]) for r in range(rows))
+
+
+def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, cols: int = 4) -> str:
+    """The Appendix B prompt for one board.
+
+    Parameters
+    ----------
+    initial, goal : sequence of int, length rows * cols
+        Row-major boards (0 blank, -1 blocked), as in the bank's ``initial`` and ``goal`` columns.
+    rows, cols : int
+        Board shape; the first line says "a {rows}-by-{cols} sliding puzzle".
+
+    Returns
+    -------
+    str
+        The prompt, lines separated by ``\\n``, no trailing newline.
+    """
+    if int(rows) < 1 or int(cols) < 1:
+        raise UserError(f"rows and cols must be positive, got {rows} and {cols}")
+    rows, cols = int(rows), int(cols)
+    return PROMPT_TEMPLATE.format(rows=rows, cols=cols,
+                                  initial=board_text(initial, rows, cols, "initial board"),
+                                  goal=board_text(goal, rows, cols, "goal board"))

@@ -1,0 +1,21 @@
+"""The paper's tables and figures, the report folder and page, labels, trajectories and run statistics.
+"""
+
+from .._names import lazy_face
+
+_NAMES = {
+    "ReportOptions": "write", "report_folder": "write", "metrics_long": "write", "display_names": "write",
+    "write_report": "write", "Table": "tables", "paper_tables": "tables", "condition_order": "tables",
+    "primary_cohort": "tables", "check_verdicts": "tables", "to_markdown": "tables", "to_latex": "tables",
+    "write_table_files": "tables", "markdown_text": "tables", "latex_escape": "tables", "caption_text": "render",
+    "caption_markdown": "render", "caption_latex": "render", "header_latex": "render", "method_text": "page",
+    "md_section": "page", "html_table": "page", "pages": "page", "plain": "figures", "wrapped": "figures",
+    "heat_scale": "figures", "heatmap_columns": "figures", "heatmap_figure": "figures", "figure1_heatmap": "figures",
+    "bars_figure": "figures", "figure2_bars": "figures", "trajectory_figure": "figures",
+    "figure3_trajectories": "figures", "trend_figure": "figures", "figure_trend": "figures", "Labels": "labels",
+    "read_labels": "labels", "trajectory_frame": "trajectories", "bank_retreats": "retreat",
+    "retreat_table": "retreat", "COLUMNS": "run_stats", "read_attempts": "run_stats", "run_stats_table": "run_stats",
+    "summary_markdown": "comparison",
+}
+__all__ = sorted(_NAMES)
+__getattr__ = lazy_face(__name__, _NAMES)

@@ -1,0 +1,59 @@
+"""``compare.md``: a comparison's verdicts as Markdown, for a terminal or a CI job page."""
+
+from __future__ import annotations
+
+import math
+
+from ..stats.compare import FAMILY, IMPROVEMENT, NO_CHANGE, REGRESSION, Comparison, smallest_p
+from .render import markdown_text
+
+
+def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
+    """A Markdown summary for a terminal or a CI job page: one table of pooled verdicts per cohort."""
+    name = (lambda c: markdown_text((labels or {}).get(c, c)))
+    pooled = result.table[(result.table["depth"] == "all") & (result.table["k"] == "all")]
+    regress = result.regressions()
+    head = "REGRESSION" if len(regress) else "no regression"
+    lines = [f"## fastspe compare: {head} on the {markdown_text(result.primary)} cohort", "",
+             f"Baseline {name(result.baseline)}; paired stratified whole-board bootstrap, {result.draws:,} draws, "
+             f"seed {result.seed}; margin {result.margin:g}. A regression needs the whole 95% interval below 0 and "
+             f"the estimate below -{result.margin:g}.", "", _holm_note(result), ""]
+    for cand in dict.fromkeys(pooled["candidate"]):
+        lines.append(f"### {name(cand)} vs {name(result.baseline)} ({result.boards[cand]:,} boards answered by both)")
+        lines += ["", "| cohort | metric | difference | 95% interval | verdict |", "|:---|:---|---:|---:|:---|"]
+        for row in pooled[pooled["candidate"] == cand].itertuples(index=False):
+            mark = {REGRESSION: "**regression**", IMPROVEMENT: "improvement"}.get(row.verdict, row.verdict)
+            lines.append(f"| {markdown_text(row.cohort)} | {row.metric} | {row.estimate:+.3f} | "
+                         f"[{row.lo:+.3f}, {row.hi:+.3f}] | {mark} |")
+        for s in (s for s in result.signs if s.candidate == cand):
+            lines.append(f"\nCompletions per board ({markdown_text(s.cohort)}): candidate ahead on {s.wins}, behind on "
+                         f"{s.losses}, tied on {s.ties} of {s.boards}; sign test p = {s.p_value:.3g}.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _holm_note(result: Comparison) -> str:
+    """What the rows by depth and by k mean in ``compare.csv``, which of them are flagged, and whether
+    the draws are enough for any of them to be."""
+    t = result.table
+    rows = t[(t["depth"] != "all") | (t["k"] != "all")]
+    alpha = 1.0 - result.level
+    text = (f"Rows by depth and by k (compare.csv) are many tests at once: each has a two-sided paired bootstrap "
+            f"p-value, Holm-adjusted over all rows by depth and by k of its candidate and cohort (`p_adjusted`), "
+            f"and keeps its verdict only when that is below {alpha:g}, so the chance of any false flag among them "
+            f"is at most {alpha:g}. Pooled rows (the gate above) are not adjusted.")
+    if rows.empty:
+        return text
+    family = int(rows.groupby(list(FAMILY)).size().max())
+    if smallest_p(result.draws) >= alpha / family:
+        need = math.ceil(2 * family / alpha)
+        return text + (f" With {result.draws:,} draws no such row can pass (the smallest p-value is "
+                       f"{smallest_p(result.draws):.2g}, Holm needs below {alpha / family:.2g} for {family} rows): "
+                       f"use --draws {need:,} or more.")
+    flagged = rows[rows["verdict"] != NO_CHANGE]
+    if flagged.empty:
+        return text + " None is flagged."
+    shown = [f"{markdown_text(r.candidate)} {markdown_text(r.cohort)} "
+             f"{'depth ' + str(r.depth) if r.depth != 'all' else 'k ' + str(r.k)} {r.metric} {r.estimate:+.3f} "
+             f"({r.verdict}, p_adjusted {r.p_adjusted:.2g})" for r in flagged.itertuples(index=False)]
+    return text + " Flagged: " + "; ".join(shown) + "."

@@ -1,0 +1,114 @@
+"""The report's pages: ``report.md`` and ``report.html`` around the tables and figures.
+
+User text (condition labels, cohort names) reaches both pages only through ``markdown_text`` and
+``html.escape``; the method text is fastspe's own.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from .. import __version__
+from ..stats.intervals import DEFAULT_STRATA
+from .render import caption_text, markdown_text, to_markdown
+from .tables import Table
+
+LEVEL = 0.95
+
+
+def _strata_summary(bank: pd.DataFrame) -> str:
+    sizes = bank.groupby(list(DEFAULT_STRATA), sort=True).size()
+    lo, hi = int(sizes.min()), int(sizes.max())
+    each = f"{lo} boards each" if lo == hi else f"{lo} to {hi} boards each"
+    return f"{len(sizes)} strata (cohort x k x depth), {each}"
+
+
+def method_text(bank: pd.DataFrame, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
+    n_cond = verdicts["condition"].nunique()
+    scored = bank[bank["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
+    return (
+        f"{len(verdicts):,} scored outputs from {n_cond} condition(s) on {verdicts['board_id'].nunique():,} of the "
+        f"bank's {bank['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
+        f"**Intervals.** {int(LEVEL * 100)}% percentile intervals from {draws:,} stratified whole-board bootstrap "
+        f"draws, seed {seed}. Strata: {_strata_summary(scored)}. Each draw "
+        "picks as many boards as a stratum holds, with replacement, within every stratum; all trials of a board go "
+        "together, and every condition gets the same boards in a draw, so differences between conditions are "
+        "paired. A draw in which a metric is undefined (Q with no legal plan; E and G with no completion) is left "
+        "out for that metric only; `draws_used` says how many draws an interval rests on. Randomness is "
+        "counter-based per draw, so the intervals do not depend on the number of threads.\n\n"
+        "**Metrics** (paper, Section 2.2). C = completions / N; I = illegal plans / N; R = 1 - I; Q = C / R "
+        "(undefined without a legal plan); E = mean d*/L over completions and G = mean excess moves L - d* over "
+        "completions (undefined without a completion); O = optimal completions / N; SPE = (1/N) sum of d*/L over "
+        "completions = R x Q x E when C > 0, and 0 when C = 0; Dc = mean certified depth d* of completed plans "
+        "(Section 3.3: success-only summaries favour shorter boards). Undefined values print as n/a.\n")
+
+
+def md_section(table: Table) -> str:
+    return f"### {table.name}\n\n{to_markdown(table)}\nFiles: `tables/{table.name}.csv`, `.md`, `.tex`.\n"
+
+
+def html_table(table: Table) -> str:
+    body = table.formatted().to_html(index=False, escape=True, border=0, classes="t")
+    return f"<h3>{html.escape(table.name)}</h3>\n<p><b>{html.escape(caption_text(table))}</b></p>\n{body}\n"
+
+
+_CSS = ("body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}"
+        "table.t{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}"
+        "table.t th,table.t td{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}"
+        "table.t td:first-child,table.t th:first-child{text-align:left}img{max-width:100%}")
+
+
+def _markdown_inline(text: str) -> str:
+    """The few Markdown marks the method text uses (**bold**, `code`) as escaped HTML."""
+    out, bold, code = [], False, False
+    i = 0
+    while i < len(text):
+        if text.startswith("**", i) and not code:
+            out.append("</b>" if bold else "<b>")
+            bold, i = not bold, i + 2
+        elif text[i] == "`":
+            out.append("</code>" if code else "<code>")
+            code, i = not code, i + 1
+        else:
+            out.append(html.escape(text[i]))
+            i += 1
+    return "".join(out)
+
+
+
+
+def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, list[Path]]]) -> tuple[str, str]:
+    """``report.md`` and ``report.html`` texts; ``figures`` are (caption, paths) with the SVG second."""
+    md = ["# fastspe report\n", method]
+    if figures:
+        md.append("## Figures\n")
+    for caption, paths in figures:
+        text = markdown_text(caption)
+        md.append(f"![{text}]({_figure_src(out, paths)})\n\n*{text}*\n")
+    md.append("## Tables\n")
+    md += [md_section(t) for t in tables]
+    drawn = "and `figures/` hold the tables (CSV, Markdown, LaTeX) and figures (PDF, PNG, SVG)" if figures else \
+        "holds the tables (CSV, Markdown, LaTeX); figures were not drawn"
+    md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or k "
+              f"marks pooled rows); `tables/` {drawn}.\n")
+    page = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fastspe report</title>",
+            f"<style>{_CSS}</style></head><body>", "<h1>fastspe report</h1>"]
+    page += [f"<p>{_markdown_inline(p)}</p>" for p in method.strip().split("\n\n")]
+    if figures:
+        page.append("<h2>Figures</h2>")
+    for caption, paths in figures:
+        page.append(f"<figure><img src=\"{html.escape(_figure_src(out, paths))}\" alt=\"{html.escape(caption)}\">"
+                    f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    page.append("<h2>Tables</h2>")
+    page += [html_table(t) for t in tables]
+    page.append("</body></html>\n")
+    return "\n".join(md), "\n".join(page)
+
+
+def _figure_src(out: Path, paths: Sequence[Path]) -> str:
+    svg = next((p for p in paths if p.suffix == ".svg"), paths[0])
+    return svg.relative_to(out).as_posix()

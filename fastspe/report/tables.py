@@ -1,0 +1,368 @@
+"""The paper's tables (Tables 1-6, by depth, H.9, format audit, trajectories) as ``Table`` objects.
+
+One source of numbers: every estimate and interval comes from the long metrics frame
+(``intervals.bootstrap_intervals(sums, groupings=REPORT_GROUPINGS)``, the rows of ``metrics.csv``);
+a table is a view of it, never a second computation. Only counts that are not estimates (Table 2's
+outcome partition, the format audit, trajectories) are read from the verdicts. Rendering to
+Markdown, LaTeX and CSV lives in ``table_render``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..boundary.errors import InputError
+from ..errors import UserError
+from ..boundary.verdicts import PARSE_MODES
+from ..boundary.files import require_columns
+from ..kernels.replay import ERROR_NAMES
+from .render import caption_text, latex_escape, markdown_text, to_latex, to_markdown, write_table_files
+
+__all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_verdicts", "to_markdown", "to_latex",
+           "write_table_files", "markdown_text", "latex_escape"]
+
+PRIMARY = "primary"
+H_THRESHOLD = 0.9
+ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
+MISSING = "n/a"  # how an undefined value prints
+RATE = ".3f"
+_NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
+           "economy", "excess"]
+_FORMATS = {"R": RATE, "Q": RATE, "E": RATE, "G": ".2f", "SPE": RATE, "C": RATE, "Dc": ".1f"}
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: ``frame`` holds numbers (NaN where undefined); ``formats`` maps a column to a format
+    spec (``".3f"``); ``caption`` is a template (``table_render``) whose ``«name»`` parts come from
+    ``values``. ``intervals`` maps an estimate column to its (lo, hi) columns: Markdown and LaTeX show
+    them inside the cell as ``est [lo, hi]`` when ``interval_cells``, else hide them (CSV keeps all)."""
+
+    name: str
+    caption: str
+    frame: pd.DataFrame
+    formats: dict[str, str] = field(default_factory=dict)
+    number: str | None = None
+    values: dict = field(default_factory=dict)
+    intervals: dict[str, tuple[str, str]] = field(default_factory=dict)
+    interval_cells: bool = False
+
+    def shown_columns(self) -> list:
+        hidden = {c for pair in self.intervals.values() for c in pair}
+        return [c for c in self.frame.columns if c not in hidden]
+
+    def formatted(self) -> pd.DataFrame:
+        """The shown columns as strings: numbers formatted, undefined values as ``MISSING``, and
+        ``est [lo, hi]`` cells when ``interval_cells``."""
+        out = pd.DataFrame(index=self.frame.index)
+        for col in self.shown_columns():
+            spec = self.formats.get(col)
+            cells = [_cell(v, spec) for v in self.frame[col]]
+            if self.interval_cells and col in self.intervals:
+                lo, hi = (self.frame[c] for c in self.intervals[col])
+                cells = [c if c == MISSING or _cell(a, spec) == MISSING else f"{c} [{_cell(a, spec)}, {_cell(b, spec)}]"
+                         for c, a, b in zip(cells, lo, hi)]
+            out[col] = cells
+        return out
+
+    @property
+    def title(self) -> str:
+        """The caption as plain text (``Table 1: ...``)."""
+        return caption_text(self)
+
+
+def _cell(value, spec: str | None) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if spec and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return format(value, spec)
+    return str(value)
+
+
+def check_verdicts(verdicts: pd.DataFrame) -> None:
+    """Raise if ``verdicts`` lack what the tables read or hold an error kind or parse mode that no table
+    counts (the metric columns are checked by ``metrics.board_sums``)."""
+    require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
+    if verdicts.empty:
+        raise UserError("verdicts are empty: there is nothing to report")
+    for col, known in (("error_kind", ("", *ERROR_KINDS)), ("parse_mode", PARSE_MODES)):
+        values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
+        bad = ~values.isin(known).to_numpy()
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(f"verdicts: row {i + 1} (board_id {str(verdicts['board_id'].iat[i])!r}): {col} "
+                             f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}")
+
+
+def primary_cohort(frame: pd.DataFrame) -> str:
+    """``"primary"`` if present, else the first cohort in sorted order (of verdicts or a metrics frame)."""
+    cohorts = sorted(map(str, frame["cohort"].unique()))
+    return PRIMARY if PRIMARY in cohorts else cohorts[0]
+
+
+def condition_order(metrics: pd.DataFrame, cohort: str | None = None) -> list[str]:
+    """Conditions by pooled SPE on ``cohort`` (default primary), best first; ties and conditions
+    without outputs there by name."""
+    cohort = cohort or primary_cohort(metrics)
+    spe = _pick(metrics, "pooled", cohort).query("metric == 'SPE'").set_index("condition")["estimate"]
+    names = sorted(map(str, metrics["condition"].unique()))
+
+    def key(name):
+        value = spe.get(name, np.nan)
+        return (1, 0.0, name) if pd.isna(value) else (0, -float(value), name)
+
+    return sorted(names, key=key)
+
+
+# -- views of the metrics frame ----------------------------------------------------------------------
+
+def _pick(metrics: pd.DataFrame, grouping: str, cohort: str | None = None) -> pd.DataFrame:
+    rows = metrics[metrics["grouping"] == grouping]
+    return rows if cohort is None else rows[rows["cohort"] == cohort]
+
+
+def _wide(rows: pd.DataFrame, index: Sequence[str], metrics: Sequence[str], conditions: Sequence[str],
+          with_intervals: bool = False) -> pd.DataFrame:
+    """One row per ``index`` value, a column per metric (and ``M_lo``, ``M_hi``), conditions in order."""
+    rows = rows[rows["metric"].isin(metrics) & rows["condition"].isin(conditions)]
+    values = ["estimate", "lo", "hi"] if with_intervals else ["estimate"]
+    wide = rows.pivot_table(index=list(index), columns="metric", values=values, aggfunc="first", dropna=False)
+    out = pd.DataFrame(index=wide.index)
+    for m in metrics:
+        out[m] = wide[("estimate", m)] if ("estimate", m) in wide.columns else np.nan
+        if with_intervals:
+            out[f"{m}_lo"] = wide[("lo", m)] if ("lo", m) in wide.columns else np.nan
+            out[f"{m}_hi"] = wide[("hi", m)] if ("hi", m) in wide.columns else np.nan
+    n = rows.drop_duplicates(list(index)).set_index(list(index))["N"]
+    out.insert(0, "N", n.reindex(out.index).astype("Int64"))
+    out = out.reset_index()
+    return _in_order(out, conditions)
+
+
+def _in_order(frame: pd.DataFrame, conditions: Sequence[str], first: Sequence[str] = ()) -> pd.DataFrame:
+    rank = {c: i for i, c in enumerate(conditions)}
+    keep = frame[frame["condition"].isin(rank)]
+    order = keep.assign(_r=keep["condition"].map(rank)).sort_values([*first, "_r"], kind="stable")
+    return order.drop(columns="_r").reset_index(drop=True)
+
+
+def _intervals_of(metrics: Sequence[str]) -> dict:
+    return {m: (f"{m}_lo", f"{m}_hi") for m in metrics}
+
+
+def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+                   interval_cells: bool = False) -> Table:
+    """Table 1: pooled R, Q, E, G, SPE and Dc (Section 3.3) per condition on ``cohort``, with intervals."""
+    shown = ("R", "Q", "E", "G", "SPE", "Dc")
+    frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], shown, conditions, with_intervals=True)
+    mean_depth = _mean_depth(metrics, cohort)
+    return Table("table1_primary", "«cohort» cohort pooled over depths. $R$ over all outputs, $Q$ over legal plans, "
+                 "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
+                 "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
+                 f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.", frame,
+                 dict(_FORMATS), number="1", values={"cohort": cohort}, intervals=_intervals_of(shown),
+                 interval_cells=interval_cells)
+
+
+def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
+    """The mean d* of a cohort's outputs (each output counted once), from the by-depth group sizes."""
+    rows = _pick(metrics, "depth", cohort).drop_duplicates(["condition", "depth"])
+    n = rows["N"].to_numpy(np.float64)
+    return float((rows["depth"].astype(float).to_numpy() * n).sum() / n.sum()) if n.sum() else math.nan
+
+
+def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+    """Table 2: mutually exclusive outcome counts (complete optimal / not, legal noncompletion,
+    illegal by error kind) summing to the outputs of each condition (counts, read from the verdicts)."""
+    v = verdicts[verdicts["cohort"] == cohort]
+    status, kind = v["status"].astype(str), v["error_kind"].fillna("").astype(str)
+    complete = status == "complete"
+    optimal = complete & v["optimal"].astype(bool)
+    parts = {
+        "complete_optimal": optimal,
+        "complete_not_optimal": complete & ~optimal,
+        "legal_noncompletion": status == "legal_noncompletion",
+    }
+    illegal = status == "illegal"
+    for k in ERROR_KINDS:
+        parts[f"illegal_{k}"] = illegal & (kind == k)
+    other = illegal & ~kind.isin(ERROR_KINDS)
+    if other.any():
+        parts["illegal_other"] = other
+    counts = pd.DataFrame({name: mask.to_numpy(np.int64) for name, mask in parts.items()})
+    counts["condition"] = v["condition"].to_numpy()
+    frame = counts.groupby("condition", sort=False).sum().reset_index()
+    frame["total"] = frame[list(parts)].sum(axis=1)
+    frame = _in_order(frame, conditions)
+    return Table("table2_outcomes", "mutually exclusive outcomes on the «cohort» cohort, summing to each condition's "
+                 "outputs; illegal plans split by the kind of their first error.", frame, number="2",
+                 values={"cohort": cohort})
+
+
+def table3_rates(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+    """Table 3: completion, optimal completion and illegal-plan percentages."""
+    frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], ("C", "O", "I"), conditions)
+    frame = frame.assign(**{f"{c}_pct": 100.0 * frame[c] for c in ("C", "O", "I")}).drop(columns=["C", "O", "I"])
+    return Table("table3_rates", "«cohort» completion ($C$), optimal completion ($O$) and illegal-plan ($I$) "
+                 "percentages over all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")}, number="3",
+                 values={"cohort": cohort})
+
+
+def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+    """Table 4: completion % by block count, the mean of the per-depth completion rates (each depth
+    weighs the same, whatever its number of outputs)."""
+    cells = _pick(metrics, "k_depth", cohort)
+    cells = cells[(cells["metric"] == "C") & cells["condition"].isin(conditions)]
+    mean = cells.groupby(["condition", "k"], sort=True)["estimate"].mean().mul(100.0).unstack("k")
+    mean.columns = [f"k={k}" for k in mean.columns]
+    frame = _in_order(mean.reset_index(), conditions)
+    return Table("table4_blocks", "«cohort» completion \\% by block count $k$, averaged equally over the depths.",
+                 frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4", values={"cohort": cohort})
+
+
+def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
+    """Table 5: every cohort other than ``primary`` (the stress cohort), pooled per condition."""
+    shown = ("C", "R", "Q", "E", "G", "SPE", "Dc")
+    rows = _pick(metrics, "pooled")
+    rows = rows[rows["cohort"] != primary]
+    if rows.empty:
+        frame = pd.DataFrame(columns=["cohort", "condition", "N", *shown])
+    else:
+        frame = _wide(rows, ["cohort", "condition"], shown, conditions)
+        frame = _in_order(frame, conditions, first=["cohort"])
+    return Table("table5_stress", "the stress cohort(s), pooled over depths; not pooled with the primary cohort.",
+                 frame, dict(_FORMATS), number="5")
+
+
+def table6_intervals(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+                     shown: Sequence[str] = ("R", "Q", "E", "G", "SPE", "Dc")) -> Table:
+    """Table 6: pooled estimates with their percentile intervals and draws used."""
+    rows = _pick(metrics, "pooled", cohort)
+    rows = rows[rows["metric"].isin(shown)]
+    mrank = {m: i for i, m in enumerate(shown)}
+    rows = _in_order(rows.assign(_m=rows["metric"].map(mrank)).sort_values("_m", kind="stable"), conditions)
+    frame = rows[["condition", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
+    return Table("table6_intervals", "«cohort» estimates with 95\\% percentile intervals (stratified whole-board "
+                 "bootstrap); draws_used counts the draws in which the metric is defined.", frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, number="6", values={"cohort": cohort})
+
+
+def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
+    """R, Q, E, G, SPE per cohort, depth and condition."""
+    shown = ("R", "Q", "E", "G", "SPE")
+    frame = _wide(_pick(metrics, "depth"), ["cohort", "depth", "condition"], shown, conditions, with_intervals=True)
+    frame = _in_order(frame, conditions, first=["cohort", "depth"])
+    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$.", frame, dict(_FORMATS),
+                 intervals=_intervals_of(shown))
+
+
+def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
+    """The largest depth with C >= threshold at every depth up to it; None if the shortest fails.
+
+    ``completion_by_depth``: C indexed by every tested depth; NaN (no outputs there) does not qualify.
+    """
+    best = None
+    for depth, c in completion_by_depth.sort_index().items():
+        if not (c >= threshold):  # NaN fails too
+            break
+        best = int(depth)
+    return best
+
+
+def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
+              threshold: float = H_THRESHOLD) -> Table:
+    """H.9 per condition with the completion % at each depth it rests on.
+
+    The tested lengths are the cohort's depths that any condition answered; a condition with no
+    output at one of them does not qualify there (its C is NaN, shown as n/a), as the paper defines H.9.
+    """
+    rows = _pick(metrics, "depth", cohort)
+    tested = sorted({int(d) for d in rows["depth"]})
+    rows = rows[(rows["metric"] == "C") & rows["condition"].isin(conditions)]
+    wide = rows.assign(depth=rows["depth"].astype(int)).pivot(index="condition", columns="depth", values="estimate")
+    wide = wide.reindex(columns=tested)  # a depth only other conditions answered stays, as NaN
+    frame = pd.DataFrame({"condition": wide.index})
+    frame["H"] = pd.array([h_threshold(wide.loc[c], threshold) for c in wide.index], dtype="Int64")
+    for depth in wide.columns:
+        frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
+    name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it
+    frame = _in_order(frame, conditions).rename(columns={"H": name})
+    return Table("h90", f"$H_{{{name[1:]}}}$: the largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ "
+                 "at every depth up to it (n/a: fails at the shortest).", frame,
+                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort})
+
+
+def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
+    """Answers per condition by parse mode (exact, normalized, no plan), with flagged answers."""
+    v = verdicts
+    cols = {m: (v["parse_mode"].astype(str) == m).to_numpy(np.int64) for m in PARSE_MODES}
+    for flag in ("multiple_moves", "truncated"):
+        if flag in v.columns:
+            cols[flag] = v[flag].fillna(False).astype(bool).to_numpy(np.int64)
+    counts = pd.DataFrame(cols)
+    counts.insert(0, "N", 1)
+    counts["condition"] = v["condition"].to_numpy()
+    frame = _in_order(counts.groupby("condition", sort=False).sum().reset_index(), conditions)
+    return Table("format_audit", "Format audit, all cohorts: answers in the exact MOVES: form, answers normalized "
+                 "to a plan, answers with no plan (format failures), several MOVES: lines, and truncated answers.",
+                 frame)
+
+
+def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE") -> Table:
+    """Pooled paired differences metric(A) - metric(B) (from ``intervals.paired_differences``)."""
+    rows = paired[(paired["grouping"] == "pooled") & (paired["cohort"] == cohort) & (paired["metric"] == metric)]
+    frame = rows[["condition_a", "condition_b", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
+    return Table("paired_differences", f"Paired differences of {metric} on the «cohort» cohort between conditions "
+                 "adjacent in the ranking, 95\\% intervals from the same bootstrap draws.", frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort})
+
+
+def trajectory_table(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
+    """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``)."""
+    from .trajectories import trajectory_frame
+
+    frame = _in_order(trajectory_frame(verdicts), conditions, first=["cohort"])
+    return Table("trajectories", "Trajectories per cohort, condition and certified depth: the first illegal move "
+                 "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
+                 "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
+                 "that pass through the goal before their last move.", frame,
+                 {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
+                  "goal_midway_rate": ".3f"})
+
+
+def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
+    """``table`` with condition keys replaced by their display labels (keys without a label stay)."""
+    if not labels:
+        return table
+    frame = table.frame.copy()
+    for col in ("condition", "condition_a", "condition_b"):
+        if col in frame.columns:
+            frame[col] = [labels.get(c, c) for c in frame[col]]
+    return Table(table.name, table.caption, frame, table.formats, table.number, table.values, table.intervals,
+                 table.interval_cells)
+
+
+def paper_tables(verdicts: pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
+                 paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
+                 interval_cells: bool = False, extra: Sequence[Table] = ()) -> list[Table]:
+    """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
+    order of ``conditions``, with ``labels`` shown for condition keys.
+
+    ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
+    ``extra`` tables (trajectories, run costs) are appended as they are.
+    """
+    check_verdicts(verdicts)
+    primary = primary_cohort(metrics)
+    tables = [table1_primary(metrics, conditions, primary, interval_cells), table2_outcomes(verdicts, conditions, primary),
+              table3_rates(metrics, conditions, primary), table4_blocks(metrics, conditions, primary),
+              table5_stress(metrics, conditions, primary), table6_intervals(metrics, conditions, primary),
+              depth_table(metrics, conditions), h90_table(metrics, conditions, primary),
+              format_audit(verdicts, conditions)]
+    if paired is not None:
+        tables.append(paired_table(paired, primary))
+    return [labelled(t, labels) for t in [*tables, *extra]]

@@ -1,0 +1,223 @@
+"""The report directory: ``metrics.csv`` (long form), ``tables/``, ``figures/``, ``report.md`` and
+``report.html``, from a bank and its verdicts.
+
+One source of numbers: the per-board sums go through the stratified whole-board bootstrap once
+(``intervals.bootstrap_intervals`` with ``REPORT_GROUPINGS``), giving the long metrics frame that
+``metrics.csv`` holds; every table and figure is a view of that frame. Everything written is a
+pure function of the inputs, ``draws`` and ``seed`` (no timestamps), so a report can be regenerated
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from ..errors import UserError
+from ..boundary.verdicts import check_against_bank
+from ..executor import Executor
+from ..extras import check_installed
+from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
+                        pack_sums, paired_differences)
+from ..boundary.files import atomic_dir, write_table, write_text
+from .labels import Labels
+from ..stats.metrics import board_sums
+from .page import method_text, pages
+from .render import write_table_files
+from .tables import Table, check_verdicts, condition_order, paper_tables, primary_cohort
+
+REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures")
+METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used", "N"]
+LEVEL = 0.95
+PAIRS_PER_PASS = 32
+Stage = Callable[[str, int, int], None]  # progress(stage, done, total)
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How the report looks: ``labels`` (display names and order), ``titles`` in figures, ``interval_cells``
+    (``est [lo, hi]`` in Table 1), ``figures`` drawn at all, ``runs``: run logs for the cost table."""
+
+    labels: Labels | None = None
+    titles: bool = True
+    interval_cells: bool = False
+    figures: bool = True
+    runs: Sequence = ()
+
+
+def report_folder(out_dir) -> Path:
+    """The folder a report may replace whole, resolved; ``ValueError`` for one it must not.
+
+    A report folder is replaced whole, so it must be a folder of its own: not a file, not ``/``, the
+    home folder, the current folder or one above it, not a mount point; and an existing folder may hold
+    the report's entries (``REPORT_ENTRIES``) and other plain files (kept across the swap), but no other
+    sub-folder, and ``tables/`` or ``figures/`` only if it already holds a report (``report.md`` or
+    ``metrics.csv``), so a user's own folder is never taken for one.
+    """
+    given = Path(out_dir).expanduser()
+    if given.exists() and not given.is_dir():
+        raise UserError(f"{out_dir}: exists and is not a folder; choose another report folder")
+    real = given.resolve()
+    cwd = Path.cwd().resolve()
+    why = None
+    if real == Path(real.anchor):
+        why = "the root folder"
+    elif real == Path.home().resolve():
+        why = "the home folder"
+    elif real == cwd or real in cwd.parents:
+        why = "the current folder" if real == cwd else "a folder above the current one"
+    elif real.is_dir() and os.path.ismount(real):
+        why = "a mount point"
+    elif real.is_dir():
+        entries = list(os.scandir(real))
+        is_report = any(e.name in ("report.md", "metrics.csv") for e in entries)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False) and (e.name not in REPORT_ENTRIES or not is_report):
+                why = f"a folder that holds {e.name}/, which is not part of a fastspe report"
+                break
+    if why:
+        raise UserError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
+                        "name a new folder or one that holds a fastspe report")
+    return real
+
+
+def metrics_long(metrics: pd.DataFrame) -> pd.DataFrame:
+    """``metrics.csv``: one row per (cohort, condition, depth, k, metric); ``all`` marks pooled rows."""
+    return metrics[METRICS_CSV_COLUMNS].reset_index(drop=True)
+
+
+def display_names(order: Sequence[str], labels: Labels | None) -> dict:
+    """Condition -> shown name; a ``ValueError`` when two conditions would be shown alike."""
+    names = {c: (labels.get(c) if labels else c) for c in order}
+    seen: dict = {}
+    for cond, name in names.items():
+        if name in seen:
+            raise UserError(f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; "
+                            "give them distinct labels")
+        seen[name] = cond
+    return names
+
+
+def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, stage: Stage,
+            executor: Executor | None = None) -> pd.DataFrame | None:
+    """Paired differences of conditions adjacent in ``order``, pooled per cohort, from the same draws."""
+    if len(order) < 2:
+        return None
+    pooled = pack_sums(sums, groupings={"pooled": ("cohort",)}, conditions=order)
+    pairs = list(zip(order[:-1], order[1:]))
+    starts = range(0, len(pairs), PAIRS_PER_PASS)  # bounded memory for many conditions
+    parts = []
+    for n, i in enumerate(starts):
+        chunk = pairs[i:i + PAIRS_PER_PASS]
+        conds = list(dict.fromkeys(c for pair in chunk for c in pair))
+        tick = lambda done, _, n=n: stage("paired differences", n * draws + done, len(starts) * draws)  # noqa: E731
+        parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick, executor), chunk,
+                                        LEVEL))
+    return pd.concat(parts, ignore_index=True)
+
+
+def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
+                 seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
+                 options: ReportOptions | None = None, executor: Executor | None = None) -> Path:
+    """Write the report directory and return the path of ``report.md``.
+
+    Parameters
+    ----------
+    bank : DataFrame (``bank.read_bank``): board_id, cohort, k, depth, ...
+    verdicts : DataFrame (``score.score_responses`` / ``score.read_verdicts``)
+    out_dir : the report folder (``report_folder`` says which folders it refuses)
+    draws, seed : bootstrap draws and seed
+    progress : called as ``progress(stage, done, total)`` with the stages ``bootstrap`` and ``paired
+        differences`` (draws) and ``tables and figures`` (files)
+    figures : draw the figures (needs matplotlib, ``fastspe[plots]``); False writes the tables only
+    options : labels, titles, interval cells, run logs (``ReportOptions``)
+    executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask); the
+        report is byte-for-byte the same wherever they run
+
+    The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
+    is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
+    was, never a mix of old and new files. Files in ``out_dir`` that are not the report's (the demo's
+    bank and verdicts, say) are kept.
+    """
+    options = options or ReportOptions(figures=figures)
+    if options.figures:  # before the bootstrap, not after it
+        check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
+    check_verdicts(verdicts)
+    sums = board_sums(verdicts)  # refuses repeated outputs and derived columns that disagree
+    check_against_bank(verdicts, bank)
+    final = report_folder(out_dir)
+    runs = _run_stats(options.runs, verdicts)  # a bad log fails before the bootstrap
+    stage = progress or (lambda name, done, total: None)
+    metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
+                                  progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
+    primary = primary_cohort(metrics)
+    ranking = condition_order(metrics, primary)
+    order = options.labels.ordered(ranking) if options.labels else ranking
+    names = display_names(order, options.labels)
+    paired = _paired(sums, order, draws, seed, stage, executor)
+    extra = _extra_tables(verdicts, bank, order, runs)
+    tables = paper_tables(verdicts, metrics, order, paired, names, options.interval_cells, extra)
+    with atomic_dir(final) as out:
+        write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
+        for n, table in enumerate(tables, start=1):
+            write_table_files(table, out / "tables")
+            stage("tables and figures", n, len(tables) + 3 * options.figures)
+        drawn = _figures(out, verdicts, metrics, order, names, primary, options.titles,
+                         lambda n: stage("tables and figures", len(tables) + n, len(tables) + 3)) \
+            if options.figures else []
+        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn)
+        write_text(md, out / "report.md")
+        write_text(page, out / "report.html")
+    return final / "report.md"
+
+
+def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
+    if not runs:
+        return None
+    from .run_stats import run_stats
+
+    return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
+
+
+def _extra_tables(verdicts: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str], runs) -> list[Table]:
+    from .retreat import retreat_table
+    from .tables import trajectory_table
+
+    extra = [trajectory_table(verdicts, order)]
+    by_retreat = retreat_table(verdicts, bank, order)  # None unless the bank has search-certified boards
+    if by_retreat is not None:
+        extra.append(by_retreat)
+    if runs is not None:
+        from .run_stats import run_stats_table
+
+        extra.append(run_stats_table(runs.set_index("condition").reindex([c for c in order if c in set(
+            runs["condition"])]).reset_index()))
+    return extra
+
+
+def _figures(out: Path, verdicts, metrics, order, names, primary, titles: bool, tick) -> list[tuple[str, list[Path]]]:
+    """The figures as (caption, paths); ``tick(n)`` after the n-th."""
+    from .figures import figure1_heatmap, figure2_bars, figure3_trajectories  # matplotlib loads only here
+    from .trajectories import trajectory_frame
+
+    folder = out / "figures"
+    fig1 = figure1_heatmap(metrics, order, primary, folder / "figure1_horizon_metrics", labels=names, titles=titles)
+    tick(1)
+    fig2 = figure2_bars(metrics, order, primary, folder / "figure2_economy_spe", labels=names, titles=titles)
+    tick(2)
+    fig3 = figure3_trajectories(trajectory_frame(verdicts), order, names, primary, folder / "figure3_trajectories",
+                                titles=titles)
+    tick(3)
+    gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
+              if metrics["cohort"].nunique() > 1 else "")
+    return [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "
+             f"panel's stated linear scale{gutter}.", fig1),
+            (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
+             "intervals (whole boards resampled within strata, trials kept together).", fig2),
+            (f"Figure 3: where plans fail on the {primary} cohort, by certified depth: the earliest illegal move as a "
+             "fraction of d*, the closest approach min h / d* of plans that do not complete, and the share of plans "
+             "that revisit a state.", fig3)]

@@ -1,0 +1,224 @@
+"""Parse a whole column of answers at once, with results identical to ``fastspe.scoring.parse_reference``.
+
+``parse_column(texts, strict)`` runs a compiled pass (``fastspe.kernels.parse``) over the UTF-8
+bytes of the whole column. It decides alone the answers whose result it can prove (an Appendix B
+answer, prose with no label) and hands every other answer to ``fastspe.scoring.parse_reference.parse_answer``, the
+reference, so that for every answer ``(moves, mode, normalization, multiple)`` is exactly what
+``parse_answer(text, strict)`` gives. Plans come back as flat action codes, ready for replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from . import parse_reference as _ref
+from ..errors import UserTypeError
+from ..kernels import parse as _kernel
+from ..domains.sliding.layout import CODE_OF_BYTE, DIRECTION_BYTES
+
+__all__ = ["MODE_EXACT", "MODE_NORMALIZED", "MODE_NO_PLAN", "MODE_NAMES", "ParsedColumn", "parse_column",
+           "moves_strings"]
+
+MODE_EXACT, MODE_NORMALIZED, MODE_NO_PLAN = 0, 1, 2
+MODE_NAMES = (_ref.EXACT, _ref.NORMALIZED, _ref.NO_PLAN)  # indexed by the mode codes
+_MODE_OF_NAME = {name: code for code, name in enumerate(MODE_NAMES)}
+_LETTER_OF_CODE = np.full(256, ord(_ref.INVALID), dtype=np.uint8)  # action code -> its letter, "?" if no move
+_LETTER_OF_CODE[:4] = DIRECTION_BYTES
+
+
+@dataclass(frozen=True)
+class ParsedColumn:
+    """Parsed answers of a column (n answers).
+
+    codes : uint8 (total,), every plan's action codes back to back (0..3 = U, D, L, R,
+        ``INVALID_CODE`` for a token that is not a move)
+    offsets : int64 (n + 1,), plan i is ``codes[offsets[i]:offsets[i + 1]]``
+    mode : int8 (n,), ``MODE_EXACT``, ``MODE_NORMALIZED`` or ``MODE_NO_PLAN`` (names in ``MODE_NAMES``)
+    normalization : object (n,), the ``+``-joined normalization tags, "" when none
+    multiple : bool (n,), more than one label appeared
+    compiled : how many answers the kernel decided alone; the rest went to the Python parser
+    """
+
+    codes: np.ndarray
+    offsets: np.ndarray
+    mode: np.ndarray
+    normalization: np.ndarray
+    multiple: np.ndarray
+    compiled: int
+
+    def __len__(self) -> int:
+        return len(self.mode)
+
+    def to_plans(self) -> list[_ref.ParsedPlan]:
+        """The answers as ``fastspe.scoring.parse_reference.ParsedPlan`` tuples (one Python object each: for checks)."""
+        moves = moves_strings(self.codes, self.offsets).to_pylist()
+        return [_ref.ParsedPlan(m, MODE_NAMES[k], norm, bool(mult))
+                for m, k, norm, mult in zip(moves, self.mode, self.normalization, self.multiple)]
+
+
+def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
+    """One string per plan, one character per action (``U D L R``, ``?`` for a token that is not a move).
+
+    Built from the buffers, with no Python loop per plan: a ``pa.StringArray``, or a
+    ``pa.LargeStringArray`` when the plans hold 2**31 actions or more.
+    """
+    chars = pa.py_buffer(_LETTER_OF_CODE[np.asarray(codes, dtype=np.uint8)])
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n = len(offsets) - 1
+    if offsets[-1] < 2**31:
+        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)), chars)
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), chars)
+
+
+def _cleaning_tags(body: str) -> set:
+    tags: set = set()
+    _ref._clean_body(body, tags)
+    return tags
+
+
+def _reading_tags(body: str) -> set:
+    tags: set = set()
+    _ref._tokens_to_moves(body, tags)
+    return tags
+
+
+def _byte_classes() -> np.ndarray:
+    """The kernel's byte-class table, read off the reference parser's own patterns and cleaning."""
+    table = np.zeros(256, dtype=np.uint16)
+    for b in range(128):  # every pattern is ASCII: a byte of a multi-byte character is in no class
+        ch = chr(b)
+        spacing = ch in " \t"
+        table[b] = ((_kernel.LETTER if ch in _ref._ASCII_LETTERS else 0)
+                    | (_kernel.LEAD if _ref._LEAD.fullmatch(ch) else 0)
+                    | (_kernel.SPACE if spacing else 0)
+                    | (_kernel.STRIP if ch.isspace() else 0)
+                    | (_kernel.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
+                    | (_kernel.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
+                    | (_kernel.TOKEN if ch.isalnum() else 0)
+                    | (_kernel.M_LETTER if ch in "mM" else 0)
+                    | (_kernel.LINE_BREAK if ch in "\r\n" else 0)
+                    | (_kernel.LIST_MARKUP if ch in _ref._MARKUP else 0)
+                    | (_kernel.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
+                    | (_kernel.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
+                    | (_kernel.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
+                    | (_kernel.WRAP if ch in _ref._WRAP else 0)
+                    | (_kernel.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0))
+    return table
+
+
+_BYTE_CLASS = _byte_classes()
+# the normalization string of each tag mask, "+"-joined in sorted order as the reference writes it
+_NORMALIZATION_OF_TAGS = np.array(["+".join(sorted(name for k, name in enumerate(_kernel.TAG_NAMES) if mask >> k & 1))
+                                   for mask in range(1 << len(_kernel.TAG_NAMES))], dtype=object)
+
+
+class _Texts(NamedTuple):
+    """A column as the kernel reads it, and a way back to the items for the reference parser."""
+
+    data: np.ndarray  # uint8 (total,), the UTF-8 bytes (an item that is not text, or null, is empty)
+    offsets: np.ndarray  # int64 (n + 1,)
+    items_at: Callable[[np.ndarray], list]  # the original items at some indices
+    not_text: np.ndarray  # int64, indices of items that only the reference parser can read
+
+
+def _is_string_type(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
+    """A (chunked) string array's bytes, without a copy where it is already a large string array."""
+    if isinstance(arr, pa.ChunkedArray):
+        chunks = [c.cast(pa.large_string()) for c in arr.chunks]
+        arr = pa.concat_arrays(chunks) if chunks else pa.array([], type=pa.large_string())
+    arr = arr.cast(pa.large_string())
+    if arr.null_count:  # a null's slot of the data may be non-empty: make it ""
+        arr = arr.fill_null("")
+    _, offset_buf, data_buf = arr.buffers()
+    n = len(arr)
+    offsets = np.frombuffer(offset_buf, dtype=np.int64)[arr.offset:arr.offset + n + 1] if n else np.zeros(1, np.int64)
+    data = np.frombuffer(data_buf if data_buf is not None else b"", dtype=np.uint8)
+    return _Texts(data, offsets, lambda idx: arr.take(pa.array(idx, type=pa.int64())).to_pylist(),
+                  np.empty(0, dtype=np.int64))
+
+
+def _sequence_texts(items: Sequence) -> _Texts:
+    """Any sequence: strings go to the kernel, other items (numbers, bytes, lists) to the reference."""
+    items = list(items)
+    not_text = np.empty(0, dtype=np.int64)
+    try:  # the common column, str and None only, in one conversion
+        if set(map(type, items)) <= {str, type(None)}:
+            arr = pa.array(items, type=pa.large_string())
+        else:
+            arr = None
+    except (pa.ArrowException, UnicodeError):  # lone surrogates: not UTF-8, the reference copes
+        arr = None
+    if arr is None:
+        text = [x if isinstance(x, str) and _utf8_encodable(x) else None for x in items]
+        not_text = np.array([i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None],
+                            dtype=np.int64)
+        arr = pa.array(text, type=pa.large_string())
+    return _arrow_texts(arr)._replace(items_at=lambda idx: [items[i] for i in idx], not_text=not_text)
+
+
+def _utf8_encodable(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _column_texts(texts) -> _Texts:
+    if isinstance(texts, (pa.Array, pa.ChunkedArray)):
+        if not _is_string_type(texts.type):
+            raise UserTypeError(f"texts must hold strings, got a pyarrow array of {texts.type}")
+        return _arrow_texts(texts)
+    if isinstance(texts, (str, bytes)):
+        raise UserTypeError("texts must be a column of answers, not one answer")
+    return _sequence_texts(texts)
+
+
+def parse_column(texts, strict: bool = False) -> ParsedColumn:
+    """Parse every answer of ``texts`` exactly as ``fastspe.scoring.parse_reference.parse_answer(text, strict)`` would.
+
+    Parameters
+    ----------
+    texts : a pyarrow string, large string or string view array, a chunked array of those, or any
+        sequence (items that are not ``str``, and nulls, give what ``parse_answer`` gives for them)
+    strict : every normalized answer is ``no_plan`` (its tags kept), as in ``parse_answer``
+    """
+    col = _column_texts(texts)
+    verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(col.data, col.offsets, _BYTE_CLASS)
+    verdict[col.not_text] = _kernel.UNDECIDED
+    undecided = np.flatnonzero(verdict == _kernel.UNDECIDED)
+    plans = [_ref.parse_answer(t, strict) for t in col.items_at(undecided)]
+
+    found = verdict == _kernel.PLAN
+    normalized = found & (tags != 0)
+    mode = np.full(len(verdict), MODE_NO_PLAN, dtype=np.int8)
+    mode[found & (tags == 0)] = MODE_EXACT
+    if strict:  # a normalized plan is a format failure; its tags say why
+        n_moves[normalized] = 0
+        list_end[normalized] = list_start[normalized]
+    else:
+        mode[normalized] = MODE_NORMALIZED
+    normalization = _NORMALIZATION_OF_TAGS[tags]  # shared string objects, "" for no tags
+    other_index = np.full(len(mode), -1, dtype=np.int64)
+    other_index[undecided] = np.arange(len(undecided))
+    if plans:
+        mode[undecided] = [_MODE_OF_NAME[p.mode] for p in plans]
+        normalization[undecided] = [p.normalization for p in plans]
+        multiple[undecided] = [p.multiple for p in plans]
+        n_moves[undecided] = [len(p.moves) for p in plans]
+    other_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
+    np.cumsum(n_moves[undecided], out=other_offsets[1:])
+    other_codes = CODE_OF_BYTE[np.frombuffer("".join(p.moves for p in plans).encode("ascii"), dtype=np.uint8)]
+    offsets = np.zeros(len(mode) + 1, dtype=np.int64)
+    np.cumsum(n_moves, out=offsets[1:])
+    codes = _kernel.write_codes(col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets, other_index,
+                                offsets)
+    return ParsedColumn(codes, offsets, mode, normalization, multiple, len(mode) - len(undecided))

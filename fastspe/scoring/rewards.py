@@ -1,0 +1,100 @@
+"""Rewards for training loops: score answers in memory, no files, NumPy arrays out.
+
+Build a ``RewardScorer`` once per bank (it checks the bank and packs its boards and layouts), then call
+it on each batch of rollouts::
+
+    from fastspe import RewardScorer
+    scorer = RewardScorer(bank)                 # a bank DataFrame or Arrow table
+    r = scorer(board_ids, texts)                # sequences (or Arrow arrays) of equal length
+    r.spe                                       # float64: d*/L for complete plans, 0 otherwise
+
+``fastspe.reward(bank_or_scorer, board_ids, texts)`` does the same in one call (building a scorer
+each time when given a bank). The verdicts are exactly those of ``fastspe score``: the same parser
+(compiled), the same replay kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import UserError
+from ..kernels.replay import COMPLETE, ERROR_NAMES, STATUS_NAMES
+from .parse_column import MODE_NAMES
+from .score import BankTables, bank_tables, replay_answers
+
+__all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "ERROR_NAMES", "MODE_NAMES"]
+
+
+@dataclass(frozen=True)
+class Rewards:
+    """Per-answer results, all NumPy arrays of length n.
+
+    status : int8, index into ``STATUS_NAMES`` (0 complete, 1 legal_noncompletion, 2 illegal)
+    error_kind : int8, index into ``ERROR_NAMES`` ("" none, boundary, obstacle, invalid_action, format)
+    parse_mode : int8, index into ``MODE_NAMES`` (exact, normalized, no_plan)
+    L : int64, the plan's action count; first_error : int64, index of the first illegal action or -1
+    depth : int64, the board's certified d*
+    economy : float64, d*/L for complete plans, NaN otherwise
+    spe : float64, the output's SPE contribution: d*/L for complete plans, 0 otherwise (mean = SPE)
+    optimal : bool, complete with L = d*
+    final_h, min_h : int32, h of the last state reached and the least h along the legal prefix
+    """
+
+    status: np.ndarray
+    error_kind: np.ndarray
+    parse_mode: np.ndarray
+    L: np.ndarray
+    first_error: np.ndarray
+    depth: np.ndarray
+    economy: np.ndarray
+    spe: np.ndarray
+    optimal: np.ndarray
+    final_h: np.ndarray
+    min_h: np.ndarray
+
+    @property
+    def complete(self) -> np.ndarray:
+        return self.status == COMPLETE
+
+
+class RewardScorer:
+    """A bank checked and packed once, to score batches of answers in memory.
+
+    Parameters
+    ----------
+    bank : DataFrame or Arrow table with the bank columns (``fastspe.bank.build.read_bank``, ``build_bank``)
+    parse : "lenient" or "strict"; format_failure : "illegal" or "noncompletion" (as ``fastspe score``)
+    """
+
+    def __init__(self, bank, parse: str = "lenient", format_failure: str = "illegal"):
+        self.tables: BankTables = bank if isinstance(bank, BankTables) else bank_tables(bank)
+        self.parse, self.format_failure = parse, format_failure
+        replay_answers(self.tables, np.zeros(0, dtype=np.int64), [], parse, format_failure)  # checks the options
+
+    def rows(self, board_ids) -> np.ndarray:
+        """Bank rows of ``board_ids``; a ``ValueError`` names the first id the bank does not hold."""
+        rows = self.tables.rows_of(board_ids)
+        unknown = np.flatnonzero(rows < 0)
+        if len(unknown):
+            i = int(unknown[0])
+            bad = board_ids[i].as_py() if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else board_ids[i]
+            raise UserError(f"board_ids[{i}] = {bad!r} is not in the bank ({len(unknown)} unknown ids)")
+        return rows
+
+    def __call__(self, board_ids, texts) -> Rewards:
+        if len(board_ids) != len(texts):
+            raise UserError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
+        r = replay_answers(self.tables, self.rows(board_ids), texts, self.parse, self.format_failure)
+        return Rewards(status=r.status, error_kind=r.kind, parse_mode=r.parsed.mode, L=r.L,
+                       first_error=r.first_error, depth=r.depth, economy=r.economy,
+                       spe=np.where(r.complete, r.economy, 0.0), optimal=r.complete & (r.L == r.depth),
+                       final_h=r.final_h, min_h=r.min_h)
+
+
+def reward(bank, board_ids, texts, **options) -> Rewards:
+    """Score ``texts`` against the boards ``board_ids`` of ``bank`` (a bank or a ``RewardScorer``)."""
+    scorer = bank if isinstance(bank, RewardScorer) else RewardScorer(bank, **options)
+    return scorer(board_ids, texts)

@@ -1,0 +1,394 @@
+"""Verdicts: parse every answer, replay every plan on its board, one row per output.
+
+``score_responses(bank, responses)`` validates the responses, parses the answers
+(``fastspe.scoring.parse_reference``), packs all plans into one flat array of action codes and replays them in one
+parallel kernel call (``fastspe.kernels.replay``), then derives the per-output columns of
+Section 2.2: completion, legality, first error, economy d*/L and excess L - d* of completed plans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..bank.build import bank_to_table
+from ..boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
+from ..errors import UserError
+from ..boundary.parquet import parquet_stream
+from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
+from ..boundary.responses import KEY, read_responses, validate_responses
+from ..boundary.verdicts import VERDICT_COLUMNS, read_verdicts, write_verdicts
+from ..executor import Executor, in_process
+from ..boundary.files import table_format
+from ..kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
+    STATUS_NAMES, key_layout, replay_plans
+from ..domains.sliding.layout import CODE_OF_BYTE
+from .parse_column import MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
+
+__all__ = ["VERDICT_COLUMNS", "BankTables", "ScoreSummary", "bank_tables", "encode_moves", "score_responses",
+           "score_file", "read_responses", "write_verdicts", "read_verdicts"]
+
+PARSE_OPTIONS = ("lenient", "strict")
+FORMAT_OPTIONS = ("illegal", "noncompletion")
+TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
+_NOT_METADATA = set(VERDICT_COLUMNS) | {"response", "status", "row", "event"}
+Progress = Callable[[int, int | None], None]
+
+
+@dataclass(frozen=True)
+class BankTables:
+    """A checked bank packed for the replay kernel.
+
+    boards : int8 (m, cells), initial boards padded with -1 to the widest layout
+    layout_index : int64 (m,), index of each board's layout in the stacked tables
+    moves : int16 (layouts, cells, 4); dist : int16 (layouts, cells, cells);
+    goal_cell : int16 (layouts, max_tile + 1); bits : field width of the exact state key
+    tags : layout tag of each board (object (m,))
+    ids : string (m,), the board ids (an Arrow array, for hashed look-ups)
+    depth, k : int64 (m,); cohort : object (m,)
+    """
+
+    boards: np.ndarray
+    layout_index: np.ndarray
+    moves: np.ndarray
+    dist: np.ndarray
+    goal_cell: np.ndarray
+    bits: int
+    tags: np.ndarray
+    ids: pa.Array
+    depth: np.ndarray
+    k: np.ndarray
+    cohort: np.ndarray
+
+    def rows_of(self, board_ids) -> np.ndarray:
+        """Bank rows of ``board_ids`` (any sequence or Arrow array of str), -1 where unknown."""
+        ids = board_ids if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else pa.array(board_ids, pa.string())
+        rows = pc.index_in(ids.cast(pa.string()), value_set=self.ids)
+        return pc.fill_null(rows, -1).to_numpy().astype(np.int64)
+
+
+def bank_tables(bank) -> BankTables:
+    """Check a bank (DataFrame or Arrow table; ``check_bank_table``) and pack it for replay."""
+    return packed_bank(bank_to_table(bank))
+
+
+def packed_bank(table: pa.Table) -> BankTables:
+    """Pack a bank table that ``check_bank_table`` has checked."""
+    found = table_layouts(table)
+    layouts = found.layouts
+    cells = max(lay.cells for lay in layouts)
+    max_tile = max(lay.tiles for lay in layouts)
+    nl = len(layouts)
+    moves = np.full((nl, cells, 4), -1, dtype=np.int16)
+    dist = np.full((nl, cells, cells), -1, dtype=np.int16)
+    goal_cell = np.zeros((nl, max_tile + 1), dtype=np.int16)
+    for i, lay in enumerate(layouts):
+        moves[i, :lay.cells] = lay.moves
+        dist[i, :lay.cells, :lay.cells] = lay.distances
+        goal_cell[i, :lay.tiles + 1] = lay.goal_cell
+    tags = np.array([lay.tag for lay in layouts], dtype=object)[found.index]
+    bits, _, _ = key_layout(cells, max_tile)
+    return BankTables(board_matrix(table.column(BOARD_COLUMNS[0]), cells), found.index, moves, dist, goal_cell, bits,
+                      tags, table.column("board_id").combine_chunks().cast(pa.string()),
+                      table.column("depth").to_numpy(), table.column("k").to_numpy(),
+                      table.column("cohort").to_numpy(zero_copy_only=False))
+
+
+def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Plans as one flat uint8 code array and int64 offsets (n + 1,); any char but UDLR is not a move."""
+    lengths = np.fromiter(map(len, moves), dtype=np.int64, count=len(moves))
+    offsets = np.zeros(len(moves) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = "".join(moves).encode("ascii", errors="replace")
+    codes = CODE_OF_BYTE[np.frombuffer(joined, dtype=np.uint8)]
+    return codes, offsets
+
+
+def _check_options(parse: str, format_failure: str) -> None:
+    if parse not in PARSE_OPTIONS:
+        raise UserError(f"parse must be one of {PARSE_OPTIONS}, got {parse!r}")
+    if format_failure not in FORMAT_OPTIONS:
+        raise UserError(f"format_failure must be one of {FORMAT_OPTIONS}, got {format_failure!r}")
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """Every per-output array of a verdict, before it becomes a table (kernels' dtypes)."""
+
+    L: np.ndarray
+    status: np.ndarray
+    kind: np.ndarray
+    first_error: np.ndarray
+    final_h: np.ndarray
+    min_h: np.ndarray
+    revisits: np.ndarray
+    midway: np.ndarray
+    depth: np.ndarray
+    complete: np.ndarray
+    economy: np.ndarray
+    parsed: object  # parse_batch.ParsedColumn
+
+
+def replay_answers(tables: BankTables, rows: np.ndarray, texts, parse: str = "lenient",
+                   format_failure: str = "illegal") -> Replayed:
+    """Parse ``texts`` (Arrow strings or a sequence) and replay each on bank row ``rows[i]``."""
+    _check_options(parse, format_failure)
+    parsed = parse_column(texts, strict=parse == "strict")
+    status, kind, first_error, final_h, min_h, revisits, midway = replay_plans(
+        tables.boards, rows, parsed.codes, parsed.offsets, tables.layout_index[rows], tables.moves, tables.dist,
+        tables.goal_cell, tables.bits)
+    no_plan = parsed.mode == MODE_NO_PLAN
+    if format_failure == "illegal":
+        status[no_plan] = ILLEGAL
+        kind[no_plan] = FORMAT
+    else:
+        status[no_plan] = LEGAL_NONCOMPLETION
+    L = np.diff(parsed.offsets)
+    depth = tables.depth[rows]
+    complete = status == COMPLETE
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # a complete empty plan (only on a board already at its goal, d* = 0) is optimal: economy 1
+        economy = np.where(complete, np.where(L > 0, depth / np.maximum(L, 1), 1.0), np.nan)
+    return Replayed(L, status, kind, first_error, final_h, min_h, revisits, midway, depth, complete, economy, parsed)
+
+
+def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
+                  format_failure: str = "illegal") -> pa.Table:
+    """Verdict rows (``VERDICT_COLUMNS`` then scalar metadata) of checked outputs.
+
+    ``outputs`` has ``board_id, condition, trial, response, row`` (the bank row) and any metadata.
+    """
+    rows = outputs.column("row").to_numpy().astype(np.int64)
+    r = replay_answers(tables, rows, outputs.column("response"), parse, format_failure)
+    p = r.parsed
+    columns = {
+        "board_id": outputs.column("board_id").cast(pa.string()),
+        "condition": outputs.column("condition").cast(pa.string()),
+        "trial": outputs.column("trial").cast(pa.int64()),
+        "cohort": pa.array(tables.cohort[rows], pa.string()),
+        "k": tables.k[rows],
+        "layout": pa.array(tables.tags[rows], pa.string()),
+        "depth": r.depth,
+        "L": r.L,
+        "status": pa.DictionaryArray.from_arrays(r.status.astype(np.int32), STATUS_NAMES).cast(pa.string()),
+        "error_kind": pa.DictionaryArray.from_arrays(r.kind.astype(np.int32), ERROR_NAMES).cast(pa.string()),
+        "first_error": r.first_error,
+        "parse_mode": pa.DictionaryArray.from_arrays(p.mode.astype(np.int32), MODE_NAMES).cast(pa.string()),
+        "normalization": pa.array(p.normalization, pa.string()),
+        "multiple_moves": p.multiple,
+        "truncated": _truncated(outputs),
+        "final_h": r.final_h,
+        "min_h": r.min_h,
+        "revisits": r.revisits,
+        "goal_midway": r.midway,
+        "optimal": r.complete & (r.L == r.depth),
+        "economy": r.economy,
+        "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
+        "moves": moves_strings(p.codes, p.offsets),
+    }
+    for name in _metadata_columns(outputs):
+        columns[name] = outputs.column(name)
+    return pa.table(columns)
+
+
+def _truncated(outputs: pa.Table) -> np.ndarray:
+    """Cut off by the length limit, as far as the metadata says."""
+    out = np.zeros(outputs.num_rows, dtype=bool)
+    names = outputs.column_names
+    if "truncated" in names:
+        col = outputs.column("truncated")
+        if pa.types.is_boolean(col.type):
+            out |= pc.fill_null(col, False).to_numpy(zero_copy_only=False)
+        elif not pa.types.is_null(col.type):
+            text = col.cast(pa.string()) if not pa.types.is_string(col.type) else col
+            out |= pc.fill_null(pc.equal(pc.utf8_lower(text), "true"), False).to_numpy(zero_copy_only=False)
+    for name in ("finish_reason", "stop_reason"):
+        if name in names and not pa.types.is_null(outputs.column(name).type):
+            text = outputs.column(name).cast(pa.string())
+            hit = pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(TRUNCATION_REASONS)))
+            out |= pc.fill_null(hit, False).to_numpy(zero_copy_only=False)
+    return out
+
+
+def _metadata_columns(outputs: pa.Table) -> list[str]:
+    """Scalar metadata carried into the verdicts (token counts, latency, ...); nested values are not."""
+    keep = []
+    for field in outputs.schema:
+        kind = field.type
+        if field.name in _NOT_METADATA or pa.types.is_nested(kind) or pa.types.is_binary(kind) \
+                or pa.types.is_dictionary(kind):
+            continue
+        keep.append(field.name)
+    return keep
+
+
+def _frame_outputs(resp: pd.DataFrame, tables: BankTables) -> pa.Table:
+    """Validated responses (a DataFrame) as the Arrow outputs ``verdict_table`` takes."""
+    columns = {"board_id": pa.array(resp["board_id"].astype(str).to_numpy(object), pa.string()),
+               "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
+               "trial": pa.array(resp["trial"].to_numpy(np.int64)),
+               "response": pa.array(resp["response"].to_numpy(object), pa.string())}
+    for col in _frame_metadata(resp):
+        try:
+            columns[col] = pa.array(resp[col].to_numpy(object) if resp[col].dtype == object else resp[col],
+                                    from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            continue  # values of mixed kinds: not carried
+    table = pa.table(columns)
+    return table.append_column("row", pa.array(tables.rows_of(table.column("board_id"))))
+
+
+def _frame_metadata(responses: pd.DataFrame) -> list[str]:
+    keep = []
+    for col in responses.columns:
+        if col in _NOT_METADATA:
+            continue
+        kind = pd.api.types.infer_dtype(responses[col], skipna=True)
+        if kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
+            keep.append(col)
+    return keep
+
+
+def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
+                    format_failure: str = "illegal") -> pd.DataFrame:
+    """One verdict row per output (columns ``VERDICT_COLUMNS`` then scalar metadata).
+
+    Parameters
+    ----------
+    bank : DataFrame (or Arrow table) with ``fastspe.bank.build.BANK_COLUMNS``; checked first
+        (``fastspe.boundary.banks.check_bank_table``)
+    responses : DataFrame with ``board_id, condition, trial, response`` (and metadata; run-log
+        attempts are resolved to the completed one)
+    parse : "lenient" (normalized answers are scored) or "strict" (they are format failures)
+    format_failure : "illegal" (error_kind "format", L = 0) or "noncompletion" (legal, L = 0)
+
+    Notes
+    -----
+    ``L`` is the plan's action count, illegal plans included; ``first_error`` indexes the first
+    illegal action (-1 when there is none, format failures included); ``final_h`` is h of the
+    last state reached (before the illegal action, if any) and ``min_h`` the least h along the
+    legal prefix, the initial state included; ``moves`` has one character per action, ``?`` for
+    a token that is not a move. ``economy`` = d*/L and ``excess`` = L - d* are NaN unless the
+    plan is complete. Rows are sorted by (condition, board_id, trial).
+    """
+    _check_options(parse, format_failure)
+    tables = bank_tables(bank)
+    resp = validate_responses(responses, bank=_id_frame(tables))
+    return _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
+
+
+def _id_frame(tables: BankTables) -> pd.DataFrame:
+    return pd.DataFrame({"board_id": tables.ids.to_numpy(zero_copy_only=False)})
+
+
+def _sorted_frame(verdicts: pa.Table) -> pd.DataFrame:
+    return verdicts.to_pandas().sort_values(KEY, kind="stable").reset_index(drop=True)
+
+
+@dataclass
+class ScoreSummary:
+    """What ``score_file`` did: outputs scored per status, how, and what it left out."""
+
+    scored: int = 0
+    complete: int = 0
+    legal_noncompletion: int = 0
+    illegal: int = 0
+    streamed: bool = True
+    lost_outputs: int = 0
+    invalid: tuple = ()
+
+    def count(self, status: np.ndarray | pa.Array) -> None:
+        values = pc.value_counts(status).to_pylist() if isinstance(status, (pa.Array, pa.ChunkedArray)) else []
+        for item in values:
+            setattr(self, item["values"], getattr(self, item["values"]) + item["counts"])
+        self.scored = self.complete + self.legal_noncompletion + self.illegal
+
+
+def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_failure: str = "illegal",
+               skip_invalid: bool = False, progress: Progress | None = None,
+               chunk_bytes: int | None = None, executor: Executor | None = None) -> ScoreSummary:
+    """Score a responses file or run log into a verdicts file, batch by batch.
+
+    Parameters
+    ----------
+    bank : Arrow table checked by ``check_bank_table`` (``fastspe.boundary.banks.read_bank_table``)
+    responses, out : paths; ``out`` is ``.parquet`` (streamed, rows in the order of the responses)
+        or ``.csv`` (in memory, sorted by condition, board_id, trial)
+    skip_invalid : report bad lines (``ScoreSummary.invalid``) and score the rest
+    progress : called with (outputs scored so far, None)
+    executor : where the streamed batches are scored (``fastspe.distributed.executor`` for Dask); reading,
+        the duplicate check and writing stay here, in order, so the file is the same byte for byte
+
+    Memory is set by the batch size (``chunk_bytes`` of JSONL/CSV per batch), not the file: the keys
+    seen so far (8 bytes per output) are all that is kept across batches, so duplicates are still
+    found exactly. A file the fast Arrow path cannot vouch for (a damaged line, a torn run-log line,
+    a duplicate, ...) is read again with the precise line reader, which names the line at fault (or
+    skips it with ``skip_invalid``); that path holds the file in memory.
+    """
+    _check_options(parse, format_failure)
+    tables = packed_bank(bank)
+    fmt = table_format(out, (".parquet", ".csv"))
+    summary = ScoreSummary()
+    if fmt == "parquet":
+        try:
+            _stream(tables, responses, out, parse, format_failure, summary, progress, chunk_bytes, executor)
+            return summary
+        except NeedsLineReader:
+            summary = ScoreSummary(streamed=False)
+    else:
+        summary.streamed = False
+    resp = read_responses(responses, bank=_id_frame(tables), skip_invalid=skip_invalid)
+    if resp.empty:
+        raise UserError(f"{responses}: no completed outputs to score")
+    verdicts = _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
+    write_verdicts(verdicts, out)
+    summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
+    summary.invalid = tuple(resp.attrs.get("invalid", ()))
+    if progress is not None:
+        progress(summary.scored, summary.scored)
+    return summary
+
+
+def _stream(tables: BankTables, responses, out, parse, format_failure, summary: ScoreSummary,
+            progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None) -> None:
+    """Read, check, score and write batch by batch; the next batch is read and the last one written (both
+    mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored
+    (by ``executor``, which may score several batches ahead elsewhere; they come back in order)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    checker = ResponseChecker(tables.ids)
+    kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+    batches = response_tables(responses, **kwargs)
+    with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
+        def checked_write(verdicts: pa.Table) -> None:
+            try:
+                write(verdicts)
+            except (pa.ArrowException, ValueError, TypeError):
+                raise NeedsLineReader("metadata columns change type between batches") from None
+
+        def checked_outputs():
+            reading = io.submit(next, batches, None)
+            while (raw := reading.result()) is not None:
+                reading = io.submit(next, batches, None)
+                outputs = checker.check(raw)
+                if outputs.num_rows:
+                    yield outputs
+
+        writing = None
+        for verdicts in (executor or in_process)(verdict_table, tables, checked_outputs(), parse, format_failure):
+            if writing is not None:
+                writing.result()  # in order, and any error surfaces here
+            writing = io.submit(checked_write, verdicts)
+            summary.count(verdicts.column("status"))
+            if progress is not None:
+                progress(summary.scored, None)
+        if writing is not None:
+            writing.result()
+        if summary.scored == 0:
+            raise UserError(f"{responses}: no completed outputs to score")
+    summary.lost_outputs = checker.lost_outputs()

@@ -1,0 +1,520 @@
+"""Independent verdict verifier: re-parse and re-replay every answer in plain Python, compare with a verdicts file.
+
+The paper replays every model output with a second implementation. This is it, shipped: it shares no
+code with ``fastspe.scoring.parse_reference``, ``fastspe.scoring.parse_column``, ``fastspe.kernels``, ``fastspe.scoring.score`` or
+``fastspe.domains.sliding.layout``. Only reading files is shared (``fastspe.boundary``): that is not what is verified.
+
+Re-derived here from the rules alone: the answer parse (its own reading of the Appendix B format and
+of the documented lenient normalizations), each layout's goal and free-cell graph distances (its own
+BFS), h, and a replay that stops at the first illegal action. Every verdict column is compared:
+
+- from the bank: ``cohort, k, layout, depth``;
+- from the parse: ``moves`` (one character per action, ``?`` for a token that is not a move),
+  ``parse_mode``, ``normalization`` (the tags) and ``multiple_moves``;
+- from the replay: ``L, status, error_kind, first_error, final_h, min_h, revisits, goal_midway``,
+  then ``optimal, economy, excess``;
+- ``truncated`` from the response's ``truncated`` / ``finish_reason`` / ``stop_reason`` fields.
+
+Not compared: metadata columns that ``fastspe score`` carries through (token counts, latency, ...).
+The parse and format-failure options are not recorded in a verdicts file: pass the ones it was scored
+with (``parse``, ``format_failure``, as for ``fastspe score``). Reading is lenient on purpose: a cell
+that does not even hold a value of its column's kind is named as a difference, not refused, so that a
+damaged or edited file has every one of its bad rows named.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from itertools import repeat
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+
+__all__ = ["FIELDS", "Board", "Difference", "bank_boards", "parse_plan", "replay", "rederive", "compare_verdicts",
+           "read_verdict_rows", "verify_verdicts_files"]
+
+KEY = ("condition", "board_id", "trial")
+FIELDS = ("cohort", "k", "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
+          "normalization", "multiple_moves", "truncated", "final_h", "min_h", "revisits", "goal_midway",
+          "optimal", "economy", "excess", "moves")
+CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
+Progress = Callable[[int, int], None]
+
+# ---- the answer format ----------------------------------------------------------------------------------------
+
+LEAD = " \t>#*_`-"  # markup allowed before a label at the start of its line
+MARKUP, WRAP, ENDS = "*_`~", "[](){}<>\"'“”‘’", ".!;,"
+WORDS = {"up": "U", "down": "D", "left": "L", "right": "R"}
+ARROWS = dict(zip("↑↓←→⬆⬇⬅➡", "UDLRUDLR"))
+LETTERS, SEPARATORS = set("UDLRudlr"), set(" \t,;/|")
+BARE = set("udlrpowneftighUDLRPOWNEFTIGH↑↓←→⬆⬇⬅➡\ufe0f,;/|`*_~[](){}<>\"'“”‘’.!:=⟶⇒-")
+_CAPITAL = re.compile(r"(?<![A-Za-z])MOVES([*_`]{0,3})[ \t]*:")
+_ANY_CASE = re.compile(r"(moves?)([*_`]{0,3})[ \t]*:", re.IGNORECASE | re.ASCII)
+_EXACT_LIST = re.compile(r"[UDLR]([ \t]*,[ \t]*[UDLR])*")
+_PIECES = re.compile(r"([^\s,;/|]+)")  # tokens, with the separator runs between them
+_GLOSS = re.compile(r"\([^()]*\)")
+
+
+class Plan(NamedTuple):
+    moves: str
+    mode: str
+    normalization: str
+    multiple: bool
+
+
+def _is_fence(line: str) -> bool:
+    return line.lstrip(" \t").startswith(("```", "~~~"))
+
+
+def _trailing_remark(s: str) -> int:
+    """Where a closing ``(...)`` remark (with the separators before it) starts in ``s``, or -1."""
+    if not s.endswith(")"):
+        return -1
+    open_at = s.rfind("(")
+    if open_at < 0 or ")" in s[open_at + 1:-1]:
+        return -1
+    while open_at and (s[open_at - 1].isspace() or s[open_at - 1] in ",;"):
+        open_at -= 1
+    return open_at
+
+
+def _strip_list(body: str, tags: set) -> str:
+    """A list body without surrounding space, markup, brackets, quotes, end punctuation or closing remark."""
+    s = body.strip()
+    while s:
+        was = s
+        cut = _trailing_remark(s)
+        if cut > 0:
+            s = s[:cut].rstrip()
+            tags.add("comment")
+        if s[0] in MARKUP or s[-1] in MARKUP:
+            s = s.strip(MARKUP).strip()
+            tags.add("markup")
+        if s and (s[0] in WRAP or s[-1] in WRAP):
+            s = s.strip(WRAP).strip()
+            tags.add("brackets")
+        if s and s[-1] in ENDS:
+            s = s.rstrip(ENDS).strip()
+            tags.add("punctuation")
+        if s == was:
+            return s
+    return s
+
+
+def _token_moves(token: str, tags: set) -> str:
+    """The moves one token stands for (``?`` if none); ``""`` for a token of punctuation only."""
+    t = token.strip(MARKUP + WRAP + ".!:")
+    if t != token:
+        tags.add("punctuation")
+    if not t:
+        return ""
+    if set(t) <= LETTERS:
+        if not t.isupper():
+            tags.add("case")
+        if len(t) > 1:
+            tags.add("separators")
+        return t.upper()
+    if t.lower() in WORDS:
+        tags.add("words")
+        return WORDS[t.lower()]
+    arrows = t.replace("\ufe0f", "")
+    if arrows and all(ch in ARROWS for ch in arrows):
+        tags.add("arrows")
+        return "".join(ARROWS[ch] for ch in arrows)
+    return "?"
+
+
+def _list_moves(s: str, tags: set) -> str:
+    """Moves of a stripped, non-empty list."""
+    if _EXACT_LIST.fullmatch(s):
+        return "".join(ch for ch in s if ch in "UDLR")
+    if set(s) <= LETTERS | SEPARATORS:  # letters however spaced: no token-by-token reading needed
+        if s.upper() != s:
+            tags.add("case")
+        if not _EXACT_LIST.fullmatch(s.upper()):
+            tags.add("separators")
+        return "".join(ch for ch in s.upper() if ch in "UDLR")
+    if "(" in s and _GLOSS.search(s):
+        s = _GLOSS.sub(" ", s)
+        tags.add("comment")
+    for arrow in ("->", "=>", "⟶", "⇒"):  # only ever separators
+        if arrow in s:
+            s = s.replace(arrow, " ")
+            tags.add("separators")
+    if "→" in s and any(ch.isascii() and ch.isalpha() for ch in s):  # beside letters or words: a separator
+        s = s.replace("→", " ")
+        tags.add("separators")
+    pieces = _PIECES.split(s)
+    if any(sep.strip(" \t") != "," for sep in pieces[2:-1:2]):
+        tags.add("separators")
+    return "".join(_token_moves(tok, tags) for tok in pieces[1::2])
+
+
+def _only_moves(line: str) -> str | None:
+    """The moves of a line that holds a move list and nothing else, else None."""
+    s = _strip_list(line, set())
+    moves = _list_moves(s, set()) if s else ""
+    return moves if moves and "?" not in moves else None
+
+
+class _Label(NamedTuple):
+    start: int
+    end: int
+    tags: frozenset
+
+
+def _labels(text: str) -> list[_Label]:
+    """Every label: capital ``MOVES:`` anywhere in a line, any-case ``move(s):`` only after leading markup."""
+    found: dict[int, _Label] = {}
+    line_start = 0
+    for line in text.split("\n"):
+        lead = len(line) - len(line.lstrip(LEAD))
+        for m in _CAPITAL.finditer(line):
+            before = line[:m.start()]
+            at_start = m.start() <= lead
+            tags = {"markup"} if m.group(1) or (at_start and before.strip()) else set()
+            if not at_start:
+                tags.add("inline")
+            found[line_start + m.start()] = _Label(line_start + m.start(), line_start + m.end(), frozenset(tags))
+        m = _ANY_CASE.match(line, lead)
+        if m and line_start + lead not in found:
+            word = m.group(1)
+            tags = {"label"} if len(word) == 4 else ({"case"} if word != "MOVES" else set())
+            if m.group(2) or line[:lead].strip():
+                tags.add("markup")
+            found[line_start + lead] = _Label(line_start + lead, line_start + m.end(), frozenset(tags))
+        line_start += len(line) + 1
+    return [found[i] for i in sorted(found)]
+
+
+def _after_label(text: str, label: _Label, tags: set) -> str:
+    tags |= label.tags
+    if sum(map(_is_fence, text[:label.start].split("\n"))) % 2:
+        tags.add("fence")
+    line_end = text.find("\n", label.end)
+    line_end = len(text) if line_end < 0 else line_end
+    body = text[label.end:line_end]
+    s = _strip_list(body, tags)
+    moves = _list_moves(s, tags) if s else ""
+    if s and not body.rstrip().endswith(","):
+        return moves
+    # a bare label's list starts on a later line; a trailing comma carries the list on
+    for line in text[line_end + 1:].split("\n"):
+        if not line.strip() or _is_fence(line):
+            continue
+        more = _only_moves(line)
+        if more is None:
+            break
+        tags.add("multiline")
+        moves += more
+        if not line.rstrip().endswith(","):
+            break
+    return moves
+
+
+def parse_plan(text: str, strict: bool = False) -> Plan:
+    """One answer's plan: moves (``?`` for a token that is not a move), mode, normalization tags, label repeats."""
+    if not isinstance(text, str):
+        return Plan("", "no_plan", "", False)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    tags: set = set()
+    labels = _labels(text)
+    if labels:
+        moves, multiple = _after_label(text, labels[-1], tags), len(labels) > 1
+    else:  # no label: a plan only if the whole answer, fences aside, is a list of moves
+        lines = text.split("\n")
+        body = "\n".join("" if _is_fence(line) else line for line in lines)
+        if not set(body) <= BARE | {ch for ch in body if ch.isspace()}:
+            return Plan("", "no_plan", "", False)
+        if body != text:
+            tags.add("fence")
+        s = _strip_list(body, tags)
+        moves = _list_moves(s, tags) if s else ""
+        if not moves or "?" in moves:
+            return Plan("", "no_plan", "", False)
+        tags.add("label")
+        multiple = False
+    if not tags:
+        return Plan(moves, "exact", "", multiple)
+    norm = "+".join(sorted(tags))
+    return Plan("", "no_plan", norm, multiple) if strict else Plan(moves, "normalized", norm, multiple)
+
+
+# ---- boards and replay ----------------------------------------------------------------------------------------
+
+STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+OFF, BLOCKED = -1, -2
+
+
+class _Layout:
+    """A layout's goal, graph distances and blank moves, from rows, cols and blocked cells alone."""
+
+    def __init__(self, rows: int, cols: int, blocks: tuple[int, ...]):
+        blocked = set(blocks)
+        self.tag = "b" + ".".join(map(str, blocks)) if blocks else "bnone"
+        free = [c for c in range(rows * cols) if c not in blocked]
+        self.goal_of = {tile: cell for tile, cell in enumerate(free[:-1], start=1)}  # blank on the last free cell
+        self.target = []
+        for c in range(rows * cols):
+            r, q = divmod(c, cols)
+            out = {}
+            for letter, (dr, dq) in STEP.items():
+                rr, qq = r + dr, q + dq
+                t = rr * cols + qq
+                out[letter] = OFF if not (0 <= rr < rows and 0 <= qq < cols) else BLOCKED if t in blocked else t
+            self.target.append(out)
+        self.dist = [self._bfs(c, blocked) if c not in blocked else None for c in range(rows * cols)]
+        self.weight = [1 << (7 * c) for c in range(rows * cols)]  # state key: sum of tile << 7*cell
+        self.goal_key = sum(t * self.weight[c] for t, c in self.goal_of.items())
+
+    def _bfs(self, src: int, blocked: set) -> list[int]:
+        dist = [-1] * len(self.target)
+        dist[src] = 0
+        queue = deque([src])
+        while queue:
+            c = queue.popleft()
+            for t in self.target[c].values():
+                if t >= 0 and dist[t] < 0:
+                    dist[t] = dist[c] + 1
+                    queue.append(t)
+        return dist
+
+    def h(self, board) -> int:
+        return sum(self.dist[c][self.goal_of[v]] for c, v in enumerate(board) if v > 0)
+
+    def key(self, board) -> int:
+        return sum(v * self.weight[c] for c, v in enumerate(board) if v > 0)
+
+
+class Board(NamedTuple):
+    initial: tuple
+    layout: _Layout
+    cohort: str
+    k: int
+    depth: int
+
+
+def replay(board: Board, moves: str) -> dict:
+    """Status, first illegal action, h along the legal prefix, revisits and a midway goal of ``moves``."""
+    lay, cells = board.layout, list(board.initial)
+    blank, h, key = cells.index(0), lay.h(cells), lay.key(cells)
+    seen, min_h, revisits, midway, kind, first_error = {key}, h, 0, False, "", -1
+    for i, letter in enumerate(moves):
+        midway = midway or key == lay.goal_key
+        t = lay.target[blank].get(letter)
+        if t is None or t < 0:
+            kind, first_error = ("invalid_action" if t is None else "boundary" if t == OFF else "obstacle"), i
+            break
+        tile, goal = cells[t], lay.goal_of[cells[t]]
+        h += lay.dist[blank][goal] - lay.dist[t][goal]
+        key += tile * (lay.weight[blank] - lay.weight[t])
+        cells[blank], cells[t], blank = tile, 0, t
+        revisits += key in seen
+        seen.add(key)
+        min_h = min(min_h, h)
+    status = "illegal" if kind else "complete" if key == lay.goal_key else "legal_noncompletion"
+    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
+            "revisits": revisits, "goal_midway": midway}
+
+
+def _truncated(meta: dict) -> bool:
+    """Cut off by the length limit, as the response's metadata says (only a true flag or the text "true")."""
+    flag = meta.get("truncated")
+    if isinstance(flag, (bool, np.bool_)) and flag or isinstance(flag, str) and flag.lower() == "true":
+        return True
+    return any(isinstance(meta.get(f), str) and meta[f].lower() in CUT_OFF for f in ("finish_reason", "stop_reason"))
+
+
+def rederive(board: Board, response: str, parse: str = "lenient", format_failure: str = "illegal",
+             meta: dict | None = None) -> dict:
+    """Every compared verdict field of one answer (``FIELDS``), re-derived."""
+    plan = parse_plan(response, strict=parse == "strict")
+    out = replay(board, plan.moves)
+    if plan.mode == "no_plan":
+        out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
+            else ("legal_noncompletion", "")
+    L, complete = len(plan.moves), out["status"] == "complete"
+    out.update(cohort=board.cohort, k=board.k, layout=board.layout.tag, depth=board.depth, L=L,
+               parse_mode=plan.mode, normalization=plan.normalization, multiple_moves=plan.multiple,
+               truncated=_truncated(meta or {}), optimal=complete and L == board.depth,
+               economy=(board.depth / L if L else 1.0) if complete else math.nan,
+               excess=float(L - board.depth) if complete else math.nan, moves=plan.moves)
+    return out
+
+
+# ---- comparison -----------------------------------------------------------------------------------------------
+
+class Difference(NamedTuple):
+    """One disagreement: a field whose stored and re-derived values differ, or a missing row (field
+    ``"verdict"``: stored/derived say which side has it)."""
+
+    condition: str
+    board_id: str
+    trial: int
+    field: str
+    stored: object
+    derived: object
+
+    def __str__(self) -> str:
+        where = f"condition {self.condition!r}, board_id {self.board_id!r}, trial {self.trial}"
+        if self.field == "verdict":
+            return f"{where}: {self.stored}"
+        return f"{where}: {self.field} is {self.stored!r} in the verdicts, re-derived {self.derived!r}"
+
+
+def _present(value) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _as_int(v):
+    if isinstance(v, bool):
+        return v
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    return int(f) if f.is_integer() else v
+
+
+def _as_flag(v):
+    if isinstance(v, str):
+        text = v.strip().lower()
+        return True if text in ("true", "1", "1.0") else False if text in ("false", "0", "0.0") else v
+    return bool(v) if v in (0, 1) else v  # numpy bools compare equal to 0/1 too
+
+
+def _as_float(v):
+    if v is None or (isinstance(v, str) and v.strip().lower() in ("", "nan", "na", "n/a", "null", "none")):
+        return math.nan
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def _as_text(v):
+    return "" if not _present(v) else v if isinstance(v, str) else str(v)
+
+
+_KIND = {**dict.fromkeys(("k", "depth", "L", "first_error", "final_h", "min_h", "revisits"), _as_int),
+         **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
+         **dict.fromkeys(("economy", "excess"), _as_float)}
+
+
+def _same(stored, derived) -> bool:
+    if isinstance(derived, float):
+        if not isinstance(stored, float):
+            return False
+        if math.isnan(derived) or math.isnan(stored):
+            return math.isnan(derived) and math.isnan(stored)
+        return abs(stored - derived) <= 1e-12 * abs(derived)  # a float written as text and read back
+    return type(stored) is type(derived) and stored == derived
+
+
+def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts: pd.DataFrame,
+                     parse: str = "lenient", format_failure: str = "illegal",
+                     progress: Progress | None = None) -> tuple[list[Difference], int]:
+    """Re-derive the verdict of every output of ``responses`` and compare it with ``verdicts``.
+
+    ``boards`` maps board_id to ``Board``; ``responses`` holds one row per output (``board_id,
+    condition, trial, response`` and metadata, as ``read_responses`` returns them); ``verdicts`` the
+    rows of a verdicts file as read (values of any type). Returns the differences (responses' order,
+    then verdicts without a response) and the number of verdicts compared.
+    """
+    missing = [c for c in (*KEY, *FIELDS) if c not in verdicts.columns]
+    if missing:
+        raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
+    keys = list(zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text),
+                    verdicts["trial"].map(_as_int)))
+    stored_rows: dict[tuple, int] = {}
+    diffs: list[Difference] = []
+    for i, key in enumerate(keys):
+        if key in stored_rows:
+            diffs.append(Difference(*key, "verdict", f"verdict appears again (data row {i + 1} of the "
+                                                     f"verdicts; first at data row {stored_rows[key] + 1})", None))
+        stored_rows.setdefault(key, i)
+    columns = {f: verdicts[f].tolist() for f in FIELDS}
+    meta_names = [c for c in ("truncated", "finish_reason", "stop_reason") if c in responses.columns]
+    meta = zip(*(responses[c].tolist() for c in meta_names)) if meta_names else repeat(())
+    total, answered = len(responses), set()
+    for n, (cond, bid, trial, text, values) in enumerate(zip(responses["condition"], responses["board_id"],
+                                                             responses["trial"], responses["response"], meta)):
+        key = (str(cond), str(bid), int(trial))
+        answered.add(key)
+        row = stored_rows.get(key)
+        if row is None:
+            diffs.append(Difference(*key, "verdict", "a response with no verdict", None))
+            continue
+        if key[1] not in boards:
+            raise UserError(f"board_id {key[1]!r} of the responses is not in the bank")
+        derived = rederive(boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)))
+        for f in FIELDS:
+            stored = _KIND.get(f, _as_text)(columns[f][row])
+            if not _same(stored, derived[f]):
+                diffs.append(Difference(*key, f, stored, derived[f]))
+        if progress is not None and (n + 1) % 10_000 == 0:
+            progress(n + 1, total)
+    diffs += [Difference(*key, "verdict", "a verdict with no response", None)
+              for key in stored_rows if key not in answered]
+    if progress is not None:
+        progress(total, total)
+    return diffs, len(keys)
+
+
+# ---- files ----------------------------------------------------------------------------------------------------
+
+def bank_boards(bank) -> dict[str, Board]:
+    """A bank's boards (an Arrow table or a DataFrame) keyed by board_id, layouts re-derived once each."""
+    names = ("board_id", "initial", "rows", "cols", "blocks", "cohort", "k", "depth")
+    columns = [bank.column(c).to_pylist() if hasattr(bank, "schema") else list(bank[c]) for c in names]
+    layouts: dict[tuple, _Layout] = {}
+    boards = {}
+    for bid, init, rows, cols, blocks, cohort, k, depth in zip(*columns):
+        shape = (int(rows), int(cols), tuple(sorted(int(b) for b in blocks)))
+        lay = layouts.get(shape) or layouts.setdefault(shape, _Layout(*shape))
+        boards[str(bid)] = Board(tuple(int(v) for v in init), lay, str(cohort), int(k), int(depth))
+    return boards
+
+
+def read_verdict_rows(path) -> pd.DataFrame:
+    """A verdicts file's rows as stored (Parquet checksums and digest verified), without the meaning
+    checks of ``read_verdicts``: this module names every row that is wrong, not the first."""
+    from ..boundary.parquet import read_parquet
+    from ..boundary.files import read_jsonl, table_format, unescape_formulas
+
+    fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
+    if not Path(path).is_file():
+        raise UserError(f"{path}: no such file")
+    if fmt == "parquet":
+        return read_parquet(path, "verdicts").to_pandas()
+    if fmt == "jsonl":
+        return pd.DataFrame.from_records(read_jsonl(path))
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
+    return df.apply(unescape_formulas)
+
+
+def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
+                          progress: Progress | None = None) -> tuple[list[Difference], int]:
+    """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file."""
+    from ..boundary.banks import read_bank_table
+    from ..boundary.responses import read_responses
+
+    if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
+        raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
+                        f"{parse!r} and {format_failure!r}")
+    boards = bank_boards(read_bank_table(bank))
+    answers = read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
+    stored = read_verdict_rows(verdicts)
+    try:
+        return compare_verdicts(boards, answers, stored, parse, format_failure, progress)
+    except ValueError as exc:
+        raise UserError(f"{verdicts}: {exc}") from None

@@ -1,0 +1,143 @@
+"""The house as drawn: subpackages by concept, imports only downward, the boundary the only door.
+
+These read the package's own source (``ast``), so a change that breaks the layout fails here with the
+module and line, before a reviewer has to spot it.
+"""
+
+import ast
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from fastspe import _names
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "fastspe"
+TOP_EXEMPT = {"__init__.py", "__main__.py", "_numba.py"}
+MAX_TOP_MODULES = 8
+MAX_LINES = 500
+# Calls that open, read or write a file; only fastspe/boundary/ may make them (calling the boundary's own
+# readers and writers is the point, so names like ``write_table`` count only on pyarrow or pandas).
+FILE_METHODS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "savefig", "to_parquet", "to_csv",
+                "to_json", "fdopen", "mmap"}
+FILE_MODULES = {"pq", "pj", "pa_csv", "pd", "json", "shutil", "tempfile", "os"}  # only their file functions, below
+MODULE_FILE_CALLS = {"read_table", "write_table", "ParquetFile", "ParquetWriter", "read_json", "read_csv",
+                     "read_parquet", "open_csv", "load", "dump", "copyfile", "copy", "move", "rmtree",
+                     "NamedTemporaryFile", "mkstemp", "TemporaryDirectory", "replace", "rename", "remove", "unlink",
+                     "fsync", "open", "fdopen"}
+
+
+def modules():
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_few_modules_at_the_top():
+    top = sorted(p.name for p in PKG.glob("*.py") if p.name not in TOP_EXEMPT)
+    assert len(top) <= MAX_TOP_MODULES, top
+
+
+def test_no_module_over_the_limit():
+    long = {str(p.relative_to(ROOT)): n for p in modules() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long
+
+
+def _file_calls(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "open":
+            yield node.lineno, "open"
+        elif isinstance(f, ast.Attribute):
+            owner = f.value.id if isinstance(f.value, ast.Name) else None
+            if owner in FILE_MODULES:
+                if f.attr in MODULE_FILE_CALLS:
+                    yield node.lineno, f"{owner}.{f.attr}"
+            elif f.attr in FILE_METHODS and owner not in ("re", "str", "text", "s", "name", "line"):
+                yield node.lineno, f.attr
+
+
+def test_the_boundary_is_the_only_door():
+    # _numba reads fastspe's own kernel sources to stamp its cache: code, not data
+    outside = [f"{p.relative_to(ROOT)}:{line}: {call}" for p in modules()
+               if not {"boundary", "_numba"} & set(p.relative_to(PKG).parts) for line, call in _file_calls(p)]
+    assert not outside, "\n".join(outside)
+
+
+def test_no_private_name_crosses_modules():
+    crossing = []
+    for p in modules():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fastspe")):
+                crossing += [f"{p.relative_to(ROOT)}:{node.lineno}: {a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__") and a.name != "_names"]
+    assert not crossing, "\n".join(crossing)
+
+
+@pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is not installed")
+def test_import_contracts_hold():
+    done = subprocess.run(["lint-imports", "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+def _resolve(dotted):
+    """The object a dotted path names: the longest importable prefix, then attributes (None: an extra is missing)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+            break
+        except ModuleNotFoundError:
+            continue
+        except ImportError as exc:  # an optional extra that is not installed (inspect_ai)
+            if "pip install" not in str(exc):
+                raise
+            return None
+    for attr in parts[cut:]:
+        assert hasattr(obj, attr), f"README names {dotted}, which does not resolve ({attr})"
+        obj = getattr(obj, attr)
+    return obj
+
+
+def test_every_module_path_in_readme_imports():
+    paths = set(re.findall(r"\bfastspe(?:\.[a-z_][a-z0-9_]*)+", (ROOT / "README.md").read_text())) - set(_names.MOVED)
+    assert len(paths) > 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # README names the new paths only
+        resolved = [_resolve(dotted) for dotted in sorted(paths)]
+    assert sum(r is not None for r in resolved) >= len(paths) - 2
+
+
+@pytest.mark.parametrize("old,new", sorted(_names.MOVED.items()))
+def test_old_paths_warn_and_give_the_same_module(old, new):
+    code = (f"import warnings, importlib\nwarnings.simplefilter('error', DeprecationWarning)\n"
+            f"try:\n    importlib.import_module({old!r})\nexcept DeprecationWarning as w:\n    print(w)\n"
+            f"warnings.simplefilter('ignore')\nassert importlib.import_module({old!r}) is importlib.import_module({new!r})\n"
+            f"print('same')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{old} moved to {new}" in done.stdout and done.stdout.rstrip().endswith("same")
+
+
+def test_old_attribute_path_warns():
+    code = ("import warnings, fastspe, importlib\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    old = fastspe.tables\n"
+            "assert old is importlib.import_module('fastspe.report.tables')\nprint(w[0].message)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "fastspe.tables moved to fastspe.report.tables" in done.stdout
+
+
+def test_faces_resolve_every_name():
+    for face in ("bank", "planners", "scoring", "stats", "verify", "report", "domains.sliding"):
+        mod = importlib.import_module(f"fastspe.{face}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for name in mod.__all__:
+                assert getattr(mod, name) is not None, (face, name)
