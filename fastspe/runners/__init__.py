@@ -6,15 +6,16 @@ one JSON line per attempt with ``status`` "ok" or "error". ``run_batch`` answers
 batch APIs at half price (``BATCH_DISCOUNT``), into the same log.
 """
 
-from .base import Completion, GenerationSettings, api_key_from_env, split_model
-from .batch import BATCH_DISCOUNT, BatchSummary, run_batch
-from .cost import Budget, Pricing
-from .engine import (PROVIDERS, RunEstimate, RunSummary, Trial, estimate_run, plan_trials, run_baseline, run_model,
-                     trial_id)
-from .log import LogScan, RunLog, completed_trial_ids, read_run_log, scan_run_log
-from .retry import AdaptiveLimiter, AttemptError, RetryPolicy
+from .._names import lazy_face
 
-__all__ = ["AdaptiveLimiter", "AttemptError", "BATCH_DISCOUNT", "BatchSummary", "Budget", "Completion",
-           "GenerationSettings", "LogScan", "PROVIDERS", "Pricing", "RetryPolicy", "RunEstimate", "RunLog",
-           "RunSummary", "Trial", "api_key_from_env", "completed_trial_ids", "estimate_run", "plan_trials",
-           "read_run_log", "run_baseline", "run_batch", "run_model", "scan_run_log", "split_model", "trial_id"]
+# loaded on first use, so that the CLI's option parsing (which needs ``generation``) imports no SDK or pandas
+_NAMES = {
+    "Completion": "base", "api_key_from_env": "base", "GenerationSettings": "generation", "split_model": "generation",
+    "BATCH_DISCOUNT": "batch", "BatchSummary": "batch", "run_batch": "batch", "Budget": "cost", "Pricing": "cost",
+    "PROVIDERS": "engine", "RunEstimate": "engine", "RunSummary": "engine", "Trial": "engine", "estimate_run": "engine",
+    "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine", "trial_id": "engine",
+    "LogScan": "log", "RunLog": "log", "completed_trial_ids": "log", "read_run_log": "log", "scan_run_log": "log",
+    "AdaptiveLimiter": "retry", "AttemptError": "retry", "RetryPolicy": "retry",
+}
+__all__ = sorted(_NAMES)
+__getattr__ = lazy_face(__name__, _NAMES)
