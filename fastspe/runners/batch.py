@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..boundary.responses import BATCH_EVENTS
+from ..boundary.run_logs import log_lines
 from .base import GenerationSettings
 from .batch_api import ADAPTERS, CreateFailed
 from .cost import Budget, Pricing, input_tokens_upper
@@ -88,29 +89,26 @@ def _open_batches(path: Path, condition: str) -> tuple[dict, dict, set]:
     opened: dict[str, _Open] = {}
     logged: dict[str, set] = {}
     known: set = set()
-    if not path.exists():
-        return opened, logged, known
-    with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                rec = json.loads(raw)
-            except ValueError:  # torn lines: scan_run_log has vetted them
-                continue
-            if not isinstance(rec, dict):
-                continue
-            if rec.get("event") == SUBMITTED:
-                known.add(rec.get("batch_id"))
-            if rec.get("condition") != condition:
-                continue
-            event = rec.get("event")
-            if event == PENDING:
-                opened[rec["token"]] = _Open(rec["token"], rec["custom_ids"], float(rec["created_after"]))
-            elif event == SUBMITTED and rec.get("token") in opened:
-                opened[rec["token"]].batch_id = rec["batch_id"]
-            elif event == DONE:
-                opened.pop(rec.get("token"), None)
-            elif rec.get("batch_id"):
-                logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
+    for raw in log_lines(path):
+        try:
+            rec = json.loads(raw)
+        except ValueError:  # torn lines: scan_run_log has vetted them
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("event") == SUBMITTED:
+            known.add(rec.get("batch_id"))
+        if rec.get("condition") != condition:
+            continue
+        event = rec.get("event")
+        if event == PENDING:
+            opened[rec["token"]] = _Open(rec["token"], rec["custom_ids"], float(rec["created_after"]))
+        elif event == SUBMITTED and rec.get("token") in opened:
+            opened[rec["token"]].batch_id = rec["batch_id"]
+        elif event == DONE:
+            opened.pop(rec.get("token"), None)
+        elif rec.get("batch_id"):
+            logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
     return opened, logged, known
 
 
