@@ -18,3 +18,21 @@ class UserError(FastspeError, ValueError):
 
 class UserTypeError(UserError, TypeError):
     """A value of the wrong type given to fastspe (also a ``TypeError``, as it was raised before)."""
+
+
+class ParameterError(UserError):
+    """A bad value of API parameters, the message naming them as the API does (``trials must be >= 1``).
+
+    ``template`` is a ``str.format`` text with a field for each name in ``parameters`` and for each of ``values``;
+    ``for_options`` fills the parameter fields with a command's option names instead (``--trials must be >= 1``),
+    so the command line tells of its options from the same error (``fastspe.cli._common.as_options``).
+    """
+
+    def __init__(self, template: str, parameters: str | tuple[str, ...], **values):
+        self.template, self.values = template, values
+        self.parameters = (parameters,) if isinstance(parameters, str) else tuple(parameters)
+        super().__init__(self.for_options({}))
+
+    def for_options(self, options: dict) -> str:
+        """The message with each parameter named as ``options`` names it (a parameter it lacks keeps its name)."""
+        return self.template.format(**self.values, **{p: options.get(p, p) for p in self.parameters})

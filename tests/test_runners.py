@@ -577,8 +577,26 @@ def test_budget_stops_before_it_is_exceeded(server, bank, tmp_path):
     records = lines_of(out)
     assert sum(r["cost_usd"] for r in records) <= budget and again.budget_exhausted
     assert len(server.seen) == len(records) < 12
-    with pytest.raises(ValueError, match="--max-tokens"):
+    with pytest.raises(ValueError, match="^budget needs max_tokens, so that"):
         run_model(bank, model, out, base_url=url, pricing=pricing, budget=1.0)
+
+
+def test_api_errors_name_parameters_the_cli_its_options(bank, tmp_path, capsys):
+    from fastspe.cli import main
+    from fastspe.runners import plan_trials
+
+    with pytest.raises(ValueError, match=r"^trials must be >= 1, got 0$"):
+        plan_trials(bank, "c", 0)
+    with pytest.raises(ValueError, match=r"^timeout must be a finite number of seconds > 0, got 0$"):
+        run_model(bank, "openai:m", tmp_path / "r.jsonl", timeout=0)
+    with pytest.raises(ValueError, match=r"^model 'nope:m': unknown provider 'nope'"):
+        run_model(bank, "nope:m", tmp_path / "r.jsonl")
+    bank_file = _bank_file(bank, tmp_path)
+    run = ["run", "--bank", str(bank_file), "--out", str(tmp_path / "r.jsonl")]
+    assert main(run + ["--model", "openai:m", "--price-out", "1", "--budget", "1"]) == 2
+    assert "error: --budget needs --max-tokens, so that" in capsys.readouterr().err
+    assert main(run + ["--model", "nope:m"]) == 2
+    assert "error: --model 'nope:m': unknown provider 'nope'" in capsys.readouterr().err
 
 
 def test_dry_run(server, bank, tmp_path, capsys):

@@ -22,7 +22,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import UserError
+from ..errors import ParameterError, UserError
 
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
@@ -92,6 +92,16 @@ def fail(message, code: int = 2) -> int:
     """Print ``error: message`` (one line) on stderr and return the exit code."""
     stderr.print(Text.assemble(("error:", "bold red"), " ", plain(message, keep_newlines=False)))
     return code
+
+
+@contextlib.contextmanager
+def as_options(options: dict):
+    """An API error about its parameters (``ParameterError``), told about the command's options that gave them:
+    ``options`` maps parameter names to option names (``{"trials": "--trials"}``)."""
+    try:
+        yield
+    except ParameterError as exc:
+        raise UserError(exc.for_options(options)) from None
 
 
 def os_error_text(exc: OSError) -> str:

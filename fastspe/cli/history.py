@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
-from ..boundary.errors import InputError
-from ._common import cell, draws_option, refuse_overwrite, say, seed_option
+from ._common import as_options, cell, draws_option, refuse_overwrite, say, seed_option
 from .compare import DEFAULT_SEED, metric_list, verdict_options
 
 # Also in fastspe.stats.history; repeated so that `--help` imports no pandas or numba.
@@ -14,20 +12,9 @@ DEFAULT_STORE = "fastspe-history (or $FASTSPE_HISTORY)"
 DEFAULT_HISTORY_DRAWS = 2000
 
 
-# the API's parameter names (fastspe.stats.history.ParameterError) as this command's options
+# the API's parameter names (fastspe.errors.ParameterError) as this command's options
 _OPTIONS = {"label": "--label", "store": "--store", "meta": "--meta", "draws": "--draws", "seed": "--seed",
             "metric": "--metric", "label_a": "LABEL_A", "label_b": "LABEL_B"}
-
-
-@contextlib.contextmanager
-def _as_options():
-    """An error about a parameter of the API, told about the option that gave it."""
-    from ..stats.history import ParameterError
-
-    try:
-        yield
-    except ParameterError as exc:
-        raise InputError(exc.for_option(_OPTIONS.get(exc.parameter, exc.parameter))) from None
 
 
 def _store_option(p) -> None:
@@ -89,7 +76,7 @@ def cmd_add(args) -> int:
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--store": history.root})
     bank = read_bank_table(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank_frame(bank))
-    with _as_options():
+    with as_options(_OPTIONS):
         run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
     say(f"added run {run.number} {run.label!r} ({len(run.conditions)} condition(s), bank {run.bank_hash[:12]}) "
         f"to {history.root}")
@@ -105,7 +92,7 @@ def cmd_show(args) -> int:
     from ..boundary.files import write_table
 
     history = History(args.store)
-    with _as_options():
+    with as_options(_OPTIONS):
         trend = history.trend(args.metric)
     # every cell plain text (a label is never markup); `say` prints the table at its full width, so a long
     # label on a pipe or a narrow terminal never cuts the numbers to `…`
@@ -137,7 +124,7 @@ def cmd_compare(args) -> int:
     from ..stats.history import History, paired_runs
 
     history = History(args.store)
-    with _as_options():
+    with as_options(_OPTIONS):
         verdicts, pairs = paired_runs(history, args.label_a, args.label_b)
     metrics = metric_list(args)
     regressed = False

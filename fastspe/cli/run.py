@@ -6,8 +6,8 @@ import argparse
 
 from ..errors import UserError
 from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
-from ._common import (checked_option, float_option, int_option, plain, refuse_overwrite, say, seed_option,
-                      text_option, trials_option)
+from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
+                      seed_option, text_option, trials_option)
 from .progress import progress
 
 EXIT_INCOMPLETE = 1
@@ -23,6 +23,10 @@ MAX_PRICE_USD = 1e6
 MAX_BUDGET_USD = 1e9
 MAX_TEMPERATURE = 10.0
 MAX_RATE = 1e12
+
+# the runners' parameter names (fastspe.errors.ParameterError) as this command's options
+_OPTIONS = {"model": "--model", "trials": "--trials", "timeout": "--timeout", "budget": "--budget",
+            "max_tokens": "--max-tokens", "batch": "--batch", "poll_interval": "--poll-interval"}
 
 
 def condition_name(text: str) -> str:
@@ -104,6 +108,11 @@ def register(subparsers) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    with as_options(_OPTIONS):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
     from ..bank.build import read_bank
     from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model

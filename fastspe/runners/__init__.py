@@ -12,8 +12,9 @@ from .._names import lazy_face
 _NAMES = {
     "Completion": "base", "api_key_from_env": "base", "GenerationSettings": "generation", "split_model": "generation",
     "BATCH_DISCOUNT": "batch", "BatchSummary": "batch", "run_batch": "batch", "Budget": "cost", "Pricing": "cost",
-    "PROVIDERS": "engine", "RunEstimate": "engine", "RunSummary": "engine", "Trial": "engine", "estimate_run": "engine",
-    "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine", "trial_id": "engine",
+    "PROVIDERS": "engine", "RunEstimate": "engine", "RunRequest": "engine", "estimate_run": "engine",
+    "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine",
+    "RunSummary": "records", "Trial": "records", "trial_id": "records", "Sender": "sender",
     "LogScan": "log", "RunLog": "log", "completed_trial_ids": "log", "read_run_log": "log", "scan_run_log": "log",
     "AdaptiveLimiter": "retry", "AttemptError": "retry", "RetryPolicy": "retry",
 }

@@ -14,7 +14,6 @@ import warnings
 from dataclasses import dataclass
 
 from ..errors import UserError
-from .generation import GenerationSettings, split_model  # noqa: F401 (re-exported: part of the runners API)
 from .log import MIN_SECRET_CHARS, scrub
 from .pacing import RateLimits, rate_limits
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after

@@ -34,14 +34,15 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import ParameterError
 from ..boundary.responses import BATCH_EVENTS
-from .base import GenerationSettings
+from ..boundary.run_logs import log_lines
+from .generation import GenerationSettings
 from .batch_api import ADAPTERS, CreateFailed
 from .cost import Budget, Pricing, input_tokens_upper
-from .engine import (PROVIDERS, Progress, RunSummary, Trial, _now, _record_base, _scan, answer_fields, error_fields,
-                     plan_run)
+from .engine import PROVIDERS, RunRequest, plan_run, scan_pending
 from .log import OK, RunLog
+from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
 from .retry import FATAL, RATE_LIMIT, AttemptError, RetryPolicy
 
 # OpenAI and Anthropic both bill batch requests at half the list price (--price-in/--price-out).
@@ -60,8 +61,8 @@ def check_batch_provider(model: str) -> None:
     """A ValueError for providers whose batch API fastspe does not speak yet."""
     provider_name = model.replace("/", ":", 1).split(":", 1)[0]
     if provider_name not in ADAPTERS:
-        raise UserError(f"--batch with {provider_name}: is not supported (only openai: and anthropic: models "
-                        f"have a batch API); run without --batch")
+        raise ParameterError("{batch} with {provider}: is not supported (only openai: and anthropic: models have a "
+                             "batch API); run without {batch}", "batch", provider=provider_name)
 
 
 @dataclass
@@ -88,29 +89,26 @@ def _open_batches(path: Path, condition: str) -> tuple[dict, dict, set]:
     opened: dict[str, _Open] = {}
     logged: dict[str, set] = {}
     known: set = set()
-    if not path.exists():
-        return opened, logged, known
-    with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                rec = json.loads(raw)
-            except ValueError:  # torn lines: scan_run_log has vetted them
-                continue
-            if not isinstance(rec, dict):
-                continue
-            if rec.get("event") == SUBMITTED:
-                known.add(rec.get("batch_id"))
-            if rec.get("condition") != condition:
-                continue
-            event = rec.get("event")
-            if event == PENDING:
-                opened[rec["token"]] = _Open(rec["token"], rec["custom_ids"], float(rec["created_after"]))
-            elif event == SUBMITTED and rec.get("token") in opened:
-                opened[rec["token"]].batch_id = rec["batch_id"]
-            elif event == DONE:
-                opened.pop(rec.get("token"), None)
-            elif rec.get("batch_id"):
-                logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
+    for raw in log_lines(path):
+        try:
+            rec = json.loads(raw)
+        except ValueError:  # torn lines: scan_run_log has vetted them
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("event") == SUBMITTED:
+            known.add(rec.get("batch_id"))
+        if rec.get("condition") != condition:
+            continue
+        event = rec.get("event")
+        if event == PENDING:
+            opened[rec["token"]] = _Open(rec["token"], rec["custom_ids"], float(rec["created_after"]))
+        elif event == SUBMITTED and rec.get("token") in opened:
+            opened[rec["token"]].batch_id = rec["batch_id"]
+        elif event == DONE:
+            opened.pop(rec.get("token"), None)
+        elif rec.get("batch_id"):
+            logged.setdefault(rec["batch_id"], set()).add(rec.get("custom_id"))
     return opened, logged, known
 
 
@@ -127,21 +125,18 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     """
     check_batch_provider(model)
     if not 0 <= poll_interval < float("inf"):
-        raise UserError(f"poll interval must be a finite number of seconds >= 0, got {poll_interval}")
-    job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
-    provider_name, name, boards, identity, settings, scan, pending = (
-        job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)
-    planned = job.planned
-    summary = BatchSummary(job.condition, str(out), planned=planned, already_complete=planned - len(pending),
-                           skipped_log_lines=scan.torn_lines, settings=settings)
-    if not pending:
+        raise ParameterError("{poll_interval} must be a finite number of seconds >= 0, got {got}", "poll_interval",
+                             got=poll_interval)
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition))
+    summary = job.summary(BatchSummary)
+    if not job.pending:
         return summary
-    provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)
+    provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout)
     try:
         with RunLog(out, secrets=provider.secrets) as log:
-            run = _BatchRun(summary, provider, log, boards, trials, identity, settings, batch_pricing(pricing),
-                            policy, Budget(budget, scan.spent_usd), poll_interval, progress,
-                            stop or threading.Event())
+            run = _BatchRun(summary, provider, log, job.boards, trials, job.identity, job.settings,
+                            batch_pricing(pricing), policy, Budget(budget, job.scan.spent_usd), poll_interval,
+                            progress, stop or threading.Event())
             run.run()
     finally:
         provider.close()
@@ -173,7 +168,7 @@ class _BatchRun:
         self._report()
         try:
             while not self.stop.is_set():
-                scan, pending = _scan(self.path, self.condition, self.boards, self.trials, self.identity)
+                scan, pending = scan_pending(self.path, self.condition, self.boards, self.trials, self.identity)
                 opened, logged, known = _open_batches(self.path, self.condition)
                 if opened:
                     self._finish(opened, logged, known, scan, pending)
@@ -186,7 +181,7 @@ class _BatchRun:
             summary.interrupted = True  # the batches stay on the server: the same command collects them
         except AttemptError as exc:  # creating or polling a batch failed
             summary.fatal_error = exc.message
-        scan, pending = _scan(self.path, self.condition, self.boards, self.trials, self.identity)
+        scan, pending = scan_pending(self.path, self.condition, self.boards, self.trials, self.identity)
         summary.completed = summary.planned - len(pending) - summary.already_complete
         summary.failed = sum(1 for t in pending if t.trial_id in self.last_error)
         summary.requested = len(self.sent)
@@ -227,7 +222,7 @@ class _BatchRun:
         # Written and fsynced before the batch exists, so that a run killed during creation looks it up.
         self.log.append({"event": PENDING, "condition": self.condition, "batch_provider": self.provider.provider,
                          "token": entry.token, "created_after": entry.created_after, "custom_ids": entry.custom_ids,
-                         "timestamp": _now()})
+                         "timestamp": timestamp_now()})
         self.reserved[entry.token] = reserved
         try:
             batch_id = self.api.create(prepared, entry.token)
@@ -241,7 +236,7 @@ class _BatchRun:
 
     def _mark_submitted(self, token: str, batch_id: str) -> None:
         self.log.append({"event": SUBMITTED, "condition": self.condition, "batch_provider": self.provider.provider,
-                         "token": token, "batch_id": batch_id, "timestamp": _now()})
+                         "token": token, "batch_id": batch_id, "timestamp": timestamp_now()})
 
     # --- resuming, polling, collecting -----------------------------------------------------------------------
 
@@ -286,9 +281,9 @@ class _BatchRun:
             if trial is None or cid in logged:  # answered meanwhile, or logged before a kill
                 continue
             made[trial.row, trial.trial] += 1
-            rec = _record_base(trial, self.condition, self.provider.provider, self.provider.model,
+            rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
                                self.provider.base_url, self.settings.as_dict())
-            rec.update(attempt=int(made[trial.row, trial.trial]), timestamp=_now(), latency_s=None)
+            rec.update(attempt=int(made[trial.row, trial.trial]), timestamp=timestamp_now(), latency_s=None)
             answer, error = results.get(cid, (None, missing))
             if error is None:
                 cost = self.pricing.cost(answer.input_tokens, answer.output_tokens) if self.pricing.priced else None
@@ -319,7 +314,7 @@ class _BatchRun:
     def _mark_done(self, entry: _Open, batch_id: str | None = None, error: str | None = None) -> None:
         """Close ``entry``'s pending marker: collected (``batch_id``) or never created (``error``: why not)."""
         record = {"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
-                  "token": entry.token, "batch_id": batch_id, "timestamp": _now()}
+                  "token": entry.token, "batch_id": batch_id, "timestamp": timestamp_now()}
         if error is not None:
             record["error"] = error
         self.log.append(record)

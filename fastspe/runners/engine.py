@@ -12,74 +12,30 @@ provenance only.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import hashlib
-import json
 import math
-import random
 import threading
-import time
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from .. import __version__
-from ..errors import UserError
-from .generation import canonical_model
-from ..domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
+from ..errors import ParameterError
+from ..domains.sliding.prompt import prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
-from .base import GenerationSettings, public_url, resolve_base_url, split_model
+from .base import resolve_base_url
+from .generation import GenerationSettings, canonical_model, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
-from .log import ERROR, OK, LogScan, RunLog, check_log_path, scan_run_log
+from .log import OK, LogScan, RunLog, check_log_path, scan_run_log
 from .openai_runner import OpenAIChat
 from .pacing import Pacer
-from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
+from .records import Progress, RunSummary, Trial, timestamp_now, trial_fields, trial_id
+from .retry import AdaptiveLimiter, RetryPolicy
+from .sender import Sender
 
 PROVIDERS = {"openai": OpenAIChat, "anthropic": AnthropicMessages}
 BASELINE = "baseline"
-RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
 BASELINE_BATCH = 2000  # baseline answers planned and written per fsync: free to recompute, a crash may lose one
-Progress = Callable[..., None]  # progress(done, total, **live_counts)
-
-
-@dataclass(frozen=True)
-class Trial:
-    """One request to make: a board, a trial index and the prompt."""
-
-    trial_id: str
-    board_id: str
-    trial: int
-    prompt: str
-    row: int = 0  # the board's row in the bank
-
-
-@dataclass
-class RunSummary:
-    """What a run did. ``requested`` counts trials sent in this run, ``attempts`` their requests."""
-
-    condition: str
-    out: str
-    planned: int = 0
-    already_complete: int = 0
-    requested: int = 0
-    completed: int = 0
-    failed: int = 0
-    attempts: int = 0
-    failures: dict = field(default_factory=dict)
-    spent_usd: float = 0.0
-    budget_exhausted: bool = False
-    interrupted: bool = False
-    skipped_log_lines: int = 0
-    fatal_error: str | None = None
-    paced: int = 0  # sends that waited for a rate limit to reset (headers, --rpm, --tpm)
-    settings: GenerationSettings | None = None  # as sent (with provider defaults such as Anthropic's max_tokens)
-
-    @property
-    def remaining(self) -> int:
-        return self.planned - self.already_complete - self.completed
 
 
 @dataclass(frozen=True)
@@ -98,19 +54,29 @@ class RunEstimate:
     settings: GenerationSettings | None = None  # as they would be sent
 
 
-def trial_id(condition: str, board_id: str, prompt_hash: str, trial: int) -> str:
-    """Deterministic id of one trial (32 hex digits), recorded as provenance; not used to resume."""
-    key = {"model": condition, "board_id": str(board_id), "prompt_sha256": prompt_hash, "trial": int(trial)}
-    return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+def check_trials(trials: int) -> None:
+    """A ``ParameterError`` unless ``trials`` (trials per board) is at least 1."""
+    if trials < 1:
+        raise ParameterError("{trials} must be >= 1, got {got}", "trials", got=trials)
 
 
 @dataclass(frozen=True)
-class _BoardPrompts:
+class BoardPrompts:
     """The bank's boards in order: ids, rendered prompts and their hashes."""
 
     board_ids: list
     prompts: list
     hashes: list
+
+    @classmethod
+    def of(cls, bank: pd.DataFrame) -> "BoardPrompts":
+        ids, prompts, hashes = [], [], []
+        for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
+            prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
+            ids.append(str(row.board_id))
+            prompts.append(prompt)
+            hashes.append(prompt_sha256(prompt))
+        return cls(ids, prompts, hashes)
 
     @property
     def rows(self) -> dict:
@@ -121,58 +87,20 @@ class _BoardPrompts:
                      self.prompts[row], int(row))
 
 
-def _board_prompts(bank: pd.DataFrame) -> _BoardPrompts:
-    ids, prompts, hashes = [], [], []
-    for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
-        prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-        ids.append(str(row.board_id))
-        prompts.append(prompt)
-        hashes.append(prompt_sha256(prompt))
-    return _BoardPrompts(ids, prompts, hashes)
-
-
 def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
     """Trials 0..trials-1 of every board of ``bank``, in bank order."""
-    if trials < 1:
-        raise UserError(f"--trials must be >= 1, got {trials}")
-    boards = _board_prompts(bank)
+    check_trials(trials)
+    boards = BoardPrompts.of(bank)
     return [boards.trial(condition, row, t) for row in range(len(boards.board_ids)) for t in range(trials)]
 
 
-def _scan(out, condition: str, boards: _BoardPrompts, trials: int, settings: dict) -> tuple[LogScan, list[Trial]]:
+def scan_pending(out, condition: str, boards: BoardPrompts, trials: int,
+                 settings: dict) -> tuple[LogScan, list[Trial]]:
     """The log's state for ``condition`` and the planned trials it has no completed answer for."""
-    if trials < 1:
-        raise UserError(f"--trials must be >= 1, got {trials}")
+    check_trials(trials)
     scan = scan_run_log(out, condition, boards.rows, trials, settings, boards.hashes)
     pending = [boards.trial(condition, int(row), int(t)) for row, t in np.argwhere(~scan.done)]
     return scan, pending
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _record_base(trial: Trial, condition: str, provider: str, model: str, base_url: str | None,
-                 settings: dict) -> dict:
-    return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
-            "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
-            "fastspe_version": __version__, "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256,
-            "prompt_text_sha256": prompt_sha256(trial.prompt)}
-
-
-def answer_fields(answer, cost: float | None) -> dict:
-    """The fields of a completed attempt's record (online or batch)."""
-    return dict(status=OK, response=answer.text, error_type=None, error=None, http_status=answer.http_status,
-                returned_model=answer.returned_model, request_id=answer.request_id, finish_reason=answer.finish_reason,
-                raw_finish_reason=answer.raw_finish_reason, input_tokens=answer.input_tokens,
-                output_tokens=answer.output_tokens, reasoning_tokens=answer.reasoning_tokens, cost_usd=cost)
-
-
-def error_fields(error: AttemptError) -> dict:
-    """The fields of a failed attempt's record (online or batch)."""
-    return dict(status=ERROR, response=None, error_type=error.kind, error=error.message,
-                http_status=error.http_status, returned_model=None, request_id=error.request_id, finish_reason=None,
-                raw_finish_reason=None, input_tokens=None, output_tokens=None, reasoning_tokens=None, cost_usd=None)
 
 
 def _settings_for(provider_name: str, settings: GenerationSettings) -> GenerationSettings:
@@ -188,8 +116,8 @@ def settings_for(model: str, settings: GenerationSettings) -> GenerationSettings
 def _provider_parts(model: str, base_url: str | None):
     provider_name, name = split_model(model)
     if provider_name not in PROVIDERS:
-        raise UserError(f"--model {model!r}: unknown provider {provider_name!r}; use one of "
-                        f"{', '.join([*PROVIDERS, BASELINE])}")
+        raise ParameterError("{model} {given!r}: unknown provider {provider!r}; use one of {choices}", "model",
+                             given=model, provider=provider_name, choices=", ".join([*PROVIDERS, BASELINE]))
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 
@@ -198,11 +126,25 @@ def _identity_settings(provider_name: str, name: str, settings: dict) -> dict:
     return {"provider": provider_name, "requested_model": name, **settings}
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """What a model run asks for (online, batch or dry): ``run_model``'s parameters of the same names."""
+
+    model: str
+    out: object
+    base_url: str | None = None
+    trials: int = 3
+    settings: GenerationSettings = GenerationSettings()
+    pricing: Pricing = Pricing()
+    budget: float | None = None
+    condition: str | None = None
+
+
 def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
                  settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
                  condition: str | None = None) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
-    job = plan_run(bank, model, out, base_url, trials, settings, pricing, None, condition)
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition))
     condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
     tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
     tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
@@ -220,11 +162,12 @@ class RunPlan:
     """What a model run (online or batch) settles before it reads a key: the provider, the condition and its
     settings (refused when the log holds others), the bank's prompts and the trials still to answer."""
 
+    request: RunRequest
     provider_name: str
     name: str
     condition: str
     settings: GenerationSettings
-    boards: _BoardPrompts
+    boards: BoardPrompts
     identity: dict
     scan: LogScan
     pending: list
@@ -233,20 +176,32 @@ class RunPlan:
     def planned(self) -> int:
         return len(self.boards.board_ids) * self.scan.done.shape[1]
 
+    def rescan(self) -> tuple[LogScan, list[Trial]]:
+        """The log's state and pending trials now (under the log's lock: another run may have answered some)."""
+        return scan_pending(self.request.out, self.condition, self.boards, self.request.trials, self.identity)
 
-def plan_run(bank: pd.DataFrame, model: str, out, base_url: str | None, trials: int, settings: GenerationSettings,
-             pricing: Pricing, budget: float | None, condition: str | None) -> RunPlan:
+    def summary(self, kind=RunSummary) -> RunSummary:
+        """A summary of the run as planned, before anything is sent."""
+        return kind(self.condition, str(self.request.out), planned=self.planned,
+                    already_complete=self.planned - len(self.pending), skipped_log_lines=self.scan.torn_lines,
+                    settings=self.settings)
+
+
+def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     """Check a run's request and scan its log (see ``RunPlan``)."""
-    provider_name, name, _ = _provider_parts(model, base_url)
-    condition = canonical_model(model) if condition is None else condition
-    check_log_path(out)
-    settings = _settings_for(provider_name, settings)
-    if budget is not None and pricing.price_out > 0 and settings.max_tokens is None:
-        raise UserError("--budget needs --max-tokens, so that the cost of a request has an upper bound")
-    boards = _board_prompts(bank)
+    r = request
+    provider_name, name, _ = _provider_parts(r.model, r.base_url)
+    condition = canonical_model(r.model) if r.condition is None else r.condition
+    check_log_path(r.out)
+    settings = _settings_for(provider_name, r.settings)
+    if r.budget is not None and r.pricing.price_out > 0 and settings.max_tokens is None:
+        raise ParameterError("{budget} needs {max_tokens}, so that the cost of a request has an upper bound",
+                             ("budget", "max_tokens"))
+    boards = BoardPrompts.of(bank)
     identity = _identity_settings(provider_name, name, settings.as_dict())
-    scan, pending = _scan(out, condition, boards, trials, identity)  # refuses other settings before any key is read
-    return RunPlan(provider_name, name, condition, settings, boards, identity, scan, pending)
+    # refuses other settings before any key is read
+    scan, pending = scan_pending(r.out, condition, boards, r.trials, identity)
+    return RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending)
 
 
 def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
@@ -256,6 +211,10 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
               stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
               condition: str | None = None, rpm: float | None = None, tpm: float | None = None) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
+
+    What is asked (``model``, ``out``, ``base_url``, ``trials``, ``settings``, ``pricing``, ``budget``,
+    ``condition``) makes a ``RunRequest``; how it is sent (``max_connections``, ``timeout``, ``policy``, ``seed``,
+    ``rpm``, ``tpm``) makes the ``Sender``; ``progress``, ``stop`` and ``notify`` are the caller's hooks.
 
     Parameters
     ----------
@@ -289,151 +248,28 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     condition : str or None
         The responses' condition (default: ``model`` as ``PROVIDER:MODEL``). The log's earlier attempts of it must have
         been made with the same model and settings, else a ValueError says which setting differs.
+    rpm, tpm : float or None
+        At most this many requests, tokens a minute (for servers that send no rate-limit headers).
     """
     if not 0 < timeout < math.inf:
-        raise UserError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
-    job = plan_run(bank, model, out, base_url, trials, settings, pricing, budget, condition)
-    provider_name, name, boards, identity, settings, scan, pending = (
-        job.provider_name, job.name, job.boards, job.identity, job.settings, job.scan, job.pending)
-    condition, planned = job.condition, job.planned
-    summary = RunSummary(condition, str(out), planned=planned, already_complete=planned - len(pending),
-                         skipped_log_lines=scan.torn_lines, settings=settings)
-    if not pending:
+        raise ParameterError("{timeout} must be a finite number of seconds > 0, got {got}", "timeout", got=timeout)
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition))
+    summary = job.summary()
+    if not job.pending:
         return summary
-    provider = PROVIDERS[provider_name](name, base_url=base_url, timeout=timeout)
+    provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout)
     with RunLog(out, secrets=provider.secrets) as log:
-        # Scan again under the log's lock: another run may have finished trials meanwhile.
-        scan, pending = _scan(out, condition, boards, trials, identity)
-        summary.already_complete = planned - len(pending)
+        scan, pending = job.rescan()  # under the log's lock: another run may have finished trials meanwhile
+        summary.already_complete = job.planned - len(pending)
         summary.skipped_log_lines = scan.torn_lines
+        sender = Sender(job.condition, provider, log, job.settings, pricing, policy, Budget(budget, scan.spent_usd),
+                        AdaptiveLimiter(max_connections), Pacer(rpm, tpm), scan.attempts, seed,
+                        stop or threading.Event())
         try:
-            _send_all(summary, pending, provider, log, scan.attempts, Budget(budget, scan.spent_usd),
-                      AdaptiveLimiter(max_connections), Pacer(rpm, tpm), policy, pricing, settings, seed, progress,
-                      stop or threading.Event(), notify or (lambda message: None))
+            sender.send_all(summary, pending, progress, notify or (lambda message: None))
         finally:
             provider.close()
     return summary
-
-
-def _send_all(summary: RunSummary, pending: list[Trial], provider, log: RunLog, made: np.ndarray, wallet: Budget,
-              limiter: AdaptiveLimiter, pacer: Pacer, policy: RetryPolicy, pricing: Pricing, settings: GenerationSettings,
-              seed: int, progress: Progress | None, stop: threading.Event,
-              notify: Callable[[str], None]) -> None:
-    """Send ``pending`` trials on a thread pool bounded by ``limiter``; fill in ``summary``."""
-    condition, provider_name = summary.condition, provider.provider
-    counters = RetryCounters()
-    settings_dict = settings.as_dict()
-    fatal: list[AttemptError] = []
-
-    def attempt_record(trial: Trial, attempt: int, ts: str, latency: float) -> dict:
-        rec = _record_base(trial, condition, provider_name, provider.model, provider.base_url, settings_dict)
-        rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
-        return rec
-
-    def run_trial(trial: Trial) -> tuple[str, int]:
-        first = int(made[trial.row, trial.trial])
-        outcome, last = send_trial(trial, first)
-        return outcome, last - first
-
-    def send_trial(trial: Trial, attempt: int) -> tuple[str, int]:
-        rng = random.Random(f"{seed}:{trial.trial_id}")
-        retries = {RATE_LIMIT: 0, "other": 0}
-        worst = pricing.cost(input_tokens_upper(trial.prompt), settings.max_tokens) if pricing.priced else 0.0
-        tokens = input_tokens_upper(trial.prompt) + (settings.max_tokens or 0)  # what --tpm counts
-        while not stop.is_set():
-            if not wallet.reserve(worst):
-                return "budget", attempt
-            slot = limiter.acquire(stop)
-            if slot is None:
-                wallet.settle(worst, 0.0)
-                return "stopped", attempt
-            if not pacer.wait(tokens, stop):  # with the slot held: the headers of the last answer count
-                limiter.release(slot, "stopped")
-                wallet.settle(worst, 0.0)
-                return "stopped", attempt
-            attempt += 1
-            ts, t0 = _now(), time.perf_counter()
-            try:
-                answer = provider.complete(trial.prompt, settings, trial.trial_id)
-                error = None
-            except AttemptError as exc:
-                answer, error = None, exc
-            latency = time.perf_counter() - t0
-            pacer.observe(answer.rate_limits if error is None else error.rate_limits)
-            if error is not None and error.kind == FATAL:
-                stop.set()  # before the slot is freed: no waiting trial may send after a fatal answer
-            limiter.release(slot, None if error is None else error.kind)
-            rec = attempt_record(trial, attempt, ts, latency)
-            if error is None:
-                cost = pricing.cost(answer.input_tokens, answer.output_tokens) if pricing.priced else None
-                wallet.settle(worst, cost or 0.0)
-                rec.update(answer_fields(answer, cost))
-                log.append(rec)
-                return "ok", attempt
-            wallet.settle(worst, 0.0)
-            counters.add(error.kind)
-            rec.update(error_fields(error))
-            log.append(rec)
-            if error.kind == FATAL:
-                fatal.append(error)
-                stop.set()
-                return "fatal", attempt
-            sort = RATE_LIMIT if error.kind == RATE_LIMIT else "other"
-            if not policy.allows(error, retries[RATE_LIMIT], retries["other"]):
-                return "failed", attempt
-            delay = policy.delay(error, retries[sort], rng)
-            retries[sort] += 1
-            counters.add(RETRIED)
-            if stop.wait(delay):
-                return "stopped", attempt
-        return "stopped", attempt
-
-    outcomes: dict[str, int] = {}
-    sent = [0, 0]  # trials with an attempt in this run, attempts in this run
-
-    def tally(outcome: str, attempts: int) -> None:
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        sent[0] += attempts > 0
-        sent[1] += attempts
-
-    def report() -> None:
-        if progress is not None:
-            failed = outcomes.get("failed", 0) + outcomes.get("fatal", 0)
-            progress(sum(outcomes.values()), len(pending), answered=outcomes.get("ok", 0), failed=failed,
-                     retried=counters.get(RETRIED), rate_limited=counters.get(RATE_LIMIT), spent_usd=wallet.spent)
-
-    report()  # the total at once, before the first answer
-    # More threads than slots: a trial sleeping in its retry backoff holds a thread but no slot, so the
-    # backoffs of failed requests do not starve the requests that could be in flight.
-    pool = cf.ThreadPoolExecutor(max_workers=2 * limiter.max_limit + 8, thread_name_prefix="fastspe-run")
-    futures = {pool.submit(run_trial, t) for t in pending}
-    try:
-        while futures:
-            ready, futures = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-            for fut in ready:
-                tally(*fut.result())
-            report()
-    except KeyboardInterrupt:
-        summary.interrupted = True
-        notify("stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to abandon them")
-    finally:
-        if futures:  # interrupted or a worker failed: send nothing more
-            stop.set()
-        # Requests in flight are already paid for: wait for them, so their answers are logged.
-        pool.shutdown(wait=True, cancel_futures=True)
-    for fut in futures:
-        if fut.done() and not fut.cancelled():
-            tally(*fut.result())
-    summary.completed = outcomes.get("ok", 0)
-    summary.failed = outcomes.get("failed", 0) + outcomes.get("fatal", 0)
-    summary.requested, summary.attempts = sent
-    report()
-    summary.failures = {kind: n for kind, n in counters.counts.items() if kind != RETRIED}
-    summary.paced = pacer.waits
-    summary.spent_usd = wallet.spent
-    summary.budget_exhausted = wallet.exhausted
-    if fatal:
-        summary.fatal_error = fatal[0].message
 
 
 def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed: int = 0,
@@ -450,15 +286,14 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
     check_log_path(out)
     settings = {"seed": int(seed)}
     identity = _identity_settings(BASELINE, planner, settings)
-    boards = _board_prompts(bank)
-    if trials < 1:
-        raise UserError(f"--trials must be >= 1, got {trials}")
+    boards = BoardPrompts.of(bank)
+    check_trials(trials)
     # refuse other settings before the log is opened (no trial list yet: that is built once, under the lock)
     scan_run_log(out, condition, boards.rows, trials, identity, boards.hashes)
     summary = RunSummary(condition, str(out), planned=len(boards.board_ids) * trials)
     with RunLog(out) as log:
         # Scan under the log's lock, as run_model does: another run may have written these trials.
-        scan, pending = _scan(out, condition, boards, trials, identity)
+        scan, pending = scan_pending(out, condition, boards, trials, identity)
         summary.skipped_log_lines = scan.torn_lines
         summary.already_complete = summary.planned - len(pending)
         if not pending:
@@ -475,10 +310,10 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
                 trial = todo.get((str(row["board_id"]), int(row["trial"])))
                 if trial is None:
                     continue
-                rec = _record_base(trial, condition, BASELINE, planner, None, settings)
+                rec = trial_fields(trial, condition, BASELINE, planner, None, settings)
                 rec.update({k: v for k, v in row.items() if k not in rec})
-                rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner, timestamp=_now(),
-                           latency_s=0.0, cost_usd=0.0)
+                rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner,
+                           timestamp=timestamp_now(), latency_s=0.0, cost_usd=0.0)
                 batch.append(rec)
             _write_baseline_batch(log, batch, summary, len(pending), progress)
     return summary

@@ -3,16 +3,14 @@
 A run killed mid-write can leave a torn last line. Opening the log again starts a fresh line after
 it (the torn bytes stay where they are), and reading skips lines that are not JSON objects, so a
 resumed run neither loses nor rewrites anything. An exclusive ``flock`` keeps two runs from
-appending to the same file at once.
+appending to the same file at once. This module decides what a line says and when it is written;
+the bytes go through ``fastspe.boundary.run_logs``.
 """
 
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
-import os
-import threading
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +20,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
-from ..boundary.files import WriteError
+from ..boundary.run_logs import RunLogFile, first_line, log_lines, torn_tail_line
 
 OK = "ok"
 ERROR = "error"
@@ -45,10 +43,8 @@ def check_log_path(path) -> Path:
     if p.suffix.lower() != ".jsonl":
         raise UserError(f"{path}: a run log is JSONL; give --out a name ending in .jsonl")
     if p.is_file():
-        with open(p, "rb") as fh:
-            first = fh.readline(1 << 20)
         try:
-            obj = json.loads(first)
+            obj = json.loads(first_line(p))
         except (UnicodeDecodeError, json.JSONDecodeError):
             obj = None
         if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
@@ -98,18 +94,9 @@ class RunLog:
 
     def __init__(self, path, secrets: Iterable[str] = ()):
         self.path = check_log_path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._secrets = tuple(s for s in secrets if s)
-        self._lock = threading.Lock()
-        self._failed = False  # a write failed: closing may fail on the same bytes
-        self._fh = open(self.path, "ab")
-        try:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._fh.close()
-            raise OSError(f"{self.path}: another fastspe run is writing to this log; "
-                          f"wait for it or use another --out") from None
-        torn = _torn_tail_line(self.path)
+        self._file = RunLogFile(self.path)
+        torn = torn_tail_line(self.path)
         if torn:
             # Start a fresh line and name the torn one; its bytes stay (append-only), readers skip it.
             self._write_bytes(b"\n")
@@ -126,8 +113,7 @@ class RunLog:
         data = b"".join(json.dumps(self._jsonable(r), ensure_ascii=False, allow_nan=False,
                                    default=_json_default).encode("utf-8") + b"\n" for r in records)
         if data:
-            with self._lock:
-                self._write_bytes(data)
+            self._write_bytes(data)
 
     def _jsonable(self, record: dict) -> dict:
         """``record`` with float NaN (pandas' missing value) as None, so every line is strict JSON, and the
@@ -139,24 +125,10 @@ class RunLog:
         return out
 
     def _write_bytes(self, data: bytes) -> None:
-        try:
-            self._fh.write(data)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-        except OSError as exc:  # a full disk, a file-size limit: name the log (a torn last line is skipped on resume)
-            self._failed = True
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
-            raise WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before are kept, "
-                                        f"run again once it can grow") from exc
+        self._file.write(data)  # flushed and fsynced
 
     def close(self) -> None:
-        with self._lock:
-            if not self._fh.closed:
-                try:
-                    self._fh.close()  # closing releases the flock
-                except OSError:
-                    if not self._failed:
-                        raise  # after a failed write, closing fails on the same unwritten bytes: already reported
+        self._file.close()
 
     def __enter__(self) -> "RunLog":
         return self
@@ -173,20 +145,6 @@ def _json_default(obj):
 
 
 
-def _torn_tail_line(path: Path) -> int:
-    """The 1-based number of the file's last line if it lacks its newline (torn), else 0.
-
-    Reads one byte when the log ends cleanly (the usual case), the whole file only to number a torn line."""
-    with open(path, "rb") as fh:
-        if fh.seek(0, os.SEEK_END) == 0:
-            return 0
-        fh.seek(-1, os.SEEK_END)
-        if fh.read(1) == b"\n":
-            return 0
-        fh.seek(0)
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) + 1
-
-
 def read_run_log(path) -> tuple[list[dict], int]:
     """The attempt records of a run log and the number of lines skipped as torn or not JSON objects.
 
@@ -196,15 +154,11 @@ def read_run_log(path) -> tuple[list[dict], int]:
     """
     records: list[dict] = []
     skipped = 0
-    p = Path(path)
-    if not p.exists():
-        return records, skipped
-    with open(p, "rb") as fh:
-        for _, obj in log_objects(fh):
-            if obj is None:
-                skipped += 1
-            else:
-                records.append(obj)
+    for _, obj in log_objects(log_lines(path)):
+        if obj is None:
+            skipped += 1
+        else:
+            records.append(obj)
     return records, skipped
 
 
@@ -255,29 +209,26 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
     """
     scan = LogScan(np.zeros((len(board_rows), trials), dtype=bool), np.zeros((len(board_rows), trials), dtype=np.int64))
     p = Path(path)
-    if not p.exists():
-        return scan
     bad_lines: list[tuple[int, str]] = []
     marked: set = set()
     lineno, ends_with_newline = 0, True
-    with open(p, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            ends_with_newline = raw.endswith(b"\n")
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8")))
-                continue
-            if not isinstance(rec, dict):
-                bad_lines.append((lineno, "not a JSON object"))
-            elif rec.get("event") == TORN_LINE_EVENT:
-                marked.add(rec.get("line"))
-            elif rec.get("event") in MARKER_EVENTS:
-                continue  # a batch marker: no attempt
-            elif rec.get("condition") == condition:
-                _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes)
+    for lineno, raw in enumerate(log_lines(p), start=1):
+        ends_with_newline = raw.endswith(b"\n")
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8")))
+            continue
+        if not isinstance(rec, dict):
+            bad_lines.append((lineno, "not a JSON object"))
+        elif rec.get("event") == TORN_LINE_EVENT:
+            marked.add(rec.get("line"))
+        elif rec.get("event") in MARKER_EVENTS:
+            continue  # a batch marker: no attempt
+        elif rec.get("condition") == condition:
+            _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes)
     for n, why in bad_lines:
         if n in marked or (n == lineno and not ends_with_newline):
             scan.torn_lines += 1

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..errors import UserError
 from ..extras import require
-from .base import (Completion, GenerationSettings, api_key_from_env, classify_sdk_error, key_secrets,
+from .generation import GenerationSettings
+from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
 from .pacing import rate_limits
 

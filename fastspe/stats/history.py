@@ -44,6 +44,7 @@ from filelock import FileLock, Timeout
 
 from ..boundary.errors import InputError, input_error
 from ..errors import UserError
+from .. import errors
 from ..boundary.parquet import DIGEST_KEY, read_parquet, table_digest, write_parquet
 from ..boundary.verdicts import read_verdicts, write_verdicts
 from .intervals import DEFAULT_SEED, bootstrap_intervals
@@ -65,12 +66,12 @@ _LABEL = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udf
 _HEX = {32: re.compile(r"^[0-9a-f]{32}$"), 64: re.compile(r"^[0-9a-f]{64}$")}
 
 
-class ParameterError(InputError):
+class ParameterError(InputError, errors.ParameterError):
     """A bad value of one parameter of the API; ``for_option`` says the same of a command-line option."""
 
     def __init__(self, parameter: str, value, what: str):
         self.parameter, self.value, self.what = parameter, value, what
-        super().__init__(self.for_option(parameter))
+        super().__init__(f"{{{parameter}}} {{value!r}}: {{what}}", parameter, value=value, what=what)
 
     def for_option(self, name: str) -> str:
         return f"{name} {self.value!r}: {self.what}"

@@ -1,0 +1,196 @@
+"""The online sender: a run's pending trials sent on a thread pool, each attempt logged before it counts.
+
+A trial is sent until it is answered, fails past the retry policy, meets a fatal error (a wrong key: nothing
+more is sent), the budget would be exceeded, or the run is stopped. Requests in flight are paid for, so
+stopping waits for them and logs their answers.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .generation import GenerationSettings
+from .cost import Budget, Pricing, input_tokens_upper
+from .log import RunLog
+from .pacing import Pacer
+from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
+from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
+
+RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
+
+
+@dataclass
+class Tally:
+    """How the trials of this run ended, by outcome, and what they sent."""
+
+    outcomes: dict = field(default_factory=dict)
+    trials_sent: int = 0  # trials with an attempt in this run
+    attempts: int = 0  # attempts in this run
+
+    def add(self, outcome: str, attempts: int) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+        self.trials_sent += attempts > 0
+        self.attempts += attempts
+
+    @property
+    def answered(self) -> int:
+        return self.outcomes.get("ok", 0)
+
+    @property
+    def failed(self) -> int:
+        return self.outcomes.get("failed", 0) + self.outcomes.get("fatal", 0)
+
+
+@dataclass
+class Sender:
+    """Sends the trials of ``condition`` through ``provider`` into ``log``, within the ``wallet``, the ``limiter``'s connections and
+    the ``pacer``'s rate limits; retries by ``policy``. ``made`` holds the highest attempt number the log has
+    for each (bank row, trial), so attempts number on after a resume."""
+
+    condition: str
+    provider: object
+    log: RunLog
+    settings: GenerationSettings
+    pricing: Pricing
+    policy: RetryPolicy
+    wallet: Budget
+    limiter: AdaptiveLimiter
+    pacer: Pacer
+    made: np.ndarray
+    seed: int = 0  # of the backoff jitter
+    stop: threading.Event = field(default_factory=threading.Event)
+    counters: RetryCounters = field(default_factory=RetryCounters)
+    fatal: list = field(default_factory=list)  # the fatal errors met
+
+    def __post_init__(self):
+        self._settings_dict = self.settings.as_dict()  # recorded in every attempt's line
+
+    def send_all(self, summary: RunSummary, pending: list[Trial], progress: Progress | None = None,
+                 notify: Callable[[str], None] = lambda message: None) -> None:
+        """Send ``pending`` on a thread pool bounded by the limiter; fill in ``summary``."""
+        tally = Tally()
+
+        def report() -> None:
+            if progress is not None:
+                progress(sum(tally.outcomes.values()), len(pending), answered=tally.answered, failed=tally.failed,
+                         retried=self.counters.get(RETRIED), rate_limited=self.counters.get(RATE_LIMIT),
+                         spent_usd=self.wallet.spent)
+
+        report()  # the total at once, before the first answer
+        # More threads than slots: a trial sleeping in its retry backoff holds a thread but no slot, so the
+        # backoffs of failed requests do not starve the requests that could be in flight.
+        pool = cf.ThreadPoolExecutor(max_workers=2 * self.limiter.max_limit + 8, thread_name_prefix="fastspe-run")
+        futures = {pool.submit(self.run_trial, t) for t in pending}
+        try:
+            while futures:
+                ready, futures = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                for fut in ready:
+                    tally.add(*fut.result())
+                report()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            notify("stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to "
+                   "abandon them")
+        finally:
+            if futures:  # interrupted or a worker failed: send nothing more
+                self.stop.set()
+            # Requests in flight are already paid for: wait for them, so their answers are logged.
+            pool.shutdown(wait=True, cancel_futures=True)
+        for fut in futures:
+            if fut.done() and not fut.cancelled():
+                tally.add(*fut.result())
+        summary.completed, summary.failed = tally.answered, tally.failed
+        summary.requested, summary.attempts = tally.trials_sent, tally.attempts
+        report()
+        summary.failures = {kind: n for kind, n in self.counters.counts.items() if kind != RETRIED}
+        summary.paced = self.pacer.waits
+        summary.spent_usd = self.wallet.spent
+        summary.budget_exhausted = self.wallet.exhausted
+        if self.fatal:
+            summary.fatal_error = self.fatal[0].message
+
+    def run_trial(self, trial: Trial) -> tuple[str, int]:
+        """Send ``trial`` until it ends: its outcome and the attempts it made in this run."""
+        first = int(self.made[trial.row, trial.trial])
+        outcome, last = self.send_trial(trial, first)
+        return outcome, last - first
+
+    def send_trial(self, trial: Trial, attempt: int) -> tuple[str, int]:
+        """Attempts of ``trial`` numbered on from ``attempt``, retried by the policy: the outcome and the last
+        attempt number."""
+        rng = random.Random(f"{self.seed}:{trial.trial_id}")
+        retries = {RATE_LIMIT: 0, "other": 0}
+        priced = self.pricing.priced
+        worst = self.pricing.cost(input_tokens_upper(trial.prompt), self.settings.max_tokens) if priced else 0.0
+        tokens = input_tokens_upper(trial.prompt) + (self.settings.max_tokens or 0)  # what --tpm counts
+        while not self.stop.is_set():
+            if not self.wallet.reserve(worst):
+                return "budget", attempt
+            slot = self._slot(tokens)
+            if slot is None:
+                self.wallet.settle(worst, 0.0)
+                return "stopped", attempt
+            attempt += 1
+            error = self.attempt(trial, attempt, slot, worst)
+            if error is None:
+                return "ok", attempt
+            if error.kind == FATAL:
+                return "fatal", attempt
+            sort = RATE_LIMIT if error.kind == RATE_LIMIT else "other"
+            if not self.policy.allows(error, retries[RATE_LIMIT], retries["other"]):
+                return "failed", attempt
+            delay = self.policy.delay(error, retries[sort], rng)
+            retries[sort] += 1
+            self.counters.add(RETRIED)
+            if self.stop.wait(delay):
+                return "stopped", attempt
+        return "stopped", attempt
+
+    def _slot(self, tokens: int):
+        """A connection slot, once the rate limits let ``tokens`` go; None when the run stops first."""
+        slot = self.limiter.acquire(self.stop)
+        if slot is None:
+            return None
+        if not self.pacer.wait(tokens, self.stop):  # with the slot held: the headers of the last answer count
+            self.limiter.release(slot, "stopped")
+            return None
+        return slot
+
+    def attempt(self, trial: Trial, attempt: int, slot, worst: float) -> AttemptError | None:
+        """Send attempt number ``attempt`` of ``trial`` on ``slot`` (``worst`` reserved for it), log it, free the
+        slot and settle the reservation; its error, or None when it was answered."""
+        ts, t0 = timestamp_now(), time.perf_counter()
+        try:
+            answer = self.provider.complete(trial.prompt, self.settings, trial.trial_id)
+            error = None
+        except AttemptError as exc:
+            answer, error = None, exc
+        latency = time.perf_counter() - t0
+        self.pacer.observe(answer.rate_limits if error is None else error.rate_limits)
+        if error is not None and error.kind == FATAL:
+            self.stop.set()  # before the slot is freed: no waiting trial may send after a fatal answer
+        self.limiter.release(slot, None if error is None else error.kind)
+        rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
+                           self.provider.base_url, self._settings_dict)
+        rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
+        if error is None:
+            cost = self.pricing.cost(answer.input_tokens, answer.output_tokens) if self.pricing.priced else None
+            self.wallet.settle(worst, cost or 0.0)
+            rec.update(answer_fields(answer, cost))
+            self.log.append(rec)
+            return None
+        self.wallet.settle(worst, 0.0)
+        self.counters.add(error.kind)
+        rec.update(error_fields(error))
+        self.log.append(rec)
+        if error.kind == FATAL:
+            self.fatal.append(error)
+            self.stop.set()
+        return error
