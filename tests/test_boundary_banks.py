@@ -216,7 +216,7 @@ def test_jsonl_bank_with_bom_and_crlf_scores_and_empty_one_has_no_boards(files, 
     (files / "bad.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(lines) + b"\r\n")
     code, err, out = _score(capsys, files / "bad.jsonl", files)
     assert code == 0, err
-    assert read_verdicts(out).equals(clean_verdicts)
+    assert read_verdicts(out).frame.equals(clean_verdicts)
     (files / "bad.jsonl").write_bytes(b"")
     out.unlink()
     code, err, out = _score(capsys, files / "bad.jsonl", files)
