@@ -19,7 +19,9 @@ from fastspe.bank.design import paper_design
 from fastspe.kernels.replay import replay_plans
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from fastspe.scoring.parse_reference import parse_answer
-from fastspe.scoring.score import bank_tables, read_responses, score_responses, write_verdicts
+from fastspe.boundary.responses import read_responses
+from fastspe.boundary.verdicts import write_verdicts
+from fastspe.scoring.score import bank_tables, score_responses
 from tests.naive_replay import naive_distances, naive_replay
 from benchmarks.timing import best_of, target
 

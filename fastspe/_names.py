@@ -62,6 +62,24 @@ def lazy_face(package: str, names: dict[str, str]):
     return __getattr__
 
 
+def moved_names(module: str, names: dict[str, str]):
+    """A module ``__getattr__`` for names that left ``module`` after 0.1: ``names`` maps each to its home,
+    a module path (``"fastspe.report.render"``) or ``"module:new_name"`` for a renamed one. The old path
+    gives the very object, with a ``DeprecationWarning`` naming the new one; removed with ``MOVED``."""
+
+    def __getattr__(attr: str):
+        home = names.get(attr)
+        if home is None:
+            raise AttributeError(f"module {module!r} has no attribute {attr!r}")
+        where, _, name = home.partition(":")
+        name = name or attr
+        warnings.warn(f"{module}.{attr} moved to {where}.{name}; the old path goes away in the release after 0.2",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), name)
+
+    return __getattr__
+
+
 class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the old flat paths of :data:`MOVED` and loads each as its new module, with a warning."""
 

@@ -18,7 +18,7 @@ from .bank.build import build_bank, write_bank
 from .planners.baselines import PLANNERS, baseline_responses
 from .errors import UserError
 from .bank.design import paper_design
-from .boundary.verdicts import write_verdicts
+from .boundary.verdicts import check_verdicts, write_verdicts
 from .boundary.files import write_table
 from .stats.metrics import compute_metrics
 from .extras import check_installed
@@ -102,10 +102,11 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
                                       ignore_index=True))
     write_table(answers, responses_path)
     # score the file, not the in-memory frame: the demo goes through the same path as a model's answers
-    verdicts = timed("score", "scoring the answers", lambda: score_responses(bank, read_responses(responses_path, bank)))
-    write_verdicts(verdicts, verdicts_path)
+    verdicts = timed("score", "scoring the answers",
+                     lambda: check_verdicts(score_responses(bank, read_responses(responses_path, bank)), bank=bank))
+    write_verdicts(verdicts, verdicts_path)  # checked once, for the file and the report
     report_path = timed("report", f"writing the report ({draws:,} bootstrap draws)",
                         lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED,
                                                      progress=progress))
-    return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts),
+    return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts.frame),
                       timings)

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from fastspe.boundary import files as io
-from fastspe.report.tables import Table, markdown_text, to_markdown, write_table_files
+from fastspe.report.render import markdown_text, to_markdown, write_table_files
+from fastspe.report.tables import Table
 
 
 def dead_pid() -> int:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastspe.bank.build import write_bank
-from fastspe.scoring.score import read_verdicts
+from fastspe.boundary.verdicts import read_verdicts
 
 from .boundary_helpers import assert_refused, bank_records, oracle_records, run_cli, tiny_bank, write_jsonl
 
@@ -120,13 +120,13 @@ def test_verify_names_every_failing_board_while_score_refuses(files, capsys):
 def clean_verdicts(files, capsys):
     code, err, out = _score(capsys, files / "bank.parquet", files, "clean.parquet")
     assert code == 0, err
-    return read_verdicts(out)
+    return read_verdicts(out).frame
 
 
 def _same_verdicts_or_refused(capsys, files, clean):
     code, err, out = _score(capsys, files / "bad.parquet", files)
     if code == 0:  # the damage hit bytes that carry no content (statistics, padding): same results
-        assert read_verdicts(out).equals(clean)
+        assert read_verdicts(out).frame.equals(clean)
         out.unlink()
         return False
     assert_refused(code, err, names=["bad.parquet"], absent=[out])
@@ -216,7 +216,7 @@ def test_jsonl_bank_with_bom_and_crlf_scores_and_empty_one_has_no_boards(files, 
     (files / "bad.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(lines) + b"\r\n")
     code, err, out = _score(capsys, files / "bad.jsonl", files)
     assert code == 0, err
-    assert read_verdicts(out).equals(clean_verdicts)
+    assert read_verdicts(out).frame.equals(clean_verdicts)
     (files / "bad.jsonl").write_bytes(b"")
     out.unlink()
     code, err, out = _score(capsys, files / "bad.jsonl", files)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from fastspe.bank.build import write_bank
-from fastspe.scoring.score import read_verdicts
+from fastspe.boundary.verdicts import read_verdicts
 
 from .boundary_helpers import assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
 
@@ -87,7 +87,7 @@ def test_csv_keys_are_text_and_score(folder, capsys, out_name):
     frame.to_csv(folder / "r.csv", index=False)
     code, err, out = _score(capsys, folder, folder / "r.csv", out_name)
     assert code == 0, err
-    assert len(read_verdicts(out)) == len(frame)
+    assert len(read_verdicts(out).frame) == len(frame)
 
 
 @pytest.mark.parametrize("out_name", OUTS)
@@ -96,7 +96,7 @@ def test_whole_number_trial_and_null_status_still_score(folder, capsys, out_name
     path = write_jsonl(folder / "r.jsonl", lines)
     code, err, out = _score(capsys, folder, path, out_name)
     assert code == 0, err
-    assert sorted(read_verdicts(out)["status"]) == ["complete"] * 3
+    assert sorted(read_verdicts(out).frame["status"]) == ["complete"] * 3
 
 
 @pytest.mark.parametrize("which", ["responses", "bank"])
@@ -133,7 +133,7 @@ def test_parquet_responses_with_garbled_pandas_metadata_score(folder, capsys, ou
     pq.write_table(table.replace_schema_metadata(meta), folder / "r.parquet")
     code, err, out = _score(capsys, folder, folder / "r.parquet", out_name)
     assert code == 0, err
-    assert len(read_verdicts(out)) == len(tiny_bank())
+    assert len(read_verdicts(out).frame) == len(tiny_bank())
 
 
 @pytest.mark.parametrize("out_name", OUTS)

@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from fastspe.bank.build import bank_to_table
-from fastspe.scoring.score import KEY, VERDICT_COLUMNS, read_responses, score_file, score_responses
+from fastspe.boundary.responses import KEY, read_responses
+from fastspe.boundary.verdicts import VERDICT_COLUMNS
+from fastspe.scoring.score import score_file, score_responses
 
 from .boundary_helpers import tiny_bank
 

@@ -146,7 +146,7 @@ def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     history.add(table, verdicts, "ok", draws=50)
     other = read_bank_table(folder / "other.parquet")
     with pytest.raises(ParameterError, match=r"^store '.*': this bank .* another store$") as exc:
-        history.add(other, read_verdicts(paths[0]).iloc[:0], "new", draws=50)
+        history.add(other, read_verdicts(paths[0]).frame.iloc[:0], "new", draws=50)
     assert exc.value.parameter == "store"
     with pytest.raises(ParameterError, match=r"^label 'ok': is already in the history"):
         history.add(table, verdicts, "ok", draws=50)
@@ -426,7 +426,7 @@ def test_concurrent_adds_get_distinct_consecutive_numbers(checkpoints, copy):
     for run in runs:  # each run's files are its own: the verdicts of its checkpoint
         expected = pd.read_parquet(paths[int(run.label[1:]) % 3] if run.label.startswith("p")
                                    else paths["ab".index(run.label)])
-        stored = History(copy).verdicts(run.label)
+        stored = History(copy).verdicts(run.label).frame
         pd.testing.assert_frame_equal(stored.reset_index(drop=True), expected.reset_index(drop=True),
                                       check_dtype=False)
     assert len({r.digests["metrics"] for r in runs}) >= 3  # three checkpoints, three different metrics
@@ -469,8 +469,8 @@ def test_history_compare_equals_fastspe_compare(checkpoints, tmp_path):
         history.add(table, read_verdicts(paths[i], bank=bank_frame(table)), f"r{i}", draws=200)
     named, pairs = paired_runs(history, "r0", "r2")
     assert pairs == [("r0/my-model", "r2/my-model")]
-    direct = pd.concat([read_verdicts(paths[0]).assign(condition="r0/my-model"),
-                        read_verdicts(paths[2]).assign(condition="r2/my-model")], ignore_index=True)
+    direct = pd.concat([read_verdicts(paths[0]).frame.assign(condition="r0/my-model"),
+                        read_verdicts(paths[2]).frame.assign(condition="r2/my-model")], ignore_index=True)
     a = compare(named, *pairs[0][:1], [pairs[0][1]], draws=300).table
     b = compare(direct, "r0/my-model", ["r2/my-model"], draws=300).table
     pd.testing.assert_frame_equal(a, b)

@@ -134,6 +134,17 @@ def test_old_attribute_path_warns():
     assert "fastspe.tables moved to fastspe.report.tables" in done.stdout
 
 
+@pytest.mark.parametrize("old,new", [("fastspe.report.tables:to_markdown", "fastspe.report.render:to_markdown"),
+                                     ("fastspe.report.tables:check_verdicts", "fastspe.report.tables:check_table_inputs"),
+                                     ("fastspe.scoring.score:read_verdicts", "fastspe.boundary.verdicts:read_verdicts")])
+def test_names_that_left_a_module_warn_and_are_the_same_object(old, new):
+    (old_module, old_name), (new_module, new_name) = old.split(":"), new.split(":")
+    with pytest.warns(DeprecationWarning, match=f"{old_module}.{old_name} moved to {new_module}.{new_name}"):
+        got = getattr(importlib.import_module(old_module), old_name)
+    assert got is getattr(importlib.import_module(new_module), new_name)
+    assert old_name not in importlib.import_module(old_module).__all__
+
+
 def test_faces_resolve_every_name():
     for face in ("bank", "planners", "scoring", "stats", "verify", "report", "domains.sliding"):
         mod = importlib.import_module(f"fastspe.{face}")

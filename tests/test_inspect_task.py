@@ -25,7 +25,7 @@ from fastspe.cli import main  # noqa: E402
 from fastspe.planners.baselines import baseline_responses  # noqa: E402
 from fastspe.bank.design import paper_design  # noqa: E402
 from fastspe.inspect_task import bank_samples, import_log, responses_from_log, sliding_puzzles, verdict_of  # noqa: E402
-from fastspe.scoring.score import read_responses  # noqa: E402
+from fastspe.boundary.responses import read_responses  # noqa: E402
 from fastspe.domains.sliding.prompt import render_prompt  # noqa: E402
 from fastspe.scoring.score import score_responses  # noqa: E402
 
@@ -269,7 +269,7 @@ def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path
     assert main(["import-inspect", log.location, "--out", str(tmp_path / "answers.jsonl")]) == 0
     assert main(common + [str(tmp_path / "twostep.parquet"), "--responses", str(tmp_path / "answers.jsonl")]) == 0
     # the verdicts agree (metadata may differ in kind: an all-null `error` column is None or NaN after JSONL)
-    direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").sort_values(["condition", "board_id", "trial"])
+    direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").frame.sort_values(["condition", "board_id", "trial"])
                        .reset_index(drop=True)[VERDICT_COLUMNS] for name in ("direct", "twostep"))
     assert direct.equals(twostep)
     failed = _copy(log, tmp_path, "failed.eval", status="error")

@@ -312,3 +312,36 @@ def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     clash.write_text('{"baseline:noisy": "baseline:oracle"}')
     assert main(base + ["--out", str(tmp_path / "c"), "--labels", str(clash)]) == 2
     assert "would both be shown as 'baseline:oracle'" in capsys.readouterr().err and not (tmp_path / "c").exists()
+
+
+def test_one_report_checks_its_verdicts_once(tmp_path, bank, verdicts, monkeypatch):
+    """A DataFrame is checked once where it enters; checked Verdicts read with the same bank not at all;
+    the trajectory summary feeds the table and Figure 3 from one computation."""
+    from fastspe.boundary import verdicts as bv
+    from fastspe.report import write
+
+    calls = {"check_verdicts": 0, "check_metric_inputs": 0, "check_against_bank": 0, "trajectory_frame": 0}
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    checked = bv.check_verdicts(verdicts, bank=bank)
+    for name in ("check_verdicts", "check_against_bank"):
+        counted(bv, name)
+    counted(bv, "check_metric_inputs")
+    monkeypatch.setattr("fastspe.stats.metrics.check_metric_inputs", bv.check_metric_inputs)
+    counted(write, "trajectory_frame")
+    write_report(bank, verdicts, tmp_path / "raw", draws=20, seed=1, figures=False)
+    assert calls == {"check_verdicts": 1, "check_metric_inputs": 0, "check_against_bank": 0, "trajectory_frame": 1}
+    write_report(bank, checked, tmp_path / "checked", draws=20, seed=1, figures=False)
+    assert calls == {"check_verdicts": 1, "check_metric_inputs": 0, "check_against_bank": 0, "trajectory_frame": 2}
+    write_report(bank.copy(), checked, tmp_path / "other_bank", draws=20, seed=1, figures=False)
+    assert calls["check_against_bank"] == 1 and calls["check_verdicts"] == 1  # another bank object: checked
+    for name in ("metrics.csv", "report.md"):
+        assert (tmp_path / "raw" / name).read_bytes() == (tmp_path / "checked" / name).read_bytes()

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from fastspe.report import run_stats as rs
 from fastspe.cli import main
 from fastspe.runners import Pricing, RetryPolicy, read_run_log, run_baseline, run_model
-from fastspe.report.tables import to_latex, to_markdown
+from fastspe.report.render import to_latex, to_markdown
 from tests.fake_llm_server import ok, status
 from tests.test_runners import bank, keys, paper_bank, server  # noqa: F401 (fixtures)
 from tests.test_startup import HEAVY, PROBE, REPO

@@ -13,7 +13,9 @@ from fastspe.bank.build import write_bank
 from fastspe.boundary.banks import BANK_COLUMNS
 from fastspe.cli import main
 from fastspe.domains.sliding.layout import Layout
-from fastspe.scoring.score import VERDICT_COLUMNS, read_responses, read_verdicts, score_responses
+from fastspe.boundary.responses import read_responses
+from fastspe.boundary.verdicts import VERDICT_COLUMNS, read_verdicts
+from fastspe.scoring.score import score_responses
 
 
 def _board(layout: Layout, swap_with_blank: int) -> list[int]:
@@ -251,12 +253,12 @@ def test_cli_score_and_metrics(tmp_path, capsys):
                                          _rec(board="blk", response="moves: d")])
     out = tmp_path / "verdicts.parquet"
     assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(out)]) == 0
-    v = read_verdicts(out)
+    v = read_verdicts(out).frame
     assert v["status"].value_counts().to_dict() == {"complete": 2, "legal_noncompletion": 1, "illegal": 1}
     strict = tmp_path / "strict.csv"
     assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(strict),
                  "--parse", "strict", "--format-failure", "noncompletion"]) == 0
-    vs = read_verdicts(strict)
+    vs = read_verdicts(strict).frame
     assert vs["status"].value_counts().to_dict() == {"legal_noncompletion": 3, "complete": 1}
     assert vs["error_kind"].tolist() == ["", "", "", ""]  # CSV round trip keeps "" not NaN
     table = tmp_path / "metrics.csv"
@@ -282,7 +284,7 @@ def test_cli_failed_score_leaves_no_file(tmp_path, capsys):
         warnings.simplefilter("ignore")
         assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(out),
                      "--skip-invalid"]) == 0
-    assert len(read_verdicts(out)) == 1
+    assert len(read_verdicts(out).frame) == 1
     assert "line 2" in capsys.readouterr().err
 
 

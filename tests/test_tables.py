@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.report import tables as tb
+from fastspe.report import render, tables as tb
 from fastspe.stats.intervals import REPORT_GROUPINGS, bootstrap_intervals
 from fastspe.stats.metrics import board_sums
 
@@ -93,7 +93,7 @@ def test_table1(metrics, order):
     assert a["Dc"] == pytest.approx(70 / 6)
     for m in ("R", "SPE", "Dc"):  # intervals ride along for the CSV, hidden in Markdown unless asked
         assert a[f"{m}_lo"] <= a[m] <= a[f"{m}_hi"]
-    assert "_lo" not in tb.to_markdown(t) and "[" not in tb.to_markdown(t).split("\n", 2)[2]
+    assert "_lo" not in render.to_markdown(t) and "[" not in render.to_markdown(t).split("\n", 2)[2]
     cells = tb.table1_primary(metrics, order, interval_cells=True).formatted().set_index("condition")
     assert cells.loc["A", "SPE"] == f"0.550 [{a['SPE_lo']:.3f}, {a['SPE_hi']:.3f}]"
     assert cells.loc["A", "N"] == "10"
@@ -133,7 +133,7 @@ def test_table5_stress(metrics, order):
     assert (a["N"], a["C"], a["R"], a["Q"], a["E"], a["G"], a["SPE"]) == pytest.approx((2, 0.5, 1.0, 0.5, 0.5, 50.0, 0.25))
     assert b["C"] == 0 and b["R"] == 0 and b["SPE"] == 0
     assert math.isnan(b["Q"]) and math.isnan(b["E"]) and math.isnan(b["G"])
-    assert "n/a" in tb.to_markdown(t)
+    assert "n/a" in render.to_markdown(t)
 
 
 def test_h90(metrics, order):
@@ -186,52 +186,52 @@ def test_table6_from_intervals(verdicts, metrics, order):
 
 def test_exports(tmp_path, verdicts, metrics, order):
     t = tb.table5_stress(metrics, order)
-    md = tb.to_markdown(t).splitlines()
+    md = render.to_markdown(t).splitlines()
     assert md[0].startswith("**Table 5: ")
     assert md[2] == "| cohort | condition | N | C | R | Q | E | G | SPE | Dc |"
     assert md[3] == "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|"
     assert "| stress | A | 2 | 0.500 | 1.000 | 0.500 | 0.500 | 50.00 | 0.250 | 50.0 |" in md
-    tex = tb.to_latex(tb.h90_table(metrics, order))
+    tex = render.to_latex(tb.h90_table(metrics, order))
     assert r"\begin{tabular}{lrrr}" in tex and r"$C$ (\%), $d^*=10$" in tex and r"$\geq 90\%$" in tex
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex and r"\hline" not in tex
     assert r"\caption{$H_{.9}$: the largest primary depth" in tex and r"\label{tab:h90}" in tex
     assert r"A & n/a & 83.3 & 25.0 \\" in tex
-    tex1 = tb.to_latex(tb.table1_primary(metrics, order))
+    tex1 = render.to_latex(tb.table1_primary(metrics, order))
     assert r"\caption{primary cohort pooled" in tex1 and "Table 1:" not in tex1  # LaTeX numbers it
     assert r"SPE $= R \times Q \times E$" in tex1 and r"$\bar{d}^*_c$" in tex1
-    assert "Table 1: primary cohort pooled" in tb.to_markdown(tb.table1_primary(metrics, order))
-    assert "SPE = R × Q × E" in tb.to_markdown(tb.table1_primary(metrics, order))
-    assert tb.latex_escape("a_b & 5% {x}") == r"a\_b \& 5\% \{x\}"
-    paths = tb.write_table_files(t, tmp_path / "tables")
+    assert "Table 1: primary cohort pooled" in render.to_markdown(tb.table1_primary(metrics, order))
+    assert "SPE = R × Q × E" in render.to_markdown(tb.table1_primary(metrics, order))
+    assert render.latex_escape("a_b & 5% {x}") == r"a\_b \& 5\% \{x\}"
+    paths = render.write_table_files(t, tmp_path / "tables")
     assert [p.name for p in paths] == ["table5_stress.csv", "table5_stress.md", "table5_stress.tex"]
     back = pd.read_csv(paths[0])
     np.testing.assert_array_equal(back["SPE"].to_numpy(), t.frame["SPE"].to_numpy())  # full precision
-    assert paths[1].read_text() == tb.to_markdown(t)
+    assert paths[1].read_text() == render.to_markdown(t)
 
 
 def test_pipes_in_names_are_escaped():
     t = tb.Table("x", "cap", pd.DataFrame({"condition": ["a|b"], "v": [float("nan")]}), {"v": ".2f"})
-    assert r"| a\|b | n/a |" in tb.to_markdown(t)
+    assert r"| a\|b | n/a |" in render.to_markdown(t)
 
 
 def test_bad_verdicts(verdicts):
     with pytest.raises(ValueError, match="lack columns"):
-        tb.check_verdicts(verdicts.drop(columns=["error_kind"]))
+        tb.check_table_inputs(verdicts.drop(columns=["error_kind"]))
     with pytest.raises(ValueError, match="empty"):
-        tb.check_verdicts(verdicts.iloc[:0])
+        tb.check_table_inputs(verdicts.iloc[:0])
     with pytest.raises(TypeError):
-        tb.check_verdicts([1, 2])
+        tb.check_table_inputs([1, 2])
 
 
 def test_user_text_is_literal_in_latex():
-    assert tb.latex_escape("a_b & 50%\n\x07$x$") == r"a\_b \& 50\%  \$x\$"
+    assert render.latex_escape("a_b & 50%\n\x07$x$") == r"a\_b \& 50\%  \$x\$"
 
 
 def test_user_text_in_captions_is_never_math_or_markup(metrics, order):
     odd = "co_ho$rt «x» \\ *"
     t = tb.Table("t", "«cohort» cohort, $R \\times Q$.", pd.DataFrame({"condition": ["a"]}), number="1",
                  values={"cohort": odd})
-    tex = tb.to_latex(t)
+    tex = render.to_latex(t)
     assert r"\caption{co\_ho\$rt «x» \textbackslash{} * cohort, $R \times Q$.}" in tex
-    md = tb.to_markdown(t)
+    md = render.to_markdown(t)
     assert md.startswith(r"**Table 1: co\_ho\$rt «x» \\ \* cohort, R × Q.**")

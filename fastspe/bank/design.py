@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..kernels import MAX_SEED
 from ..domains.sliding.layout import Layout
 
 PAPER_SEED = 20261010
@@ -34,7 +35,6 @@ PAPER_LAYOUTS: dict[int, tuple[tuple[tuple[int, ...], ...], int]] = {
     3: (((5, 6, 9), (5, 6, 10), (5, 9, 10), (6, 9, 10)), 5),
 }
 _COHORT = re.compile(r"^[A-Za-z0-9_.]+$")
-_MAX_SEED = 2**63 - 1
 # The most boards one design may ask for: a bank this size already takes hours and tens of GB.
 MAX_DESIGN_BOARDS = 100_000_000
 
@@ -115,7 +115,7 @@ def max_distinct_boards(layout: Layout, depth: int) -> int:
 
 
 def _check_seed(seed, where: str) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise UserError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
     return seed
 

@@ -423,7 +423,7 @@ def _value_bits(boards: np.ndarray) -> np.ndarray:
 def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayouts, at: _Where) -> None:
     depth, h = ints["depth"], ints["h"]
     at.first(depth < 0, lambda i: f"depth is {depth[i]}, must be >= 0")
-    h_true = boards_h(initial, layouts)
+    h_true = mixed_layout_h(initial, layouts)
     at.first(h != h_true, lambda i: f"h is {h[i]} but h(initial) is {h_true[i]}")
     cert = cols["certificate"]
     cert_len = pc.utf8_length(cert).to_numpy(zero_copy_only=False)
@@ -449,8 +449,8 @@ def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayo
         at.first(retreat != depth - h, lambda i: f"retreat is {retreat[i]} but depth - h is {depth[i] - h[i]}")
 
 
-def boards_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:
-    """h of each checked board: the sum over tiles of free-cell distances to their goal cells."""
+def mixed_layout_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:
+    """h of each checked board, of any mix of layouts (``kernels.graph.boards_h``: one layout), in NumPy."""
     width = boards.shape[1]
     goals, dist = _layout_tables(layouts, width)
     goal_cell = np.zeros((len(layouts.layouts), width + 1), dtype=np.int64)

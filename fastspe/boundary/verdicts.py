@@ -17,12 +17,18 @@ A verdicts table feeds every number fastspe prints, so it is checked whole befor
 
 Every problem is an ``InputError`` reading ``FILE: row N (board_id X): what is wrong`` (``line N`` in a
 CSV, the header being line 1). All checks are whole-column NumPy/pandas operations, no Python loop per
-row, so ``metrics.board_sums`` can afford ``check_metric_inputs`` on every call.
+row.
+
+A table is checked once: ``check_verdicts`` and ``read_verdicts`` hand out a ``Verdicts``, the checked
+table with what the check computed, and the stages after them (``metrics.board_sums``, the tables, the
+report) trust it and check nothing again. A plain DataFrame given to one of those stages is checked once
+where it enters (``as_verdicts``, or ``check_metric_inputs`` for the metrics alone).
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +40,8 @@ from ..kernels.replay import ERROR_NAMES, STATUS_NAMES
 from .errors import InputError, input_error
 from .parquet import read_parquet, write_parquet
 
-__all__ = ["VERDICT_COLUMNS", "KEY", "check_verdicts", "check_metric_inputs", "check_against_bank", "read_verdicts",
-           "write_verdicts"]
+__all__ = ["VERDICT_COLUMNS", "KEY", "Verdicts", "check_verdicts", "as_verdicts", "check_metric_inputs",
+           "check_against_bank", "read_verdicts", "write_verdicts"]
 
 VERDICT_COLUMNS = ["board_id", "condition", "trial", "cohort", "k", "layout", "depth", "L", "status", "error_kind",
                    "first_error", "parse_mode", "normalization", "multiple_moves", "truncated", "final_h", "min_h",
@@ -54,6 +60,31 @@ TEXT_COLUMNS = ["error_kind", "normalization", "moves"]  # "" is a value (a CSV 
 METRIC_INPUTS = KEY + BOARD_INFO + ["status", "L", "optimal", "economy", "excess"]
 _NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
 _TRUE, _FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
+
+
+@dataclass(frozen=True, eq=False)
+class Verdicts:
+    """A verdicts table that passed ``check_verdicts``: later stages trust it and check nothing again.
+
+    frame : the checked table (clean types, a frame of its own: read it, do not change it in place; a
+        changed copy is checked again with ``check_verdicts``)
+    optimal, economy, excess : the derived columns as the check recomputed them (``derived_columns``),
+        the exact values the metrics sum
+    bank : the bank frame (the very object) the table was checked against, or None
+    """
+
+    frame: pd.DataFrame
+    optimal: np.ndarray
+    economy: np.ndarray
+    excess: np.ndarray
+    bank: pd.DataFrame | None = field(default=None, repr=False)
+
+    def checked_against(self, bank: pd.DataFrame, source="verdicts") -> "Verdicts":
+        """These verdicts, checked against ``bank`` unless they already were (``InputError`` if they fail)."""
+        if bank is self.bank:
+            return self
+        check_against_bank(self.frame, bank, source)
+        return replace(self, bank=bank)
 
 
 class _Rows:
@@ -252,8 +283,8 @@ def _require(df, columns, source) -> None:
 # ---- public checks ------------------------------------------------------------------------------------------
 
 def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | None = None, *, unit: str = "row",
-                   first: int = 1) -> pd.DataFrame:
-    """Check a verdicts table whole and return it with clean types; raise ``InputError`` at the first fault.
+                   first: int = 1) -> Verdicts:
+    """Check a verdicts table whole and return it checked (``Verdicts``); raise ``InputError`` at the first fault.
 
     Parameters
     ----------
@@ -265,9 +296,10 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
 
     Returns
     -------
-    A copy of ``df`` in its row order: integer columns int64, flags bool, text columns strings
-    (``""``, never NaN), ``economy``/``excess`` float64. Stored derived columns that disagree with
-    ``L``, ``status`` and ``depth`` are refused, never repaired (see the module docstring).
+    ``Verdicts`` whose ``frame`` is a copy of ``df`` in its row order: integer columns int64, flags
+    bool, text columns strings (``""``, never NaN), ``economy``/``excess`` float64. Stored derived
+    columns that disagree with ``L``, ``status`` and ``depth`` are refused, never repaired (see the
+    module docstring).
     """
     _require(df, VERDICT_COLUMNS, source)
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
@@ -313,7 +345,16 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     if bank is not None:
         _check_bank(rows, bank, out["depth"], out["k"], out["cohort"])
     exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
-    return clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
+    clean = clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
+    return Verdicts(clean, *derived, bank=bank)
+
+
+def as_verdicts(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame | None = None, source="verdicts") -> Verdicts:
+    """``verdicts`` checked once: a ``Verdicts`` as it is (checked against ``bank`` if it was not), a
+    DataFrame through ``check_verdicts``. The entry of the stages that accept either."""
+    if isinstance(verdicts, Verdicts):
+        return verdicts if bank is None else verdicts.checked_against(bank, source)
+    return check_verdicts(verdicts, source, bank)
 
 
 def check_metric_inputs(df: pd.DataFrame, source="verdicts",
@@ -364,8 +405,8 @@ def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") 
 
 # ---- files ----------------------------------------------------------------------------------------------------
 
-def read_verdicts(path, bank: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it.
+def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
+    """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it (``Verdicts``).
 
     Parquet: page checksums and the content digest are verified (``boundary.parquet``). CSV: text
     columns are read as text (a board_id ``007`` stays ``007``, an empty cell is ``""``), floats exactly,
@@ -410,8 +451,9 @@ def _read_csv(path: Path) -> pd.DataFrame:
     return df
 
 
-def write_verdicts(verdicts: pd.DataFrame | pa.Table, path) -> None:
-    """Check ``verdicts`` (``check_verdicts``) and write them atomically, Parquet or CSV by extension.
+def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
+    """Check ``verdicts`` (``check_verdicts``, unless they are ``Verdicts``) and write them atomically,
+    Parquet or CSV by extension.
 
     Parquet files carry page checksums and a content digest (``boundary.parquet.write_parquet``); CSV
     cells that a spreadsheet would run as formulas are escaped (``io.escape_formulas``, undone by
@@ -420,7 +462,7 @@ def write_verdicts(verdicts: pd.DataFrame | pa.Table, path) -> None:
     fmt = table_format(path, (".parquet", ".csv"))
     if isinstance(verdicts, pa.Table):
         verdicts = verdicts.to_pandas()
-    clean = check_verdicts(verdicts, f"verdicts to write to {os.fspath(path)}")
+    clean = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}").frame
     if fmt == "parquet":
         write_parquet(pa.Table.from_pandas(clean, preserve_index=False), path, KIND)
     else:

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import ParameterError, UserError
+from ..kernels import MAX_SEED
 
 _METRIC_FORMATS = {"N": "{:d}", "G": "{:.2f}", "Dc": "{:.1f}"}  # other floats: 3 decimals
 _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=False)
@@ -216,7 +217,6 @@ def text_option(text: str) -> str:
     return text
 
 
-MAX_SEED = 2**63 - 1
 seed_option = int_option(0, MAX_SEED)
 MAX_DRAWS = 1_000_000
 draws_option = int_option(1, MAX_DRAWS)

@@ -54,7 +54,7 @@ def cmd_report(args) -> int:
     bank = read_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank)
     if labels is not None:
-        unknown = labels.unknown(sorted(map(str, verdicts["condition"].unique())))
+        unknown = labels.unknown(sorted(map(str, verdicts.frame["condition"].unique())))
         if unknown:
             warn(f"{args.labels}: {len(unknown)} labelled condition(s) have no verdicts and are left out: "
                  f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
@@ -63,5 +63,5 @@ def cmd_report(args) -> int:
     with cluster_client(args) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
                             options=options, executor=executor(client))
-    say(f"wrote {path} ({verdicts['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
+    say(f"wrote {path} ({verdicts.frame['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

@@ -35,7 +35,7 @@ def run_runs_stats(args) -> int:
     verdicts = None
     if args.verdicts:
         from ..boundary.verdicts import read_verdicts
-        verdicts = read_verdicts(args.verdicts)
+        verdicts = read_verdicts(args.verdicts).frame
     stats = run_stats(args.logs, verdicts=verdicts)
     for path, skipped in stats.attrs["skipped_lines"].items():
         if skipped:

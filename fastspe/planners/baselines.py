@@ -26,6 +26,7 @@ from ..boundary.bank_frames import bank_layouts, layout_keys, pack_boards
 from ..errors import UserError, UserTypeError
 from ..kernels.planners import DETOUR, GREEDY, NOISY, ORACLE, RANDOM, TRIAL_SLOTS, plan_baselines
 from ..boundary.files import require_columns
+from ..kernels import MAX_SEED
 from ..kernels.replay import INVALID_CODE
 from ..domains.sliding.layout import CODE_OF_BYTE, DIRECTION_BYTES
 
@@ -35,7 +36,6 @@ ANSWER_PREFIX = "MOVES: "
 RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt"]
 _NEEDED = ["board_id", "rows", "cols", "blocks", "depth", "initial", "certificate"]
 _COMMA = ord(",")
-_MAX_SEED = 2**63 - 1
 
 
 def planner_name(planner: str) -> str:
@@ -69,7 +69,7 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
     """
     name = planner_name(planner)
     trials = _check_int(trials, "trials", 1, TRIAL_SLOTS)
-    seed = _check_int(seed, "seed", 0, _MAX_SEED)
+    seed = _check_int(seed, "seed", 0, MAX_SEED)
     _check_bank(bank)
     n = len(bank)
     texts = np.empty(n * trials, dtype=object)

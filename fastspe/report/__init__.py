@@ -6,8 +6,9 @@ from .._names import lazy_face
 _NAMES = {
     "ReportOptions": "write", "report_folder": "write", "metrics_long": "write", "display_names": "write",
     "write_report": "write", "Table": "tables", "paper_tables": "tables", "condition_order": "tables",
-    "primary_cohort": "tables", "check_verdicts": "tables", "to_markdown": "tables", "to_latex": "tables",
-    "write_table_files": "tables", "markdown_text": "tables", "latex_escape": "tables", "caption_text": "render",
+    "primary_cohort": "tables", "check_table_inputs": "tables", "trajectory_table": "tables",
+    "to_markdown": "render", "to_latex": "render", "write_table_files": "render", "markdown_text": "render",
+    "latex_escape": "render", "caption_text": "render",
     "caption_markdown": "render", "caption_latex": "render", "header_latex": "render", "method_text": "page",
     "md_section": "page", "html_table": "page", "pages": "page", "plain": "figures", "wrapped": "figures",
     "heat_scale": "figures", "heatmap_columns": "figures", "heatmap_figure": "figures", "figure1_heatmap": "figures",

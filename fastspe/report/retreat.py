@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..boundary.errors import InputError
+from ..boundary.verdicts import Verdicts
 from ..stats.metrics import SUM_COLUMNS, board_sums, metrics_from_sums
 from .tables import RATE, Table
 
@@ -31,12 +32,13 @@ def bank_retreats(bank: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"board_id": bank["board_id"].to_numpy(), "retreat": retreat, "searched": searched})
 
 
-def retreat_table(verdicts: pd.DataFrame, bank: pd.DataFrame, conditions: Sequence[str]) -> Table | None:
+def retreat_table(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame, conditions: Sequence[str]) -> Table | None:
     """N, C, E, SPE per (depth, retreat, condition) at the depths that have search-certified boards.
 
     Parameters
     ----------
-    verdicts : verdicts as ``fastspe score`` writes them (checked by ``metrics.board_sums``)
+    verdicts : checked ``Verdicts``, or a DataFrame as ``fastspe score`` writes them (checked by
+        ``metrics.board_sums``)
     bank : the bank the verdicts were scored on (``board_id``, ``depth``, optional ``retreat`` and
         ``certificate_kind``)
     conditions : the conditions to show, in order

@@ -4,7 +4,7 @@ One source of numbers: every estimate and interval comes from the long metrics f
 (``intervals.bootstrap_intervals(sums, groupings=REPORT_GROUPINGS)``, the rows of ``metrics.csv``);
 a table is a view of it, never a second computation. Only counts that are not estimates (Table 2's
 outcome partition, the format audit, trajectories) are read from the verdicts. Rendering to
-Markdown, LaTeX and CSV lives in ``table_render``.
+Markdown, LaTeX and CSV lives in ``report.render``.
 """
 
 from __future__ import annotations
@@ -16,15 +16,19 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._names import moved_names
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import PARSE_MODES
+from ..boundary.verdicts import PARSE_MODES, Verdicts
 from ..boundary.files import require_columns
 from ..kernels.replay import ERROR_NAMES
-from .render import caption_text, latex_escape, markdown_text, to_latex, to_markdown, write_table_files
+from .render import caption_text
 
-__all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_verdicts", "to_markdown", "to_latex",
-           "write_table_files", "markdown_text", "latex_escape"]
+__all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
+# fastspe 0.1 reached the renderers through this module, and named check_table_inputs check_verdicts
+__getattr__ = moved_names(__name__, {**{name: "fastspe.report.render" for name in (
+    "to_markdown", "to_latex", "write_table_files", "markdown_text", "latex_escape")},
+    "check_verdicts": "fastspe.report.tables:check_table_inputs"})
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
@@ -84,9 +88,14 @@ def _cell(value, spec: str | None) -> str:
     return str(value)
 
 
-def check_verdicts(verdicts: pd.DataFrame) -> None:
-    """Raise if ``verdicts`` lack what the tables read or hold an error kind or parse mode that no table
-    counts (the metric columns are checked by ``metrics.board_sums``)."""
+def check_table_inputs(verdicts: Verdicts | pd.DataFrame) -> None:
+    """Raise if ``verdicts`` are empty, or (a plain DataFrame) lack what the tables read or hold an error
+    kind or parse mode that no table counts; checked ``Verdicts`` hold both already (the metric columns
+    are checked by ``metrics.board_sums``)."""
+    if isinstance(verdicts, Verdicts):
+        if verdicts.frame.empty:
+            raise UserError("verdicts are empty: there is nothing to report")
+        return
     require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise UserError("verdicts are empty: there is nothing to report")
@@ -322,11 +331,10 @@ def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE
                  {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort})
 
 
-def trajectory_table(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
-    """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``)."""
-    from .trajectories import trajectory_frame
-
-    frame = _in_order(trajectory_frame(verdicts), conditions, first=["cohort"])
+def trajectory_table(trajectories: pd.DataFrame, conditions: Sequence[str]) -> Table:
+    """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``),
+    from ``trajectories.trajectory_frame`` (the frame Figure 3 draws, too)."""
+    frame = _in_order(trajectories, conditions, first=["cohort"])
     return Table("trajectories", "Trajectories per cohort, condition and certified depth: the first illegal move "
                  "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
                  "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
@@ -347,16 +355,19 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
                  table.interval_cells)
 
 
-def paper_tables(verdicts: pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
+def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
                  paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
                  interval_cells: bool = False, extra: Sequence[Table] = ()) -> list[Table]:
     """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
     order of ``conditions``, with ``labels`` shown for condition keys.
 
     ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
-    ``extra`` tables (trajectories, run costs) are appended as they are.
+    ``extra`` tables (trajectories, run costs) are appended as they are. ``verdicts``: checked
+    ``Verdicts`` (trusted) or a DataFrame (``check_table_inputs``).
     """
-    check_verdicts(verdicts)
+    check_table_inputs(verdicts)
+    if isinstance(verdicts, Verdicts):
+        verdicts = verdicts.frame
     primary = primary_cohort(metrics)
     tables = [table1_primary(metrics, conditions, primary, interval_cells), table2_outcomes(verdicts, conditions, primary),
               table3_rates(metrics, conditions, primary), table4_blocks(metrics, conditions, primary),

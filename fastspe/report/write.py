@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from ..errors import UserError
-from ..boundary.verdicts import check_against_bank
+from ..boundary.verdicts import Verdicts, as_verdicts
 from ..executor import Executor
 from ..extras import check_installed
 from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
@@ -28,7 +28,8 @@ from .labels import Labels
 from ..stats.metrics import board_sums
 from .page import method_text, pages
 from .render import write_table_files
-from .tables import Table, check_verdicts, condition_order, paper_tables, primary_cohort
+from .tables import Table, check_table_inputs, condition_order, paper_tables, primary_cohort, trajectory_table
+from .trajectories import trajectory_frame
 
 REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures")
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used", "N"]
@@ -120,7 +121,7 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
     return pd.concat(parts, ignore_index=True)
 
 
-def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
+def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
                  seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
                  options: ReportOptions | None = None, executor: Executor | None = None) -> Path:
     """Write the report directory and return the path of ``report.md``.
@@ -128,7 +129,9 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     Parameters
     ----------
     bank : DataFrame (``bank.read_bank``): board_id, cohort, k, depth, ...
-    verdicts : DataFrame (``score.score_responses`` / ``score.read_verdicts``)
+    verdicts : ``Verdicts`` (``boundary.verdicts.read_verdicts``), trusted and checked against ``bank``
+        unless they were read with it; or a DataFrame (``score.score_responses``), checked once here
+        (``boundary.verdicts.check_verdicts``)
     out_dir : the report folder (``report_folder`` says which folders it refuses)
     draws, seed : bootstrap draws and seed
     progress : called as ``progress(stage, done, total)`` with the stages ``bootstrap`` and ``paired
@@ -146,9 +149,10 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     options = options or ReportOptions(figures=figures)
     if options.figures:  # before the bootstrap, not after it
         check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
-    check_verdicts(verdicts)
-    sums = board_sums(verdicts)  # refuses repeated outputs and derived columns that disagree
-    check_against_bank(verdicts, bank)
+    checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
+    check_table_inputs(checked)  # nothing to report from no verdicts
+    verdicts = checked.frame
+    sums = board_sums(checked)
     final = report_folder(out_dir)
     runs = _run_stats(options.runs, verdicts)  # a bad log fails before the bootstrap
     stage = progress or (lambda name, done, total: None)
@@ -159,14 +163,15 @@ def write_report(bank: pd.DataFrame, verdicts: pd.DataFrame, out_dir, draws: int
     order = options.labels.ordered(ranking) if options.labels else ranking
     names = display_names(order, options.labels)
     paired = _paired(sums, order, draws, seed, stage, executor)
-    extra = _extra_tables(verdicts, bank, order, runs)
-    tables = paper_tables(verdicts, metrics, order, paired, names, options.interval_cells, extra)
+    trajectories = trajectory_frame(verdicts)  # Figure 3 draws the table's numbers
+    extra = _extra_tables(checked, trajectories, bank, order, runs)
+    tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra)
     with atomic_dir(final) as out:
         write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
         for n, table in enumerate(tables, start=1):
             write_table_files(table, out / "tables")
             stage("tables and figures", n, len(tables) + 3 * options.figures)
-        drawn = _figures(out, verdicts, metrics, order, names, primary, options.titles,
+        drawn = _figures(out, trajectories, metrics, order, names, primary, options.titles,
                          lambda n: stage("tables and figures", len(tables) + n, len(tables) + 3)) \
             if options.figures else []
         md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn)
@@ -183,11 +188,11 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
     return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
 
 
-def _extra_tables(verdicts: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str], runs) -> list[Table]:
+def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str],
+                  runs) -> list[Table]:
     from .retreat import retreat_table
-    from .tables import trajectory_table
 
-    extra = [trajectory_table(verdicts, order)]
+    extra = [trajectory_table(trajectories, order)]
     by_retreat = retreat_table(verdicts, bank, order)  # None unless the bank has search-certified boards
     if by_retreat is not None:
         extra.append(by_retreat)
@@ -199,18 +204,17 @@ def _extra_tables(verdicts: pd.DataFrame, bank: pd.DataFrame, order: Sequence[st
     return extra
 
 
-def _figures(out: Path, verdicts, metrics, order, names, primary, titles: bool, tick) -> list[tuple[str, list[Path]]]:
+def _figures(out: Path, trajectories, metrics, order, names, primary, titles: bool,
+             tick) -> list[tuple[str, list[Path]]]:
     """The figures as (caption, paths); ``tick(n)`` after the n-th."""
     from .figures import figure1_heatmap, figure2_bars, figure3_trajectories  # matplotlib loads only here
-    from .trajectories import trajectory_frame
 
     folder = out / "figures"
     fig1 = figure1_heatmap(metrics, order, primary, folder / "figure1_horizon_metrics", labels=names, titles=titles)
     tick(1)
     fig2 = figure2_bars(metrics, order, primary, folder / "figure2_economy_spe", labels=names, titles=titles)
     tick(2)
-    fig3 = figure3_trajectories(trajectory_frame(verdicts), order, names, primary, folder / "figure3_trajectories",
-                                titles=titles)
+    fig3 = figure3_trajectories(trajectories, order, names, primary, folder / "figure3_trajectories", titles=titles)
     tick(3)
     gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
               if metrics["cohort"].nunique() > 1 else "")

@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, fields
 
 from ..errors import UserError
+from ..kernels import MAX_SEED
 
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
-MAX_SEED = 2**63 - 1
 MIN_THINKING_BUDGET = 1024  # Anthropic's smallest extended-thinking budget
 MAX_TOKENS = 10_000_000  # no answer needs more; turns typos (1e30) into errors
 # Request keys that only fastspe sets: the model, the one fresh prompt, a whole (not streamed) answer.

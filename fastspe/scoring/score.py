@@ -16,13 +16,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._names import moved_names
 from ..bank.build import bank_to_table
 from ..boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from ..boundary.responses import KEY, read_responses, validate_responses
-from ..boundary.verdicts import VERDICT_COLUMNS, read_verdicts, write_verdicts
+from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
 from ..executor import Executor, in_process
 from ..boundary.files import table_format
 from ..kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
@@ -30,8 +31,9 @@ from ..kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCO
 from ..domains.sliding.layout import CODE_OF_BYTE
 from .parse_column import MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 
-__all__ = ["VERDICT_COLUMNS", "BankTables", "ScoreSummary", "bank_tables", "encode_moves", "score_responses",
-           "score_file", "read_responses", "write_verdicts", "read_verdicts"]
+__all__ = ["BankTables", "ScoreSummary", "bank_tables", "encode_moves", "score_responses", "score_file"]
+# fastspe 0.1 offered the verdicts reader here too; it lives in the boundary
+__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts"})
 
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")

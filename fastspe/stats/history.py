@@ -46,7 +46,8 @@ from ..boundary.errors import InputError, input_error
 from ..errors import UserError
 from .. import errors
 from ..boundary.parquet import DIGEST_KEY, read_parquet, table_digest, write_parquet
-from ..boundary.verdicts import read_verdicts, write_verdicts
+from ..boundary.verdicts import Verdicts, as_verdicts, read_verdicts, write_verdicts
+from ..kernels import MAX_SEED
 from .intervals import DEFAULT_SEED, bootstrap_intervals
 from .metrics import board_sums
 
@@ -58,7 +59,6 @@ LOCK_TIMEOUT = 300.0  # seconds; a writer holds the lock only to write two files
 METRICS_KIND = "history metrics"
 METRIC_COLUMNS = ["cohort", "condition", "metric", "estimate", "lo", "hi", "draws_used", "N"]
 PARTS = {"verdicts": "runs", "metrics": "metrics"}  # a run's files: digest key -> folder
-MAX_SEED = 2**63 - 1
 _BANK_COLUMNS = ["board_id", "rows", "cols", "blocks", "initial", "depth"]
 # printable: no C0/C1 controls, DEL or bidi overrides (they would rewrite what a terminal shows), no lone
 # surrogates (an undecodable byte of a command line: not UTF-8, so no index line could hold it)
@@ -282,7 +282,7 @@ class History:
         known = ", ".join(repr(r.label) for r in runs) or "none"
         raise InputError(f"{self.root}: no run labelled {label!r} (runs: {known})")
 
-    def add(self, bank_table, verdicts: pd.DataFrame, label: str, meta: Mapping[str, str] | None = None,
+    def add(self, bank_table, verdicts: Verdicts | pd.DataFrame, label: str, meta: Mapping[str, str] | None = None,
             draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Run:
         """Keep ``verdicts`` under ``label``; refuses a label in use and a bank other than the store's.
 
@@ -301,10 +301,11 @@ class History:
             raise ParameterError("seed", seed, f"must be a whole number in 0..{MAX_SEED}")
         digest = bank_hash(bank_table)
         self._refuse(self.runs(), label, digest)  # before the bootstrap: fail fast
-        sums = board_sums(verdicts)  # refuses repeated or inconsistent verdicts before anything is written
+        verdicts = as_verdicts(verdicts)  # checked once, before anything is written
+        sums = board_sums(verdicts)
         metrics = bootstrap_intervals(sums, draws=draws, seed=seed, groupings={"pooled": ("cohort",)})
         metrics = pa.Table.from_pandas(metrics[METRIC_COLUMNS], preserve_index=False)
-        conditions = sorted(map(str, verdicts["condition"].unique()))
+        conditions = sorted(map(str, verdicts.frame["condition"].unique()))
         with self._locked(writing=True):
             runs = self._read_index()
             self._refuse(runs, label, digest)  # again: another writer may have been first
@@ -367,7 +368,7 @@ class History:
                              "stored; the store is damaged")
         return path  # read_parquet then checks the content against that checksum
 
-    def verdicts(self, label: str) -> pd.DataFrame:
+    def verdicts(self, label: str) -> Verdicts:
         run = self.run(label)
         return read_verdicts(self._checked(run, "verdicts"))
 
@@ -415,7 +416,7 @@ def paired_runs(history: History, label_a: str, label_b: str) -> tuple[pd.DataFr
     if run_a.digests["verdicts"] == run_b.digests["verdicts"]:
         warnings.warn(f"runs {run_a.number} ({label_a!r}) and {run_b.number} ({label_b!r}) hold identical "
                       "verdicts (the same content digest): they were added from the same file", stacklevel=2)
-    a, b = history.verdicts(label_a), history.verdicts(label_b)
+    a, b = history.verdicts(label_a).frame, history.verdicts(label_b).frame
     shared = sorted(set(a["condition"]) & set(b["condition"]))
     if shared:
         pairs = [(c, c) for c in shared]

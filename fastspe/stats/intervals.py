@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import UserError
 from ..executor import Executor, in_process
 from ..boundary.files import require_columns
-from ..kernels import bootstrap as kb
+from ..kernels import MAX_SEED, bootstrap as kb
 from .metrics import SUM_COLUMNS, metrics_from_sums
 
 DEFAULT_DRAWS = 5000
@@ -37,7 +37,6 @@ MEMORY_BUDGET = 256 * 2**20  # bytes of bootstrap draws held at once by bootstra
 TASK_SCRATCH = 32 * 2**20  # bytes of accumulators per kernel task (results do not depend on it)
 DRAW_RANGE = 500  # draws per kernel call, so progress moves (results do not depend on it)
 Progress = Callable[[int, int], None]
-_MAX_SEED = 2**63 - 1
 _MAX_DRAWS = 10_000_000
 _COUNTS = ["n", "legal", "complete", "illegal", "optimal"]
 
@@ -228,7 +227,7 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
 def draw_indices(packed: PackedSums, draws: int, seed: int = DEFAULT_SEED) -> np.ndarray:
     """The board indices each draw picks, int64 (draws, boards), in ``packed.boards`` order."""
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
-    seed = _check_int(seed, "seed", 0, _MAX_SEED)
+    seed = _check_int(seed, "seed", 0, MAX_SEED)
     return kb.draw_indices(seed, draws, packed.strata_start, packed.strata_size)
 
 
@@ -255,7 +254,7 @@ def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = 
     default; percentiles are taken here, after the ranges are gathered, either way.
     """
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
-    seed = _check_int(seed, "seed", 0, _MAX_SEED)
+    seed = _check_int(seed, "seed", 0, MAX_SEED)
     n_groups = len(packed.groups)
     # draws per task: its scratch holds block x (cells + groups) x conditions x FIELDS float64
     per_draw = (packed.group_of_cell.shape[0] + n_groups) * len(packed.conditions) * kb.FIELDS * 8

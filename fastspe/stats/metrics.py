@@ -13,9 +13,10 @@ With N outputs, C completions, I illegal plans:
   shorter boards), NaN when nothing completes.
 
 Everything is computed from the per-board sums of ``board_sums`` so the bootstrap (which resamples
-whole boards) and the point estimates share one definition. ``board_sums`` refuses verdicts that
-would give a wrong number (a repeated output, derived columns that disagree with L, status and
-depth, a board with two depths: ``boundary.verdicts.check_metric_inputs``).
+whole boards) and the point estimates share one definition. ``board_sums`` trusts checked
+``Verdicts`` (``boundary.verdicts``) and checks a plain DataFrame once, refusing verdicts that would
+give a wrong number (a repeated output, derived columns that disagree with L, status and depth, a
+board with two depths: ``boundary.verdicts.check_metric_inputs``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import pandas as pd
 
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import check_metric_inputs
+from ..boundary.verdicts import Verdicts, check_metric_inputs
 
 BOARD_KEYS = ["condition", "board_id"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
@@ -36,16 +37,20 @@ METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
 GROUPABLE = ("cohort", "condition", "depth", "k", "layout", "board_id")
 
 
-def board_sums(verdicts: pd.DataFrame) -> pd.DataFrame:
+def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
     """Counts over each board's outputs, one row per (condition, board_id).
 
-    ``verdicts`` need ``condition, board_id, trial, cohort, k, layout, depth, status, L, optimal,
-    economy, excess`` and must pass ``boundary.verdicts.check_metric_inputs`` (``InputError`` if not).
+    ``verdicts``: checked ``Verdicts`` (trusted), or a DataFrame with ``condition, board_id, trial,
+    cohort, k, layout, depth, status, L, optimal, economy, excess`` that must pass
+    ``boundary.verdicts.check_metric_inputs`` (``InputError`` if not).
 
     Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
     optimal, economy_sum, excess_sum, depth_sum`` (int64 counts; sums over completed outputs).
     """
-    optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
+    if isinstance(verdicts, Verdicts):
+        optimal, economy, excess, verdicts = verdicts.optimal, verdicts.economy, verdicts.excess, verdicts.frame
+    else:
+        optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
     status = verdicts["status"]
     complete = (status == "complete").to_numpy()
     parts = pd.DataFrame({
@@ -83,12 +88,12 @@ def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
                          "O": O, "SPE": SPE, "Dc": Dc}, index=sums.index)
 
 
-def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "condition")) -> pd.DataFrame:
+def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("cohort", "condition")) -> pd.DataFrame:
     """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE, Dc``.
 
     Parameters
     ----------
-    verdicts : DataFrame of verdicts (or of ``board_sums``)
+    verdicts : ``Verdicts``, a DataFrame of verdicts, or one of ``board_sums``
     by : group columns, any of cohort, condition, depth, k, layout, board_id; empty for one row
     """
     if isinstance(by, str):
@@ -99,7 +104,8 @@ def compute_metrics(verdicts: pd.DataFrame, by: Sequence[str] = ("cohort", "cond
         raise UserError(f"cannot group by {wrong}; choose from {', '.join(GROUPABLE)}")
     if len(set(by)) != len(by):
         raise UserError(f"group columns repeat: {by}")
-    is_sums = set(SUM_COLUMNS) <= set(verdicts.columns) and "status" not in verdicts.columns
+    is_sums = (not isinstance(verdicts, Verdicts) and set(SUM_COLUMNS) <= set(verdicts.columns)
+               and "status" not in verdicts.columns)
     if is_sums:
         dup = verdicts.duplicated(BOARD_KEYS).to_numpy()
         if dup.any():
