@@ -152,3 +152,14 @@ def test_faces_resolve_every_name():
             warnings.simplefilter("error")
             for name in mod.__all__:
                 assert getattr(mod, name) is not None, (face, name)
+
+
+def test_readme_python_imports_run():
+    """Every ``from fastspe... import ...`` line of README's Python examples imports as written."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    lines = [ln.strip() for block in blocks for ln in block.splitlines()
+             if re.match(r"\s*(from fastspe[\w.]* import|import fastspe)", ln)]
+    assert lines
+    code = "import warnings\nwarnings.simplefilter('error', DeprecationWarning)\n" + "\n".join(lines)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

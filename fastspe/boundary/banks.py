@@ -116,6 +116,8 @@ def _first_bad_json_line(path, exc: Exception) -> InputError:
                 obj = json.loads(text, object_pairs_hook=_no_repeated_keys)
             except UnicodeDecodeError:
                 return input_error(path, "not UTF-8 text", "line", lineno)
+            except RecursionError:
+                return input_error(path, "not a bank row (JSON nested too deep)", "line", lineno)
             except json.JSONDecodeError as err:
                 return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
                                    "line", lineno)

@@ -50,7 +50,7 @@ def log_objects(lines, first_line: int = 1):
             continue
         try:
             obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: also an integer of 4,300+ digits
             yield lineno, None
             continue
         if not isinstance(obj, dict):
@@ -91,6 +91,10 @@ def _decode_line(raw: bytes):
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg}); each line must be one JSON object"
+    except RecursionError:
+        return None, "not a response (JSON nested too deep)"
+    except ValueError as exc:  # an integer of over 4,300 digits
+        return None, f"not a response ({exc})"
     if not isinstance(obj, dict):
         return None, "not a JSON object; each line must be one {...} object"
     if _SURROGATE_ESCAPE.search(raw):

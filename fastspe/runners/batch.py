@@ -92,7 +92,7 @@ def _open_batches(path: Path, condition: str) -> tuple[dict, dict, set]:
     for raw in log_lines(path):
         try:
             rec = json.loads(raw)
-        except ValueError:  # torn lines: scan_run_log has vetted them
+        except (ValueError, RecursionError):  # torn or damaged lines: scan_run_log has vetted them
             continue
         if not isinstance(rec, dict):
             continue

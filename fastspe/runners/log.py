@@ -218,8 +218,9 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
             continue
         try:
             rec = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8")))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: JSON, or a 4,300-digit int
+            bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8" if isinstance(exc, UnicodeDecodeError)
+                                               else "nested too deep" if isinstance(exc, RecursionError) else str(exc))))
             continue
         if not isinstance(rec, dict):
             bad_lines.append((lineno, "not a JSON object"))
