@@ -173,4 +173,4 @@ def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None
                  {_HEADERS[col]: spec for col, spec in _FORMATS.items()})
 
 
-__all__ = ["COLUMNS", "read_attempts", "run_stats", "run_stats_table"]
+__all__ = ["COLUMNS", "run_stats", "run_stats_table"]
