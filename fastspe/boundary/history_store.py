@@ -78,6 +78,7 @@ def _show(value) -> str:
 
 
 def is_whole(value, low: int, high: int) -> bool:
+    """A JSON integer in ``low..high`` (not a bool, a float or a string)."""
     return type(value) is int and low <= value <= high  # bool is an int subclass: refused by the type test
 
 
@@ -92,6 +93,7 @@ def _utf8(text) -> bool:
 
 
 def is_text_map(value) -> bool:
+    """An object of UTF-8 text keys and values (a run's metadata)."""
     return isinstance(value, dict) and all(_utf8(k) and _utf8(v) for k, v in value.items())
 
 
