@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank.build import QuotaError, build_bank, build_cell, certificates
+from fastspe.bank.acceptance import QuotaError
+from fastspe.bank.build import build_bank, build_cell, certificates
 from fastspe.boundary.banks import BANK_COLUMNS
 from fastspe.boundary.bank_frames import pack_boards
 from fastspe.bank.design import Design, DesignCell, paper_design

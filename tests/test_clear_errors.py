@@ -63,7 +63,7 @@ def test_no_plain_value_or_type_error_is_raised_for_user_input():
     """fastspe raises its own classes, so that `main` can tell a user's mistake from a bug."""
     plain = []
     for path in Path(fastspe.__file__).parent.rglob("*.py"):
-        if "_numba" in path.parts:  # how kernels are compiled: a programmer's mistake, never user input
+        if "_numba" in path.relative_to(REPO).parts:  # how kernels are compiled: a programmer's mistake, never user input
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             call = node.exc if isinstance(node, ast.Raise) else node.value if isinstance(node, ast.Return) else None
@@ -223,17 +223,3 @@ def test_file_names_that_are_not_utf8_work(bank, tmp_path):
     assert proc.returncode == 0 and "v\\udcff.parquet" in proc.stdout, proc.stderr
     proc = _cli(["bank", "verify", os.fsdecode(b"missing\xff.parquet")], tmp_path)
     _one_error_line(proc, "missing\\udcff.parquet")
-
-
-@pytest.mark.parametrize("line", ["[" * 3000 + "]" * 3000, '{"a": ' + "[" * 3000 + "]" * 3000 + "}",
-                                  '{"board_id": ' + "1" * 5000 + "}"])
-def test_deep_or_huge_json_lines_name_the_file_and_line(tmp_path, line):
-    """A line nested 3,000 deep or holding a 5,000-digit integer is a bad line, never a RecursionError."""
-    from fastspe.boundary.responses import read_responses
-    from fastspe.errors import UserError
-
-    path = tmp_path / "answers.jsonl"
-    good = '{"board_id": "b", "condition": "c", "trial": 0, "response": "MOVES: U"}'
-    path.write_text(good + "\n" + line + "\n")
-    with pytest.raises(UserError, match=r"answers\.jsonl.*line 2"):
-        read_responses(path)

@@ -393,12 +393,12 @@ def test_a_missing_file_is_named(copy, capsys):
 def test_add_waits_for_the_lock(checkpoints, copy, monkeypatch, capsys):
     from filelock import FileLock
 
-    import fastspe.stats.history as history
+    import fastspe.boundary.history_store as store
 
     folder, paths = checkpoints
     before = (copy / "index.jsonl").read_bytes()
-    monkeypatch.setattr(history, "LOCK_TIMEOUT", 0.2)
-    with FileLock(copy / history.LOCK):  # another writer
+    monkeypatch.setattr(store, "LOCK_TIMEOUT", 0.2)
+    with FileLock(copy / store.LOCK):  # another writer
         capsys.readouterr()
         code = main(_add(folder, copy, paths[2], "c"))
         out, err = capsys.readouterr()

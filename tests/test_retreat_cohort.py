@@ -12,7 +12,8 @@ import pytest
 
 import fastspe.bank.search as bank_search
 import fastspe.verify.bank as verify_module
-from fastspe.bank.build import QuotaError, bank_to_table, build_bank, build_bank_table, read_bank, write_bank
+from fastspe.bank.acceptance import QuotaError
+from fastspe.bank.build import bank_to_table, build_bank, build_bank_table, read_bank, write_bank
 from fastspe.boundary.banks import check_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.bank.design import DesignCell, design_from_dict

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fastspe.boundary import run_log_attempts
 from fastspe.report import run_stats as rs
 from fastspe.cli import main
 from fastspe.runners import Pricing, RetryPolicy, read_run_log, run_baseline, run_model
@@ -199,10 +200,10 @@ def test_a_chunk_arrow_refuses_is_read_line_by_line_alone(tmp_path, monkeypatch)
     lines = [attempt("m:a", f"b{i}", i % 3, output_tokens=i, latency_s=i / 10, cost_usd=i / 100) for i in range(60)]
     lines.insert(31, TORN)
     log = write_log(tmp_path / "r.jsonl", lines)
-    monkeypatch.setattr(rs, "CHUNK_BYTES", 700)
+    monkeypatch.setattr(run_log_attempts, "CHUNK_BYTES", 700)
     calls = []
-    real = rs._line_attempts
-    monkeypatch.setattr(rs, "_line_attempts", lambda *a: calls.append(a[1]) or real(*a))
+    real = run_log_attempts._line_attempts
+    monkeypatch.setattr(run_log_attempts, "_line_attempts", lambda *a: calls.append(a[1]) or real(*a))
     stats = rs.run_stats(log)
     assert len(calls) == 1 and stats.attrs["skipped_lines"] == {str(log): 1}
     assert_matches(stats, reference([log]))
@@ -224,7 +225,7 @@ RECORDS = st.builds(
 @given(st.lists(RECORDS | JUNK, min_size=1, max_size=40).filter(lambda xs: any(isinstance(x, dict) for x in xs)),
        st.booleans(), st.sampled_from([64, 500, 1 << 20]))
 def test_random_logs_match_the_reference(lines, torn_tail, chunk):
-    with tempfile.TemporaryDirectory() as folder, mock.patch.object(rs, "CHUNK_BYTES", chunk):
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(run_log_attempts, "CHUNK_BYTES", chunk):
         log = write_log(Path(folder) / "r.jsonl", lines + ([TORN] if torn_tail else []), newline_at_end=not torn_tail)
         stats = rs.run_stats(log)
         assert stats.attrs["skipped_lines"] == {str(log): read_run_log(log)[1]}

@@ -18,28 +18,19 @@ import pyarrow as pa
 
 from ..boundary.banks import (bank_frame, check_bank_table, read_bank_table,
                              table_from_frame, write_bank_table)
-from ..errors import UserError, UserTypeError
+from ..errors import UserTypeError
+from .acceptance import QuotaError, board_keys, first_new, insert_sorted, next_chunk, proposal_cap
 from .design import Design, DesignCell
+from .search import build_search_cell
 from ..kernels.walks import propose_walks
 from ..domains.sliding.layout import DIRECTION_BYTES
 
-__all__ = ["QuotaError", "build_bank", "build_bank_table", "read_bank", "write_bank", "bank_to_table", "certificates"]
+__all__ = ["build_bank", "build_bank_table", "read_bank", "write_bank", "bank_to_table", "certificates"]
 FIRST_CHUNK = 1024
 MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
-# Where a cell needs more than this many proposals per board asked for, its quota is not reachable.
-PROPOSALS_PER_BOARD = 1000
-MIN_PROPOSAL_CAP = 200_000
 _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
 
 Progress = Callable[[int, int], None]
-
-
-class QuotaError(UserError):
-    """A design cell has fewer distinct certified boards within the proposal cap than it asks for."""
-
-
-def proposal_cap(count: int) -> int:
-    return max(MIN_PROPOSAL_CAP, PROPOSALS_PER_BOARD * count)
 
 
 def certificates(paths: np.ndarray) -> pa.StringArray:
@@ -67,30 +58,6 @@ def board_ids(name: str, n: int) -> pa.StringArray:
     return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (n, len(prefix))), digits.astype(np.uint8)]))
 
 
-def _board_keys(boards: np.ndarray) -> np.ndarray:
-    """One sortable key per row of int8 ``boards``: a uint64 of 4-bit cells where boards have at
-    most 16 cells (the 4 x 4 case, exact since blocked cells are fixed per layout), else the raw bytes."""
-    if boards.shape[1] <= 16:
-        shifts = np.arange(boards.shape[1], dtype=np.uint64) * np.uint64(4)
-        return np.bitwise_or.reduce((boards.astype(np.uint64) & np.uint64(15)) << shifts, axis=1)
-    return np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
-
-
-def _first_new(keys: np.ndarray, accepted: np.ndarray) -> np.ndarray:
-    """Sorted indices of the first occurrence of each key that is not in sorted ``accepted``."""
-    uniq, first = np.unique(keys, return_index=True)
-    pos = np.searchsorted(accepted, uniq)
-    seen = np.zeros(len(uniq), dtype=bool)
-    inside = pos < len(accepted)
-    seen[inside] = accepted[pos[inside]] == uniq[inside]
-    return np.sort(first[~seen])
-
-
-def _insert_sorted(accepted: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    keys = np.sort(keys)
-    return np.insert(accepted, np.searchsorted(accepted, keys), keys)
-
-
 def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
                progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
     """Accept ``cell.count`` distinct certified boards in proposal-index order.
@@ -103,17 +70,17 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     layout = cell.layout
     cap = proposal_cap(cell.count) if cap is None else cap
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    accepted = np.sort(_board_keys(prior))  # sorted, for O(log n) membership per new board
+    accepted = np.sort(board_keys(prior))  # sorted, for O(log n) membership per new board
     kept_boards, kept_paths, kept_index = [], [], []
     have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
         boards, paths, ok = propose(layout.goal, layout.moves, layout.raises, cell.depth, seed, stream, start, n)
         good = np.flatnonzero(ok)
-        new_keys = _board_keys(boards[good])
-        sel = _first_new(new_keys, accepted)[: cell.count - have]
+        new_keys = board_keys(boards[good])
+        sel = first_new(new_keys, accepted)[: cell.count - have]
         fresh = good[sel]
-        accepted = _insert_sorted(accepted, new_keys[sel])
+        accepted = insert_sorted(accepted, new_keys[sel])
         kept_boards.append(boards[fresh])
         kept_paths.append(paths[fresh])
         kept_index.append(start + fresh)
@@ -121,9 +88,7 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
         start += n
         if progress is not None:
             progress(len(fresh), 0)
-        # proposals still needed, estimated from the acceptance rate so far, with headroom
-        rate = max(have, 1) / start
-        chunk = int(min(max(2 * (cell.count - have) / rate, FIRST_CHUNK), 4 * start + FIRST_CHUNK, MAX_CHUNK))
+        chunk = next_chunk(cell.count, have, start, FIRST_CHUNK, MAX_CHUNK)
     if have < cell.count:
         raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
                          f"the design asks for {cell.count}; lower the count or choose another depth or layout")
@@ -153,8 +118,6 @@ def build_bank_table(design: Design, progress: Progress | None = None, propose: 
             boards, paths, index = build_cell(cell, design.seed, stream, taken, tick, propose=propose)
             plans = certificates(paths)
         else:
-            from .search import build_search_cell  # it imports this module
-
             boards, plans, index = build_search_cell(cell, design.seed, stream, taken, tick)
             plans = pa.array(plans, pa.string())
         accepted.setdefault(key, []).append(boards)

@@ -14,12 +14,12 @@ h = depth - retreat, certified by exact search (``fastspe.bank.search``) instead
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..boundary.text_files import read_design_json
 from ..errors import UserError
 from ..kernels import MAX_SEED
 from ..domains.sliding.layout import Layout
@@ -219,10 +219,4 @@ def load_design(name_or_path: str, seed: int | None = None) -> Design:
     path = Path(name_or_path)
     if not path.is_file():
         raise UserError(f"design {name_or_path!r} is neither 'paper' nor an existing JSON file")
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-    return design_from_dict(spec, source=str(path), seed=seed)
+    return design_from_dict(read_design_json(path), source=str(path), seed=seed)

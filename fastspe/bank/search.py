@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from .build import QuotaError, _board_keys, _first_new, _insert_sorted, proposal_cap
+from .acceptance import QuotaError, board_keys, first_new, insert_sorted, next_chunk, proposal_cap
 from .design import DesignCell
 from ..kernels.graph import boards_h
 from ..kernels.walks import propose_random_walks
@@ -53,24 +53,24 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
     ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates.
     Returns (boards int8 (count, cells), plans list[str] of optimal U/D/L/R certificates, proposal
     indices int64) or raises ``QuotaError`` when ``cap`` walks (default ``SEARCH_CAP_FACTOR`` times
-    ``bank.proposal_cap``) fall short.
+    ``acceptance.proposal_cap``) fall short.
     """
     layout, depth = cell.layout, cell.depth
     want_h = depth - cell.retreat
     cap = SEARCH_CAP_FACTOR * proposal_cap(cell.count) if cap is None else cap
     solve = _oracle()
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    seen = np.sort(_board_keys(prior))  # boards taken or already solved: never solved (again)
+    seen = np.sort(board_keys(prior))  # boards taken or already solved: never solved (again)
     kept_boards, kept_plans, kept_index = [], [], []
     have, solved, start, chunk = 0, 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
         boards = propose_random_walks(layout.goal, layout.moves, depth, seed, stream, start, n)
         hit = np.flatnonzero(boards_h(boards, layout.goal_cell, layout.distances) == want_h)
-        keys = _board_keys(boards[hit])
-        fresh = _first_new(keys, seen)  # in proposal order
+        keys = board_keys(boards[hit])
+        fresh = first_new(keys, seen)  # in proposal order
         pending = hit[fresh]
-        seen = _insert_sorted(seen, keys[fresh])
+        seen = insert_sorted(seen, keys[fresh])
         while len(pending) and have < cell.count:
             rate = (have + GUESSED_RATE) / (solved + 1)  # smoothed: a batch with no board kept grows the next
             size = int(np.clip(np.ceil(1.25 * (cell.count - have) / rate), MIN_BATCH, MAX_BATCH))
@@ -85,9 +85,7 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
             if progress is not None:
                 progress(len(good), 0)
         start += n
-        # walks still needed, estimated from the acceptance so far, with headroom
-        per_walk = max(have, 1) / start
-        chunk = int(min(max(2 * (cell.count - have) / per_walk, FIRST_CHUNK), 4 * start + FIRST_CHUNK, MAX_CHUNK))
+        chunk = next_chunk(cell.count, have, start, FIRST_CHUNK, MAX_CHUNK)
     if have < cell.count:
         raise QuotaError(f"cell {cell.name}: found {have} distinct boards with d* = {depth} and h = {want_h} in "
                          f"{start:,} random walks ({solved:,} solved), the design asks for {cell.count}; lower the "

@@ -9,7 +9,8 @@ fastspe 0.2 (boards as plain integer lists, no digest) still read.
 each initial board a permutation of the tiles with -1 exactly on the blocks, ``h`` equal to h(initial),
 ``depth == len(certificate)``, ``depth == h`` for h-walk boards and ``h <= depth`` of the same parity for
 search-certified ones, ``retreat == depth - h``, board ids unique). The full certificate replay stays in
-``fastspe bank verify``. All checks are vectorized over the boards.
+``fastspe bank verify``. All checks are vectorized over the boards; the meaning checks are in
+``bank_meaning``, the JSONL reader in ``bank_jsonl``.
 
 The optional columns ``retreat`` and ``certificate_kind`` come with search-certified boards (banks with a
 retreat cell have them on every row); a bank without them is all h-walk boards (retreat 0).
@@ -17,8 +18,6 @@ retreat cell have them on every row); a bank without them is all h-walk boards (
 
 from __future__ import annotations
 
-import codecs
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +27,8 @@ import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from .errors import InputError, input_error
-from ..errors import UserError
-from .jsonl import read_object_lines
+from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
+from .bank_meaning import check_boards, check_depths, check_unique_ids
 from .parquet import read_parquet, write_parquet
 
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
@@ -40,7 +39,6 @@ STRING_COLUMNS = ("board_id", "cohort", "certificate", "certificate_kind")
 BOARD_COLUMNS = ("initial", "goal")
 LIST_COLUMNS = ("blocks",) + BOARD_COLUMNS
 BANK_SUFFIXES = (".parquet", ".jsonl")
-CERTIFICATE_KINDS = ("h-walk", "search")
 _MAX_CELLS = MAX_SIDE * MAX_SIDE
 _JSON_SCHEMA = pa.schema([(c, pa.string()) for c in ("board_id", "cohort", "certificate", "certificate_kind")]
                          + [(c, pa.int64()) for c in INT_COLUMNS]
@@ -78,98 +76,14 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
     if fmt == "parquet":
         table, unit = read_parquet(path, "bank"), "row"
     else:
-        table, unit = _read_jsonl_bank(path), "line"
-    return check_bank_table(table, str(path), unit, line_of=_line_finder(path) if fmt == "jsonl" else None,
+        table, unit = read_jsonl_bank(path, _JSON_SCHEMA), "line"
+    return check_bank_table(table, str(path), unit, line_of=jsonl_line_finder(path) if fmt == "jsonl" else None,
                             meaning=meaning)
-
-
-def _read_jsonl_bank(path) -> pa.Table:
-    import pyarrow.json as pj
-
-    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
-    if not data.strip():
-        raise InputError(f"{path}: the bank has no boards")
-    try:
-        return read_object_lines(data, pj.ParseOptions(explicit_schema=_JSON_SCHEMA, unexpected_field_behavior="ignore"))
-    except (ValueError, pa.ArrowException) as exc:
-        # Arrow says what is wrong but not where: find the first line at fault with the plain reader
-        raise _first_bad_json_line(path, exc) from None
-
-
-def _no_repeated_keys(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        repeated = next(k for k in keys if keys.count(k) > 1)
-        raise UserError(f"key {repeated!r} appears more than once in one object")
-    return dict(pairs)
-
-
-def _first_bad_json_line(path, exc: Exception) -> InputError:
-    """The first line that Arrow cannot be trusted with, named with what is wrong (errors only: a loop)."""
-    expect = {f.name: f.type for f in _JSON_SCHEMA}
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-                obj = json.loads(text, object_pairs_hook=_no_repeated_keys)
-            except UnicodeDecodeError:
-                return input_error(path, "not UTF-8 text", "line", lineno)
-            except RecursionError:
-                return input_error(path, "not a bank row (JSON nested too deep)", "line", lineno)
-            except json.JSONDecodeError as err:
-                return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
-                                   "line", lineno)
-            except ValueError as err:  # a repeated key: which value counts is anyone's guess
-                return input_error(path, str(err), "line", lineno)
-            if not isinstance(obj, dict):
-                return input_error(path, "not a JSON object; each line must be one {...} object", "line", lineno)
-            try:
-                json.dumps(obj, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError:
-                return input_error(path, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not "
-                                   "Unicode text", "line", lineno)
-            for name, kind in expect.items():
-                problem = _json_type_problem(obj.get(name), kind)
-                if problem:
-                    return input_error(path, f"{name} {problem}", "line", lineno, obj.get("board_id"))
-    return InputError(f"{path}: not a readable bank ({str(exc).splitlines()[0][:200]})")
-
-
-def _json_type_problem(value, kind: pa.DataType) -> str | None:
-    if value is None:
-        return None  # nulls are named by check_bank_table, with the row
-    if pa.types.is_string(kind):
-        return None if isinstance(value, str) else f"must be a string, got {json.dumps(value)[:40]}"
-    if pa.types.is_integer(kind):
-        return None if _is_int(value) else f"must be an integer, got {json.dumps(value)[:40]}"
-    if not isinstance(value, list) or not all(_is_int(v) for v in value):
-        return f"must be a list of integers, got {json.dumps(value)[:60]}"
-    return None
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
-
-
-def _line_finder(path):
-    """Row index -> 1-based line number of a JSONL file (blank lines are not rows); errors only."""
-    def line_of(row: int) -> int:
-        with open(path, "rb") as fh:
-            seen = -1
-            for lineno, raw in enumerate(fh, start=1):
-                if raw.strip():
-                    seen += 1
-                    if seen == row:
-                        return lineno
-        return row + 1
-    return line_of
 
 
 # -- checking --------------------------------------------------------------------------------------
 
-class _Where:
+class RowErrors:
     """Builds ``InputError``s that name the file, the row or line and the board id."""
 
     def __init__(self, table: pa.Table, source: str, unit: str, line_of=None):
@@ -211,7 +125,7 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
         raise InputError(f"{source}: not a bank: its rows lack columns {missing}; make one with `fastspe bank build`")
     if table.num_rows == 0:
         raise InputError(f"{source}: the bank has no boards")
-    at = _Where(table, source, unit, line_of)
+    at = RowErrors(table, source, unit, line_of)
     # optional columns that no row fills (a JSONL reader's explicit schema adds them) are left out
     names = BANK_COLUMNS + [c for c in OPTIONAL_COLUMNS
                             if c in table.column_names and table.column(c).null_count < table.num_rows]
@@ -240,11 +154,11 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     width = int(cells.max())
     initial = board_matrix(cols["initial"], width)
     goal = board_matrix(cols["goal"], width)
-    _check_boards(initial, goal, layouts, at)
-    _check_depths(cols, ints, initial, layouts, at)
+    check_boards(initial, goal, layouts, at)
+    check_depths(cols, ints, initial, layouts, at)
     ids = cols["board_id"]
     at.first(pc.equal(pc.utf8_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
-    _check_unique_ids(ids, at)
+    check_unique_ids(ids, at)
 
     out = {name: cols[name] for name in names}
     same_size = bool((cells == width).all())
@@ -253,7 +167,7 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     return pa.table(out)
 
 
-def _canonical(column, name: str, at: _Where) -> pa.Array:
+def _canonical(column, name: str, at: RowErrors) -> pa.Array:
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     kind = column.type
     if name in STRING_COLUMNS:
@@ -299,7 +213,7 @@ def _valid(array: pa.Array) -> bool:
     return True
 
 
-def _as_int64(column: pa.Array, name: str, at: _Where, owners_of=None) -> pa.Array:
+def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.Array:
     """``column`` as int64; floats must be whole (2.5 is refused), anything else is refused."""
     kind = column.type
     if pa.types.is_null(kind):  # an all-empty list column (k = 0 everywhere) infers list<null>
@@ -326,7 +240,7 @@ def _lengths(column) -> np.ndarray:
     return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _bank_layouts(rows, cols, blocks: pa.Array, at: _Where) -> BankLayouts:
+def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
     """Each distinct (rows, cols, blocks) as a validated ``Layout``; the index of each board's."""
     first, index = layout_groups(rows, cols, blocks_mask(blocks))
     layouts = []
@@ -356,7 +270,7 @@ def layout_groups(rows: np.ndarray, cols: np.ndarray, mask: np.ndarray) -> tuple
 
 def table_layouts(table: pa.Table) -> BankLayouts:
     """The layouts of a bank table that ``check_bank_table`` has checked."""
-    at = _Where(table, "bank", "row")
+    at = RowErrors(table, "bank", "row")
     return _bank_layouts(table.column("rows").to_numpy(), table.column("cols").to_numpy(),
                          table.column("blocks").combine_chunks(), at)
 
@@ -369,115 +283,6 @@ def blocks_mask(blocks: pa.Array) -> np.ndarray:
     mask = np.zeros(len(lengths), dtype=np.uint64)
     np.bitwise_or.at(mask, owners, np.left_shift(np.uint64(1), values.astype(np.uint64)))
     return mask
-
-
-def _layout_tables(layouts: BankLayouts, width: int):
-    """Stacked goal boards (L, width) int8 and distance tables (L, width, width) int16, -1 padded."""
-    goals = np.full((len(layouts.layouts), width), -1, dtype=np.int8)
-    dist = np.full((len(layouts.layouts), width, width), -1, dtype=np.int16)
-    for j, lay in enumerate(layouts.layouts):
-        goals[j, :lay.cells] = lay.goal
-        dist[j, :lay.cells, :lay.cells] = lay.distances
-    return goals, dist
-
-
-def _check_boards(initial: np.ndarray, goal: np.ndarray, layouts: BankLayouts, at: _Where) -> None:
-    goals, _ = _layout_tables(layouts, initial.shape[1])
-    want = goals[layouts.index]
-    at.first((goal != want).any(axis=1), lambda i: f"goal {goal[i].tolist()} is not its layout's goal "
-                                                   f"{want[i].tolist()}")
-    blocked_wrong = ((initial == -1) != (want == -1)).any(axis=1)
-    at.first(blocked_wrong, lambda i: f"initial {initial[i].tolist()} does not hold -1 exactly on the blocked cells")
-    # with -1 exactly on the blocks, the free cells hold each of 0..tiles once iff the set of their values
-    # (a bit per value) is the goal's: as many free cells as values, so no value can repeat
-    not_perm = _value_bits(initial) != _value_bits(want)
-    at.first(not_perm, lambda i: f"initial {initial[i].tolist()} is not a permutation of the tiles "
-                                 f"0..{int(want[i].max())}")
-
-
-_VALUE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # value v -> bit v + 1
-
-
-_MOVE_BYTE = np.zeros(256, dtype=bool)
-_MOVE_BYTE[np.frombuffer(b"UDLR", dtype=np.uint8)] = True
-
-
-def _only_move_letters(strings: pa.Array) -> np.ndarray:
-    """bool (n,): each string holds only U, D, L, R (one table look-up per byte, no regex)."""
-    strings = strings.cast(pa.large_string())
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)[strings.offset:strings.offset + len(strings) + 1]
-    data = np.frombuffer(strings.buffers()[2], dtype=np.uint8) if strings.buffers()[2] is not None else \
-        np.zeros(0, dtype=np.uint8)
-    bad_at = np.flatnonzero(~_MOVE_BYTE[data[offsets[0]:offsets[-1]]]) + offsets[0]
-    ok = np.ones(len(strings), dtype=bool)
-    ok[np.searchsorted(offsets, bad_at, side="right") - 1] = False  # the string holding each bad byte
-    return ok
-
-
-def _value_bits(boards: np.ndarray) -> np.ndarray:
-    """uint64 (n,): bit v + 1 set for each value v (-1..62) on each board (one column at a time)."""
-    bits = np.zeros(len(boards), dtype=np.uint64)
-    for c in range(boards.shape[1]):
-        bits |= _VALUE_BIT[boards[:, c].astype(np.intp) + 1]
-    return bits
-
-
-def _check_depths(cols: dict, ints: dict, initial: np.ndarray, layouts: BankLayouts, at: _Where) -> None:
-    depth, h = ints["depth"], ints["h"]
-    at.first(depth < 0, lambda i: f"depth is {depth[i]}, must be >= 0")
-    h_true = mixed_layout_h(initial, layouts)
-    at.first(h != h_true, lambda i: f"h is {h[i]} but h(initial) is {h_true[i]}")
-    cert = cols["certificate"]
-    cert_len = pc.utf8_length(cert).to_numpy(zero_copy_only=False)
-    at.first(cert_len != depth, lambda i: f"certificate has {cert_len[i]} moves but depth is {depth[i]}")
-    letters = _only_move_letters(cert)
-    at.first(~letters, lambda i: f"certificate {cert[i].as_py()[:40]!r} has letters other than U, D, L, R")
-    kind = cols.get("certificate_kind")
-    searched = np.zeros(len(depth), dtype=bool)
-    if kind is not None:
-        kinds = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
-        known = np.isin(kinds, CERTIFICATE_KINDS) | (kinds == None)  # noqa: E711 (elementwise)
-        at.first(~known, lambda i: f"certificate_kind {kinds[i]!r} is not one of {', '.join(CERTIFICATE_KINDS)}")
-        searched = kinds == "search"
-    # an h-walk certificate proves d* = h; a search certificate only needs d* >= h
-    at.first(~searched & (h != depth), lambda i: f"depth is {depth[i]} but h is {h[i]}: an h-certified board has "
-                                                 "depth = h")
-    at.first(searched & (h > depth), lambda i: f"depth is {depth[i]}, below its lower bound h = {h[i]}")
-    # every move changes h by one, so a plan of length depth from h to 0 has depth - h even
-    at.first((depth - h) % 2 != 0, lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of "
-                                             "that length reaches the goal")
-    if "retreat" in ints:
-        retreat = ints["retreat"]
-        at.first(retreat != depth - h, lambda i: f"retreat is {retreat[i]} but depth - h is {depth[i] - h[i]}")
-
-
-def mixed_layout_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:
-    """h of each checked board, of any mix of layouts (``kernels.graph.boards_h``: one layout), in NumPy."""
-    width = boards.shape[1]
-    goals, dist = _layout_tables(layouts, width)
-    goal_cell = np.zeros((len(layouts.layouts), width + 1), dtype=np.int64)
-    for j in range(len(layouts.layouts)):
-        tiles = goals[j] > 0
-        goal_cell[j, goals[j][tiles]] = np.flatnonzero(tiles)
-    lay = layouts.index
-    h = np.zeros(len(boards), dtype=np.int64)
-    for c in range(width):  # one vectorized step per cell, not per board
-        tile = boards[:, c].astype(np.int64)
-        here = tile > 0
-        d = dist[lay, c, goal_cell[lay, np.where(here, tile, 0)]]
-        h += np.where(here, d, 0)
-    return h
-
-
-def _check_unique_ids(ids: pa.Array, at: _Where) -> None:
-    counts = pc.value_counts(ids)
-    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-    if len(repeated):
-        hits = np.flatnonzero(pc.is_in(ids, value_set=repeated).to_numpy(zero_copy_only=False))
-        first = ids[int(hits[0])].as_py()
-        rows = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
-        raise at.error(int(rows[1]), f"board_id {first!r} appears more than once (also {at.unit} "
-                                     f"{at.line_of(int(rows[0])) if at.line_of else int(rows[0]) + 1})")
 
 
 # -- boards as arrays ------------------------------------------------------------------------------

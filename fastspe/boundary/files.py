@@ -223,6 +223,12 @@ def write_text(text: str, path: str | os.PathLike) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def write_figure(figure, path: str | os.PathLike, **options) -> None:
+    """Save a matplotlib ``figure`` atomically; ``options`` go to its ``savefig`` (format, dpi, metadata)."""
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, **options)
+
+
 @contextlib.contextmanager
 def arrow_file(path, mode: str = "rb"):
     """``path`` as pyarrow should get it: the path itself, or an open Python file when the name is not UTF-8

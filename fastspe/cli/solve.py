@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 
 from ._common import fail, int_option, refuse_overwrite, say, text_option, warn
 from .progress import progress
@@ -84,77 +83,18 @@ def _solve_one(args) -> int:
     return 0
 
 
-class _Unusable(UserError):
-    """A JSON value that has no place in a board file (its message says which)."""
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Unusable(f"holds the number {text[:40]}, beyond the range of a float")
-    return value
-
-
-def _no_constant(name: str):
-    raise _Unusable(f"holds {name}, which is not JSON")
-
-
-_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true/false",
-               type(None): "null"}
-
-
-def _read_line(raw: bytes) -> dict:
-    """One input line as a JSON object, or a UserError saying what is wrong with it."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
-    try:
-        record = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not JSON ({exc.msg} at character {exc.pos + 1})") from None
-    except RecursionError:
-        raise UserError("nested too deeply to be a board") from None
-    except _Unusable:
-        raise
-    except ValueError:  # Python reads integers of at most 4300 digits
-        raise UserError("holds an integer of thousands of digits") from None
-    if not isinstance(record, dict):
-        raise UserError(f"not a JSON object with rows, cols, blocks and board (got {_JSON_KINDS[type(record)]})")
-    return record
-
-
-def _read_input(path) -> list[dict]:
-    """Every non-blank line of ``path``: a record, or ``{"error": "FILE: line N: ..."}`` (with a warning) for a
-    line that is not a JSON object, so that its answer line keeps its place and the others are still solved."""
-    records = []
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                records.append(_read_line(raw))
-            except ValueError as exc:
-                message = f"{path}: line {number}: {exc}"
-                warn(message)
-                records.append({"error": message})
-    return records
-
-
 def _solve_file(args) -> int:
-    from ..boundary.files import atomic_path
+    from ..boundary.board_lines import read_board_lines, write_answer_lines
     from ..planners.solver import solve_record
 
-    records = _read_input(args.input)
+    records = read_board_lines(args.input, warn)
     answers = []
     with _pdb_progress() as built, progress("solve", len(records), "boards") as update:
         for i, record in enumerate(records):
             answers.append(record if set(record) == {"error"} else
                            solve_record(record, max_nodes=args.max_nodes, progress=built))
             update(i + 1, failed=sum("error" in a for a in answers))
-    with atomic_path(args.out) as tmp:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(a, allow_nan=False) + "\n" for a in answers)
+    write_answer_lines(answers, args.out)
     failed = sum("error" in a for a in answers)
     if failed:
         say(f"wrote {len(answers):,} lines to {args.out}; {failed:,} boards failed (see their \"error\")", err=True)

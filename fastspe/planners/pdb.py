@@ -2,17 +2,14 @@
 
 Tables live in the user's cache folder (``$FASTSPE_PDB_DIR``, else ``$XDG_CACHE_HOME`` or
 ``~/.cache``, under ``fastspe/pdb/v<FORMAT_VERSION>``), one ``.npy`` file per pattern group, named by
-the layout and the group's tiles. Each file is the uint8 table followed by a 16-byte trailer
-(magic, format version, table length, CRC-32), checked on load: a file that fails the check is
-rebuilt with a warning, never trusted silently.
+the layout and the group's tiles, in the format of ``fastspe.boundary.pattern_files`` (a checksummed
+trailer, checked on load): a file that fails the check is rebuilt with a warning, never trusted silently.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import warnings
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -20,13 +17,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import UserError
-from ..boundary.files import atomic_path
+from ..boundary.pattern_files import FORMAT_VERSION, read_pattern_table, write_pattern_table
 from ..kernels.pdb import UNSEEN, pattern_layer, pattern_seed, placements
 from ..domains.sliding.layout import Layout
 
-FORMAT_VERSION = 1
-_MAGIC = b"FSPDB\x00"
-_TRAILER = 16  # magic (6) + version (2) + length (4) + crc32 (4)
 MAX_GROUP = 6  # 6-tile tables of a 4x4 board: 5.8M bytes each, about 10 s to build
 MAX_FREE_CELLS = 16  # larger boards (5x5, ...) search with graph distances only
 
@@ -142,45 +136,16 @@ def build_table(layout: Layout, tiles: Sequence[int], progress: Progress | None 
     return table
 
 
-def _trailer(table: np.ndarray) -> bytes:
-    return (_MAGIC + FORMAT_VERSION.to_bytes(2, "little") + len(table).to_bytes(4, "little")
-            + zlib.crc32(table.data).to_bytes(4, "little"))
-
-
-def _load(path: Path, size: int) -> np.ndarray | None:
-    """The checked table in ``path``; None (with a warning) if it is damaged or of another format."""
-    try:
-        raw = np.load(path, mmap_mode="r")
-        ok = raw.dtype == np.uint8 and raw.ndim == 1 and raw.shape[0] == size + _TRAILER
-        if ok:
-            table = np.array(raw[:size])
-            ok = bytes(raw[size:]) == _trailer(table)
-    except (OSError, ValueError, EOFError) as exc:
-        warnings.warn(f"pattern database {path} is unreadable ({exc}); rebuilding it")
-        return None
-    if not ok:
-        warnings.warn(f"pattern database {path} is damaged or of another format; rebuilding it")
-        return None
-    return table
-
-
 def load_or_build(layout: Layout, tiles: Sequence[int], progress: Progress | None = None) -> np.ndarray:
     """The table of one pattern group: loaded from the cache, or built (with ``progress(done, total)``) and saved."""
     size = placements(int((~layout.blocked).sum()), len(tiles))
     path = pattern_file(layout, tiles)
     if path.exists():
-        table = _load(path, size)
+        table = read_pattern_table(path, size)
         if table is not None:
             return table
     table = build_table(layout, tiles, progress)
-    try:
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                np.save(fh, np.concatenate([table, np.frombuffer(_trailer(table), dtype=np.uint8)]))
-    except OSError as exc:  # a read-only or full cache folder: the table in memory is as good, only not kept
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        warnings.warn(f"pattern database {path} could not be cached ({reason}); it is used from memory and built "
-                      f"again next time (set FASTSPE_PDB_DIR to a writable folder)")
+    write_pattern_table(table, path)
     return table
 
 

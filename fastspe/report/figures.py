@@ -42,7 +42,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from ..boundary.files import atomic_path  # noqa: E402
+from ..boundary.files import write_figure  # noqa: E402
 
 ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)
@@ -129,8 +129,7 @@ def _save(fig: Figure, stem: str | Path) -> list[Path]:
     paths = []
     for ext in FORMATS:
         path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a stem may hold a dot
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=ext, dpi=DPI, metadata=_META[ext])
+        write_figure(fig, path, format=ext, dpi=DPI, metadata=_META[ext])
         paths.append(path)
     return paths
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..boundary.errors import InputError
+from ..boundary.text_files import read_text
 
 MAX_LABEL = 200
 
@@ -72,10 +73,7 @@ def _pairs_from_csv(path: Path, text: str) -> list[tuple[int, object, object]]:
 def read_labels(path) -> Labels:
     """Read and check a labels file; an ``InputError`` names the line or item at fault."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+    text = read_text(path, InputError)
     if path.suffix.lower() == ".json":
         try:
             data = json.loads(text)

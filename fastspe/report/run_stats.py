@@ -3,13 +3,9 @@
 ``fastspe run`` logs tokens, latency and cost for every attempt; ``run_stats`` sums them up per
 condition and ``run_stats_table`` makes the report table.
 
-Reading: a log is read in chunks with Arrow's JSON reader (``boundary.jsonl.read_object_lines``),
-keeping only the columns the statistics need, so a 1M-line log costs neither a Python dict per line
-nor much memory. A chunk Arrow cannot read (a torn line, a value of an unexpected type, text that is
-not UTF-8) is read again line by line with ``json.loads``, which skips exactly what
-``runners.log.read_run_log`` skips: blank lines, lines that are not JSON objects (counted) and
-``torn_line`` markers. A JSON object without a text ``condition``, ``board_id`` and ``status`` and
-a whole-number ``trial`` is no attempt record: the file is refused as not a run log.
+Reading (``fastspe.boundary.run_log_attempts``): only the columns the statistics need, in chunks with
+Arrow's JSON reader, skipping what ``runners.log.read_run_log`` skips; a file that holds no attempt
+records is refused as not a run log.
 
 Several logs (e.g. one per model) are concatenated: a trial is (condition, board_id, trial) over all
 of them, so its attempts in two logs count as one trial's attempts, and it counts once as answered
@@ -19,18 +15,16 @@ however many completed attempts it has (all of them enter the token, latency and
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pj
 
 from ..errors import UserError
-from ..boundary.jsonl import read_object_lines
-from ..boundary.responses import MARKER_EVENTS, OK, log_objects
+from ..boundary.responses import OK
+from ..boundary.run_log_attempts import ATTEMPT_SCHEMA, NUMBER_FIELDS, read_attempts
 
 COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
            "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
@@ -39,101 +33,6 @@ COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_att
 COUNT_COLUMNS = ["answers", "attempts", "failed_attempts", "rate_limited", "trials_without_answer"]
 RATE_LIMIT, HTTP_TOO_MANY = "rate_limit", 429
 PERCENTILE_METHOD = "linear"  # numpy's default: interpolate between the two nearest ranks
-CHUNK_BYTES = 16 << 20  # a chunk Arrow refuses is re-read line by line: keep that cheap
-
-_TEXT = ("condition", "board_id", "status", "error_type")
-_NUMBERS = ("http_status", "input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd")
-_REQUIRED = ("condition", "board_id", "trial", "status")
-_SCHEMA = pa.schema([("event", pa.string()), *((n, pa.string()) for n in _TEXT), ("trial", pa.int64()),
-                     *((n, pa.float64()) for n in _NUMBERS)])
-_ATTEMPTS = _SCHEMA.remove(0)  # the columns of the attempts read (no event)
-_PARSE = pj.ParseOptions(explicit_schema=_SCHEMA, unexpected_field_behavior="ignore")
-_INT64 = (-(2**63), 2**63 - 1)
-
-
-# -- reading ---------------------------------------------------------------------------------------
-
-def read_attempts(path) -> tuple[pa.Table, int]:
-    """The attempt records of the run log ``path`` (the columns of the statistics) and the number of
-    lines skipped as not JSON objects (torn by a stopped run), as ``read_run_log`` skips them.
-
-    A ValueError for a missing file, or one that is not a run log (a line holds a JSON object that is no
-    attempt record, or the file has lines but none is an attempt record).
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{path}: no such file")
-    tables, skipped = [], 0
-    for data, first_line in _chunks(p):
-        table, bad = _chunk_attempts(data, first_line, path)
-        tables.append(table)
-        skipped += bad
-    attempts = pa.concat_tables(tables) if tables else _ATTEMPTS.empty_table()
-    if skipped and attempts.num_rows == 0:
-        raise UserError(f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written "
-                        f"by `fastspe run`")
-    return attempts, skipped
-
-
-def _chunks(path: Path) -> Iterator[tuple[bytes, int]]:
-    """Whole lines of ``path`` in chunks of about CHUNK_BYTES, with the number of each chunk's first line."""
-    line = 1
-    with open(path, "rb") as fh:
-        carry = b""
-        while True:
-            block = fh.read(CHUNK_BYTES)
-            data = carry + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            if cut:
-                yield data[:cut], line
-                line += data.count(b"\n", 0, cut)
-            carry = data[cut:]
-            if not block:
-                return
-
-
-def _chunk_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
-    try:
-        data.decode("utf-8")  # Arrow does not check the text of the fields it skips; json.loads does
-        table = read_object_lines(data, _PARSE)
-    except (ValueError, pa.ArrowException):  # a torn line, an unexpected type, not UTF-8
-        return _line_attempts(data, first_line, path)
-    table = table.filter(pc.invert(pc.fill_null(pc.is_in(table["event"], pa.array(MARKER_EVENTS)), False))).drop(["event"])
-    if any(table[name].null_count for name in _REQUIRED):
-        return _line_attempts(data, first_line, path)  # names the line
-    return table, 0
-
-
-def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
-    """``data`` read line by line as ``read_run_log`` reads a log."""
-    columns: dict[str, list] = {field.name: [] for field in _ATTEMPTS}
-    skipped = 0
-    for lineno, obj in log_objects(data.split(b"\n"), first_line):
-        if obj is None:
-            skipped += 1
-            continue
-        values = {name: _typed(obj.get(name), _ATTEMPTS.field(name).type) for name in columns}
-        for name in _REQUIRED:
-            if values[name] is None:
-                kind = "a whole number" if name == "trial" else "text"
-                raise UserError(f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
-                                f"not a run log written by `fastspe run`")
-        for name, value in values.items():
-            columns[name].append(value)
-    return pa.Table.from_pydict(columns, schema=_ATTEMPTS), skipped
-
-
-def _typed(value, kind: pa.DataType):
-    """``value`` as the column type, None (missing) when it is of another JSON type, as Arrow would refuse it."""
-    if pa.types.is_string(kind):
-        # a lone surrogate escape is valid JSON but no UTF-8 text
-        return value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if pa.types.is_integer(kind):
-        return value if isinstance(value, int) and _INT64[0] <= value <= _INT64[1] else None
-    return float(value)
-
 
 # -- statistics ------------------------------------------------------------------------------------
 
@@ -164,7 +63,7 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
     ``attrs["skipped_lines"]`` maps each path to its lines skipped as torn.
     """
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    tables, skipped = [_ATTEMPTS.empty_table()], {}
+    tables, skipped = [ATTEMPT_SCHEMA.empty_table()], {}
     for path in paths:
         table, skipped[str(path)] = read_attempts(path)
         tables.append(table)
@@ -195,7 +94,7 @@ def _columns(attempts: pa.Table) -> tuple[list[str], dict[str, np.ndarray]]:
     condition = codes("condition")
     columns = {"condition": condition.indices.to_numpy(), "board": codes("board_id").indices.to_numpy(),
                "trial": attempts["trial"].to_numpy(), "ok": pc.equal(attempts["status"], OK).to_numpy(),
-               **{col: attempts[col].to_numpy() for col in _NUMBERS}}
+               **{col: attempts[col].to_numpy() for col in NUMBER_FIELDS}}
     columns["rate_limited"] = ~columns["ok"] & (pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False)
                                                 .to_numpy() | (columns["http_status"] == HTTP_TOO_MANY))
     return condition.dictionary.to_pylist(), columns
@@ -218,7 +117,7 @@ def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] |
     answers = int((~trial_keys[ok].duplicated()).sum())
     costs = rows["cost_usd"]
     cost = float(np.nansum(costs)) if (~np.isnan(costs)).any() else np.nan
-    done = {col: rows[col][ok] for col in _NUMBERS}
+    done = {col: rows[col][ok] for col in NUMBER_FIELDS}
     plans = None if completed is None else completed.get(name, 0)
     return {
         "condition": name, "answers": answers, "attempts": attempts,
@@ -274,4 +173,4 @@ def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None
                  {_HEADERS[col]: spec for col, spec in _FORMATS.items()})
 
 
-__all__ = ["COLUMNS", "read_attempts", "run_stats", "run_stats_table"]
+__all__ = ["COLUMNS", "run_stats", "run_stats_table"]

@@ -18,6 +18,7 @@ import pyarrow as pa
 from . import parse_reference as _ref
 from ..errors import UserTypeError
 from ..kernels import parse as _kernel
+from ..kernels import parse_bytes as _classes
 from ..domains.sliding.layout import CODE_OF_BYTE, DIRECTION_BYTES
 
 __all__ = ["MODE_EXACT", "MODE_NORMALIZED", "MODE_NO_PLAN", "MODE_NAMES", "ParsedColumn", "parse_column",
@@ -92,28 +93,28 @@ def _byte_classes() -> np.ndarray:
     for b in range(128):  # every pattern is ASCII: a byte of a multi-byte character is in no class
         ch = chr(b)
         spacing = ch in " \t"
-        table[b] = ((_kernel.LETTER if ch in _ref._ASCII_LETTERS else 0)
-                    | (_kernel.LEAD if _ref._LEAD.fullmatch(ch) else 0)
-                    | (_kernel.SPACE if spacing else 0)
-                    | (_kernel.STRIP if ch.isspace() else 0)
-                    | (_kernel.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
-                    | (_kernel.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
-                    | (_kernel.TOKEN if ch.isalnum() else 0)
-                    | (_kernel.M_LETTER if ch in "mM" else 0)
-                    | (_kernel.LINE_BREAK if ch in "\r\n" else 0)
-                    | (_kernel.LIST_MARKUP if ch in _ref._MARKUP else 0)
-                    | (_kernel.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
-                    | (_kernel.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
-                    | (_kernel.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
-                    | (_kernel.WRAP if ch in _ref._WRAP else 0)
-                    | (_kernel.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0))
+        table[b] = ((_classes.LETTER if ch in _ref._ASCII_LETTERS else 0)
+                    | (_classes.LEAD if _ref._LEAD.fullmatch(ch) else 0)
+                    | (_classes.SPACE if spacing else 0)
+                    | (_classes.STRIP if ch.isspace() else 0)
+                    | (_classes.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
+                    | (_classes.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
+                    | (_classes.TOKEN if ch.isalnum() else 0)
+                    | (_classes.M_LETTER if ch in "mM" else 0)
+                    | (_classes.LINE_BREAK if ch in "\r\n" else 0)
+                    | (_classes.LIST_MARKUP if ch in _ref._MARKUP else 0)
+                    | (_classes.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
+                    | (_classes.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
+                    | (_classes.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
+                    | (_classes.WRAP if ch in _ref._WRAP else 0)
+                    | (_classes.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0))
     return table
 
 
 _BYTE_CLASS = _byte_classes()
 # the normalization string of each tag mask, "+"-joined in sorted order as the reference writes it
-_NORMALIZATION_OF_TAGS = np.array(["+".join(sorted(name for k, name in enumerate(_kernel.TAG_NAMES) if mask >> k & 1))
-                                   for mask in range(1 << len(_kernel.TAG_NAMES))], dtype=object)
+_NORMALIZATION_OF_TAGS = np.array(["+".join(sorted(name for k, name in enumerate(_classes.TAG_NAMES) if mask >> k & 1))
+                                   for mask in range(1 << len(_classes.TAG_NAMES))], dtype=object)
 
 
 class _Texts(NamedTuple):

@@ -6,8 +6,8 @@ from .._names import lazy_face
 _NAMES = {
     "verify_bank": "bank", "Optimality": "optimal", "optimality": "optimal", "check_prove_ids": "optimal",
     "shorter_plan": "optimal", "FIELDS": "verdicts", "Board": "verdicts", "Difference": "verdicts",
-    "bank_boards": "verdicts", "parse_plan": "verdicts", "replay": "verdicts", "rederive": "verdicts",
-    "compare_verdicts": "verdicts", "read_verdict_rows": "verdicts", "verify_verdicts_files": "verdicts",
+    "bank_boards": "verdicts", "parse_plan": "answer_format", "replay": "verdicts", "rederive": "verdicts",
+    "compare_verdicts": "verdicts", "verify_verdicts_files": "verdicts",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_face(__name__, _NAMES)

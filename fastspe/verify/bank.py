@@ -31,7 +31,8 @@ OPTIMALITY_BOUND = 30
 GOAL_RADIUS = 16
 
 
-def _layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
+def layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
+    """The goal board, row-major: tiles 1, 2, ... on the free cells in order, the blank on the last one."""
     free = [c for c in range(rows * cols) if c not in blocks]
     goal = [-1] * (rows * cols)
     for tile, cell in enumerate(free[:-1], start=1):
@@ -40,7 +41,7 @@ def _layout_goal(rows: int, cols: int, blocks: tuple[int, ...]) -> list[int]:
     return goal
 
 
-def _graph_distances(rows: int, cols: int, blocks: tuple[int, ...]) -> np.ndarray:
+def graph_distances(rows: int, cols: int, blocks: tuple[int, ...]) -> np.ndarray:
     """All-pairs free-cell distances by a BFS from each free cell (-1 unreachable)."""
     n = rows * cols
     dist = np.full((n, n), -1, dtype=np.int64)
@@ -64,8 +65,8 @@ def _graph_distances(rows: int, cols: int, blocks: tuple[int, ...]) -> np.ndarra
 def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tuple[int, ...], seen: dict):
     """Yield (board_id, reason) for each failing row of a slice of one layout (vectorized replay);
     ``seen`` maps the initial boards of the layout's earlier slices to their ids (repeats span slices)."""
-    goal = _layout_goal(rows, cols, blocks)
-    dist = _graph_distances(rows, cols, blocks)
+    goal = layout_goal(rows, cols, blocks)
+    dist = graph_distances(rows, cols, blocks)
     free = [c for c in range(rows * cols) if c not in blocks]
     if (dist[free[0], free] < 0).any():
         for bid in group["board_id"]:

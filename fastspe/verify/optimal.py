@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import bank as verify_bank
 from ..errors import UserError
-from .bank import _graph_distances, _layout_goal
+from .bank import graph_distances, layout_goal
 
 PROGRESS_NODES = 1 << 20  # nodes between two progress reports within one board
 
@@ -48,8 +48,8 @@ def shorter_plan(initial: Iterable[int], rows: int, cols: int, blocks: tuple[int
     depth - 2 to prove a plan of depth moves optimal.
     """
     board = [int(v) for v in initial]
-    goal = _layout_goal(rows, cols, blocks)
-    dist = _graph_distances(rows, cols, blocks).tolist()
+    goal = layout_goal(rows, cols, blocks)
+    dist = graph_distances(rows, cols, blocks).tolist()
     goal_cell = [0] * (rows * cols)
     for cell, tile in enumerate(goal):
         if tile > 0:

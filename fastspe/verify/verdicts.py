@@ -4,8 +4,7 @@ The paper replays every model output with a second implementation. This is it, s
 code with ``fastspe.scoring.parse_reference``, ``fastspe.scoring.parse_column``, ``fastspe.kernels``, ``fastspe.scoring.score`` or
 ``fastspe.domains.sliding.layout``. Only reading files is shared (``fastspe.boundary``): that is not what is verified.
 
-Re-derived here from the rules alone: the answer parse (its own reading of the Appendix B format and
-of the documented lenient normalizations), each layout's goal and free-cell graph distances (its own
+Re-derived here from the rules alone: the answer parse (``fastspe.verify.answer_format``), each layout's goal and free-cell graph distances (its own
 BFS), h, and a replay that stops at the first illegal action. Every verdict column is compared:
 
 - from the bank: ``cohort, k, layout, depth``;
@@ -17,7 +16,8 @@ BFS), h, and a replay that stops at the first illegal action. Every verdict colu
 
 Not compared: metadata columns that ``fastspe score`` carries through (token counts, latency, ...).
 The parse and format-failure options are not recorded in a verdicts file: pass the ones it was scored
-with (``parse``, ``format_failure``, as for ``fastspe score``). Reading is lenient on purpose: a cell
+with (``parse``, ``format_failure``, as for ``fastspe score``). Reading is lenient on purpose
+(``fastspe.boundary.verdict_rows``: no check of what the verdicts mean): a cell
 that does not even hold a value of its column's kind is named as a difference, not refused, so that a
 damaged or edited file has every one of its bad rows named.
 """
@@ -25,19 +25,18 @@ damaged or edited file has every one of its bad rows named.
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from itertools import repeat
-from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from .answer_format import parse_plan
 
-__all__ = ["FIELDS", "Board", "Difference", "bank_boards", "parse_plan", "replay", "rederive", "compare_verdicts",
-           "read_verdict_rows", "verify_verdicts_files"]
+__all__ = ["FIELDS", "Board", "Difference", "bank_boards", "replay", "rederive", "compare_verdicts",
+           "verify_verdicts_files"]
 
 KEY = ("condition", "board_id", "trial")
 FIELDS = ("cohort", "k", "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
@@ -45,206 +44,6 @@ FIELDS = ("cohort", "k", "layout", "depth", "L", "status", "error_kind", "first_
           "optimal", "economy", "excess", "moves")
 CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
 Progress = Callable[[int, int], None]
-
-# ---- the answer format ----------------------------------------------------------------------------------------
-
-LEAD = " \t>#*_`-"  # markup allowed before a label at the start of its line
-MARKUP, WRAP, ENDS = "*_`~", "[](){}<>\"'“”‘’", ".!;,"
-WORDS = {"up": "U", "down": "D", "left": "L", "right": "R"}
-ARROWS = dict(zip("↑↓←→⬆⬇⬅➡", "UDLRUDLR"))
-LETTERS, SEPARATORS = set("UDLRudlr"), set(" \t,;/|")
-BARE = set("udlrpowneftighUDLRPOWNEFTIGH↑↓←→⬆⬇⬅➡\ufe0f,;/|`*_~[](){}<>\"'“”‘’.!:=⟶⇒-")
-_CAPITAL = re.compile(r"(?<![A-Za-z])MOVES([*_`]{0,3})[ \t]*:")
-_ANY_CASE = re.compile(r"(moves?)([*_`]{0,3})[ \t]*:", re.IGNORECASE | re.ASCII)
-_EXACT_LIST = re.compile(r"[UDLR]([ \t]*,[ \t]*[UDLR])*")
-_PIECES = re.compile(r"([^\s,;/|]+)")  # tokens, with the separator runs between them
-_GLOSS = re.compile(r"\([^()]*\)")
-
-
-class Plan(NamedTuple):
-    moves: str
-    mode: str
-    normalization: str
-    multiple: bool
-
-
-def _is_fence(line: str) -> bool:
-    return line.lstrip(" \t").startswith(("```", "~~~"))
-
-
-def _trailing_remark(s: str) -> int:
-    """Where a closing ``(...)`` remark (with the separators before it) starts in ``s``, or -1."""
-    if not s.endswith(")"):
-        return -1
-    open_at = s.rfind("(")
-    if open_at < 0 or ")" in s[open_at + 1:-1]:
-        return -1
-    while open_at and (s[open_at - 1].isspace() or s[open_at - 1] in ",;"):
-        open_at -= 1
-    return open_at
-
-
-def _strip_list(body: str, tags: set) -> str:
-    """A list body without surrounding space, markup, brackets, quotes, end punctuation or closing remark."""
-    s = body.strip()
-    while s:
-        was = s
-        cut = _trailing_remark(s)
-        if cut > 0:
-            s = s[:cut].rstrip()
-            tags.add("comment")
-        if s[0] in MARKUP or s[-1] in MARKUP:
-            s = s.strip(MARKUP).strip()
-            tags.add("markup")
-        if s and (s[0] in WRAP or s[-1] in WRAP):
-            s = s.strip(WRAP).strip()
-            tags.add("brackets")
-        if s and s[-1] in ENDS:
-            s = s.rstrip(ENDS).strip()
-            tags.add("punctuation")
-        if s == was:
-            return s
-    return s
-
-
-def _token_moves(token: str, tags: set) -> str:
-    """The moves one token stands for (``?`` if none); ``""`` for a token of punctuation only."""
-    t = token.strip(MARKUP + WRAP + ".!:")
-    if t != token:
-        tags.add("punctuation")
-    if not t:
-        return ""
-    if set(t) <= LETTERS:
-        if not t.isupper():
-            tags.add("case")
-        if len(t) > 1:
-            tags.add("separators")
-        return t.upper()
-    if t.lower() in WORDS:
-        tags.add("words")
-        return WORDS[t.lower()]
-    arrows = t.replace("\ufe0f", "")
-    if arrows and all(ch in ARROWS for ch in arrows):
-        tags.add("arrows")
-        return "".join(ARROWS[ch] for ch in arrows)
-    return "?"
-
-
-def _list_moves(s: str, tags: set) -> str:
-    """Moves of a stripped, non-empty list."""
-    if _EXACT_LIST.fullmatch(s):
-        return "".join(ch for ch in s if ch in "UDLR")
-    if set(s) <= LETTERS | SEPARATORS:  # letters however spaced: no token-by-token reading needed
-        if s.upper() != s:
-            tags.add("case")
-        if not _EXACT_LIST.fullmatch(s.upper()):
-            tags.add("separators")
-        return "".join(ch for ch in s.upper() if ch in "UDLR")
-    if "(" in s and _GLOSS.search(s):
-        s = _GLOSS.sub(" ", s)
-        tags.add("comment")
-    for arrow in ("->", "=>", "⟶", "⇒"):  # only ever separators
-        if arrow in s:
-            s = s.replace(arrow, " ")
-            tags.add("separators")
-    if "→" in s and any(ch.isascii() and ch.isalpha() for ch in s):  # beside letters or words: a separator
-        s = s.replace("→", " ")
-        tags.add("separators")
-    pieces = _PIECES.split(s)
-    if any(sep.strip(" \t") != "," for sep in pieces[2:-1:2]):
-        tags.add("separators")
-    return "".join(_token_moves(tok, tags) for tok in pieces[1::2])
-
-
-def _only_moves(line: str) -> str | None:
-    """The moves of a line that holds a move list and nothing else, else None."""
-    s = _strip_list(line, set())
-    moves = _list_moves(s, set()) if s else ""
-    return moves if moves and "?" not in moves else None
-
-
-class _Label(NamedTuple):
-    start: int
-    end: int
-    tags: frozenset
-
-
-def _labels(text: str) -> list[_Label]:
-    """Every label: capital ``MOVES:`` anywhere in a line, any-case ``move(s):`` only after leading markup."""
-    found: dict[int, _Label] = {}
-    line_start = 0
-    for line in text.split("\n"):
-        lead = len(line) - len(line.lstrip(LEAD))
-        for m in _CAPITAL.finditer(line):
-            before = line[:m.start()]
-            at_start = m.start() <= lead
-            tags = {"markup"} if m.group(1) or (at_start and before.strip()) else set()
-            if not at_start:
-                tags.add("inline")
-            found[line_start + m.start()] = _Label(line_start + m.start(), line_start + m.end(), frozenset(tags))
-        m = _ANY_CASE.match(line, lead)
-        if m and line_start + lead not in found:
-            word = m.group(1)
-            tags = {"label"} if len(word) == 4 else ({"case"} if word != "MOVES" else set())
-            if m.group(2) or line[:lead].strip():
-                tags.add("markup")
-            found[line_start + lead] = _Label(line_start + lead, line_start + m.end(), frozenset(tags))
-        line_start += len(line) + 1
-    return [found[i] for i in sorted(found)]
-
-
-def _after_label(text: str, label: _Label, tags: set) -> str:
-    tags |= label.tags
-    if sum(map(_is_fence, text[:label.start].split("\n"))) % 2:
-        tags.add("fence")
-    line_end = text.find("\n", label.end)
-    line_end = len(text) if line_end < 0 else line_end
-    body = text[label.end:line_end]
-    s = _strip_list(body, tags)
-    moves = _list_moves(s, tags) if s else ""
-    if s and not body.rstrip().endswith(","):
-        return moves
-    # a bare label's list starts on a later line; a trailing comma carries the list on
-    for line in text[line_end + 1:].split("\n"):
-        if not line.strip() or _is_fence(line):
-            continue
-        more = _only_moves(line)
-        if more is None:
-            break
-        tags.add("multiline")
-        moves += more
-        if not line.rstrip().endswith(","):
-            break
-    return moves
-
-
-def parse_plan(text: str, strict: bool = False) -> Plan:
-    """One answer's plan: moves (``?`` for a token that is not a move), mode, normalization tags, label repeats."""
-    if not isinstance(text, str):
-        return Plan("", "no_plan", "", False)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    tags: set = set()
-    labels = _labels(text)
-    if labels:
-        moves, multiple = _after_label(text, labels[-1], tags), len(labels) > 1
-    else:  # no label: a plan only if the whole answer, fences aside, is a list of moves
-        lines = text.split("\n")
-        body = "\n".join("" if _is_fence(line) else line for line in lines)
-        if not set(body) <= BARE | {ch for ch in body if ch.isspace()}:
-            return Plan("", "no_plan", "", False)
-        if body != text:
-            tags.add("fence")
-        s = _strip_list(body, tags)
-        moves = _list_moves(s, tags) if s else ""
-        if not moves or "?" in moves:
-            return Plan("", "no_plan", "", False)
-        tags.add("label")
-        multiple = False
-    if not tags:
-        return Plan(moves, "exact", "", multiple)
-    norm = "+".join(sorted(tags))
-    return Plan("", "no_plan", norm, multiple) if strict else Plan(moves, "normalized", norm, multiple)
-
 
 # ---- boards and replay ----------------------------------------------------------------------------------------
 
@@ -482,31 +281,12 @@ def bank_boards(bank) -> dict[str, Board]:
     return boards
 
 
-def read_verdict_rows(path) -> pd.DataFrame:
-    """A verdicts file's rows as stored (Parquet checksums and digest verified), without the meaning
-    checks of ``read_verdicts``: this module names every row that is wrong, not the first."""
-    from ..boundary.parquet import read_parquet
-    from ..boundary.files import read_jsonl, table_format, unescape_formulas
-
-    fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
-    if not Path(path).is_file():
-        raise UserError(f"{path}: no such file")
-    if fmt == "parquet":
-        return read_parquet(path, "verdicts").to_pandas()
-    if fmt == "jsonl":
-        return pd.DataFrame.from_records(read_jsonl(path))
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
-    return df.apply(unescape_formulas)
-
-
 def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
                           progress: Progress | None = None) -> tuple[list[Difference], int]:
     """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file."""
     from ..boundary.banks import read_bank_table
     from ..boundary.responses import read_responses
+    from ..boundary.verdict_rows import read_verdict_rows
 
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
