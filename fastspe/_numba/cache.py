@@ -29,6 +29,7 @@ import hashlib
 import inspect
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numba
@@ -109,14 +110,29 @@ class KeyedCacheFile(caching.IndexDataCacheFile):
         return data
 
     def save(self, key: str, data) -> None:
+        """Store one overload; a folder that cannot take it (full disk, a file-size limit, read-only) costs
+        only the cache: the command goes on with the code compiled in memory."""
         name = self.data_name(key)
-        self._save_data(name, (self._stored(key), data))  # the data first: a listed file always exists
         try:
-            listing = self._load_index()
-        except Exception:  # a damaged listing is rebuilt; it decides nothing
-            listing = {}
-        listing[key] = name
-        self._save_index(listing)
+            self._save_data(name, (self._stored(key), data))  # the data first: a listed file always exists
+            try:
+                listing = self._load_index()
+            except Exception:  # a damaged listing is rebuilt; it decides nothing
+                listing = {}
+            listing[key] = name
+            self._save_index(listing)
+        except OSError as exc:
+            _warn_once(f"fastspe: compiled kernels cannot be cached in {self._cache_path} "
+                       f"({os.strerror(exc.errno) if exc.errno else exc}); they compile again in each process")
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
 class KernelCache(caching.FunctionCache):
