@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 if TYPE_CHECKING:
-    from .banks import BankLayouts, RowErrors
+    from .bank_rows import BankLayouts, RowErrors
 
 CERTIFICATE_KINDS = ("h-walk", "search")
 

@@ -18,7 +18,6 @@ retreat cell have them on every row); a bank without them is all h-walk boards (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
-from .errors import InputError, input_error
+from .bank_rows import BankLayouts, RowErrors
+from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .bank_meaning import check_boards, check_depths, check_unique_ids
 from .parquet import read_parquet, write_parquet
@@ -43,15 +43,6 @@ _MAX_CELLS = MAX_SIDE * MAX_SIDE
 _JSON_SCHEMA = pa.schema([(c, pa.string()) for c in ("board_id", "cohort", "certificate", "certificate_kind")]
                          + [(c, pa.int64()) for c in INT_COLUMNS]
                          + [(c, pa.list_(pa.int64())) for c in LIST_COLUMNS])
-FIX = "rebuild it with `fastspe bank build` (and `fastspe bank verify` it)"
-
-
-@dataclass(frozen=True)
-class BankLayouts:
-    """The distinct layouts of a bank and the index of each board's layout in ``layouts``."""
-
-    layouts: tuple[Layout, ...]
-    index: np.ndarray  # int64 (n,)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -82,35 +73,6 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
 
 
 # -- checking --------------------------------------------------------------------------------------
-
-class RowErrors:
-    """Builds ``InputError``s that name the file, the row or line and the board id."""
-
-    def __init__(self, table: pa.Table, source: str, unit: str, line_of=None):
-        self.table, self.source, self.unit, self.line_of = table, source, unit, line_of
-
-    def error(self, row: int, what: str) -> InputError:
-        pos = self.line_of(row) if self.line_of else row + 1
-        board = None
-        if "board_id" in self.table.column_names:
-            try:
-                board = self.table.column("board_id")[row].as_py()
-            except UnicodeDecodeError:  # a board id that is not UTF-8 cannot be named
-                board = None
-        return input_error(self.source, f"{what}; {FIX}", self.unit, pos, board)
-
-    def column_error(self, name: str, what: str) -> InputError:
-        """A whole column of the wrong type: no row is more at fault than another, so none is named."""
-        return InputError(f"{self.source}: column {name} {what}; {FIX}")
-
-    def first(self, bad: np.ndarray, what) -> None:
-        """Raise for the first True of ``bad``; ``what(i)`` says what is wrong with row i."""
-        hits = np.flatnonzero(bad)
-        if len(hits):
-            i = int(hits[0])
-            more = f" ({len(hits)} rows like it)" if len(hits) > 1 else ""
-            raise self.error(i, what(i) + more)
-
 
 def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
                      meaning: bool = True) -> pa.Table:
