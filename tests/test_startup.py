@@ -36,7 +36,8 @@ def test_help_version_and_bad_options_import_no_heavy_module(argv):
 
 
 def test_cli_defaults_match_the_library():
-    from fastspe import demo, intervals
+    from fastspe import demo
+    from fastspe.stats import intervals
     from fastspe.cli import demo as cli_demo
     from fastspe.cli import report as cli_report
 
