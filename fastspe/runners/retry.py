@@ -199,6 +199,16 @@ class AdaptiveLimiter:
         self._lock = threading.Lock()
         self._waiters: collections.deque = collections.deque()  # _Waiter, first come first served
 
+    @property
+    def active(self) -> int:
+        """Slots held now."""
+        return self._active
+
+    @property
+    def waiting(self) -> int:
+        """Threads waiting for a slot now."""
+        return len(self._waiters)
+
     def acquire(self, stop: threading.Event | None = None) -> int | None:
         """Wait for a free slot and return its epoch; None when ``stop`` was set or the limiter closed meanwhile."""
         with self._lock:
