@@ -150,22 +150,51 @@ DRAIN = int(os.environ.get("FASTSPE_BENCH_DRAIN", "10000"))  # requests; the CI-
 DRAIN_CONNECTIONS = 64
 DRAIN_LATENCY = 0.1
 DRAIN_ROUNDS = int(os.environ.get("FASTSPE_BENCH_DRAIN_ROUNDS", "2"))  # interleaved: minimal, fastspe, minimal, ...
-# The server runs in its own process, so neither its CPU nor its GIL counts against a client; answering in 0.1 s
-# on 64 connections, its ceiling (~640/s) is the latency's, far above what its CPU could serve.
-# A listen backlog of 128, not http.server's 5: 64 connections opening at once would otherwise lose SYNs and
-# wait a second for the retransmit.
-_SERVE = ("import sys, http.server; http.server.ThreadingHTTPServer.request_queue_size = 128; "
-          "from tests.fake_llm_server import FakeLLMServer; "
-          "server = FakeLLMServer(key=sys.argv[1], delay=float(sys.argv[2])); server.__enter__(); "
-          "print(server.port, flush=True); sys.stdin.read()")
+# The server runs in its own process, so neither its CPU nor its GIL counts against a client. It is a few lines of
+# asyncio that answer every chat completion with one canned body after DRAIN_LATENCY: on 64 connections its
+# ceiling is the latency's (640/s), far below what its CPU could serve.
+_ANSWER = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
+                      "choices": [{"index": 0, "message": {"role": "assistant", "content": "MOVES: U,L"},
+                                   "finish_reason": "stop", "logprobs": None}],
+                      "usage": {"prompt_tokens": 300, "completion_tokens": 9, "total_tokens": 309}}).encode()
+_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(_ANSWER)) + _ANSWER
+
+
+def serve(delay: float) -> None:
+    """Serve chat completions on 127.0.0.1 (keep-alive, any path), each after ``delay`` s; print the port, stop
+    when stdin closes."""
+    import asyncio
+
+    async def answer(reader, writer):
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                await reader.readexactly(length)
+                await asyncio.sleep(delay)
+                writer.write(_RESPONSE)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main():
+        server = await asyncio.start_server(answer, "127.0.0.1", 0, backlog=256)
+        print(server.sockets[0].getsockname()[1], flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+    asyncio.run(main())
 
 
 @contextlib.contextmanager
 def _server_process(delay: float):
-    """A ``FakeLLMServer`` in a child process: yields its port; stops when the block ends."""
+    """``serve(delay)`` in a child process: yields its port; stops when the block ends."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([sys.executable, "-c", _SERVE, KEY, str(delay)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    code = f"from benchmarks.bench_load import serve; serve({delay!r})"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env=env)
     try:
         yield int(proc.stdout.readline())
     finally:

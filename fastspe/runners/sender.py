@@ -2,7 +2,8 @@
 
 A trial is sent until it is answered, fails past the retry policy, meets a fatal error (a wrong key: nothing
 more is sent), the budget would be exceeded, or the run is stopped. Requests in flight are paid for, so
-stopping waits for them and logs their answers.
+stopping waits for them and logs their answers. Trials reach the pool only as slots free up (bounded
+submission), so the threads waiting for a slot are the few retrying, not every trial of the run.
 """
 
 from __future__ import annotations
