@@ -485,6 +485,35 @@ def test_connections_bounded_and_lowered_on_429(server, bank, tmp_path):
 
 
 
+def test_only_as_many_trials_in_flight_as_slots(server, paper_bank, tmp_path, monkeypatch):
+    """Bounded submission: a trial reaches the thread pool only with a slot, so with no retries nobody but the
+    feeding thread waits for a slot, and the trials alive are those in flight and those still logging their answer
+    (a slot is freed before the line is written): at most twice the connections, not all 120 at once."""
+    from fastspe.runners.sender import Sender
+
+    model, url = target(server, "openai")
+    server.delay = 0.01
+    alive, peak, waiting, lock, real = [0], [0], [0], threading.Lock(), Sender.run_trial
+
+    def counted(self, trial, slot=None):
+        with lock:
+            alive[0] += 1
+            peak[0] = max(peak[0], alive[0])
+            waiting[0] = max(waiting[0], self.limiter.waiting)
+        try:
+            return real(self, trial, slot)
+        finally:
+            with lock:
+                alive[0] -= 1
+
+    monkeypatch.setattr(Sender, "run_trial", counted)
+    bank = paper_bank.iloc[:40].reset_index(drop=True)
+    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=4, timeout=5,
+                        policy=FAST)
+    assert summary.completed == 120 and len(lines_of(tmp_path / "r.jsonl")) == 120
+    assert 2 <= server.max_in_flight <= 4 and 2 <= peak[0] <= 8 and waiting[0] <= 1
+
+
 def test_limiter_cuts_once_per_window_and_grows_by_one_per_window():
     limiter = AdaptiveLimiter(8)
     slots = [limiter.acquire() for _ in range(8)]  # 8 in flight, all sent in epoch 0

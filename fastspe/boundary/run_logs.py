@@ -1,4 +1,4 @@
-"""Run-log bytes: an append-only file, locked, every write flushed and fsynced; its lines read back.
+"""Run-log bytes: an append-only file, locked, every write flushed and fsynced (group commit); its lines read back.
 
 The runners decide what a line says and when it is written (``fastspe.runners.log``); this module moves the
 bytes, so that a paid answer is on disk before it counts and two runs never append to one file at once.
@@ -19,13 +19,22 @@ class RunLogFile:
     """A run log opened for appending (created with its folder when missing, never truncated), thread-safe.
 
     An exclusive ``flock`` keeps a second run from appending to the same file; closing releases it.
+
+    Appends are group-committed: each ``write`` puts its bytes in the file's buffer and waits until an fsync
+    covers them. The first waiter to find no fsync under way leads: it flushes everything written so far and
+    fsyncs it while later appenders keep writing; when it returns, every appender whose bytes it covered
+    returns, and the next leader syncs what came meanwhile. So 64 answers arriving together share one fsync,
+    not 64 in a row, and still none returns before its bytes are on disk.
     """
 
     def __init__(self, path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._failed = False  # a write failed: closing may fail on the same bytes
+        self._cond = threading.Condition()
+        self._written = 0  # bytes appended to the buffer, ever
+        self._synced = 0  # of which an fsync has covered
+        self._syncing = False  # a leader is flushing and fsyncing
+        self._error: tuple | None = None  # (WriteError, its cause): a write failed, every append after it fails
         self._fh = open(self.path, "ab")
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -35,25 +44,60 @@ class RunLogFile:
                           f"wait for it or use another --out") from None
 
     def write(self, data: bytes) -> None:
-        """Append ``data``, then flush and fsync: on disk when this returns."""
-        with self._lock:
+        """Append ``data``; on disk (flushed and fsynced) when this returns."""
+        with self._cond:
+            if self._error is None:
+                try:
+                    self._fh.write(data)  # whole, in order: appends hold the lock, so lines never interleave
+                except OSError as exc:
+                    self._fail(exc)
+            self._written += len(data)
+            end = self._written
+            while self._synced < end and self._error is None:
+                if self._syncing:
+                    self._cond.wait()  # a leader's fsync is under way; the next one covers these bytes
+                else:
+                    self._sync()
+            if self._error is not None:
+                failure, cause = self._error
+                raise WriteError(*failure.args) from cause  # each waiter its own exception (and traceback)
+
+    def _sync(self) -> None:
+        """Flush and fsync every byte written so far (the lock held on entry and on return, not during the fsync)."""
+        self._syncing = True
+        target = self._written
+        try:
             try:
-                self._fh.write(data)
                 self._fh.flush()
-                os.fsync(self._fh.fileno())
-            except OSError as exc:  # a full disk, a file-size limit: name the log (a torn last line is skipped on resume)
-                self._failed = True
-                reason = os.strerror(exc.errno) if exc.errno else str(exc)
-                raise WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before are "
-                                            f"kept, run again once it can grow") from exc
+                fd = self._fh.fileno()
+                self._cond.release()
+                try:
+                    os.fsync(fd)  # later appends fill the buffer meanwhile; the next leader syncs them
+                finally:
+                    self._cond.acquire()
+            except OSError as exc:
+                self._fail(exc)
+            else:
+                self._synced = target
+        finally:
+            self._syncing = False
+            self._cond.notify_all()  # the covered return, one of the rest leads the next fsync
+
+    def _fail(self, exc: OSError) -> None:
+        """Keep the error that every waiting and later append raises (a full disk, a file-size limit): it names
+        the log; a torn last line is skipped on resume."""
+        if self._error is None:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            self._error = (WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before "
+                                                 f"are kept, run again once it can grow"), exc)
 
     def close(self) -> None:
-        with self._lock:
+        with self._cond:
             if not self._fh.closed:
                 try:
                     self._fh.close()  # closing releases the flock
                 except OSError:
-                    if not self._failed:
+                    if self._error is None:
                         raise  # after a failed write, closing fails on the same unwritten bytes: already reported
 
 

@@ -9,6 +9,7 @@ are not retried.
 
 from __future__ import annotations
 
+import collections
 import email.utils
 import math
 import random
@@ -25,6 +26,7 @@ CONNECTION = "connection"
 BAD_RESPONSE = "bad_response"
 CLIENT = "client_error"
 FATAL = "fatal"  # authentication / permission / unknown model: stop the whole run
+STOPPED = "stopped"  # a slot given back unused (the run stopped, or the budget refused the send)
 
 RETRYABLE = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, BAD_RESPONSE})
 
@@ -175,8 +177,11 @@ class AdaptiveLimiter:
     large share of every window): the first leaves the limit alone, the second settles it near what
     the server takes. Other failures (500s, timeouts) do not move it: they are not a rate.
 
-    ``acquire`` returns a slot (its epoch) or None when ``stop`` was set; ``release(slot, failure)``
-    gives it back.
+    ``acquire`` returns a slot (its epoch) or None when ``stop`` was set or the limiter was closed;
+    ``release(slot, failure)`` gives it back. A freed slot is handed to exactly one waiter, the longest waiting
+    (each waiter sleeps on its own lock, so a release wakes one thread, not all of them, and nothing polls); a
+    cut hands out nothing until the requests in flight fall below the new limit, a rise hands out one slot
+    per new slot. ``close`` wakes every waiter (with None): the sender closes the limiter when it stops.
     """
 
     def __init__(self, max_limit: int, overload: float = 0.2):
@@ -187,33 +192,73 @@ class AdaptiveLimiter:
         self.overload = overload
         self.epoch = 0  # rises at each cut
         self.cuts = 0
+        self.closed = False
         self._active = 0
         self._done = 0  # completions of this window (sent in the current epoch)
         self._limited = 0  # of which 429s
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._waiters: collections.deque = collections.deque()  # _Waiter, first come first served
+
+    @property
+    def active(self) -> int:
+        """Slots held now."""
+        return self._active
+
+    @property
+    def waiting(self) -> int:
+        """Threads waiting for a slot now."""
+        return len(self._waiters)
 
     def acquire(self, stop: threading.Event | None = None) -> int | None:
-        """Wait for a free slot and return its epoch; None when ``stop`` was set while waiting."""
-        with self._cond:
-            while self._active >= self.limit:
-                if stop is not None and stop.is_set():
-                    return None
-                self._cond.wait(0.1)
-            if stop is not None and stop.is_set():
+        """Wait for a free slot and return its epoch; None when ``stop`` was set or the limiter closed meanwhile."""
+        with self._lock:
+            if self.closed or (stop is not None and stop.is_set()):
                 return None
-            self._active += 1
-            return self.epoch
+            if self._active < self.limit and not self._waiters:
+                self._active += 1
+                return self.epoch
+            waiter = _Waiter()
+            self._waiters.append(waiter)
+        try:
+            waiter.wake.acquire()  # released once: by the release that hands this waiter a slot, or by close
+        except BaseException:  # interrupted (Ctrl-C): leave the queue, or give back the slot handed over meanwhile
+            with self._lock:
+                queued = waiter in self._waiters
+                if queued:
+                    self._waiters.remove(waiter)
+            if not queued and waiter.slot is not None:
+                self.release(waiter.slot, STOPPED)
+            raise
+        if waiter.slot is not None and stop is not None and stop.is_set():
+            self.release(waiter.slot, STOPPED)  # handed a slot after the run stopped: pass it on
+            return None
+        return waiter.slot
 
     def release(self, slot: int, failure: str | None = None) -> None:
         """Free ``slot`` after a request that succeeded (None) or failed with kind ``failure``."""
-        with self._cond:
+        with self._lock:
             self._active -= 1
             if slot == self.epoch and failure in (None, RATE_LIMIT):
                 self._done += 1
                 self._limited += failure == RATE_LIMIT
                 if self._done >= self.limit:
                     self._end_window()
-            self._cond.notify_all()
+            self._hand_out()
+
+    def close(self) -> None:
+        """Wake every waiter with None and refuse later acquires: the run stopped."""
+        with self._lock:
+            self.closed = True
+            while self._waiters:
+                self._waiters.popleft().wake.release()
+
+    def _hand_out(self) -> None:
+        """Give each free slot to the longest waiting thread (the lock held)."""
+        while self._waiters and self._active < self.limit:
+            waiter = self._waiters.popleft()
+            self._active += 1
+            waiter.slot = self.epoch
+            waiter.wake.release()
 
     def _end_window(self) -> None:
         if self._limited > self.overload * self._done:
@@ -223,3 +268,15 @@ class AdaptiveLimiter:
         elif self.limit < self.max_limit:
             self.limit += 1
         self._done = self._limited = 0
+
+
+class _Waiter:
+    """A thread waiting for a slot: it sleeps on ``wake`` (held from the start) until a slot is put in ``slot``
+    and ``wake`` released, or until the limiter closes (``slot`` stays None)."""
+
+    __slots__ = ("wake", "slot")
+
+    def __init__(self):
+        self.wake = threading.Lock()
+        self.wake.acquire()
+        self.slot: int | None = None

@@ -2,11 +2,13 @@
 
 A trial is sent until it is answered, fails past the retry policy, meets a fatal error (a wrong key: nothing
 more is sent), the budget would be exceeded, or the run is stopped. Requests in flight are paid for, so
-stopping waits for them and logs their answers.
+stopping waits for them and logs their answers. Trials reach the pool only as slots free up (bounded
+submission), so the threads waiting for a slot are the few retrying, not every trial of the run.
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
 import random
 import threading
@@ -21,7 +23,7 @@ from .cost import Budget, Pricing, input_tokens_upper
 from .log import RunLog
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
-from .retry import FATAL, RATE_LIMIT, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
+from .retry import FATAL, RATE_LIMIT, STOPPED, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
 
 RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
 
@@ -86,11 +88,41 @@ class Sender:
         report()  # the total at once, before the first answer
         # More threads than slots: a trial sleeping in its retry backoff holds a thread but no slot, so the
         # backoffs of failed requests do not starve the requests that could be in flight.
-        pool = cf.ThreadPoolExecutor(max_workers=2 * self.limiter.max_limit + 8, thread_name_prefix="fastspe-run")
-        futures = {pool.submit(self.run_trial, t) for t in pending}
+        threads = 2 * self.limiter.max_limit + 8
+        pool = cf.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fastspe-run")
+        room = threading.Semaphore(threads)  # a trial is submitted only with a thread free to take it
+        ended: collections.deque = collections.deque()  # futures done, in the order they ended
+        futures: set = set()
+
+        def collect() -> None:
+            if ended:
+                while ended:
+                    fut = ended.popleft()
+                    futures.discard(fut)
+                    tally.add(*fut.result())
+                report()
+
+        unsent = iter(pending)
         try:
-            while futures:
+            # Bounded submission: a trial goes to the pool only once a slot is free, and takes that slot for its
+            # first attempt; so only the trials that can send wait on the pool, not all of them at once.
+            for trial in unsent:
+                room.acquire()
+                slot = self.limiter.acquire(self.stop)
+                if slot is None:
+                    room.release()
+                    tally.add("stopped", 0)
+                    break
+                fut = pool.submit(self._fed_trial, trial, slot, room)
+                futures.add(fut)
+                fut.add_done_callback(ended.append)
+                collect()
+            for _ in unsent:  # stopped: the trials never submitted end as they would have, unsent
+                tally.add("stopped", 0)
+            while futures:  # the last trials (``ended`` is left: its callbacks may lag behind ``cf.wait``)
                 ready, futures = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                if self.stop.is_set():
+                    self.limiter.close()  # a stop from the caller: the trials waiting for a slot end now
                 for fut in ready:
                     tally.add(*fut.result())
                 report()
@@ -100,7 +132,7 @@ class Sender:
                    "abandon them")
         finally:
             if futures:  # interrupted or a worker failed: send nothing more
-                self.stop.set()
+                self._stop()
             # Requests in flight are already paid for: wait for them, so their answers are logged.
             pool.shutdown(wait=True, cancel_futures=True)
         for fut in futures:
@@ -116,24 +148,34 @@ class Sender:
         if self.fatal:
             summary.fatal_error = self.fatal[0].message
 
-    def run_trial(self, trial: Trial) -> tuple[str, int]:
-        """Send ``trial`` until it ends: its outcome and the attempts it made in this run."""
+    def _fed_trial(self, trial: Trial, slot: int, room: threading.Semaphore) -> tuple[str, int]:
+        """``run_trial`` on the slot ``send_all`` acquired for it; frees its thread's place when it ends."""
+        try:
+            return self.run_trial(trial, slot)
+        finally:
+            room.release()
+
+    def run_trial(self, trial: Trial, slot: int | None = None) -> tuple[str, int]:
+        """Send ``trial`` until it ends (its first attempt on ``slot`` when given): its outcome and the attempts it
+        made in this run."""
         first = int(self.made[trial.row, trial.trial])
-        outcome, last = self.send_trial(trial, first)
+        outcome, last = self.send_trial(trial, first, slot)
         return outcome, last - first
 
-    def send_trial(self, trial: Trial, attempt: int) -> tuple[str, int]:
-        """Attempts of ``trial`` numbered on from ``attempt``, retried by the policy: the outcome and the last
-        attempt number."""
+    def send_trial(self, trial: Trial, attempt: int, slot: int | None = None) -> tuple[str, int]:
+        """Attempts of ``trial`` numbered on from ``attempt``, retried by the policy (the first on ``slot`` when
+        given, already acquired): the outcome and the last attempt number."""
         rng = random.Random(f"{self.seed}:{trial.trial_id}")
         retries = {RATE_LIMIT: 0, "other": 0}
         priced = self.pricing.priced
         worst = self.pricing.cost(input_tokens_upper(trial.prompt), self.settings.max_tokens) if priced else 0.0
         tokens = input_tokens_upper(trial.prompt) + (self.settings.max_tokens or 0)  # what --tpm counts
+        held = slot
         while not self.stop.is_set():
             if not self.wallet.reserve(worst):
+                self._give_back(held)
                 return "budget", attempt
-            slot = self._slot(tokens)
+            slot, held = self._slot(tokens, held), None
             if slot is None:
                 self.wallet.settle(worst, 0.0)
                 return "stopped", attempt
@@ -151,15 +193,28 @@ class Sender:
             self.counters.add(RETRIED)
             if self.stop.wait(delay):
                 return "stopped", attempt
+        self._give_back(held)
         return "stopped", attempt
 
-    def _slot(self, tokens: int):
-        """A connection slot, once the rate limits let ``tokens`` go; None when the run stops first."""
-        slot = self.limiter.acquire(self.stop)
+    def _give_back(self, slot: int | None) -> None:
+        """Free a slot acquired for an attempt that is not sent."""
+        if slot is not None:
+            self.limiter.release(slot, STOPPED)
+
+    def _stop(self) -> None:
+        """Send nothing more: set ``stop`` and wake the trials waiting for a slot."""
+        self.stop.set()
+        self.limiter.close()
+
+    def _slot(self, tokens: int, slot: int | None = None):
+        """A connection slot (``slot`` when one is held, else a free one), once the rate limits let ``tokens`` go;
+        None when the run stops first."""
+        if slot is None:
+            slot = self.limiter.acquire(self.stop)
         if slot is None:
             return None
         if not self.pacer.wait(tokens, self.stop):  # with the slot held: the headers of the last answer count
-            self.limiter.release(slot, "stopped")
+            self.limiter.release(slot, STOPPED)
             return None
         return slot
 
@@ -175,7 +230,7 @@ class Sender:
         latency = time.perf_counter() - t0
         self.pacer.observe(answer.rate_limits if error is None else error.rate_limits)
         if error is not None and error.kind == FATAL:
-            self.stop.set()  # before the slot is freed: no waiting trial may send after a fatal answer
+            self._stop()  # before the slot is freed: no waiting trial may send after a fatal answer
         self.limiter.release(slot, None if error is None else error.kind)
         rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
                            self.provider.base_url, self._settings_dict)
@@ -192,5 +247,5 @@ class Sender:
         self.log.append(rec)
         if error.kind == FATAL:
             self.fatal.append(error)
-            self.stop.set()
+            self._stop()
         return error
