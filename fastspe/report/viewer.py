@@ -153,12 +153,12 @@ def plan_trace(bank_row: dict, verdict_row: dict) -> Trace:
 # -- text -----------------------------------------------------------------------------------------------------
 
 def cell_text(value: int, moved: bool = False) -> str:
-    """One cell of a text grid, 4 characters: ``##`` a block, ``.`` the blank, ``[7]`` the tile just moved."""
+    """One cell of a text grid, 5 characters: ``##`` a block, ``.`` the blank, ``[7]`` the tile just moved."""
     if value < 0:
-        return "  ##"
+        return "   ##"
     if value == 0:
-        return "   ."
-    return f"{'[' + str(value) + ']':>4}" if moved else f"{value:>4}"
+        return "    ."
+    return f"{'[' + str(value) + ']':>5}" if moved else f"{value:>5}"
 
 
 def grid_lines(board, cols: int, moved_tile: int = 0) -> list[str]:
