@@ -192,3 +192,28 @@ def test_trace_lines_of_a_format_failure():
     trace = plan_trace({"rows": 2, "cols": 2, "blocks": [], "initial": [1, 2, 3, 0], "depth": 0}, row)
     assert trace.disagreements() == [] and trace.first_error == -1
     assert "first illegal: none taken, no move list in the answer" in trace_lines(trace)
+
+
+def test_the_report_links_example_pages_per_condition_and_depth(run, tmp_path):
+    from fastspe.report.examples import KINDS, MAX_DEPTHS
+    from fastspe.report.write import write_report
+
+    bank, verdicts = run[2], read_verdicts(run[1], run[2])
+    write_report(bank, verdicts, tmp_path / "report", draws=20, seed=1, figures=False)
+    page = (tmp_path / "report" / "report.html").read_text()
+    links = re.findall(r'<a href="(examples/[^"]+\.html)" title="[^"]*">([^<]+)</a>', page)
+    frame = verdicts.frame
+    cells = frame.groupby(["condition", "depth"])["status"]
+    expected = sum(int((s != "complete").any()) + int((s == "complete").any()) for _, s in cells)
+    assert len(links) == expected and len({href for href, _ in links}) == expected
+    assert {kind for _, kind in links} == set(KINDS)
+    assert frame["depth"].nunique() <= MAX_DEPTHS
+    for href, kind in links:
+        example = (tmp_path / "report" / href).read_text()
+        data = json.loads(re.search(r'id="trace-data">(.*?)</script>', example, re.S).group(1))
+        assert ("status complete" in example) == (kind == "best completion"), href
+        assert data["steps"]
+    again = tmp_path / "again"
+    write_report(bank, verdicts, again, draws=20, seed=1, figures=False)
+    assert sorted(p.name for p in (again / "examples").iterdir()) == sorted(Path(h).name for h, _ in links)
+    assert (again / "report.html").read_text() == page  # the choice is deterministic

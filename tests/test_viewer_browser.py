@@ -11,8 +11,7 @@ from fastspe.domains.sliding.layout import Layout
 from fastspe.report.viewer import plan_trace, replay_moves
 from fastspe.report.viewer_html import write_trace_page
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)),
-                None)
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
                                 reason="no chromium/chromedriver binary (apt-get install chromium chromium-driver)")
@@ -27,7 +26,8 @@ def a_trace():
     assert illegal is None
     initial = list(steps[-1].board)
     bank_row = {"rows": 4, "cols": 4, "blocks": [5], "initial": initial, "depth": 4}
-    row = {"board_id": "b<1>&", "condition": EVIL, "trial": 0, "moves": "RLRDDDD"}  # back and forth, then down and off the board
+    row = {"board_id": "b<1>&", "condition": EVIL, "trial": 0,
+           "moves": "RLRDDDD"}  # back and forth (revisits), then down and off the board
     return plan_trace(bank_row, row)
 
 

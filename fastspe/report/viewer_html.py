@@ -11,7 +11,7 @@ import html
 import json
 
 from ..boundary.files import write_text
-from .viewer import Trace, grid_lines, step_note, summary_lines
+from .viewer import Trace, step_note, summary_lines
 
 _CSS = """
 body{font-family:sans-serif;max-width:60em;margin:1.5em auto;padding:0 1em;line-height:1.4;color:#222}
@@ -43,7 +43,8 @@ _SCRIPT = """
     for (var c = 0; c < cells.length; c++){
       var v = s.board[c];
       cells[c].textContent = v > 0 ? v : "";
-      cells[c].className = "cell" + (v < 0 ? " block" : v === 0 ? " blank" : "") + (i > 0 && v === s.tile ? " moved" : "");
+      cells[c].className = "cell" + (v < 0 ? " block" : v === 0 ? " blank" : "") +
+        (i > 0 && v === s.tile ? " moved" : "");
       cells[c].setAttribute("data-v", v);
     }
     for (var m = 0; m < items.length; m++){
@@ -64,7 +65,8 @@ _SCRIPT = """
     if (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End"){
       if (e.target === slider) return;  // the slider moves itself
       var i = parseInt(slider.value, 10);
-      show(e.key === "ArrowLeft" ? i - 1 : e.key === "ArrowRight" ? i + 1 : e.key === "Home" ? 0 : data.steps.length - 1);
+      show(e.key === "ArrowLeft" ? i - 1 : e.key === "ArrowRight" ? i + 1 :
+           e.key === "Home" ? 0 : data.steps.length - 1);
       e.preventDefault();
     }
   });
@@ -113,15 +115,14 @@ def trace_page(trace: Trace) -> str:
     bad = trace.illegal
     illegal = "" if bad is None else bad.reason if bad.kind == "format" else \
         f"move {bad.number} ({bad.move}): {bad.reason}"
-    start_text = "\n".join(grid_lines(trace.steps[0].board, trace.cols))
+    data = {"cols": trace.cols, "steps": steps, "illegal": illegal}
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>", f"<ul>{summary}</ul>",
         '<div class="boards"><div><b>Board</b>',
-        f'<div id="board" class="grid" style="grid-template-columns:repeat({trace.cols},2.6em)" '
-        f'title="{html.escape(start_text)}">'
+        f'<div id="board" class="grid" style="grid-template-columns:repeat({trace.cols},2.6em)">'
         + "".join('<div class="cell"></div>' for _ in trace.steps[0].board) + "</div></div>",
         f"<div><b>Goal</b>{_static_grid(trace.goal, trace.cols)}</div></div>",
         '<div class="controls"><button id="prev" type="button">&larr; prev</button>',
@@ -132,8 +133,7 @@ def trace_page(trace: Trace) -> str:
         '<p class="legend"><span>yellow: the tile just moved</span><span>blue: the current move</span>'
         "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
         "<span>wavy underline: a revisited state</span></p>",
-        f'<script type="application/json" id="trace-data">{_json_script({"cols": trace.cols, "steps": steps, "illegal": illegal})}'
-        "</script>",
+        f'<script type="application/json" id="trace-data">{_json_script(data)}</script>',
         f"<script>{_SCRIPT}</script>", "</body></html>\n"])
 
 

@@ -1,5 +1,5 @@
 """The report directory: ``metrics.csv`` (long form), ``tables/``, ``figures/``, ``report.md`` and
-``report.html``, from a bank and its verdicts.
+``report.html`` (and ``examples/``, replay pages it links), from a bank and its verdicts.
 
 One source of numbers: the per-board sums go through the stratified whole-board bootstrap once
 (``intervals.bootstrap_intervals`` with ``REPORT_GROUPINGS``), giving the long metrics frame that
