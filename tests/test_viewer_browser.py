@@ -79,4 +79,6 @@ def test_the_page_loads_and_the_slider_walks_every_step(browser, tmp_path):
     browser.find_element("tag name", "body").send_keys(Keys.HOME)
     assert board_on_page(browser) == list(trace.steps[0].board)
     assert browser.find_elements("css selector", "#moves li.bad")[0].text == trace.illegal.move
+    browser.find_elements("css selector", "#moves li")[1].click()  # a move in the list is a step to go to
+    assert board_on_page(browser) == list(trace.steps[2].board)
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

@@ -26,7 +26,7 @@ body{font-family:sans-serif;max-width:60em;margin:1.5em auto;padding:0 1em;line-
 #moves{display:flex;flex-wrap:wrap;gap:2px;padding:0;list-style:none;font-family:monospace}
 #moves li{padding:.1em .35em;border:1px solid #ccc;border-radius:3px;cursor:pointer}
 #moves li.cur{background:#1f5fbf;color:#fff}#moves li.bad{border-color:#c00;color:#c00}
-#moves li.bad.cur{background:#c00;color:#fff}
+#moves li.bad.cur{background:#c00;color:#fff}#moves li.rest{color:#aaa;border-style:dotted;cursor:default}
 #moves li.closest{box-shadow:inset 0 -3px #2a2}#moves li.revisit{text-decoration:underline wavy #a60}
 .legend span{margin-right:1.2em}
 """
@@ -58,7 +58,7 @@ _SCRIPT = """
   slider.addEventListener("input", function(){ show(parseInt(slider.value, 10)); });
   document.getElementById("prev").addEventListener("click", function(){ show(parseInt(slider.value, 10) - 1); });
   document.getElementById("next").addEventListener("click", function(){ show(parseInt(slider.value, 10) + 1); });
-  for (var m = 0; m < items.length; m++){
+  for (var m = 0; m < data.steps.length - 1; m++){
     (function(n){ items[n].addEventListener("click", function(){ show(n + 1); }); })(m);
   }
   document.addEventListener("keydown", function(e){
@@ -102,6 +102,7 @@ def _move_items(trace: Trace) -> str:
     if bad is not None and bad.kind != "format":
         items.append(f'<li class="bad" title="{html.escape(f"move {bad.number}: {bad.reason}")}">'
                      f'{html.escape(bad.move)}</li>')
+        items += [f'<li class="rest">{html.escape(move)}</li>' for move in trace.moves[bad.number:]]
     return "".join(items)
 
 
@@ -132,7 +133,8 @@ def trace_page(trace: Trace) -> str:
         f'<h2>Moves ({len(trace.moves)})</h2><ol id="moves">{_move_items(trace)}</ol>',
         '<p class="legend"><span>yellow: the tile just moved</span><span>blue: the current move</span>'
         "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
-        "<span>wavy underline: a revisited state</span></p>",
+        "<span>wavy underline: a revisited state</span>"
+        "<span>grey: not played (after the first illegal move)</span></p>",
         f'<script type="application/json" id="trace-data">{_json_script(data)}</script>',
         f"<script>{_SCRIPT}</script>", "</body></html>\n"])
 
