@@ -26,7 +26,7 @@ sys.exit(code)
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["run", "--help"], ["bank", "build", "--help"],
                                   ["score", "--help"], ["metrics", "--help"], ["report", "--help"], ["demo", "--help"],
-                                  ["compare", "--help"], ["solve", "--help"],
+                                  ["compare", "--help"], ["solve", "--help"], ["show", "--help"],
                                   ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl", "--trials", "0"]])
 def test_help_version_and_bad_options_import_no_heavy_module(argv):
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -81,8 +81,29 @@ def _markdown_inline(text: str) -> str:
 
 
 
-def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, list[Path]]]) -> tuple[str, str]:
-    """``report.md`` and ``report.html`` texts; ``figures`` are (caption, paths) with the SVG second."""
+def examples_html(examples: Sequence, names: dict) -> list[str]:
+    """The examples section: one row per condition, one column per depth, links to its replay pages."""
+    if not examples:
+        return []
+    depths = sorted({e.depth for e in examples})
+    cells: dict = {}
+    for e in examples:
+        cells.setdefault(e.condition, {}).setdefault(e.depth, []).append(
+            f'<a href="{html.escape(e.href)}" title="{html.escape(e.status)}">{html.escape(e.kind)}</a>')
+    head = "".join(f"<th>d* = {d}</th>" for d in depths)
+    rows = "".join(f"<tr><td>{html.escape(str(names.get(c, c)))}</td>"
+                   + "".join(f"<td>{'<br>'.join(links.get(d, [])) or '&ndash;'}</td>" for d in depths) + "</tr>"
+                   for c, links in cells.items())
+    return ["<h2>Examples</h2>", "<p>One answer played out move by move per condition and certified depth: the first "
+            "answer that does not complete and the complete answer with the fewest excess moves (first by board and "
+            "trial). Each page replays the plan with a step slider.</p>",
+            f'<table class="t"><tr><th>condition</th>{head}</tr>{rows}</table>']
+
+
+def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, list[Path]]],
+          examples: Sequence = (), names: dict | None = None) -> tuple[str, str]:
+    """``report.md`` and ``report.html`` texts; ``figures`` are (caption, paths) with the SVG second; ``examples``
+    (``examples.Example``) are linked from the page, under the conditions' shown ``names``."""
     md = ["# fastspe report\n", method]
     if figures:
         md.append("## Figures\n")
@@ -105,6 +126,7 @@ def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tup
                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
     page.append("<h2>Tables</h2>")
     page += [html_table(t) for t in tables]
+    page += examples_html(examples, names or {})
     page.append("</body></html>\n")
     return "\n".join(md), "\n".join(page)
 

@@ -1,5 +1,5 @@
 """The report directory: ``metrics.csv`` (long form), ``tables/``, ``figures/``, ``report.md`` and
-``report.html``, from a bank and its verdicts.
+``report.html`` (and ``examples/``, replay pages it links), from a bank and its verdicts.
 
 One source of numbers: the per-board sums go through the stratified whole-board bootstrap once
 (``intervals.bootstrap_intervals`` with ``REPORT_GROUPINGS``), giving the long metrics frame that
@@ -26,12 +26,13 @@ from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bo
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
+from .examples import write_examples
 from .page import method_text, pages
 from .render import write_table_files
 from .tables import Table, check_table_inputs, condition_order, paper_tables, primary_cohort, trajectory_table
 from .trajectories import trajectory_frame
 
-REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures")
+REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures", "examples")
 METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used", "N"]
 LEVEL = 0.95
 PAIRS_PER_PASS = 32
@@ -174,7 +175,8 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
         drawn = _figures(out, trajectories, metrics, order, names, primary, options.titles,
                          lambda n: stage("tables and figures", len(tables) + n, len(tables) + 3)) \
             if options.figures else []
-        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn)
+        examples = write_examples(out, bank, verdicts, order, primary)
+        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names)
         write_text(md, out / "report.md")
         write_text(page, out / "report.html")
     return final / "report.md"

@@ -1,0 +1,78 @@
+"""Example pages for the report: per condition and certified depth, the first failure and the best completion.
+
+A reviewer asking "show me one" gets a replay page (``viewer_html``) per cell of the primary cohort,
+chosen deterministically: the first failure is the first answer that does not complete in (board_id,
+trial) order; the best completion is the complete answer with the fewest excess moves, ties in the same
+order. At most ``MAX_DEPTHS`` depths per condition (spread over the range), two pages each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .viewer import plan_trace
+from .viewer_html import write_trace_page
+
+FOLDER = "examples"
+MAX_DEPTHS = 8
+KINDS = ("first failure", "best completion")
+_BOARD_COLUMNS = ("rows", "cols", "blocks", "initial", "depth")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example page: its cell, its kind (``KINDS``) and its path relative to the report folder."""
+
+    condition: str
+    depth: int
+    kind: str
+    href: str
+    status: str
+
+
+def spread(values: Sequence[int], most: int = MAX_DEPTHS) -> list[int]:
+    """At most ``most`` of the sorted ``values``, spread evenly from the least to the greatest."""
+    values = sorted(values)
+    if len(values) <= most:
+        return values
+    picks = np.unique(np.round(np.linspace(0, len(values) - 1, most)).astype(int))
+    return [values[i] for i in picks]
+
+
+def chosen(cell: pd.DataFrame) -> dict:
+    """The kind -> verdict row of one condition x depth cell (a kind the cell has no answer for is left out)."""
+    cell = cell.sort_values(["board_id", "trial"], kind="stable")
+    out = {}
+    failed = cell[cell["status"] != "complete"]
+    if len(failed):
+        out[KINDS[0]] = failed.iloc[0].to_dict()
+    done = cell[cell["status"] == "complete"]
+    if len(done):
+        excess = done["L"].to_numpy(np.int64) - done["depth"].to_numpy(np.int64)
+        out[KINDS[1]] = done.iloc[int(np.argmin(excess))].to_dict()  # argmin: the first of the least
+    return out
+
+
+def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order: Sequence[str],
+                   cohort: str) -> list[Example]:
+    """Write the example pages of ``cohort`` under ``out/examples/`` and return them in (condition, depth) order;
+    none when the bank lacks its boards (a bank of board facts only)."""
+    if not set(_BOARD_COLUMNS) <= set(bank.columns):
+        return []
+    boards = bank.drop_duplicates("board_id").set_index("board_id")
+    part = verdicts[verdicts["cohort"] == cohort]
+    examples = []
+    for n, condition in enumerate(order):
+        mine = part[part["condition"] == condition]
+        for depth in spread(int(d) for d in mine["depth"].unique()):
+            for kind, row in chosen(mine[mine["depth"] == depth]).items():
+                href = f"{FOLDER}/c{n + 1:02d}-d{depth}-{kind.split()[0]}.html"
+                trace = plan_trace(boards.loc[row["board_id"]].to_dict(), row)
+                write_trace_page(trace, out / href)
+                examples.append(Example(condition, depth, kind, href, trace.status))
+    return examples
