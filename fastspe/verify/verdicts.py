@@ -19,7 +19,8 @@ The parse and format-failure options are not recorded in a verdicts file: pass t
 with (``parse``, ``format_failure``, as for ``fastspe score``). Reading is lenient on purpose
 (``fastspe.boundary.verdict_rows``: no check of what the verdicts mean): a cell
 that does not even hold a value of its column's kind is named as a difference, not refused, so that a
-damaged or edited file has every one of its bad rows named.
+damaged or edited file has every one of its bad rows named. A null ``economy``/``excess``, ``error_kind`` or
+``first_error`` (the typed schema's "undefined") compares as NaN, ``""`` and -1.
 """
 
 from __future__ import annotations
@@ -181,6 +182,11 @@ def _as_int(v):
     return int(f) if f.is_integer() else v
 
 
+def _as_index(v):
+    """``first_error``: a null (schema 2: no illegal action) is the -1 of the re-derived verdict."""
+    return -1 if v is None or isinstance(v, float) and math.isnan(v) else _as_int(v)
+
+
 def _as_flag(v):
     if isinstance(v, str):
         text = v.strip().lower()
@@ -201,7 +207,7 @@ def _as_text(v):
     return "" if not _present(v) else v if isinstance(v, str) else str(v)
 
 
-_KIND = {**dict.fromkeys(("k", "depth", "L", "first_error", "final_h", "min_h", "revisits"), _as_int),
+_KIND = {**dict.fromkeys(("k", "depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
          **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
          **dict.fromkeys(("economy", "excess"), _as_float)}
 
