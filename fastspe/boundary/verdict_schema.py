@@ -93,7 +93,10 @@ def _cast(column, name: str, kind: pa.DataType, source):
         try:
             return column.cast(kind)
         except pa.ArrowInvalid:  # no zone offset: the runners write UTC
-            column = pc.assume_timezone(column.cast(pa.timestamp("ms")), "UTC")
+            try:
+                column = pc.assume_timezone(column.cast(pa.timestamp("ms")), "UTC")
+            except pa.ArrowInvalid:
+                pass  # not a time: refused below
     try:
         return column.cast(kind)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
