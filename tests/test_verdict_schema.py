@@ -174,3 +174,10 @@ def test_a_value_that_cannot_take_its_type_is_refused():
         typed_verdicts(pa.Table.from_pandas(rows), "out.parquet")
     naive = typed_verdicts(pa.table({"timestamp": ["2026-01-02T03:04:05.678"]}))  # no offset: UTC
     assert naive.column("timestamp")[0].as_py().isoformat() == "2026-01-02T03:04:05.678000+00:00"
+
+
+def test_a_typed_file_rewritten_as_csv_by_another_tool_reads_the_same(files, tmp_path):
+    tmp, bank = files
+    pd.read_parquet(tmp / "api.parquet").to_csv(tmp_path / "plain.csv", index=False)  # nulls as empty cells
+    a, b = read_verdicts(tmp / "api.parquet", bank), read_verdicts(tmp_path / "plain.csv", bank)
+    pd.testing.assert_frame_equal(a.frame[VERDICT_COLUMNS], b.frame[VERDICT_COLUMNS])

@@ -304,6 +304,8 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
         raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
     df = df.reset_index(drop=True)
+    if df["first_error"].isna().any():  # null: no illegal action (a typed file's nulls, kept by another tool)
+        df = df.assign(first_error=df["first_error"].fillna(-1))
     rows = _Rows(df, source, unit, first)
     out = {}
     for col in NAME_COLUMNS:

@@ -172,6 +172,9 @@ def _present(value) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
+_BLANK = ("", "nan", "na", "n/a", "null", "none")  # an empty cell, as text
+
+
 def _as_int(v):
     if isinstance(v, bool):
         return v
@@ -183,8 +186,9 @@ def _as_int(v):
 
 
 def _as_index(v):
-    """``first_error``: a null (schema 2: no illegal action) is the -1 of the re-derived verdict."""
-    return -1 if v is None or isinstance(v, float) and math.isnan(v) else _as_int(v)
+    """``first_error``: a null (schema 2: no illegal action; an empty cell in text) is the re-derived -1."""
+    blank = v is None or isinstance(v, float) and math.isnan(v) or isinstance(v, str) and v.strip().lower() in _BLANK
+    return -1 if blank else _as_int(v)
 
 
 def _as_flag(v):
@@ -195,7 +199,7 @@ def _as_flag(v):
 
 
 def _as_float(v):
-    if v is None or (isinstance(v, str) and v.strip().lower() in ("", "nan", "na", "n/a", "null", "none")):
+    if v is None or (isinstance(v, str) and v.strip().lower() in _BLANK):
         return math.nan
     try:
         return float(v)
