@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from fastspe.boundary.verdicts import read_verdicts
 from fastspe.cli import main
 from fastspe.stats.compare import compare
 
@@ -424,8 +425,9 @@ def test_concurrent_adds_get_distinct_consecutive_numbers(checkpoints, copy):
     said = sorted(int(out.split()[2]) for out, _, _ in results)  # "added run N 'pI' ..."
     assert said == list(range(3, 8))
     for run in runs:  # each run's files are its own: the verdicts of its checkpoint
-        expected = pd.read_parquet(paths[int(run.label[1:]) % 3] if run.label.startswith("p")
-                                   else paths["ab".index(run.label)])
+        # as fastspe reads them (a typed file's nulls are NaN, "" and -1 in memory)
+        expected = read_verdicts(paths[int(run.label[1:]) % 3] if run.label.startswith("p")
+                                 else paths["ab".index(run.label)]).frame
         stored = History(copy).verdicts(run.label).frame
         pd.testing.assert_frame_equal(stored.reset_index(drop=True), expected.reset_index(drop=True),
                                       check_dtype=False)

@@ -39,13 +39,12 @@ from .files import read_jsonl, require_columns, table_format, text_cells, unesca
 from ..kernels.replay import ERROR_NAMES, STATUS_NAMES
 from .errors import InputError, input_error
 from .parquet import read_parquet, write_parquet
+from .verdict_schema import VERDICT_TYPES, typed_verdicts, verdict_frame
 
 __all__ = ["VERDICT_COLUMNS", "KEY", "Verdicts", "check_verdicts", "as_verdicts", "check_metric_inputs",
            "check_against_bank", "read_verdicts", "write_verdicts"]
 
-VERDICT_COLUMNS = ["board_id", "condition", "trial", "cohort", "k", "layout", "depth", "L", "status", "error_kind",
-                   "first_error", "parse_mode", "normalization", "multiple_moves", "truncated", "final_h", "min_h",
-                   "revisits", "goal_midway", "optimal", "economy", "excess", "moves"]
+VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema
 KEY = ["condition", "board_id", "trial"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
 PARSE_MODES = ("exact", "normalized", "no_plan")
@@ -305,6 +304,8 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
         raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
     df = df.reset_index(drop=True)
+    if df["first_error"].isna().any():  # null: no illegal action (a typed file's nulls, kept by another tool)
+        df = df.assign(first_error=df["first_error"].fillna(-1))
     rows = _Rows(df, source, unit, first)
     out = {}
     for col in NAME_COLUMNS:
@@ -408,7 +409,8 @@ def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") 
 def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
     """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it (``Verdicts``).
 
-    Parquet: page checksums and the content digest are verified (``boundary.parquet``). CSV: text
+    Parquet: page checksums and the content digest are verified (``boundary.parquet``), and a schema-2
+    file's nulls read as the in-memory conventions (``boundary.verdict_schema.verdict_frame``). CSV: text
     columns are read as text (a board_id ``007`` stays ``007``, an empty cell is ``""``), floats exactly,
     and formula escapes written by ``write_verdicts`` are undone. Errors name the file and the row
     (Parquet, JSONL record) or line (CSV, header = line 1; ``record N`` when a cell holds a line break).
@@ -420,7 +422,7 @@ def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
     unit, first = "row", 1
     if fmt == "parquet":
         try:
-            df = read_parquet(p, KIND).to_pandas()
+            df = verdict_frame(read_parquet(p, KIND), str(path))
         except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
             raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
                 from None
@@ -455,7 +457,8 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
     """Check ``verdicts`` (``check_verdicts``, unless they are ``Verdicts``) and write them atomically,
     Parquet or CSV by extension.
 
-    Parquet files carry page checksums and a content digest (``boundary.parquet.write_parquet``); CSV
+    Parquet files follow the typed schema (``boundary.verdict_schema``: undefined values as nulls) and carry
+    page checksums and a content digest (``boundary.parquet.write_parquet``); CSV
     cells that a spreadsheet would run as formulas are escaped (``io.escape_formulas``, undone by
     ``read_verdicts``).
     """
@@ -464,6 +467,7 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
         verdicts = verdicts.to_pandas()
     clean = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}").frame
     if fmt == "parquet":
-        write_parquet(pa.Table.from_pandas(clean, preserve_index=False), path, KIND)
+        typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}")
+        write_parquet(typed, path, KIND)
     else:
         write_table(clean, path, formulas_escaped=True)

@@ -24,6 +24,7 @@ from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from ..boundary.responses import KEY, read_responses, validate_responses
 from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
+from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
 from ..executor import Executor, in_process
 from ..boundary.files import table_format
 from ..kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
@@ -194,7 +195,7 @@ def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
         "moves": moves_strings(p.codes, p.offsets),
     }
     for name in _metadata_columns(outputs):
-        columns[name] = outputs.column(name)
+        columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
     return pa.table(columns)
 
 
@@ -218,12 +219,13 @@ def _truncated(outputs: pa.Table) -> np.ndarray:
 
 
 def _metadata_columns(outputs: pa.Table) -> list[str]:
-    """Scalar metadata carried into the verdicts (token counts, latency, ...); nested values are not."""
+    """Scalar metadata carried into the verdicts (token counts, latency, ...); nested values are not, but for
+    the settings ``stop`` and ``extra_body`` (as JSON text)."""
     keep = []
     for field in outputs.schema:
         kind = field.type
-        if field.name in _NOT_METADATA or pa.types.is_nested(kind) or pa.types.is_binary(kind) \
-                or pa.types.is_dictionary(kind):
+        if field.name in _NOT_METADATA or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
+                or pa.types.is_binary(kind) or pa.types.is_dictionary(kind):
             continue
         keep.append(field.name)
     return keep
@@ -236,6 +238,9 @@ def _frame_outputs(resp: pd.DataFrame, tables: BankTables) -> pa.Table:
                "trial": pa.array(resp["trial"].to_numpy(np.int64)),
                "response": pa.array(resp["response"].to_numpy(object), pa.string())}
     for col in _frame_metadata(resp):
+        if col in JSON_TEXT:
+            columns[col] = json_cells(resp[col].tolist())
+            continue
         try:
             columns[col] = pa.array(resp[col].to_numpy(object) if resp[col].dtype == object else resp[col],
                                     from_pandas=True)
@@ -251,7 +256,7 @@ def _frame_metadata(responses: pd.DataFrame) -> list[str]:
         if col in _NOT_METADATA:
             continue
         kind = pd.api.types.infer_dtype(responses[col], skipna=True)
-        if kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
+        if col in JSON_TEXT or kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
             keep.append(col)
     return keep
 
@@ -369,7 +374,7 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
     with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
         def checked_write(verdicts: pa.Table) -> None:
             try:
-                write(verdicts)
+                write(typed_verdicts(verdicts, f"verdicts to write to {out}"))
             except (pa.ArrowException, ValueError, TypeError):
                 raise NeedsLineReader("metadata columns change type between batches") from None
 

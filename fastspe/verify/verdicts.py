@@ -19,7 +19,8 @@ The parse and format-failure options are not recorded in a verdicts file: pass t
 with (``parse``, ``format_failure``, as for ``fastspe score``). Reading is lenient on purpose
 (``fastspe.boundary.verdict_rows``: no check of what the verdicts mean): a cell
 that does not even hold a value of its column's kind is named as a difference, not refused, so that a
-damaged or edited file has every one of its bad rows named.
+damaged or edited file has every one of its bad rows named. A null ``economy``/``excess``, ``error_kind`` or
+``first_error`` (the typed schema's "undefined") compares as NaN, ``""`` and -1.
 """
 
 from __future__ import annotations
@@ -171,6 +172,9 @@ def _present(value) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
+_BLANK = ("", "nan", "na", "n/a", "null", "none")  # an empty cell, as text
+
+
 def _as_int(v):
     if isinstance(v, bool):
         return v
@@ -181,6 +185,12 @@ def _as_int(v):
     return int(f) if f.is_integer() else v
 
 
+def _as_index(v):
+    """``first_error``: a null (schema 2: no illegal action; an empty cell in text) is the re-derived -1."""
+    blank = v is None or isinstance(v, float) and math.isnan(v) or isinstance(v, str) and v.strip().lower() in _BLANK
+    return -1 if blank else _as_int(v)
+
+
 def _as_flag(v):
     if isinstance(v, str):
         text = v.strip().lower()
@@ -189,7 +199,7 @@ def _as_flag(v):
 
 
 def _as_float(v):
-    if v is None or (isinstance(v, str) and v.strip().lower() in ("", "nan", "na", "n/a", "null", "none")):
+    if v is None or (isinstance(v, str) and v.strip().lower() in _BLANK):
         return math.nan
     try:
         return float(v)
@@ -201,7 +211,7 @@ def _as_text(v):
     return "" if not _present(v) else v if isinstance(v, str) else str(v)
 
 
-_KIND = {**dict.fromkeys(("k", "depth", "L", "first_error", "final_h", "min_h", "revisits"), _as_int),
+_KIND = {**dict.fromkeys(("k", "depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
          **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
          **dict.fromkeys(("economy", "excess"), _as_float)}
 
