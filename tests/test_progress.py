@@ -164,3 +164,18 @@ def test_no_eta_until_a_rate_is_measured_over_some_of_the_work():
     clock.now += 5
     lines(2_000_000)
     assert "ETA 0:48" in out[-1]  # (11.5M - 2M) at 200,000/s
+
+
+def test_run_progress_says_what_failed_means_and_shows_no_cost_without_a_price():
+    from fastspe.cli.run import RUN_UNIT, run_progress
+
+    for priced, cost in ((False, ""), (True, " · $0.0300")):
+        seen = []
+        clock = Clock()
+        lines = LineProgress("run openai:m", None, RUN_UNIT, 5.0, seen.append, clock)
+        update = run_progress(lines, priced)
+        update(0, 2, answered=0, failed=0, retried=0, rate_limited=0, spent_usd=0.0)
+        clock.now += 6
+        update(2, 2, answered=0, failed=2, retried=4, rate_limited=0, spent_usd=0.03)
+        assert seen[-1] == ("run openai:m: 2/2 trials finished (100%), 0.33/s, elapsed 0:06, answered 0 · "
+                            f"without an answer 2 · retried 4 · 429s 0{cost}")
