@@ -48,3 +48,10 @@ def test_one_style_of_defaults(name, parser, capsys):
 def test_help_exits_zero(name, capsys):
     assert main(name.split()[1:] + ["--help"]) == 0
     assert "usage: " + name in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", [n for n, _ in ALL])
+def test_no_help_text_shows_a_doubled_percent_sign(name, capsys):
+    """argparse %-formats help strings but prints descriptions as written: '95%%' there shows as is."""
+    assert main(name.split()[1:] + ["--help"]) == 0
+    assert "%%" not in capsys.readouterr().out, f"{name} --help prints '%%'"

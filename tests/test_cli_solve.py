@@ -98,3 +98,63 @@ def test_bad_input_lines_are_named_and_the_good_ones_still_written(tmp_path, cap
     assert got[6]["id"] == "huge" and "out of range" in got[6]["error"]
     assert got[7]["error"].startswith(f"{src}: line 9: ") and "NaN" in got[7]["error"]
     assert "8 boards failed" in err
+
+
+def _replay(board, cols, moves):
+    """The board after the blank's moves (U/D/L/R: the direction the blank goes), refusing an illegal move."""
+    board = list(board)
+    step = {"U": -cols, "D": cols, "L": -1, "R": 1}
+    for move in moves:
+        blank = board.index(0)
+        target = blank + step[move]
+        assert 0 <= target < len(board) and board[target] != -1, f"illegal move {move}"
+        assert move not in "LR" or target // cols == blank // cols, f"illegal move {move}"
+        board[blank], board[target] = board[target], board[blank]
+    return board
+
+
+def _blank_first_goal(blocks, cells):
+    free = [c for c in range(cells) if c not in blocks]
+    goal = [-1] * cells
+    for tile, cell in enumerate(free):
+        goal[cell] = tile
+    return goal
+
+
+@pytest.mark.parametrize("board, rows, cols, blocks", [
+    ("3 1 2 4 0 5 6 7 8", 3, 3, []),                        # 0 1 2 ... 8 three moves away
+    ("1 2 0 3 4 5 6 7 8", 3, 3, []),
+    ("8 6 7 2 5 4 3 0 1", 3, 3, []),                         # a 3x3 board of the hardest depth class
+    ("4 1 2 3 0 -1 5 6 7 8 -1 9 10 11 12 13", 4, 4, [5, 10]),  # a blocked layout
+])
+def test_blank_first_goal_plans_replay_to_that_goal_on_the_board_as_given(capsys, board, rows, cols, blocks):
+    args = ["solve", "--board", board, "--rows", str(rows), "--cols", str(cols), "--goal", "blank-first"]
+    assert main(args + (["--blocks", ",".join(map(str, blocks))] if blocks else [])) == 0
+    out = json.loads(capsys.readouterr().out)
+    given = [int(v) for v in board.split()]
+    assert out["board"] == given and out["blocks"] == blocks  # echoed as given, not turned
+    assert _replay(given, cols, out["moves"]) == _blank_first_goal(blocks, rows * cols)
+    assert len(out["moves"]) == out["length"] >= out["h"]
+
+
+def test_blank_first_lengths_are_those_of_the_turned_board_and_the_default_is_blank_last(capsys):
+    from fastspe.planners.solver import solve
+
+    korf_like = [3, 1, 2, 4, 0, 5, 6, 7, 8]
+    turned = [0 if v == 0 else 9 - v for v in reversed(korf_like)]
+    assert solve(korf_like, 3, 3, goal="blank-first").length == solve(turned, 3, 3).length == 2
+    assert main(["solve", "--board", "3 1 2 4 0 5 6 7 8", "--rows", "3", "--cols", "3"]) == 0  # to 1 2 ... 8 0
+    out = json.loads(capsys.readouterr().out)
+    assert _replay(korf_like, 3, out["moves"]) == [1, 2, 3, 4, 5, 6, 7, 8, 0] and out["length"] > 2
+    assert main(["solve", "--help"]) == 0
+    assert "blank-first" in capsys.readouterr().out.replace("\n", " ")
+
+
+@pytest.mark.slow
+def test_korf_instance_1_solves_as_printed(capsys):
+    """Korf (1985), instance 1, in his convention (goal 0 1 2 ... 15): optimal length 57."""
+    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+    assert main(["solve", "--board", board, "--goal", "blank-first"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["length"] == 57
+    assert _replay([int(v) for v in board.split()], 4, out["moves"]) == list(range(16))

@@ -151,3 +151,31 @@ def test_cli_stages_print_lines_off_a_terminal(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "report: bootstrap: 1,200/1,200 draws" in err
     assert "report: tables and figures:" in err
+
+
+def test_no_eta_until_a_rate_is_measured_over_some_of_the_work():
+    """A pattern-table build's first report counts 1 entry of millions and its first layers are tiny: an ETA
+    from them read `ETA 3815:49:23`. None is shown until 1% of the work is done since the first report."""
+    lines, clock, out = lines_of(total=11_531_520)
+    lines(1)
+    clock.now += 5
+    lines(90)
+    assert "ETA" not in out[-1] and out[-1].startswith("score: 90/11,531,520 answers (0%)")
+    clock.now += 5
+    lines(2_000_000)
+    assert "ETA 0:48" in out[-1]  # (11.5M - 2M) at 200,000/s
+
+
+def test_run_progress_says_what_failed_means_and_shows_no_cost_without_a_price():
+    from fastspe.cli.run import RUN_UNIT, run_progress
+
+    for priced, cost in ((False, ""), (True, " · $0.0300")):
+        seen = []
+        clock = Clock()
+        lines = LineProgress("run openai:m", None, RUN_UNIT, 5.0, seen.append, clock)
+        update = run_progress(lines, priced)
+        update(0, 2, answered=0, failed=0, retried=0, rate_limited=0, spent_usd=0.0)
+        clock.now += 6
+        update(2, 2, answered=0, failed=2, retried=4, rate_limited=0, spent_usd=0.03)
+        assert seen[-1] == ("run openai:m: 2/2 trials finished (100%), 0.33/s, elapsed 0:06, answered 0 · "
+                            f"without an answer 2 · retried 4 · 429s 0{cost}")

@@ -742,3 +742,35 @@ def test_progress_has_the_total_at_once_and_live_counts(server, bank, tmp_path):
     assert counts["spent_usd"] == pytest.approx(summary.spent_usd) and summary.spent_usd > 0
     assert [c[0] for c in calls] == sorted(c[0] for c in calls)
     assert "retried" not in summary.failures
+
+
+# --- a base URL with /v1 too many or too few: the fatal 404 says so ---------------------------------------------
+
+@pytest.mark.parametrize("wire, suffix, hint", [
+    ("anthropic", "/v1", "the base URL ends in /v1, which the Anthropic SDK adds itself"),
+    ("openai", "", "base URL usually ends in /v1: --base-url http://HOST:PORT/v1"),
+])
+def test_a_404_from_a_base_url_that_looks_wrong_carries_a_hint(server, bank, tmp_path, capsys, wire, suffix, hint):
+    model = "openai:fake-gpt" if wire == "openai" else "anthropic:fake-claude"
+    url = f"http://127.0.0.1:{server.port}{suffix}"
+    write_bank(bank, tmp_path / "bank.parquet")
+    server.push(*[status(404)] * 8)
+    assert main(["run", "--bank", str(tmp_path / "bank.parquet"), "--model", model, "--base-url", url,
+                 "--out", str(tmp_path / "r.jsonl"), "--max-connections", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "404" in err and hint in err and KEY not in err
+    assert server.seen[0].path.startswith("/v1/v1/" if wire == "anthropic" else "/chat/")
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_no_hint_when_the_path_is_the_usual_one(server, bank, tmp_path, capsys, wire):
+    from fastspe.runners.base import base_url_hint
+
+    assert base_url_hint(wire, "/v1/messages" if wire == "anthropic" else "/v1/chat/completions") == ""
+    model, right = target(server, wire)
+    write_bank(bank, tmp_path / "bank.parquet")
+    server.push(*[status(404)] * 8)
+    assert main(["run", "--bank", str(tmp_path / "bank.parquet"), "--model", model, "--base-url", right,
+                 "--out", str(tmp_path / "r.jsonl"), "--max-connections", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "404" in err and "/v1" not in err.split("404", 1)[1]

@@ -238,6 +238,25 @@ def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None
     return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False))
 
 
+def combine_responses(parts) -> pd.DataFrame:
+    """Checked responses of several sources (``(name, frame)`` pairs, each from ``read_responses`` or
+    ``validate_responses``) as one frame; an output found in two sources is refused, naming both."""
+    parts = list(parts)
+    if len(parts) == 1:
+        return parts[0][1]
+    frame = pd.concat([f.assign(**{_POS: i}) for i, (_, f) in enumerate(parts)], ignore_index=True)
+    dup = frame.duplicated(KEY, keep="first")
+    if dup.any():
+        at = frame.index[dup][0]
+        condition, board_id, trial = (frame.at[at, c] for c in KEY)
+        first = frame.loc[(frame[KEY] == frame.loc[at, KEY]).all(axis=1), _POS].iloc[0]
+        raise UserError(f"{parts[frame.at[at, _POS]][0]}: duplicate output (condition {condition!r}, board_id "
+                        f"{board_id!r}, trial {trial}); also in {parts[first][0]}")
+    frame = frame.drop(columns=[_POS])
+    frame.attrs["invalid"] = [m for _, f in parts for m in f.attrs.get("invalid", [])]
+    return frame
+
+
 def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> pd.DataFrame:
     df = df.reset_index(drop=True)
     if _POS not in df.columns:  # an empty file

@@ -50,7 +50,7 @@ def register(subparsers) -> None:
     add.set_defaults(func=cmd_add)
 
     show = verbs.add_parser("show", help="the trend of a metric across the stored runs",
-                            description="Print the pooled estimate and 95%% interval of a metric per run (in the "
+                            description="Print the pooled estimate and 95% interval of a metric per run (in the "
                                         "order added), cohort and condition; with --out, also a trend figure.")
     show.add_argument("--metric", default="SPE", help="C, I, R, Q, E, G, O, SPE or Dc")
     show.add_argument("--out", metavar="DIR", help="folder for trend.csv and the trend figure (PDF, PNG, SVG)")

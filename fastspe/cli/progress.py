@@ -24,6 +24,7 @@ from ..errors import UserError
 
 MODES = ("auto", "bar", "lines", "off")
 DEFAULT_SECONDS = 5.0
+ETA_BASIS = 0.01  # the share of a stage done (since its first report) before an ETA is shown
 # How a count is shown; other names show as "name value" with underscores as spaces.
 _LABELS = {"rate_limited": "429s", "spent_usd": "$"}
 
@@ -101,9 +102,11 @@ class LineProgress:
         done, total, counts = self._state
         elapsed = max(now - self.start, 1e-9)
         rate = done / elapsed
+        measured = 0  # items done since the first report, over which the rate is measured
         if self._first is not None and now > self._first[0] and done > self._first[1]:
             # from the first report on: setup before it (reading, planning) does not drag the ETA out
             rate = (done - self._first[1]) / (now - self._first[0])
+            measured = done - self._first[1]
         unit = f" {self.unit}" if self.unit else ""
         head = f"{self.description}: {done:,}"
         head += f"/{total:,}{unit} ({100.0 * done / total:.0f}%)" if total else unit
@@ -112,7 +115,9 @@ class LineProgress:
             parts.append(f"{'stopped after' if stopped else 'done in'} {_duration(elapsed)}")
         else:
             parts.append(f"elapsed {_duration(elapsed)}")
-            if total and 0 < done < total:
+            # an ETA only from a rate measured over at least ETA_BASIS of the work: the first steps of a stage
+            # (compiling, a breadth-first search's first small layers) say nothing of the rest
+            if total and 0 < done < total and measured >= ETA_BASIS * total:
                 parts.append(f"ETA {_duration((total - done) / rate)}")
         if counts:
             parts.append(counts_text(counts))

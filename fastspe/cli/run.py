@@ -161,13 +161,15 @@ def _run(args: argparse.Namespace) -> int:
     if args.batch:
         from ..runners.batch import run_batch
 
-        with progress(f"run --batch {condition}", None, "trials") as update:
+        with progress(f"run --batch {condition}", None, RUN_UNIT) as shown:
+            update = run_progress(shown, pricing.priced)
             summary = run_batch(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                                 timeout=args.timeout, policy=policy, settings=settings, pricing=pricing,
                                 budget=args.budget, poll_interval=args.poll_interval, progress=update,
                                 condition=condition)
         return _finish(args, summary, condition)
-    with progress(f"run {condition}", None, "trials") as update:
+    with progress(f"run {condition}", None, RUN_UNIT) as shown:
+        update = run_progress(shown, pricing.priced)
         # --seed is also the sampling seed here; unset, the jitter keeps its old seed 0.
         summary = run_model(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
@@ -175,6 +177,20 @@ def _run(args: argparse.Namespace) -> int:
                             progress=update, notify=lambda message: say(message, err=True), condition=condition,
                             rpm=args.rpm, tpm=args.tpm)
     return _finish(args, summary, condition)
+
+
+RUN_UNIT = "trials finished"  # answered or given up: the count the percentage is of
+
+
+def run_progress(shown, priced: bool):
+    """The runners' tallies as a run's progress shows them: ``failed`` trials ended without an answer (their
+    retries spent, or a fatal error), and a cost only when a price was given (else it is always $0)."""
+    def update(done, total=None, **counts):
+        counts = {("without_an_answer" if name == "failed" else name): value for name, value in counts.items()
+                  if priced or name != "spent_usd"}
+        shown(done, total, **counts)
+
+    return update
 
 
 def _finish(args: argparse.Namespace, summary, condition: str) -> int:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ._common import cluster_client, cluster_options, metrics_table, refuse_overwrite, say, warn
 from .progress import progress
+from .import_inspect import inspect_task
 from ..errors import UserError
 
 
@@ -12,8 +15,8 @@ def register(subparsers) -> None:
                               description="Parse every answer, replay it on its board and write one verdict "
                                           "per output.")
     p.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl)")
-    p.add_argument("--responses", required=True, metavar="FILE",
-                   help="responses or run log (.jsonl, .csv, .parquet), or an inspect_ai .eval log")
+    responses_option(p, "responses or run log (.jsonl, .csv, .parquet), or an inspect_ai .eval log; repeat it for "
+                        "several files, scored as one (an output in two of them is refused)")
     p.add_argument("--out", required=True, metavar="VERDICTS", help="verdicts file to write (.parquet or .csv)")
     p.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
                    help="strict: answers that need normalizing are format failures")
@@ -32,44 +35,81 @@ def register(subparsers) -> None:
     m.set_defaults(func=run_metrics)
 
 
+def responses_option(parser, help_text: str) -> None:
+    """``--responses FILE``, repeatable (``args.responses`` is a list)."""
+    parser.add_argument("--responses", required=True, metavar="FILE", action="append", help=help_text)
+
+
+def distinct_responses(paths: list[str]) -> dict:
+    """``{"--responses FILE": FILE}`` for ``refuse_overwrite``; a file given twice (the same file by any
+    name) is refused, naming it."""
+    seen: dict = {}
+    for i, path in enumerate(paths):
+        first = paths[seen.setdefault(Path(path).resolve(), i)]
+        if seen[Path(path).resolve()] != i:
+            same = "" if first == path else f" (as {first} and {path})"
+            raise UserError(f"--responses {path} is given twice{same}; give each file once")
+    return {f"--responses {path}": path for path in paths}
+
+
+def is_inspect_log(path) -> bool:
+    return str(path).lower().endswith(".eval")
+
+
+def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False):
+    """Checked responses of ``paths`` as one frame: files through ``read_responses``, inspect_ai ``.eval`` logs
+    imported in memory as ``fastspe import-inspect`` would (errored samples left out with a warning, an
+    incomplete log refused); an output in two files is refused."""
+    from ..boundary.responses import combine_responses, read_responses, validate_responses
+
+    def one(path):
+        if not is_inspect_log(path):
+            return read_responses(path, bank=bank_ids, skip_invalid=skip_invalid)
+        module = inspect_task()
+        if module is None:
+            raise UserError(f"{path}: scoring an inspect_ai .eval log needs inspect_ai: pip install 'fastspe[inspect]'")
+        return validate_responses(module.responses_from_log(path), bank=bank_ids, skip_invalid=skip_invalid,
+                                  source=str(path))
+
+    return combine_responses((str(path), one(path)) for path in paths)
+
+
 def run_score(args) -> int:
     from ..boundary.banks import read_bank_table
     from ..boundary.files import table_format
     from ..distributed import executor
     from ..scoring.score import score_file
 
-    refuse_overwrite({"--bank": args.bank, "--responses": args.responses}, {"--out": args.out})
+    refuse_overwrite({"--bank": args.bank, **distinct_responses(args.responses)}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     bank = read_bank_table(args.bank)
-    if str(args.responses).lower().endswith(".eval"):
-        summary = _score_inspect_log(bank, args)
+    if any(map(is_inspect_log, args.responses)):
+        summary = _score_in_memory(bank, args)
     else:
         with cluster_client(args) as client, progress("score", None, "answers") as update:
             summary = score_file(bank, args.responses, args.out, parse=args.parse,
                                  format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update,
                                  executor=executor(client))
     if summary.lost_outputs:
-        warn(f"{args.responses}: {summary.lost_outputs} output(s) have only failed attempts and are not scored")
+        warn(f"{', '.join(args.responses)}: {summary.lost_outputs} output(s) have only failed attempts and are not "
+             f"scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
     say(f"scored {summary.scored} outputs ({parts}) -> {args.out}")
     return 0
 
 
-def _score_inspect_log(bank, args):
-    """An inspect_ai log imported in memory as `fastspe import-inspect` would (errored samples left out with a
-    warning, an incomplete log refused) and scored as one frame."""
+def _score_in_memory(bank, args):
+    """Responses with an inspect_ai log among them (``read_response_files``), scored as one frame."""
+    import pandas as pd
     import pyarrow as pa
 
     from ..boundary.verdicts import write_verdicts
     from ..scoring.score import ScoreSummary, score_responses
-    from .import_inspect import inspect_task
 
-    module = inspect_task()
-    if module is None:
-        raise UserError(f"{args.responses}: scoring an inspect_ai .eval log needs inspect_ai: "
-                        "pip install 'fastspe[inspect]'")
-    responses = module.responses_from_log(args.responses)
-    verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure)
+    ids = pd.DataFrame({"board_id": bank.column("board_id").to_pylist()})
+    responses = read_response_files(args.responses, ids, skip_invalid=args.skip_invalid)
+    verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure,
+                               source=", ".join(args.responses))
     write_verdicts(verdicts, args.out)
     summary = ScoreSummary(streamed=False)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))

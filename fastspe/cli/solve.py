@@ -31,6 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--cols", type=int_option(2, 8), default=4, help="columns of --board")
     parser.add_argument("--blocks", type=text_option, default=None,
                         help="blocked cells of --board, comma-separated (default: its -1 cells)")
+    parser.add_argument("--goal", choices=("blank-last", "blank-first"), default="blank-last",
+                        help="the goal board: blank-last is fastspe's (1 2 ... 15 0 on 4x4; the tiles in row-major "
+                             "order over the free cells, then the blank), blank-first the convention of Korf's "
+                             "published sets (0 1 2 ... 15); moves are the blank's on the board as given "
+                             "(default: blank-last)")
     parser.add_argument("--max-nodes", type=int_option(1, MAX_NODES), default=None,
                         help="give up on a board after this many search nodes (default: no limit)")
     parser.set_defaults(func=cmd_solve)
@@ -75,7 +80,7 @@ def _solve_one(args) -> int:
     board = _ints(args.board, "--board")
     blocks = _ints(args.blocks, "--blocks") if args.blocks is not None else None
     with _pdb_progress() as built:
-        sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built)
+        sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built, goal=args.goal)
     blocks = blocks if blocks is not None else [i for i, v in enumerate(board) if v == -1]
     say(json.dumps({"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search,
                     "nodes": sol.nodes, "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board,
@@ -92,7 +97,8 @@ def _solve_file(args) -> int:
     with _pdb_progress() as built, progress("solve", len(records), "boards") as update:
         for i, record in enumerate(records):
             answers.append(record if set(record) == {"error"} else
-                           solve_record(record, max_nodes=args.max_nodes, progress=built))
+                           solve_record(record, max_nodes=args.max_nodes, progress=built,
+                                                              goal=args.goal))
             update(i + 1, failed=sum("error" in a for a in answers))
     write_answer_lines(answers, args.out)
     failed = sum("error" in a for a in answers)

@@ -6,6 +6,7 @@ import argparse
 
 from ._common import say
 from .progress import progress
+from .score import distinct_responses, read_response_files, responses_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "compare every verdict column row by row, and name every difference "
                                           "(exit 1 if any).")
     verify.add_argument("--bank", required=True, help="bank file the answers were scored against (.parquet or .jsonl)")
-    verify.add_argument("--responses", required=True, metavar="FILE",
-                        help="responses or run log the verdicts were scored from (.jsonl, .csv, .parquet)")
+    responses_option(verify, "responses or run log the verdicts were scored from (.jsonl, .csv, .parquet, or an "
+                             "inspect_ai .eval log); repeat it for several files, as given to `fastspe score`")
     verify.add_argument("--verdicts", required=True, metavar="VERDICTS",
                         help="verdicts file from `fastspe score` (.parquet, .csv or .jsonl)")
     verify.add_argument("--parse", choices=("lenient", "strict"), default="lenient",
@@ -32,10 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_verify(args) -> int:
+    import pandas as pd
+
+    from ..boundary.banks import read_bank_table
     from ..verify.verdicts import FIELDS, verify_verdicts_files
 
+    distinct_responses(args.responses)
+    bank = read_bank_table(args.bank)
+    answers = read_response_files(args.responses, pd.DataFrame({"board_id": bank.column("board_id").to_pylist()}))
     with progress("verdicts verify", None, "answers") as update:
-        diffs, compared = verify_verdicts_files(args.bank, args.responses, args.verdicts, parse=args.parse,
+        diffs, compared = verify_verdicts_files(bank, answers, args.verdicts, parse=args.parse,
                                                 format_failure=args.format_failure, progress=update)
     for diff in diffs:
         say(f"DIFF {diff}")

@@ -188,9 +188,34 @@ def _plan(codes) -> str:
     return "".join(DIRECTIONS[int(c)] for c in codes)
 
 
+GOALS = ("blank-last", "blank-first")
+_TURNED_MOVES = str.maketrans("UDLR", "DURL")  # the blank's moves on the board turned by 180 degrees
+
+
+def _blank_last(board: list, blocks, goal: str) -> tuple[list, object]:
+    """A board whose goal has the blank first (Korf's convention: 0 1 2 ... on the open board, the tiles
+    after the blank in row-major order over the free cells) as the same puzzle with the blank last: turned
+    by 180 degrees (cell i to cells-1-i) and relabelled (tile t to tiles+1-t, the blank stays). Optimal
+    lengths and h are the same; the blank's moves turn with it (U <-> D, L <-> R)."""
+    if goal not in GOALS:
+        raise UserError(f"goal must be one of {', '.join(GOALS)}, got {goal!r}")
+    if goal == "blank-last":
+        return board, blocks
+    tiles = sum(1 for v in board if isinstance(v, (int, np.integer)) and v > 0)
+    turned = [v if v in (0, -1) or not isinstance(v, (int, np.integer)) else tiles + 1 - v for v in reversed(board)]
+    if isinstance(blocks, (list, tuple, np.ndarray)):
+        blocks = [len(board) - 1 - int(b) if isinstance(b, (int, np.integer)) else b for b in blocks]
+    return turned, blocks
+
+
 def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
-          progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None) -> Solution:
+          progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None,
+          goal: str = "blank-last") -> Solution:
     """The optimal plan (blank moves U/D/L/R) of one board; -1 marks blocked cells.
+
+    ``goal``: ``blank-last`` (fastspe's and the banks': tiles 1.. in row-major order over the free cells, the
+    blank last) or ``blank-first`` (Korf's published sets: the blank first, then the tiles); the moves are
+    those of the blank on ``board`` as given, whichever the goal.
 
     ``blocks`` (cell indices) may be left out: the board's -1 cells are the blocks; if given, the
     board's -1 cells must match them. ``progress(done, total)`` reports a pattern-database build;
@@ -200,7 +225,7 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     """
     from ..kernels.search import MAX_DEPTH, ida_star_split
 
-    board = list(board)
+    board, blocks = _blank_last(list(board), blocks, goal)
     layout = _layout_of(board, rows, cols, blocks)
     packed = _check(layout, board, "board", progress)
     limit = _max_nodes(max_nodes)
@@ -211,8 +236,10 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
     seconds = time.perf_counter() - start
     _raise_for(int(status), int(nodes), "board")
-    return Solution(int(length), _plan(path[:length]), int(layout_h(layout, packed[None])[0]), int(h), int(nodes),
-                    seconds, tables.name)
+    moves = _plan(path[:length])
+    moves = moves if goal == "blank-last" else moves.translate(_TURNED_MOVES)
+    return Solution(int(length), moves, int(layout_h(layout, packed[None])[0]), int(h), int(nodes), seconds,
+                    tables.name)
 
 
 def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
@@ -254,7 +281,8 @@ def layout_h(layout: Layout, packed: np.ndarray) -> np.ndarray:
 ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "error")
 
 
-def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None) -> dict:
+def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None,
+                 goal: str = "blank-last") -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
     with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
     invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
@@ -267,7 +295,7 @@ def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int],
         if not isinstance(board, list):
             raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
         sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
-                    max_nodes=max_nodes, progress=progress)
+                    max_nodes=max_nodes, progress=progress, goal=goal)
     except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out

@@ -101,6 +101,8 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
         kind = kind_for_status(exc.status_code)
         if getattr(exc, "code", None) == "insufficient_quota":  # OpenAI's 429 for an empty account: waiting won't help
             kind = FATAL
+        if exc.status_code == 404:
+            message += base_url_hint(sdk.__name__, _request_path(exc))
         return AttemptError(kind, message, http_status=exc.status_code, retry_after=parse_retry_after(headers),
                             request_id=request_id_from(headers), rate_limits=rate_limits(headers))
     if isinstance(exc, sdk.APITimeoutError):
@@ -111,6 +113,25 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
         # A 200 whose body is not the JSON the wire format promises (truncated, wrong shape).
         return AttemptError(BAD_RESPONSE, message)
     return AttemptError(CONNECTION, message)  # any other SDK error: treat as transient
+
+
+def _request_path(exc) -> str:
+    try:
+        return str(exc.response.request.url.path)
+    except (AttributeError, RuntimeError):  # a response built without its request
+        return ""
+
+
+def base_url_hint(sdk_name: str, path: str) -> str:
+    """A hint for a 404 whose path suggests a base URL with ``/v1`` too many or too few: the Anthropic SDK adds
+    ``/v1/messages`` to its base URL itself, the OpenAI one only ``/chat/completions``."""
+    if sdk_name == "anthropic" and "/v1/v1/" in path:
+        return (" (the base URL ends in /v1, which the Anthropic SDK adds itself: give --base-url http://HOST:PORT "
+                "or ANTHROPIC_BASE_URL without /v1)")
+    if sdk_name == "openai" and not path.startswith("/v1/") and "/v1/" not in path:
+        return (" (an OpenAI-compatible server's base URL usually ends in /v1: --base-url http://HOST:PORT/v1; "
+                "the SDK adds only /chat/completions)")
+    return ""
 
 
 def response_failures(sdk) -> tuple:

@@ -8,6 +8,7 @@ Section 2.2: completion, legality, first error, economy d*/L and excess L - d* o
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -22,7 +23,7 @@ from ..boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
-from ..boundary.responses import KEY, read_responses, validate_responses
+from ..boundary.responses import KEY, combine_responses, read_responses, validate_responses
 from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
 from ..executor import Executor, in_process
@@ -262,7 +263,7 @@ def _frame_metadata(responses: pd.DataFrame) -> list[str]:
 
 
 def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
-                    format_failure: str = "illegal") -> pd.DataFrame:
+                    format_failure: str = "illegal", source: str = "responses") -> pd.DataFrame:
     """One verdict row per output (columns ``VERDICT_COLUMNS`` then scalar metadata).
 
     Parameters
@@ -273,6 +274,7 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
         attempts are resolved to the completed one)
     parse : "lenient" (normalized answers are scored) or "strict" (they are format failures)
     format_failure : "illegal" (error_kind "format", L = 0) or "noncompletion" (legal, L = 0)
+    source : what errors call the responses (``LOG.eval: row 2: ...``)
 
     Notes
     -----
@@ -285,7 +287,7 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
     """
     _check_options(parse, format_failure)
     tables = bank_tables(bank)
-    resp = validate_responses(responses, bank=_id_frame(tables))
+    resp = validate_responses(responses, bank=_id_frame(tables), source=source)
     return _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
 
 
@@ -324,7 +326,8 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
     Parameters
     ----------
     bank : Arrow table checked by ``check_bank_table`` (``fastspe.boundary.banks.read_bank_table``)
-    responses, out : paths; ``out`` is ``.parquet`` (streamed, rows in the order of the responses)
+    responses, out : paths (``responses`` may be a list of paths, scored as one file: an output in two of
+        them is refused, naming both); ``out`` is ``.parquet`` (streamed, rows in the order of the responses)
         or ``.csv`` (in memory, sorted by condition, board_id, trial)
     skip_invalid : report bad lines (``ScoreSummary.invalid``) and score the rest
     progress : called with (outputs scored so far, None)
@@ -340,18 +343,20 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
     _check_options(parse, format_failure)
     tables = packed_bank(bank)
     fmt = table_format(out, (".parquet", ".csv"))
+    paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
     summary = ScoreSummary()
     if fmt == "parquet":
         try:
-            _stream(tables, responses, out, parse, format_failure, summary, progress, chunk_bytes, executor)
+            _stream(tables, paths, out, parse, format_failure, summary, progress, chunk_bytes, executor)
             return summary
         except NeedsLineReader:
             summary = ScoreSummary(streamed=False)
     else:
         summary.streamed = False
-    resp = read_responses(responses, bank=_id_frame(tables), skip_invalid=skip_invalid)
+    ids = _id_frame(tables)
+    resp = combine_responses((str(p), read_responses(p, bank=ids, skip_invalid=skip_invalid)) for p in paths)
     if resp.empty:
-        raise UserError(f"{responses}: no completed outputs to score")
+        raise UserError(f"{_names(paths)}: no completed outputs to score")
     verdicts = _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
     write_verdicts(verdicts, out)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
@@ -361,7 +366,11 @@ def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_fa
     return summary
 
 
-def _stream(tables: BankTables, responses, out, parse, format_failure, summary: ScoreSummary,
+def _names(paths) -> str:
+    return ", ".join(map(str, paths))
+
+
+def _stream(tables: BankTables, paths: list, out, parse, format_failure, summary: ScoreSummary,
             progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None) -> None:
     """Read, check, score and write batch by batch; the next batch is read and the last one written (both
     mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored
@@ -370,7 +379,7 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
 
     checker = ResponseChecker(tables.ids)
     kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-    batches = response_tables(responses, **kwargs)
+    batches = (table for path in paths for table in response_tables(path, **kwargs))
     with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
         def checked_write(verdicts: pa.Table) -> None:
             try:
@@ -397,5 +406,5 @@ def _stream(tables: BankTables, responses, out, parse, format_failure, summary: 
         if writing is not None:
             writing.result()
         if summary.scored == 0:
-            raise UserError(f"{responses}: no completed outputs to score")
+            raise UserError(f"{_names(paths)}: no completed outputs to score")
     summary.lost_outputs = checker.lost_outputs()

@@ -26,6 +26,7 @@ damaged or edited file has every one of its bad rows named. A null ``economy``/`
 from __future__ import annotations
 
 import math
+import os
 from collections import deque
 from itertools import repeat
 from typing import Callable, NamedTuple
@@ -293,7 +294,10 @@ def bank_boards(bank) -> dict[str, Board]:
 
 def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
                           progress: Progress | None = None) -> tuple[list[Difference], int]:
-    """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file."""
+    """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file.
+
+    ``bank`` may be a checked bank table (``read_bank_table``) and ``responses`` checked responses (a DataFrame
+    from ``read_responses`` or ``combine_responses``) instead of paths."""
     from ..boundary.banks import read_bank_table
     from ..boundary.responses import read_responses
     from ..boundary.verdict_rows import read_verdict_rows
@@ -301,8 +305,9 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
                         f"{parse!r} and {format_failure!r}")
-    boards = bank_boards(read_bank_table(bank))
-    answers = read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
+    boards = bank_boards(read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank)
+    answers = responses if isinstance(responses, pd.DataFrame) else \
+        read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)
     try:
         return compare_verdicts(boards, answers, stored, parse, format_failure, progress)
