@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..kernels import jsonl_scan as scan
+from .jsonl import ARROW_BLOCK_BYTES
 
 MAX_KEYS = 1024  # keys learned from a file at most (a file with more reads through pyarrow)
 _TEXT_KINDS = (scan.TEXT, scan.TIME_LIKE)
@@ -42,12 +43,14 @@ class KnownKeys:
         np.cumsum([len(e) for e in encoded], out=self.offsets[1:])
 
 
-def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys) -> pa.Table | None:
-    """The table of ``data`` (uint8, one JSON object per line), or None where the scanner cannot vouch for it.
+def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
+                  block_size: int = ARROW_BLOCK_BYTES) -> pa.Table | None:
+    """The table of ``data`` (uint8, one JSON object per line), or None where the scanner cannot vouch for it;
+    its columns are chunked as pyarrow's reader with ``block_size`` would chunk them.
 
     ``keys`` must start with the ``schema`` names, in order; keys found on the way are added to it."""
     while True:
-        status, kind, start, end, value, escaped, first, where = scan.scan_records(data, keys.bytes, keys.offsets)
+        status, kind, start, end, value, escaped, first, where, line_start = scan.scan_records(data, keys.bytes, keys.offsets)
         if status == scan.UNKNOWN_KEY:
             name = bytes(data[where[0]:where[1]]).decode("ascii")  # (printable ASCII: the scanner checked)
             if keys.learn(name):
@@ -84,7 +87,10 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys) -> pa.Ta
             columns[name] = pa.array(kind[k] == scan.TRUE, mask=~present)
         else:
             columns[name] = pa.nulls(n)
-    return pa.table(columns)
+    table = pa.table(columns)
+    # the chunks pyarrow's reader would give (the Parquet writer's dictionary pages follow them)
+    rows = np.searchsorted(line_start, scan.block_cuts(data, block_size))
+    return pa.concat_tables([table.slice(a, b - a) for a, b in zip(rows[:-1], rows[1:])])
 
 
 _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "string"  # how a column is built

@@ -189,6 +189,7 @@ def scan_records(data, names, name_offsets, parts=8):
     escaped : bool (keys, lines), the string holds escapes
     first : int64 (keys,), the order in which the keys first appear (line * 65536 + place), -1 if never
     where : int64 (2,)
+    line_start : int64 (lines + 1,), where each line begins (and the end of ``data``)
     """
     bounds, line0 = _segments(data, parts)
     n = line0[parts]
@@ -198,28 +199,32 @@ def scan_records(data, names, name_offsets, parts=8):
     end = np.zeros((nk, n), dtype=np.int64)
     value = np.zeros((nk, n), dtype=np.int64)
     escaped = np.zeros((nk, n), dtype=np.bool_)
+    line_start = np.zeros(n + 1, dtype=np.int64)
+    line_start[n] = len(data)
     firsts = np.full((parts, nk), -1, dtype=np.int64)
     status = np.zeros(parts, dtype=np.int64)
     wheres = np.zeros((parts, 2), dtype=np.int64)
     for p in prange(parts):
         status[p] = _scan_lines(data, bounds[p], bounds[p + 1], line0[p], line0[p + 1], names, name_offsets,
-                                kind, start, end, value, escaped, firsts[p], wheres[p])
+                                kind, start, end, value, escaped, firsts[p], wheres[p], line_start)
     first = np.full(nk, -1, dtype=np.int64)
     for p in range(parts):  # the first piece that fails decides (an unknown key there is learned first)
         if status[p] != CLEAN:
-            return status[p], kind, start, end, value, escaped, first, wheres[p]
+            return status[p], kind, start, end, value, escaped, first, wheres[p], line_start
         for k in range(nk):
             if first[k] < 0:
                 first[k] = firsts[p, k]
-    return CLEAN, kind, start, end, value, escaped, first, wheres[0]
+    return CLEAN, kind, start, end, value, escaped, first, wheres[0], line_start
 
 
 @njit
-def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start, end, value, escaped, first, where):
+def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start, end, value, escaped, first, where,
+                line_start):
     """Scan the lines ``line_lo:line_hi`` of ``data[i:hi]`` into the arrays (see ``scan_records``); the status."""
     null, true, false = np.frombuffer(b"null", np.uint8), np.frombuffer(b"true", np.uint8), \
         np.frombuffer(b"false", np.uint8)
     for line in range(line_lo, line_hi):
+        line_start[line] = i
         if i >= hi or data[i] != _OPEN:
             return UNCLEAN
         i = _spaces(data, i + 1, hi)
@@ -277,6 +282,28 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
                 return UNCLEAN
             i += 1
     return CLEAN
+
+
+@njit
+def block_cuts(data, block_size):
+    """Where a reader of ``block_size`` bytes at a time that cuts each block after its last newline (and carries
+    the rest into the next) cuts ``data``: pyarrow's JSON reader, whose blocks become the chunks of its columns."""
+    hi = len(data)
+    cuts = [0]
+    lo = 0
+    read_to = 0
+    while lo < hi:
+        before, read_to = read_to, min(read_to + block_size, hi)
+        cut = hi
+        if read_to > before:
+            cut = read_to
+            while cut > lo and data[cut - 1] != _NL:
+                cut -= 1
+            if cut == lo:  # no newline in the block: read on
+                continue
+        cuts.append(cut)
+        lo = cut
+    return np.array(cuts, dtype=np.int64)
 
 
 @njit(parallel=True)
