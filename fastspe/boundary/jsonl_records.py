@@ -89,7 +89,10 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
             columns[name] = pa.nulls(n)
     table = pa.table(columns)
     # the chunks pyarrow's reader would give (the Parquet writer's dictionary pages follow them)
-    rows = np.searchsorted(line_start, scan.block_cuts(data, block_size))
+    cuts = scan.block_cuts(data, block_size)
+    if len(cuts) == 0:  # a line longer than pyarrow's block: pyarrow refuses it, and so the caller must hear it
+        return None
+    rows = np.searchsorted(line_start, cuts)
     return pa.concat_tables([table.slice(a, b - a) for a, b in zip(rows[:-1], rows[1:])])
 
 

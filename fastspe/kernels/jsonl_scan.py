@@ -287,7 +287,8 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
 @njit
 def block_cuts(data, block_size):
     """Where a reader of ``block_size`` bytes at a time that cuts each block after its last newline (and carries
-    the rest into the next) cuts ``data``: pyarrow's JSON reader, whose blocks become the chunks of its columns."""
+    the rest into the next) cuts ``data``: pyarrow's JSON reader, whose blocks become the chunks of its columns.
+    Empty when a line is longer than a block (pyarrow refuses such a buffer)."""
     hi = len(data)
     cuts = [0]
     lo = 0
@@ -299,8 +300,8 @@ def block_cuts(data, block_size):
             cut = read_to
             while cut > lo and data[cut - 1] != _NL:
                 cut -= 1
-            if cut == lo:  # no newline in the block: read on
-                continue
+            if cut == lo:  # a line longer than a block, which pyarrow refuses: no cuts
+                return np.zeros(0, dtype=np.int64)
         cuts.append(cut)
         lo = cut
     return np.array(cuts, dtype=np.int64)
