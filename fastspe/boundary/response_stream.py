@@ -26,7 +26,6 @@ import pyarrow.compute as pc
 from ..errors import UserError
 from .files import arrow_file, table_format
 from .jsonl import read_object_lines
-from .jsonl_records import KnownKeys, scanned_table
 from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_parquet
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
@@ -60,6 +59,9 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
     """The tables of a JSONL file's chunks (cut after a chunk's last newline), each read by the compiled scanner
     straight from the mapped file where it proves the chunk clean, else by pyarrow's JSON reader."""
     import pyarrow.json as pj
+
+    from .jsonl_records import KnownKeys, scanned_table  # (here: the scanner compiles with numba, which the
+    # verdict checker, a reader of this module, must not load)
 
     options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
     keys = KnownKeys(_FIELDS.names)
