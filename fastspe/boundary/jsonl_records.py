@@ -11,6 +11,8 @@ read as timestamps. The caller then reads the buffer with pyarrow (and, on any d
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -53,7 +55,9 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
         status, kind, start, end, value, escaped, first, where, line_start = scan.scan_records(data, keys.bytes, keys.offsets)
         if status == scan.UNKNOWN_KEY:
             name = bytes(data[where[0]:where[1]]).decode("ascii")  # (printable ASCII: the scanner checked)
-            if keys.learn(name):
+            # the other new keys of its line too, so that a file's first line costs one scan, not one per key
+            if keys.learn(name) and all(keys.learn(other) for other in _line_keys(data, where[0])
+                                        if other not in keys.names):
                 continue
         if status != scan.CLEAN:
             return None
@@ -94,6 +98,22 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
         return None
     rows = np.searchsorted(line_start, cuts)
     return pa.concat_tables([table.slice(a, b - a) for a, b in zip(rows[:-1], rows[1:])])
+
+
+def _line_keys(data: np.ndarray, at: int) -> list[str]:
+    """The plain printable-ASCII keys of the JSON object on the line holding byte ``at`` (none if it is no object)."""
+    lo = at - 1
+    while lo >= 0 and data[lo] != 10:
+        lo -= 1
+    hi = at
+    while hi < len(data) and data[hi] != 10:
+        hi += 1
+    try:
+        obj = json.loads(bytes(data[lo + 1:hi]))
+    except (ValueError, RecursionError):
+        return []
+    return [k for k in obj if k.isascii() and k.isprintable() and '"' not in k and "\\" not in k] \
+        if isinstance(obj, dict) else []
 
 
 _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "string"  # how a column is built
