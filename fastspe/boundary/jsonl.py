@@ -20,6 +20,7 @@ NOT_AN_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^ \t\r\f\v\n{]", re.MULTILINE)
 # byte; only when they hit (a line starting with a blank or not with "{", rare) are the exact patterns run.
 _AFTER_NEWLINE_SPACE = re.compile(rb"\n[ \t\r\f\v\n]")
 _LINE_NOT_BRACE = re.compile(rb"\n[^{\n]")
+ARROW_BLOCK_BYTES = 8 << 20  # pyarrow's JSON block size here: its blocks are the chunks of the table's columns
 
 
 def object_line_count(data: bytes) -> int:
@@ -29,7 +30,7 @@ def object_line_count(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
-def read_object_lines(data: bytes, parse_options, block_size: int = 8 << 20) -> pa.Table:
+def read_object_lines(data: bytes, parse_options, block_size: int = ARROW_BLOCK_BYTES) -> pa.Table:
     """The rows of ``data``, one per non-blank line; ``ValueError`` (Arrow's errors are ValueErrors too) when a
     line is not one JSON object or Arrow refuses the buffer."""
     import pyarrow.json as pj

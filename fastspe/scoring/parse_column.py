@@ -39,7 +39,9 @@ class ParsedColumn:
         ``INVALID_CODE`` for a token that is not a move)
     offsets : int64 (n + 1,), plan i is ``codes[offsets[i]:offsets[i + 1]]``
     mode : int8 (n,), ``MODE_EXACT``, ``MODE_NORMALIZED`` or ``MODE_NO_PLAN`` (names in ``MODE_NAMES``)
-    normalization : object (n,), the ``+``-joined normalization tags, "" when none
+    normalization_code : int32 (n,), each answer's normalization as an index into ``normalization_names``
+    normalization_names : tuple of str, the ``+``-joined normalization tags ("" when none); ``normalization``
+        (object (n,)) gives them per answer
     multiple : bool (n,), more than one label appeared
     compiled : how many answers the kernel decided alone; the rest went to the Python parser
     """
@@ -47,12 +49,22 @@ class ParsedColumn:
     codes: np.ndarray
     offsets: np.ndarray
     mode: np.ndarray
-    normalization: np.ndarray
+    normalization_code: np.ndarray
+    normalization_names: tuple
     multiple: np.ndarray
     compiled: int
 
     def __len__(self) -> int:
         return len(self.mode)
+
+    @property
+    def normalization(self) -> np.ndarray:
+        return np.array(self.normalization_names, dtype=object)[self.normalization_code]
+
+    def normalization_array(self) -> pa.Array:
+        """The normalizations as an Arrow string array, built from the codes (no Python string per answer)."""
+        names = pa.array(self.normalization_names, pa.string())
+        return pa.DictionaryArray.from_arrays(self.normalization_code, names).cast(pa.string())
 
     def to_plans(self) -> list[_ref.ParsedPlan]:
         """The answers as ``fastspe.scoring.parse_reference.ParsedPlan`` tuples (one Python object each: for checks)."""
@@ -207,12 +219,18 @@ def parse_column(texts, strict: bool = False) -> ParsedColumn:
         list_end[normalized] = list_start[normalized]
     else:
         mode[normalized] = MODE_NORMALIZED
-    normalization = _NORMALIZATION_OF_TAGS[tags]  # shared string objects, "" for no tags
+    normalization = tags.astype(np.int32)  # indices into _NORMALIZATION_OF_TAGS, then any name the reference adds
+    names = list(_NORMALIZATION_OF_TAGS)
     other_index = np.full(len(mode), -1, dtype=np.int64)
     other_index[undecided] = np.arange(len(undecided))
     if plans:
         mode[undecided] = [_MODE_OF_NAME[p.mode] for p in plans]
-        normalization[undecided] = [p.normalization for p in plans]
+        index = {name: code for code, name in enumerate(names)}
+        for p in plans:
+            if p.normalization not in index:
+                index[p.normalization] = len(names)
+                names.append(p.normalization)
+        normalization[undecided] = [index[p.normalization] for p in plans]
         multiple[undecided] = [p.multiple for p in plans]
         n_moves[undecided] = [len(p.moves) for p in plans]
     other_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
@@ -222,4 +240,4 @@ def parse_column(texts, strict: bool = False) -> ParsedColumn:
     np.cumsum(n_moves, out=offsets[1:])
     codes = _kernel.write_codes(col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets, other_index,
                                 offsets)
-    return ParsedColumn(codes, offsets, mode, normalization, multiple, len(mode) - len(undecided))
+    return ParsedColumn(codes, offsets, mode, normalization, tuple(names), multiple, len(mode) - len(undecided))

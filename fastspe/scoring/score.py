@@ -55,6 +55,8 @@ class BankTables:
     tags : layout tag of each board (object (m,))
     ids : string (m,), the board ids (an Arrow array, for hashed look-ups)
     depth, k : int64 (m,); cohort : object (m,)
+    cohort_code : int32 (m,), each board's cohort as an index into ``cohort_names`` (string array);
+    layout_names : string array, the tag of each layout (indexed by ``layout_index``)
     """
 
     boards: np.ndarray
@@ -68,6 +70,9 @@ class BankTables:
     depth: np.ndarray
     k: np.ndarray
     cohort: np.ndarray
+    cohort_code: np.ndarray
+    cohort_names: pa.Array
+    layout_names: pa.Array
 
     def rows_of(self, board_ids) -> np.ndarray:
         """Bank rows of ``board_ids`` (any sequence or Arrow array of str), -1 where unknown."""
@@ -97,10 +102,13 @@ def packed_bank(table: pa.Table) -> BankTables:
         goal_cell[i, :lay.tiles + 1] = lay.goal_cell
     tags = np.array([lay.tag for lay in layouts], dtype=object)[found.index]
     bits, _, _ = key_layout(cells, max_tile)
+    cohort = table.column("cohort").combine_chunks().cast(pa.string())
+    coded = pc.dictionary_encode(cohort)  # (a checked bank names every board's cohort: no nulls)
     return BankTables(board_matrix(table.column(BOARD_COLUMNS[0]), cells), found.index, moves, dist, goal_cell, bits,
                       tags, table.column("board_id").combine_chunks().cast(pa.string()),
                       table.column("depth").to_numpy(), table.column("k").to_numpy(),
-                      table.column("cohort").to_numpy(zero_copy_only=False))
+                      cohort.to_numpy(zero_copy_only=False), coded.indices.to_numpy().astype(np.int32),
+                      coded.dictionary, pa.array([lay.tag for lay in layouts], pa.string()))
 
 
 def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -174,16 +182,16 @@ def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
         "board_id": outputs.column("board_id").cast(pa.string()),
         "condition": outputs.column("condition").cast(pa.string()),
         "trial": outputs.column("trial").cast(pa.int64()),
-        "cohort": pa.array(tables.cohort[rows], pa.string()),
+        "cohort": _coded(tables.cohort_code[rows], tables.cohort_names),
         "k": tables.k[rows],
-        "layout": pa.array(tables.tags[rows], pa.string()),
+        "layout": _coded(tables.layout_index[rows], tables.layout_names),
         "depth": r.depth,
         "L": r.L,
-        "status": pa.DictionaryArray.from_arrays(r.status.astype(np.int32), STATUS_NAMES).cast(pa.string()),
-        "error_kind": pa.DictionaryArray.from_arrays(r.kind.astype(np.int32), ERROR_NAMES).cast(pa.string()),
+        "status": _coded(r.status, _STATUS),
+        "error_kind": _coded(r.kind, _ERRORS),
         "first_error": r.first_error,
-        "parse_mode": pa.DictionaryArray.from_arrays(p.mode.astype(np.int32), MODE_NAMES).cast(pa.string()),
-        "normalization": pa.array(p.normalization, pa.string()),
+        "parse_mode": _coded(p.mode, _MODES),
+        "normalization": p.normalization_array(),
         "multiple_moves": p.multiple,
         "truncated": _truncated(outputs),
         "final_h": r.final_h,
@@ -198,6 +206,14 @@ def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
     for name in _metadata_columns(outputs):
         columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
     return pa.table(columns)
+
+
+_STATUS, _ERRORS, _MODES = (pa.array(names, pa.string()) for names in (STATUS_NAMES, ERROR_NAMES, MODE_NAMES))
+
+
+def _coded(codes: np.ndarray, names: pa.Array) -> pa.Array:
+    """The strings ``names[codes]`` as a string array, taken in Arrow from the codes (no Python string per row)."""
+    return pa.DictionaryArray.from_arrays(codes.astype(np.int32, copy=False), names).cast(pa.string())
 
 
 def _truncated(outputs: pa.Table) -> np.ndarray:

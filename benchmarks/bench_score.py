@@ -1,0 +1,167 @@
+"""``fastspe score`` end to end beside the minimal compiled parse + replay of the same file (issue 21, item 1).
+
+Run with ``python -m pytest benchmarks/bench_score.py --benchmark-only -s``. The file is a run log written by
+``fastspe run --model baseline:random`` (``FASTSPE_BENCH_ANSWERS`` answers, default 1,000,000, on a bank of
+100,000 boards): one JSON line per answer with its ~17 metadata fields, as a lab's rollouts look.
+
+The reference is what the issue names: a Numba scanner that reads the file's bytes, finds each line's board_id
+and the plan after the answer's last ``MOVES:``, and replays it on its board (status and length only), all in one
+parallel pass: no checks, no metadata, no output file. ``score`` does all of those (the checks that prove the
+file clean, every verdict column, the metadata carried, a Parquet file with checksums). Target: ``score`` <= 1.3x
+the reference, both timed in this process, interleaved, best of 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import numpy as np
+import pytest
+from numba import njit, prange
+
+from benchmarks.timing import target
+from fastspe.boundary.banks import read_bank_table
+from fastspe.cli import main
+from fastspe.scoring.score import packed_bank, score_file
+
+ANSWERS = int(os.environ.get("FASTSPE_BENCH_ANSWERS", "1000000"))
+BOARDS = 100_000
+_KEY_BOARD, _KEY_RESPONSE = np.frombuffer(b'"board_id": "', np.uint8), np.frombuffer(b'"response": "', np.uint8)
+_LABEL = np.frombuffer(b"MOVES:", np.uint8)
+_DIRECTION = np.full(256, -1, dtype=np.int8)
+_DIRECTION[list(b"UDLR")] = [0, 1, 2, 3]
+
+
+@njit
+def _find(data, lo, hi, word):
+    for i in range(lo, hi - len(word) + 1):
+        if data[i] == word[0]:
+            k = 1
+            while k < len(word) and data[i + k] == word[k]:
+                k += 1
+            if k == len(word):
+                return i + len(word)
+    return -1
+
+
+@njit
+def _fnv(data, lo, hi):
+    h = np.uint64(14695981039346656037)
+    for i in range(lo, hi):
+        h = (h ^ np.uint64(data[i])) * np.uint64(1099511628211)
+    return h
+
+
+@njit(parallel=True)
+def reference_score(data, starts, id_hash, id_row, boards, layout_index, moves, goal_cell, direction):
+    """Status (0 complete, 1 legal noncompletion, 2 illegal, 3 unknown board) and L of each line's plan."""
+    n = len(starts) - 1
+    status = np.zeros(n, dtype=np.int8)
+    length = np.zeros(n, dtype=np.int64)
+    for a in prange(n):
+        lo, hi = starts[a], starts[a + 1]
+        b = _find(data, lo, hi, _KEY_BOARD)
+        e = b
+        while data[e] != 34:
+            e += 1
+        at = np.searchsorted(id_hash, _fnv(data, b, e))
+        if b < 0 or at >= len(id_hash) or id_hash[at] != _fnv(data, b, e):
+            status[a] = 3
+            continue
+        row = id_row[at]
+        r = _find(data, lo, hi, _KEY_RESPONSE)
+        end = r
+        while data[end] != 34:
+            end += 1 + (data[end] == 92)
+        plan = -1
+        i = r
+        while True:  # the last label
+            j = _find(data, i, end, _LABEL)
+            if j < 0:
+                break
+            plan, i = j, j
+        board = boards[row].copy()
+        lay = layout_index[row]
+        blank = 0
+        for c in range(board.shape[0]):
+            if board[c] == 0:
+                blank = c
+        legal = plan >= 0
+        count = 0
+        i = plan if plan >= 0 else end
+        while i < end and legal:
+            d = direction[data[i]]
+            i += 1
+            if d < 0:
+                continue  # separators
+            count += 1
+            to = moves[lay, blank, d]
+            if to < 0:
+                legal = False
+                break
+            board[blank], board[to] = board[to], 0
+            blank = to
+        done = True
+        for t in range(1, goal_cell.shape[1]):
+            if t < board.shape[0] and goal_cell[lay, t] >= 0 and board[goal_cell[lay, t]] != t:
+                done = False
+        status[a] = 2 if not legal else (0 if done else 1)
+        length[a] = count
+    return status, length
+
+
+def reference_run(bank_path, answers_path) -> tuple[np.ndarray, np.ndarray]:
+    """The reference, end to end: the bank packed, the file read, every line parsed and replayed."""
+    tables = packed_bank(read_bank_table(bank_path))
+    ids = tables.ids.to_pylist()
+    hashes = np.array([_fnv(np.frombuffer(s.encode(), np.uint8), 0, len(s)) for s in ids], dtype=np.uint64)
+    order = np.argsort(hashes)
+    data = np.fromfile(answers_path, dtype=np.uint8)
+    starts = np.concatenate([[0], np.flatnonzero(data == 10) + 1])
+    return reference_score(data, starts, hashes[order], order, tables.boards, tables.layout_index, tables.moves,
+                           tables.goal_cell, _DIRECTION)
+
+
+@pytest.fixture(scope="module")
+def run_log(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("score")
+    design, bank, log = folder / "design.json", folder / "bank.parquet", folder / "answers.jsonl"
+    design.write_text(json.dumps({"seed": 7, "cells": [{"cohort": "primary", "depth": 40, "count": BOARDS}]}))
+    os.environ["FASTSPE_PROGRESS"] = "off"
+    assert main(["bank", "build", "--design", str(design), "--out", str(bank)]) == 0
+    trials = -(-ANSWERS // BOARDS)
+    assert main(["run", "--bank", str(bank), "--model", "baseline:random", "--trials", str(trials),
+                 "--out", str(log)]) == 0
+    return bank, log, folder
+
+
+def test_score_vs_compiled_reference(benchmark, run_log):
+    bank, log, folder = run_log
+    out = folder / "verdicts.parquet"
+    bank_table = read_bank_table(bank)
+    score_file(bank_table, log, out)  # compile / load from cache
+    status, _ = reference_run(bank, log)
+    assert (status != 3).all()
+    times = {"score": [], "reference": []}
+    for _ in range(3):  # interleaved, so that both see the same load
+        t = time.perf_counter()
+        summary = score_file(read_bank_table(bank), log, out)
+        times["score"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        status, length = reference_run(bank, log)
+        times["reference"].append(time.perf_counter() - t)
+    assert summary.streamed and summary.scored == len(status)
+    assert summary.illegal == int((status == 2).sum())
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    best = {k: min(v) for k, v in times.items()}
+    ratio = best["score"] / best["reference"]
+    n = summary.scored
+    benchmark.extra_info.update(answers=n, score_s=best["score"], reference_s=best["reference"], ratio=ratio,
+                                score_median_s=float(np.median(times["score"])),
+                                reference_median_s=float(np.median(times["reference"])))
+    print(f"\nscore, {n:,} answers ({log.stat().st_size / 1e6:,.0f} MB JSONL) -> Parquet: {best['score']:.2f} s "
+          f"(median {np.median(times['score']):.2f}); compiled parse + replay of the same file: "
+          f"{best['reference']:.2f} s (median {np.median(times['reference']):.2f}); ratio {ratio:.2f}x")
+    target(ratio <= 1.3, f"score <= 1.3x the compiled reference, got {ratio:.2f}x")

@@ -1,0 +1,129 @@
+"""The JSONL scanner (``kernels.jsonl_scan``) beside its plain-Python twin, and its tables beside pyarrow's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.json as pj
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastspe.boundary.jsonl_records import KnownKeys, scanned_table
+from fastspe.boundary.response_stream import _FIELDS  # noqa: F401  (the reader's schema, as the reader uses it)
+from fastspe.kernels import jsonl_scan as scan
+from tests.naive_jsonl_scan import naive_scan
+
+KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag"]
+NASTY_TEXT = st.text(st.sampled_from(list("MOVES: U,D,L,R\n\t\"\\/é→\x01 2026-12-01T20:35:41.5Z")), max_size=30)
+VALUES = st.one_of(NASTY_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False),
+                   st.booleans(), st.none(), st.sampled_from(["2026-12-01", "2026-12-01T20:35:41", "20:35"]),
+                   st.lists(st.integers(), max_size=2), st.dictionaries(st.sampled_from("ab"), st.integers(),
+                                                                          max_size=1))
+SPACES = st.sampled_from(["", " ", "  ", "\t"])
+
+
+@st.composite
+def jsonl_lines(draw, max_lines=6):
+    """JSON lines with keys in any order, nasty values and spacing, now and then an unknown key or a torn line."""
+    lines = []
+    for _ in range(draw(st.integers(1, max_lines))):
+        keys = draw(st.lists(st.sampled_from(KEYS + ["extra"]), min_size=1, max_size=6, unique=True))
+        sep, colon = draw(SPACES), draw(SPACES)
+        items = [json.dumps(k) + colon + ":" + draw(SPACES) + json.dumps(draw(VALUES), ensure_ascii=draw(st.booleans()))
+                 for k in keys]
+        line = "{" + draw(SPACES) + ("," + sep).join(items) + draw(SPACES) + "}" + draw(st.sampled_from(["", " ", "\r"]))
+        if draw(st.integers(0, 20)) == 0:
+            line = line[:len(line) // 2]
+        lines.append(line)
+    return ("\n".join(lines) + draw(st.sampled_from(["\n", ""]))).encode()
+
+
+def _kernel_rows(data: bytes, names: list[str]):
+    keys = KnownKeys(names)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    status, kind, start, end, value, escaped, first, where, _ = scan.scan_records(arr, keys.bytes, keys.offsets)
+    if status == scan.UNKNOWN_KEY:
+        return status, None, bytes(arr[where[0]:where[1]]).decode()
+    if status != scan.CLEAN:
+        return status, None, None
+    rows = []
+    for line in range(kind.shape[1]):
+        row = {}
+        for k, name in enumerate(names):
+            kd = int(kind[k, line])
+            if kd == scan.ABSENT:
+                continue
+            if kd in (scan.TEXT, scan.TIME_LIKE):
+                offsets, chars, _ = scan.gather_strings(arr, np.array([k]), np.ones((1, 1), np.bool_),
+                                                        start[:, line:line + 1], end[:, line:line + 1],
+                                                        value[:, line:line + 1], escaped[:, line:line + 1])
+                v = chars.tobytes().decode("ascii")
+            elif kd == scan.INT:
+                v = int(value[k, line])
+            elif kd == scan.FLOAT:
+                v = data[start[k, line]:end[k, line]].decode()
+            else:
+                v = None
+            row[name] = (kd, v)
+        rows.append(row)
+    return status, rows, None
+
+
+@settings(max_examples=300, deadline=None)
+@given(jsonl_lines())
+def test_scanner_matches_its_twin(data):
+    status, rows, unknown = naive_scan(data, KEYS)
+    k_status, k_rows, k_unknown = _kernel_rows(data, KEYS)
+    assert k_status == status
+    if status == scan.CLEAN:
+        assert k_rows == rows
+    if status == scan.UNKNOWN_KEY:
+        assert k_unknown == unknown
+
+
+def _arrow(data: bytes, block_size: int = 1 << 20):
+    options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
+    try:
+        return pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size),
+                            parse_options=options)
+    except pa.ArrowInvalid:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(jsonl_lines())
+def test_a_scanned_table_is_the_table_pyarrow_reads(data):
+    """Where the scanner vouches for a buffer, pyarrow reads it too, to the same table (schema, values, and
+    the json module agrees on every line); else the caller falls back to pyarrow."""
+    table = scanned_table(np.frombuffer(data, dtype=np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
+    if table is None:
+        return
+    expected = _arrow(data)
+    assert expected is not None
+    assert table.schema == expected.schema
+    assert table.to_pylist() == expected.to_pylist()
+    assert len(table) == len([json.loads(line) for line in data.splitlines()])
+
+
+def test_timestamp_like_strings_are_left_to_pyarrow():
+    data = b'{"board_id": "a", "when": "2026-12-01T20:35:41"}\n'
+    assert scanned_table(np.frombuffer(data, np.uint8), _FIELDS, KnownKeys(_FIELDS.names)) is None
+    mixed = data + b'{"board_id": "b", "when": "later"}\n'
+    table = scanned_table(np.frombuffer(mixed, np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
+    assert table.column("when").type == pa.string() and table.equals(_arrow(mixed))
+
+
+@pytest.mark.parametrize("block", [64, 100, 1000])
+def test_columns_are_chunked_as_pyarrow_chunks_them(block):
+    lines = b"".join(b'{"board_id": "b%d", "trial": %d, "response": "MOVES: %s"}\n' % (i, i, b"U," * (i % 7))
+                     for i in range(200))
+    table = scanned_table(np.frombuffer(lines, np.uint8), _FIELDS, KnownKeys(_FIELDS.names), block_size=block)
+    expected = _arrow(lines, block)
+    if expected is None:  # a line longer than a block: pyarrow refuses it, the scanner leaves it to pyarrow
+        assert block == 64 and table is None
+        return
+    assert [len(c) for c in table.column("trial").chunks] == [len(c) for c in expected.column("trial").chunks]
+    assert table.equals(expected)
