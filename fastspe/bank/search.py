@@ -47,10 +47,11 @@ def _oracle():
 
 
 def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-                      progress: Progress | None = None, cap: int | None = None):
+                      progress: Progress | None = None, cap: int | None = None, taken_keys: np.ndarray | None = None):
     """Accept ``cell.count`` distinct boards with d* = ``cell.depth`` and h = depth - ``cell.retreat``.
 
-    ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates.
+    ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates (or
+    ``taken_keys``, their sorted ``acceptance.board_keys``).
     Returns (boards int8 (count, cells), plans list[str] of optimal U/D/L/R certificates, proposal
     indices int64) or raises ``QuotaError`` when ``cap`` walks (default ``SEARCH_CAP_FACTOR`` times
     ``acceptance.proposal_cap``) fall short.
@@ -60,7 +61,7 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
     cap = SEARCH_CAP_FACTOR * proposal_cap(cell.count) if cap is None else cap
     solve = _oracle()
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    seen = np.sort(board_keys(prior))  # boards taken or already solved: never solved (again)
+    seen = np.sort(board_keys(prior)) if taken_keys is None else taken_keys  # taken or solved: never solved again
     kept_boards, kept_plans, kept_index = [], [], []
     have, solved, start, chunk = 0, 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:

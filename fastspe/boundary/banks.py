@@ -18,8 +18,10 @@ retreat cell have them on every row); a bank without them is all h-walk boards (
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -29,7 +31,8 @@ from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from .errors import InputError, input_error
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .bank_meaning import check_boards, check_depths, check_unique_ids
-from .parquet import read_parquet, write_parquet
+from .files import atomic_path
+from .parquet import parquet_row_groups, read_parquet, write_parquet
 
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
                 "certificate", "proposal_index", "seed"]
@@ -377,7 +380,28 @@ def write_bank_table(table: pa.Table, path) -> None:
     if fmt == "parquet":
         write_parquet(table, path, "bank")
         return
-    from .files import atomic_path
-
     with atomic_path(path) as tmp:
         bank_frame(table).to_json(tmp, orient="records", lines=True, force_ascii=False)
+
+
+def write_bank_tables(tables: Iterable[pa.Table], path) -> int:
+    """Write the concatenation of bank tables, each checked as it comes (a bank split in pieces, with board
+    ids unique across them, as ``bank.build.bank_pieces`` yields it), atomically; returns the row count.
+
+    The bytes are those of ``write_bank_table`` of the whole bank, but only one Parquet row group (or one
+    piece of JSON lines) waits in memory.
+    """
+    fmt, rows = bank_format(path), 0
+    with contextlib.ExitStack() as stack:
+        if fmt == "parquet":
+            add = stack.enter_context(parquet_row_groups(path, "bank"))
+        else:
+            sink = stack.enter_context(open(stack.enter_context(atomic_path(path)), "w", encoding="utf-8"))
+
+            def add(table: pa.Table) -> None:
+                bank_frame(table).to_json(sink, orient="records", lines=True, force_ascii=False)
+        for table in tables:
+            table = check_bank_table(table, "bank rows")
+            rows += table.num_rows
+            add(table)
+    return rows

@@ -164,6 +164,59 @@ def write_parquet(table: pa.Table, path, kind: str) -> None:
         write(table)
 
 
+# pyarrow's row-group length for a table written at once: a file streamed in groups of exactly this many rows
+# holds the same bytes as one written from the whole table (the pages of a column chunk depend on how its
+# input is chunked too, so each group is combined into one chunk per column before it is written)
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+@contextlib.contextmanager
+def parquet_row_groups(path, kind: str) -> Iterator[Callable[[pa.Table], None]]:
+    """Like ``parquet_stream`` (atomic, page checksums, the content digest), but ``add(table)`` only buffers:
+    a row group of ``ROW_GROUP_ROWS`` rows is written whenever that many are waiting, the rest at the end,
+    so the file is byte for byte ``write_parquet`` of the concatenated tables and at most one row group
+    waits in memory. Tables must share one schema."""
+    waiting: list[pa.Table] = []
+    rows = [0]
+    with parquet_stream(path, kind) as write:
+        def flush(count: int) -> None:
+            group, taken = [], 0
+            while taken < count:
+                piece = waiting.pop(0)
+                if taken + piece.num_rows > count:  # split: the rest waits for the next group
+                    waiting.insert(0, piece.slice(count - taken))
+                    piece = piece.slice(0, count - taken)
+                group.append(piece)
+                taken += piece.num_rows
+            del piece
+            rows[0] -= count
+            write(_one_chunk(group))
+
+        def add(table: pa.Table) -> None:
+            waiting.append(table)
+            rows[0] += table.num_rows
+            while rows[0] >= ROW_GROUP_ROWS:
+                flush(ROW_GROUP_ROWS)
+
+        yield add
+        if rows[0]:
+            flush(rows[0])
+
+
+def _one_chunk(pieces: list[pa.Table]) -> pa.Table:
+    """The pieces as one table of one chunk per column, built a column at a time and letting go of each
+    column of the pieces once it is copied (so the copy never holds twice the group)."""
+    names, schema = pieces[0].column_names, pieces[0].schema
+    columns = [[chunk for p in pieces for chunk in p.column(i).chunks] for i in range(len(names))]
+    pieces.clear()
+    out = []
+    for i in range(len(names)):
+        parts, columns[i] = columns[i], None
+        out.append(pa.concat_arrays(parts) if len(parts) > 1 else parts[0])
+        del parts
+    return pa.Table.from_arrays(out, schema=schema)
+
+
 def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
     """Read a fastspe Parquet file, verifying page checksums and the content digest.
 
