@@ -27,7 +27,7 @@ from ..domains.sliding.layout import DIRECTION_BYTES
 
 __all__ = ["build_bank", "build_bank_table", "bank_pieces", "stream_bank", "read_bank", "write_bank", "bank_to_table", "certificates"]
 FIRST_CHUNK = 1024
-MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
+MAX_CHUNK = 1 << 18  # proposals per kernel call: bounds its output (boards + paths) to ~15 MB at d* = 40
 PIECE_ROWS = 1 << 16  # rows per table that ``bank_pieces`` yields (and the bank writer checks at once)
 _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
 
