@@ -76,12 +76,10 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
     fmt = bank_format(path)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such file")
-    if fmt == "parquet":
-        table, unit = read_parquet(path, "bank"), "row"
-    else:
-        table, unit = read_jsonl_bank(path, _JSON_SCHEMA), "line"
-    return check_bank_table(table, str(path), unit, line_of=jsonl_line_finder(path) if fmt == "jsonl" else None,
-                            meaning=meaning)
+    if fmt == "parquet":  # checked while the content digest is computed
+        return read_parquet(path, "bank", then=lambda table: check_bank_table(table, str(path), "row", meaning=meaning))
+    table = read_jsonl_bank(path, _JSON_SCHEMA)
+    return check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning)
 
 
 # -- checking --------------------------------------------------------------------------------------
@@ -197,8 +195,8 @@ def _canonical(column, name: str, at: RowErrors) -> pa.Array:
         values = flat.to_numpy(zero_copy_only=False)  # int8 banks: no copy
     else:
         values = _as_int64(flat, name, at, owners_of=column).to_numpy()
-    bad = (values < -1) | (values >= _MAX_CELLS)
-    if bad.any():
+    if len(values) and (values.min() < -1 or values.max() >= _MAX_CELLS):  # two reductions, no temporaries
+        bad = (values < -1) | (values >= _MAX_CELLS)
         owners = np.repeat(np.arange(len(column)), _lengths(column))
         row = int(owners[np.flatnonzero(bad)[0]])
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
@@ -265,6 +263,8 @@ def layout_groups(rows: np.ndarray, cols: np.ndarray, mask: np.ndarray) -> tuple
     Two 1-D uniques (the block masks, then a small combined key) instead of a row-wise unique over an
     (n, 3) array, which costs a sort of n structured rows and several copies of them.
     """
+    if len(mask) and (mask == mask[0]).all() and (rows == rows[0]).all() and (cols == cols[0]).all():
+        return np.zeros(1, dtype=np.intp), np.zeros(len(mask), dtype=np.int64)  # one layout: no sort
     _, mask_index = np.unique(mask, return_inverse=True)
     key = mask_index.ravel().astype(np.int64) * 256 + (rows.astype(np.int64) * 16 + cols)  # sides <= 8 < 16
     _, first, index = np.unique(key, return_index=True, return_inverse=True)
