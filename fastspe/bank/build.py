@@ -19,7 +19,7 @@ import pyarrow as pa
 from ..boundary.banks import (bank_frame, check_bank_table, read_bank_table, table_from_frame,
                              write_bank_table, write_bank_tables)
 from ..errors import UserTypeError
-from .acceptance import QuotaError, board_keys, first_new, insert_sorted, next_chunk, proposal_cap
+from .acceptance import KeySet, QuotaError, board_keys, first_new, next_chunk, proposal_cap
 from .design import Design, DesignCell
 from .search import build_search_cell
 from ..kernels.walks import propose_walks
@@ -61,12 +61,12 @@ def board_ids(name: str, n: int, start: int = 0, stop: int | None = None) -> pa.
     return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (len(rows), len(prefix))), digits.astype(np.uint8)]))
 
 
-def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: np.ndarray, progress: Progress | None = None,
+def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: KeySet, progress: Progress | None = None,
                    cap: int | None = None, propose: Callable = propose_walks):
     """Yield (boards int8, paths uint8, proposal indices int64) of each kernel call's accepted walks, in
-    proposal order, until ``cell.count`` distinct certified boards are accepted; return the sorted keys
-    ``accepted`` (boards taken earlier for the same layout and depth, skipped as duplicates) with this
-    cell's added. Raises ``QuotaError`` when ``cap`` proposals fall short. ``propose`` computes proposal
+    proposal order, until ``cell.count`` distinct certified boards are accepted. ``accepted`` holds the keys
+    of boards taken earlier for the same layout and depth (skipped as duplicates); this cell's are added
+    to it. Raises ``QuotaError`` when ``cap`` proposals fall short. ``propose`` computes proposal
     ranges: the ``propose_walks`` kernel, or ``fastspe.distributed.Proposals`` on Dask workers (same boards:
     proposal i is keyed by i).
     """
@@ -80,7 +80,7 @@ def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: np.ndarra
         boards, paths = boards[good], paths[good]  # the rejected walks (most, at large depths) go now
         new_keys = board_keys(boards)
         sel = first_new(new_keys, accepted)[: cell.count - have]
-        accepted = insert_sorted(accepted, new_keys[sel])
+        accepted.add(new_keys[sel])
         have += len(sel)
         start += n
         if progress is not None:
@@ -90,7 +90,6 @@ def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: np.ndarra
     if have < cell.count:
         raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
                          f"the design asks for {cell.count}; lower the count or choose another depth or layout")
-    return accepted
 
 
 def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
@@ -102,18 +101,18 @@ def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | Non
     ``QuotaError``.
     """
     prior = np.empty((0, cell.layout.cells), dtype=np.int8) if taken is None else taken
-    parts = list(accepted_walks(cell, seed, stream, np.sort(board_keys(prior)), progress, cap, propose))
+    parts = list(accepted_walks(cell, seed, stream, KeySet(board_keys(prior)), progress, cap, propose))
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
 
 
 def bank_pieces(design: Design, progress: Progress | None = None, propose: Callable = propose_walks):
     """Yield the bank of ``design`` as Arrow tables of at most ``PIECE_ROWS`` rows, in bank order, as each
     kernel call's walks are accepted (deterministic in the design and its seed; ``build_bank_table`` is
-    their concatenation). Only the sorted keys of the boards taken so far are kept between pieces.
+    their concatenation). Only the keys of the boards taken so far are kept between pieces.
 
     ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``accepted_walks``.
     """
-    taken: dict[tuple, np.ndarray] = {}
+    taken: dict[tuple, KeySet] = {}  # per (blocks, depth)
     total = design.total
     done = [0]
 
@@ -126,18 +125,11 @@ def bank_pieces(design: Design, progress: Progress | None = None, propose: Calla
     variable = len({cell.layout.cells for cell in design.cells}) > 1  # mixed board sizes: variable-length lists
     for stream, cell in enumerate(design.cells):
         key = (cell.layout.blocks, cell.depth)
-        prior = taken.get(key)
-        if prior is None:
-            prior = np.sort(board_keys(np.empty((0, cell.layout.cells), dtype=np.int8)))
+        if key not in taken:
+            taken[key] = KeySet(board_keys(np.empty((0, cell.layout.cells), dtype=np.int8)))
         rows = 0
         if not cell.retreat:  # None, or 0: an h-walk board has d* = h, certified without a search
-            walks = accepted_walks(cell, design.seed, stream, prior, tick, propose=propose)
-            while True:
-                try:
-                    boards, paths, index = next(walks)
-                except StopIteration as end:
-                    taken[key] = end.value
-                    break
+            for boards, paths, index in accepted_walks(cell, design.seed, stream, taken[key], tick, propose=propose):
                 for lo in range(0, len(boards), PIECE_ROWS):
                     hi = min(lo + PIECE_ROWS, len(boards))
                     piece = _cell_table(cell, design.seed, rows, boards[lo:hi], certificates(paths[lo:hi]),
@@ -145,8 +137,8 @@ def bank_pieces(design: Design, progress: Progress | None = None, propose: Calla
                     rows += hi - lo
                     yield _variable_boards(piece) if variable else piece
         else:
-            boards, plans, index = build_search_cell(cell, design.seed, stream, progress=tick, taken_keys=prior)
-            taken[key] = insert_sorted(prior, board_keys(boards))
+            boards, plans, index = build_search_cell(cell, design.seed, stream, progress=tick, taken_keys=taken[key])
+            taken[key].add(board_keys(boards))
             piece = _cell_table(cell, design.seed, 0, boards, pa.array(plans, pa.string()), index, searched)
             yield _variable_boards(piece) if variable else piece
 

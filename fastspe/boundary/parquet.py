@@ -66,8 +66,8 @@ class ContentDigest:
                 digests = [_slice_digest(t) for t in slices]
             for d in digests:
                 self._outer.update(d)
-            rest = whole.slice(full)
-            self._pending, self._pending_rows = [rest], rest.num_rows
+            rest = whole.slice(full)  # an empty slice still holds the whole table's buffers: drop it
+            self._pending, self._pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def hexdigest(self) -> str:
         if self._pending_rows or not self.rows:
