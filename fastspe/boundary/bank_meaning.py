@@ -35,15 +35,29 @@ def check_boards(initial: np.ndarray, goal: np.ndarray, layouts: BankLayouts, at
     goals, _ = _layout_tables(layouts, initial.shape[1])
     # one layout (most banks): compare with its goal broadcast, not with a copy per board
     want = goals[:1] if len(goals) == 1 else goals[layouts.index]
-    at.first((goal != want).any(axis=1), lambda i: f"goal {goal[i].tolist()} is not its layout's goal "
+    at.first(_rows_differ(goal, want), lambda i: f"goal {goal[i].tolist()} is not its layout's goal "
                                                    f"{_row(want, i).tolist()}")
-    blocked_wrong = ((initial == -1) != (want == -1)).any(axis=1)
+    blocked_wrong = _rows_differ(initial == -1, want == -1)
     at.first(blocked_wrong, lambda i: f"initial {initial[i].tolist()} does not hold -1 exactly on the blocked cells")
     # with -1 exactly on the blocks, the free cells hold each of 0..tiles once iff the set of their values
     # (a bit per value) is the goal's: as many free cells as values, so no value can repeat
     not_perm = _value_bits(initial) != _value_bits(goals)[layouts.index]
     at.first(not_perm, lambda i: f"initial {initial[i].tolist()} is not a permutation of the tiles "
                                  f"0..{int(_row(want, i).max())}")
+
+
+def _rows_differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """bool (n,): does row i of ``a`` differ anywhere from row i of ``b`` (or from ``b``'s one row)?
+
+    Rows of a multiple of 8 bytes are compared 8 bytes at a time, and the few columns are or-ed as whole
+    columns: numpy's per-row reductions over 16 cells cost more than the comparisons."""
+    if a.shape[1] % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        a, b = a.view(np.uint64), b.view(np.uint64)
+    differ = a != b
+    out = differ[:, 0].copy()
+    for c in range(1, differ.shape[1]):
+        out |= differ[:, c]
+    return out
 
 
 def _row(boards: np.ndarray, i: int) -> np.ndarray:
@@ -77,7 +91,8 @@ def _value_bits(boards: np.ndarray) -> np.ndarray:
     bits = np.empty(len(boards), dtype=np.uint64)
     for lo in range(0, len(boards), _BLOCK_ROWS):
         block = boards[lo:lo + _BLOCK_ROWS]
-        np.bitwise_or.reduce(_VALUE_BIT[block.astype(np.intp) + 1], axis=1, out=bits[lo:lo + len(block)])
+        # cells along the first axis: the reduction runs over whole rows of boards, not 16 cells at a time
+        np.bitwise_or.reduce(_VALUE_BIT[block.T.astype(np.intp) + 1], axis=0, out=bits[lo:lo + len(block)])
     return bits
 
 
@@ -130,15 +145,15 @@ def boards_h(boards: np.ndarray, layouts: BankLayouts) -> np.ndarray:
         for cell in np.flatnonzero(goals[j] > 0):
             steps[j, :, goals[j][cell] + 1] = dist[j, :, cell]
     flat = steps.ravel()
-    base = np.arange(width, dtype=np.intp) * values + 1
+    base = np.arange(width, dtype=np.intp)[:, None] * values + 1
     lay = layouts.index
     h = np.empty(len(boards), dtype=np.int64)
     for lo in range(0, len(boards), _BLOCK_ROWS):
         block = boards[lo:lo + _BLOCK_ROWS]
-        index = block.astype(np.intp) + base
+        index = block.T.astype(np.intp) + base  # (cells, rows): sums over whole rows, as in ``_value_bits``
         if len(layouts.layouts) > 1:
-            index += (lay[lo:lo + len(block)] * (width * values))[:, None]
-        h[lo:lo + len(block)] = flat[index].sum(axis=1)
+            index += lay[lo:lo + len(block)] * (width * values)
+        h[lo:lo + len(block)] = flat[index].sum(axis=0)
     return h
 
 
