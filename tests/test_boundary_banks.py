@@ -6,12 +6,15 @@ from __future__ import annotations
 import random
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastspe.bank.build import write_bank
+from fastspe.boundary.banks import read_bank_table
+from fastspe.boundary.errors import InputError
 from fastspe.boundary.verdicts import read_verdicts
 
 from .boundary_helpers import assert_refused, bank_records, oracle_records, run_cli, tiny_bank, write_jsonl
@@ -185,6 +188,22 @@ def test_edited_values_under_the_old_checksum_are_refused(files, capsys):
         writer.add_key_value_metadata({k: v for k, v in handle.metadata.metadata.items() if k != b"ARROW:schema"})
     code, err, out = _score(capsys, files / "bad.parquet", files)
     assert_refused(code, err, names=["bad.parquet", "checksum"], absent=[out])
+
+
+def test_a_checksum_mismatch_is_named_before_what_the_rows_break(files):
+    # the checks run while the digest is computed: a damaged file is named as damaged, not by its first bad row
+    handle = pq.ParquetFile(files / "bank.parquet")
+    table = handle.read()
+    edited = table.set_column(table.column_names.index("h"), "h", pc.add(table.column("h"), 2))
+    with pq.ParquetWriter(files / "bad.parquet", edited.schema) as writer:
+        writer.write_table(edited)
+        writer.add_key_value_metadata({k: v for k, v in handle.metadata.metadata.items() if k != b"ARROW:schema"})
+    with pytest.raises(InputError, match="does not match the checksum"):
+        read_bank_table(files / "bad.parquet")
+    edited_file = files / "unsigned.parquet"
+    pq.write_table(edited.replace_schema_metadata(None), edited_file)  # no digest: the rows' fault is named
+    with pytest.warns(UserWarning, match="no fastspe content checksum"), pytest.raises(InputError, match="h is"):
+        read_bank_table(edited_file)
 
 
 def _jsonl_lines(records) -> list[bytes]:

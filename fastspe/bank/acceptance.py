@@ -34,20 +34,41 @@ def board_keys(boards: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
 
 
-def first_new(keys: np.ndarray, accepted: np.ndarray) -> np.ndarray:
-    """Sorted indices of the first occurrence of each key that is not in sorted ``accepted``."""
+class KeySet:
+    """A set of board keys as a few sorted runs, each at least twice the next: adding keys merges only the
+    small runs (a key is copied O(log n) times in all), where one sorted array would be copied whole on
+    every insert, quadratic in the bank's size."""
+
+    def __init__(self, keys: np.ndarray):
+        self.runs = [np.sort(keys)]
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """bool per key: is it in the set."""
+        found = np.zeros(len(keys), dtype=bool)
+        for run in self.runs:
+            pos = np.searchsorted(run, keys)
+            inside = pos < len(run)
+            found[inside] |= run[pos[inside]] == keys[inside]
+        return found
+
+    def add(self, keys: np.ndarray) -> None:
+        """Add keys that are not in the set yet."""
+        self.runs.append(np.sort(keys))
+        while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
+            small, big = self.runs.pop(), self.runs.pop()
+            self.runs.append(np.insert(big, np.searchsorted(big, small), small))
+
+    def copy(self) -> "KeySet":
+        """A set that grows apart from this one (runs are never changed in place, so they are shared)."""
+        other = KeySet(self.runs[0][:0])
+        other.runs = list(self.runs)
+        return other
+
+
+def first_new(keys: np.ndarray, accepted: KeySet) -> np.ndarray:
+    """Sorted indices of the first occurrence of each key that is not in ``accepted``."""
     uniq, first = np.unique(keys, return_index=True)
-    pos = np.searchsorted(accepted, uniq)
-    seen = np.zeros(len(uniq), dtype=bool)
-    inside = pos < len(accepted)
-    seen[inside] = accepted[pos[inside]] == uniq[inside]
-    return np.sort(first[~seen])
-
-
-def insert_sorted(accepted: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Sorted ``accepted`` with ``keys`` added, still sorted."""
-    keys = np.sort(keys)
-    return np.insert(accepted, np.searchsorted(accepted, keys), keys)
+    return np.sort(first[~accepted.contains(uniq)])
 
 
 def next_chunk(count: int, have: int, start: int, first: int, most: int) -> int:

@@ -16,18 +16,19 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..boundary.banks import (bank_frame, check_bank_table, read_bank_table,
-                             table_from_frame, write_bank_table)
+from ..boundary.banks import (bank_frame, check_bank_table, read_bank_table, table_from_frame,
+                             write_bank_table, write_bank_tables)
 from ..errors import UserTypeError
-from .acceptance import QuotaError, board_keys, first_new, insert_sorted, next_chunk, proposal_cap
+from .acceptance import KeySet, QuotaError, board_keys, first_new, next_chunk, proposal_cap
 from .design import Design, DesignCell
 from .search import build_search_cell
 from ..kernels.walks import propose_walks
 from ..domains.sliding.layout import DIRECTION_BYTES
 
-__all__ = ["build_bank", "build_bank_table", "read_bank", "write_bank", "bank_to_table", "certificates"]
+__all__ = ["build_bank", "build_bank_table", "bank_pieces", "stream_bank", "read_bank", "write_bank", "bank_to_table", "certificates"]
 FIRST_CHUNK = 1024
-MAX_CHUNK = 1 << 20  # proposals per kernel call: bounds memory (boards + paths) to ~60 MB at d* = 40
+MAX_CHUNK = 1 << 18  # proposals per kernel call: bounds its output (boards + paths) to ~15 MB at d* = 40
+PIECE_ROWS = 1 << 16  # rows per table that ``bank_pieces`` yields (and the bank writer checks at once)
 _INVERSE = np.array([1, 0, 3, 2], dtype=np.uint8)  # U<->D, L<->R
 
 Progress = Callable[[int, int], None]
@@ -49,59 +50,69 @@ def _fixed_width_strings(chars: np.ndarray) -> pa.StringArray:
     return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(chars.tobytes())).cast(pa.string())
 
 
-def board_ids(name: str, n: int) -> pa.StringArray:
-    """``NAME-000``, ``NAME-001``, ...: zero-padded to at least 3 digits, built without a Python loop."""
+def board_ids(name: str, n: int, start: int = 0, stop: int | None = None) -> pa.StringArray:
+    """``NAME-000``, ``NAME-001``, ...: ids ``start .. stop - 1`` of a cell of ``n`` boards, zero-padded to at
+    least 3 digits (the width of ``n - 1``), built without a Python loop."""
     width = max(3, len(str(n - 1)))
     prefix = np.frombuffer(f"{name}-".encode(), dtype=np.uint8)
     place = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    digits = (np.arange(n, dtype=np.int64)[:, None] // place) % 10 + ord("0")
-    return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (n, len(prefix))), digits.astype(np.uint8)]))
+    rows = np.arange(start, n if stop is None else stop, dtype=np.int64)
+    digits = (rows[:, None] // place) % 10 + ord("0")
+    return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (len(rows), len(prefix))), digits.astype(np.uint8)]))
 
 
-def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-               progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
-    """Accept ``cell.count`` distinct certified boards in proposal-index order.
-
-    ``taken`` holds boards accepted earlier for the same layout and depth (another cohort),
-    which are skipped as duplicates. Returns (boards int8 (count, cells), paths uint8, indices
-    int64) or raises ``QuotaError``. ``propose`` computes proposal ranges: the ``propose_walks`` kernel,
-    or ``fastspe.distributed.Proposals`` on Dask workers (same boards: proposal i is keyed by i).
+def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: KeySet, progress: Progress | None = None,
+                   cap: int | None = None, propose: Callable = propose_walks):
+    """Yield (boards int8, paths uint8, proposal indices int64) of each kernel call's accepted walks, in
+    proposal order, until ``cell.count`` distinct certified boards are accepted. ``accepted`` holds the keys
+    of boards taken earlier for the same layout and depth (skipped as duplicates); this cell's are added
+    to it. Raises ``QuotaError`` when ``cap`` proposals fall short. ``propose`` computes proposal
+    ranges: the ``propose_walks`` kernel, or ``fastspe.distributed.Proposals`` on Dask workers (same boards:
+    proposal i is keyed by i).
     """
     layout = cell.layout
     cap = proposal_cap(cell.count) if cap is None else cap
-    prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    accepted = np.sort(board_keys(prior))  # sorted, for O(log n) membership per new board
-    kept_boards, kept_paths, kept_index = [], [], []
     have, start, chunk = 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
         n = min(chunk, cap - start)
         boards, paths, ok = propose(layout.goal, layout.moves, layout.raises, cell.depth, seed, stream, start, n)
         good = np.flatnonzero(ok)
-        new_keys = board_keys(boards[good])
+        boards, paths = boards[good], paths[good]  # the rejected walks (most, at large depths) go now
+        new_keys = board_keys(boards)
         sel = first_new(new_keys, accepted)[: cell.count - have]
-        fresh = good[sel]
-        accepted = insert_sorted(accepted, new_keys[sel])
-        kept_boards.append(boards[fresh])
-        kept_paths.append(paths[fresh])
-        kept_index.append(start + fresh)
-        have += len(fresh)
+        accepted.add(new_keys[sel])
+        have += len(sel)
         start += n
         if progress is not None:
-            progress(len(fresh), 0)
+            progress(len(sel), 0)
+        yield boards[sel], paths[sel], start - n + good[sel]
         chunk = next_chunk(cell.count, have, start, FIRST_CHUNK, MAX_CHUNK)
     if have < cell.count:
         raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
                          f"the design asks for {cell.count}; lower the count or choose another depth or layout")
-    return np.concatenate(kept_boards), np.concatenate(kept_paths), np.concatenate(kept_index)
 
 
-def build_bank_table(design: Design, progress: Progress | None = None, propose: Callable = propose_walks) -> pa.Table:
-    """Build the certified bank of ``design`` as an Arrow table (deterministic in the design and its seed).
+def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
+               progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
+    """Accept ``cell.count`` distinct certified boards in proposal-index order (``accepted_walks``).
 
-    ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``build_cell``.
+    ``taken`` holds boards accepted earlier for the same layout and depth (another cohort), which are
+    skipped as duplicates. Returns (boards int8 (count, cells), paths uint8, indices int64) or raises
+    ``QuotaError``.
     """
-    parts = []
-    accepted: dict[tuple, list[np.ndarray]] = {}
+    prior = np.empty((0, cell.layout.cells), dtype=np.int8) if taken is None else taken
+    parts = list(accepted_walks(cell, seed, stream, KeySet(board_keys(prior)), progress, cap, propose))
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
+
+
+def bank_pieces(design: Design, progress: Progress | None = None, propose: Callable = propose_walks):
+    """Yield the bank of ``design`` as Arrow tables of at most ``PIECE_ROWS`` rows, in bank order, as each
+    kernel call's walks are accepted (deterministic in the design and its seed; ``build_bank_table`` is
+    their concatenation). Only the keys of the boards taken so far are kept between pieces.
+
+    ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``accepted_walks``.
+    """
+    taken: dict[tuple, KeySet] = {}  # per (blocks, depth)
     total = design.total
     done = [0]
 
@@ -111,20 +122,33 @@ def build_bank_table(design: Design, progress: Progress | None = None, propose: 
             progress(done[0], total)
 
     searched = any(cell.retreat is not None for cell in design.cells)
+    variable = len({cell.layout.cells for cell in design.cells}) > 1  # mixed board sizes: variable-length lists
     for stream, cell in enumerate(design.cells):
         key = (cell.layout.blocks, cell.depth)
-        taken = np.concatenate(accepted[key]) if key in accepted else None
+        if key not in taken:
+            taken[key] = KeySet(board_keys(np.empty((0, cell.layout.cells), dtype=np.int8)))
+        rows = 0
         if not cell.retreat:  # None, or 0: an h-walk board has d* = h, certified without a search
-            boards, paths, index = build_cell(cell, design.seed, stream, taken, tick, propose=propose)
-            plans = certificates(paths)
+            for boards, paths, index in accepted_walks(cell, design.seed, stream, taken[key], tick, propose=propose):
+                for lo in range(0, len(boards), PIECE_ROWS):
+                    hi = min(lo + PIECE_ROWS, len(boards))
+                    piece = _cell_table(cell, design.seed, rows, boards[lo:hi], certificates(paths[lo:hi]),
+                                        index[lo:hi], searched)
+                    rows += hi - lo
+                    yield _variable_boards(piece) if variable else piece
         else:
-            boards, plans, index = build_search_cell(cell, design.seed, stream, taken, tick)
-            plans = pa.array(plans, pa.string())
-        accepted.setdefault(key, []).append(boards)
-        parts.append(_cell_table(cell, design.seed, boards, plans, index, searched))
-    if len({p.schema.field("initial").type for p in parts}) > 1:  # mixed board sizes: variable-length lists
-        parts = [_variable_boards(p) for p in parts]
-    return pa.concat_tables(parts).combine_chunks()
+            boards, plans, index = build_search_cell(cell, design.seed, stream, progress=tick, taken_keys=taken[key])
+            taken[key].add(board_keys(boards))
+            piece = _cell_table(cell, design.seed, 0, boards, pa.array(plans, pa.string()), index, searched)
+            yield _variable_boards(piece) if variable else piece
+
+
+def build_bank_table(design: Design, progress: Progress | None = None, propose: Callable = propose_walks) -> pa.Table:
+    """Build the certified bank of ``design`` as an Arrow table (deterministic in the design and its seed).
+
+    ``progress(boards_done, total)`` is called as boards are accepted; ``propose``: see ``accepted_walks``.
+    """
+    return pa.concat_tables(list(bank_pieces(design, progress, propose))).combine_chunks()
 
 
 def _variable_boards(table: pa.Table) -> pa.Table:
@@ -133,13 +157,24 @@ def _variable_boards(table: pa.Table) -> pa.Table:
     return table
 
 
+def stream_bank(design: Design, path, progress: Progress | None = None, propose: Callable = propose_walks) -> int:
+    """Build the bank of ``design`` straight into the file ``path`` (the bytes ``write_bank`` writes), a piece
+    at a time, so that memory does not grow with the bank; returns the number of boards written."""
+    if len({cell.layout.cells for cell in design.cells}) > 1:  # boards of mixed sizes: checked as a whole
+        bank = build_bank_table(design, progress, propose)
+        write_bank(bank, path)
+        return bank.num_rows
+    return write_bank_tables(bank_pieces(design, progress, propose), path)
+
+
 def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame:
     """Build the certified bank of ``design`` as a DataFrame (boards as Arrow-backed int8 lists)."""
     return bank_frame(build_bank_table(design, progress))
 
 
-def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, index, searched: bool) -> pa.Table:
-    """The rows of one cell; ``searched`` (the bank has search-certified cells) adds ``retreat`` and
+def _cell_table(cell: DesignCell, seed: int, first: int, boards, plans: pa.StringArray, index,
+                searched: bool) -> pa.Table:
+    """The rows ``first ..`` of one cell; ``searched`` (the bank has search-certified cells) adds ``retreat`` and
     ``certificate_kind`` to every row, so that h-walk-only banks keep the columns they always had."""
     layout, n = cell.layout, len(boards)
     retreat = cell.retreat or 0
@@ -149,7 +184,7 @@ def _cell_table(cell: DesignCell, seed: int, boards, plans: pa.StringArray, inde
 
     offsets = np.arange(n + 1, dtype=np.int32) * layout.k
     columns = {
-        "board_id": board_ids(cell.name, n),
+        "board_id": board_ids(cell.name, cell.count, first, first + n),
         "cohort": pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [cell.cohort]).cast(pa.string()),
         "k": np.full(n, layout.k, dtype=np.int64),
         "blocks": pa.ListArray.from_arrays(pa.array(offsets),

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from .acceptance import QuotaError, board_keys, first_new, insert_sorted, next_chunk, proposal_cap
+from .acceptance import KeySet, QuotaError, board_keys, first_new, next_chunk, proposal_cap
 from .design import DesignCell
 from ..kernels.graph import boards_h
 from ..kernels.walks import propose_random_walks
@@ -47,10 +47,11 @@ def _oracle():
 
 
 def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-                      progress: Progress | None = None, cap: int | None = None):
+                      progress: Progress | None = None, cap: int | None = None, taken_keys: KeySet | None = None):
     """Accept ``cell.count`` distinct boards with d* = ``cell.depth`` and h = depth - ``cell.retreat``.
 
-    ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates.
+    ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates (or
+    ``taken_keys``, their ``acceptance.board_keys``; not changed here).
     Returns (boards int8 (count, cells), plans list[str] of optimal U/D/L/R certificates, proposal
     indices int64) or raises ``QuotaError`` when ``cap`` walks (default ``SEARCH_CAP_FACTOR`` times
     ``acceptance.proposal_cap``) fall short.
@@ -60,7 +61,7 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
     cap = SEARCH_CAP_FACTOR * proposal_cap(cell.count) if cap is None else cap
     solve = _oracle()
     prior = np.empty((0, layout.cells), dtype=np.int8) if taken is None else taken
-    seen = np.sort(board_keys(prior))  # boards taken or already solved: never solved (again)
+    seen = KeySet(board_keys(prior)) if taken_keys is None else taken_keys.copy()  # taken or solved: solved once
     kept_boards, kept_plans, kept_index = [], [], []
     have, solved, start, chunk = 0, 0, 0, min(FIRST_CHUNK, cap)
     while have < cell.count and start < cap:
@@ -70,7 +71,7 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
         keys = board_keys(boards[hit])
         fresh = first_new(keys, seen)  # in proposal order
         pending = hit[fresh]
-        seen = insert_sorted(seen, keys[fresh])
+        seen.add(keys[fresh])
         while len(pending) and have < cell.count:
             rate = (have + GUESSED_RATE) / (solved + 1)  # smoothed: a batch with no board kept grows the next
             size = int(np.clip(np.ceil(1.25 * (cell.count - have) / rate), MIN_BATCH, MAX_BATCH))

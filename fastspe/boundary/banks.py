@@ -18,7 +18,9 @@ retreat cell have them on every row); a bank without them is all h-walk boards (
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -29,7 +31,8 @@ from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .bank_meaning import check_boards, check_depths, check_unique_ids
-from .parquet import read_parquet, write_parquet
+from .files import atomic_path
+from .parquet import parquet_row_groups, read_parquet, write_parquet
 
 BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
                 "certificate", "proposal_index", "seed"]
@@ -64,12 +67,10 @@ def read_bank_table(path, meaning: bool = True) -> pa.Table:
     fmt = bank_format(path)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such file")
-    if fmt == "parquet":
-        table, unit = read_parquet(path, "bank"), "row"
-    else:
-        table, unit = read_jsonl_bank(path, _JSON_SCHEMA), "line"
-    return check_bank_table(table, str(path), unit, line_of=jsonl_line_finder(path) if fmt == "jsonl" else None,
-                            meaning=meaning)
+    if fmt == "parquet":  # checked while the content digest is computed
+        return read_parquet(path, "bank", then=lambda table: check_bank_table(table, str(path), "row", meaning=meaning))
+    table = read_jsonl_bank(path, _JSON_SCHEMA)
+    return check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning)
 
 
 # -- checking --------------------------------------------------------------------------------------
@@ -156,8 +157,8 @@ def _canonical(column, name: str, at: RowErrors) -> pa.Array:
         values = flat.to_numpy(zero_copy_only=False)  # int8 banks: no copy
     else:
         values = _as_int64(flat, name, at, owners_of=column).to_numpy()
-    bad = (values < -1) | (values >= _MAX_CELLS)
-    if bad.any():
+    if len(values) and (values.min() < -1 or values.max() >= _MAX_CELLS):  # two reductions, no temporaries
+        bad = (values < -1) | (values >= _MAX_CELLS)
         owners = np.repeat(np.arange(len(column)), _lengths(column))
         row = int(owners[np.flatnonzero(bad)[0]])
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
@@ -224,6 +225,8 @@ def layout_groups(rows: np.ndarray, cols: np.ndarray, mask: np.ndarray) -> tuple
     Two 1-D uniques (the block masks, then a small combined key) instead of a row-wise unique over an
     (n, 3) array, which costs a sort of n structured rows and several copies of them.
     """
+    if len(mask) and (mask == mask[0]).all() and (rows == rows[0]).all() and (cols == cols[0]).all():
+        return np.zeros(1, dtype=np.intp), np.zeros(len(mask), dtype=np.int64)  # one layout: no sort
     _, mask_index = np.unique(mask, return_inverse=True)
     key = mask_index.ravel().astype(np.int64) * 256 + (rows.astype(np.int64) * 16 + cols)  # sides <= 8 < 16
     _, first, index = np.unique(key, return_index=True, return_inverse=True)
@@ -339,7 +342,28 @@ def write_bank_table(table: pa.Table, path) -> None:
     if fmt == "parquet":
         write_parquet(table, path, "bank")
         return
-    from .files import atomic_path
-
     with atomic_path(path) as tmp:
         bank_frame(table).to_json(tmp, orient="records", lines=True, force_ascii=False)
+
+
+def write_bank_tables(tables: Iterable[pa.Table], path) -> int:
+    """Write the concatenation of bank tables, each checked as it comes (a bank split in pieces, with board
+    ids unique across them, as ``bank.build.bank_pieces`` yields it), atomically; returns the row count.
+
+    The bytes are those of ``write_bank_table`` of the whole bank, but only one Parquet row group (or one
+    piece of JSON lines) waits in memory.
+    """
+    fmt, rows = bank_format(path), 0
+    with contextlib.ExitStack() as stack:
+        if fmt == "parquet":
+            add = stack.enter_context(parquet_row_groups(path, "bank"))
+        else:
+            sink = stack.enter_context(open(stack.enter_context(atomic_path(path)), "w", encoding="utf-8"))
+
+            def add(table: pa.Table) -> None:
+                bank_frame(table).to_json(sink, orient="records", lines=True, force_ascii=False)
+        for table in tables:
+            table = check_bank_table(table, "bank rows")
+            rows += table.num_rows
+            add(table)
+    return rows

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
 import pyarrow as pa
@@ -56,24 +58,31 @@ class ContentDigest:
         if self._pending_rows >= DIGEST_ROWS:
             whole = pa.concat_tables(self._pending)
             full = (whole.num_rows // DIGEST_ROWS) * DIGEST_ROWS
-            for start in range(0, full, DIGEST_ROWS):
-                self._hash_slice(whole.slice(start, DIGEST_ROWS))
-            rest = whole.slice(full)
-            self._pending, self._pending_rows = [rest], rest.num_rows
-
-    def _hash_slice(self, table: pa.Table) -> None:
-        h = hashlib.blake2b(digest_size=32)
-        for name, column in zip(table.column_names, table.columns):
-            h.update(f"\x00{name}\x00".encode())
-            _hash_array(h, column.combine_chunks())
-        self._outer.update(h.digest())
+            slices = [whole.slice(start, DIGEST_ROWS) for start in range(0, full, DIGEST_ROWS)]
+            if len(slices) > 1:  # hashlib and Arrow's IPC writer let go of the GIL: slices hash in parallel
+                with ThreadPoolExecutor(min(len(slices), os.cpu_count() or 1)) as pool:
+                    digests = list(pool.map(_slice_digest, slices))
+            else:
+                digests = [_slice_digest(t) for t in slices]
+            for d in digests:
+                self._outer.update(d)
+            rest = whole.slice(full)  # an empty slice still holds the whole table's buffers: drop it
+            self._pending, self._pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def hexdigest(self) -> str:
         if self._pending_rows or not self.rows:
-            self._hash_slice(pa.concat_tables(self._pending) if self._pending else pa.table({}))
+            self._outer.update(_slice_digest(pa.concat_tables(self._pending) if self._pending else pa.table({})))
             self._pending, self._pending_rows = [], 0
         self._outer.update(str(self.rows).encode())
         return self._outer.hexdigest()
+
+
+def _slice_digest(table: pa.Table) -> bytes:
+    h = hashlib.blake2b(digest_size=32)
+    for name, column in zip(table.column_names, table.columns):
+        h.update(f"\x00{name}\x00".encode())
+        _hash_array(h, column.chunk(0) if column.num_chunks == 1 else column.combine_chunks())
+    return h.digest()
 
 
 def table_digest(table: pa.Table) -> str:
@@ -110,12 +119,13 @@ def _zero_nulls(column: pa.Array) -> pa.Array:
     return pc.fill_null(column, zero)
 
 
-def _ipc_bytes(array: pa.Array) -> bytes:
+def _ipc_bytes(array: pa.Array) -> pa.Buffer:
+    """The IPC stream of ``array`` as one column ``c`` (hashed as it is: no copy into Python bytes)."""
     batch = pa.record_batch([array], names=["c"])
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
-    return sink.getvalue().to_pybytes()
+    return sink.getvalue()
 
 
 @contextlib.contextmanager
@@ -164,11 +174,66 @@ def write_parquet(table: pa.Table, path, kind: str) -> None:
         write(table)
 
 
-def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
+# pyarrow's row-group length for a table written at once: a file streamed in groups of exactly this many rows
+# holds the same bytes as one written from the whole table (the pages of a column chunk depend on how its
+# input is chunked too, so each group is combined into one chunk per column before it is written)
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+@contextlib.contextmanager
+def parquet_row_groups(path, kind: str) -> Iterator[Callable[[pa.Table], None]]:
+    """Like ``parquet_stream`` (atomic, page checksums, the content digest), but ``add(table)`` only buffers:
+    a row group of ``ROW_GROUP_ROWS`` rows is written whenever that many are waiting, the rest at the end,
+    so the file is byte for byte ``write_parquet`` of the concatenated tables and at most one row group
+    waits in memory. Tables must share one schema."""
+    waiting: list[pa.Table] = []
+    rows = [0]
+    with parquet_stream(path, kind) as write:
+        def flush(count: int) -> None:
+            group, taken = [], 0
+            while taken < count:
+                piece = waiting.pop(0)
+                if taken + piece.num_rows > count:  # split: the rest waits for the next group
+                    waiting.insert(0, piece.slice(count - taken))
+                    piece = piece.slice(0, count - taken)
+                group.append(piece)
+                taken += piece.num_rows
+            del piece
+            rows[0] -= count
+            write(_one_chunk(group))
+
+        def add(table: pa.Table) -> None:
+            waiting.append(table)
+            rows[0] += table.num_rows
+            while rows[0] >= ROW_GROUP_ROWS:
+                flush(ROW_GROUP_ROWS)
+
+        yield add
+        if rows[0]:
+            flush(rows[0])
+
+
+def _one_chunk(pieces: list[pa.Table]) -> pa.Table:
+    """The pieces as one table of one chunk per column, built a column at a time and letting go of each
+    column of the pieces once it is copied (so the copy never holds twice the group)."""
+    names, schema = pieces[0].column_names, pieces[0].schema
+    columns = [[chunk for p in pieces for chunk in p.column(i).chunks] for i in range(len(names))]
+    pieces.clear()
+    out = []
+    for i in range(len(names)):
+        parts, columns[i] = columns[i], None
+        out.append(pa.concat_arrays(parts) if len(parts) > 1 else parts[0])
+        del parts
+    return pa.Table.from_arrays(out, schema=schema)
+
+
+def read_parquet(path, kind: str, columns: list[str] | None = None, then: Callable[[pa.Table], object] | None = None):
     """Read a fastspe Parquet file, verifying page checksums and the content digest.
 
     Raises ``InputError`` naming the file when it is not Parquet, is damaged, or its content does not
-    match its digest; warns when the file carries no digest.
+    match its digest; warns when the file carries no digest. With ``then``, returns ``then(table)``, run
+    while the digest is computed (in threads: hashing lets go of the GIL); a digest that does not match is
+    the error raised, whatever ``then`` did.
     """
     try:
         with arrow_file(path) as source:
@@ -183,15 +248,26 @@ def read_parquet(path, kind: str, columns: list[str] | None = None) -> pa.Table:
     if stored is None:
         warnings.warn(f"{path}: no fastspe content checksum (written by another tool or an older fastspe); "
                       "its content cannot be proven unchanged", stacklevel=2)
-    elif stored.decode(errors="replace") != table_digest(table):
-        raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
-                         f"damaged after fastspe wrote it; re-create it (a {meta.get(KIND_KEY, b'?').decode()} file)")
-    # pandas' index bookkeeping is not part of fastspe's formats, and a damaged copy breaks ``to_pandas``
-    schema_meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"pandas"}
-    table = table.replace_schema_metadata(schema_meta or None)
-    if columns is not None:
-        table = table.select([c for c in columns if c in table.column_names])
-    return table
+    with ThreadPoolExecutor(1) as pool:
+        digest = pool.submit(table_digest, table) if stored is not None else None
+        # pandas' index bookkeeping is not part of fastspe's formats, and a damaged copy breaks ``to_pandas``
+        schema_meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"pandas"}
+        out = table.replace_schema_metadata(schema_meta or None)
+        if columns is not None:
+            out = out.select([c for c in columns if c in out.column_names])
+        failed = None
+        if then is not None:
+            try:
+                out = then(out)
+            except Exception as exc:  # the digest's verdict comes first: a damaged file says so
+                failed = exc
+        if digest is not None and stored.decode(errors="replace") != digest.result():
+            raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
+                             f"damaged after fastspe wrote it; re-create it (a {meta.get(KIND_KEY, b'?').decode()} "
+                             "file)") from None
+    if failed is not None:
+        raise failed
+    return out
 
 
 def _short(exc: BaseException) -> str:

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args) -> int:
-    from ..bank.build import build_bank_table, write_bank
+    from ..bank.build import stream_bank
     from ..bank.design import load_design
     from ..boundary.files import table_format
 
@@ -63,9 +63,8 @@ def cmd_build(args) -> int:
     table_format(args.out, allowed=(".parquet", ".jsonl"))
     design = load_design(args.design, seed=args.seed)
     with cluster_client(args) as client, progress("bank build", design.total, "boards") as update:
-        bank = build_bank_table(design, progress=update, **_proposals(client))
-    write_bank(bank, args.out)
-    say(f"wrote {bank.num_rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
+        rows = stream_bank(design, args.out, progress=update, **_proposals(client))
+    say(f"wrote {rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
     return 0
 
 
