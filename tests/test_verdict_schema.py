@@ -49,7 +49,7 @@ def files(tmp_path_factory):
     os.environ.pop("OPENAI_BASE_URL", None)
     try:
         with FakeLLMServer(key=KEY) as server:
-            run_model(bank, "openai:fake-gpt", tmp / "api.jsonl", base_url=server.openai_url, trials=2, timeout=5,
+            run_model(bank, "openai:fake-gpt", tmp / "api.jsonl", base_url=server.openai_url, trials=2, timeout=60,
                       policy=FAST, settings=GenerationSettings(temperature=0.0, max_tokens=64))
     finally:
         for k, v in saved.items():
