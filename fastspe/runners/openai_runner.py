@@ -2,6 +2,12 @@
 
 With ``--base-url`` this talks to vLLM, Ollama, llama.cpp or any other server that speaks the
 chat-completions wire format. The SDK's own retries are off: fastspe's retry loop decides.
+
+Per request the SDK's typed layers cost more CPU than the HTTP itself (at 64 connections they made the client
+its own bottleneck, issue 21), so a request goes through the SDK's generic ``post`` (its auth, headers, HTTP
+client, status errors and exceptions, as ``create`` would) with the body ``create`` would send, and a well-formed
+answer is read straight from its JSON (``lean_completion``); any other answer goes to the SDK's own parser,
+exactly as before.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from .pacing import rate_limits
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
 TRIAL_HEADER = "X-Fastspe-Trial-Id"
+# The header by which the SDKs' ``with_raw_response`` asks for the raw response object (the same in both SDKs).
+RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"
 MAX_STOP_SEQUENCES = 4  # chat completions take at most 4 stop sequences
 
 
@@ -45,6 +53,8 @@ class OpenAIChat:
         # compatible servers know max_tokens.
         self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        self._raw_header = raw_response_header(openai)
+        self._answer_type = openai.types.chat.ChatCompletion
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
@@ -72,16 +82,23 @@ class OpenAIChat:
             kwargs["extra_body"] = extra
         return kwargs
 
+    def body(self, prompt: str, settings: GenerationSettings) -> dict:
+        """The JSON body of one request, as ``create(**request(...))`` sends it (``extra_body`` merged in)."""
+        kwargs = self.request(prompt, settings)
+        extra = kwargs.pop("extra_body", {})
+        return {**kwargs, **extra}
+
     def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
         """Send one fresh single-message chat; raise ``AttemptError`` on any failure."""
-        kwargs = self.request(prompt, settings)
+        headers = {self._raw_header: "true", TRIAL_HEADER: trial_id} if trial_id else {self._raw_header: "true"}
         try:
-            raw = self._client.chat.completions.with_raw_response.create(
-                **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
+            raw = self._client.post("/chat/completions", body=self.body(prompt, settings),
+                                    cast_to=self._answer_type, options={"headers": headers})
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
-            return completion_of(raw.parse(), raw.headers, raw.status_code)
+            return (lean_completion(raw.http_response)
+                    or completion_of(raw.parse(), raw.headers, raw.status_code))
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
@@ -110,3 +127,67 @@ def completion_of(body, headers=None, http_status: int = 200, request_id: str | 
         output_tokens=usage.completion_tokens if usage else None,
         reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
     )
+
+
+def raw_response_header(sdk) -> str:
+    """The header asking ``sdk`` (openai or anthropic) for its raw response object: the SDK's own constant where
+    it has one where fastspe looks, else the name every SDK release since 1.0 has used."""
+    constants = getattr(sdk, "_constants", None)
+    return getattr(constants, "RAW_RESPONSE_HEADER", RAW_RESPONSE_HEADER)
+
+
+def typed(obj: dict, key: str, types) -> bool:
+    """Whether ``obj`` has ``key`` with a value of exactly one of ``types`` (``bool`` is no ``int`` here)."""
+    return key in obj and type(obj[key]) in types
+
+
+OPTIONAL_STR = (str, type(None))
+OPTIONAL_INT = (int, type(None))
+
+
+def lean_completion(response) -> Completion | None:
+    """The ``Completion`` that ``completion_of`` makes of a chat completion, read straight from the JSON of
+    ``response`` (an httpx response); None unless every field read is there with its JSON type, and the caller
+    then lets the SDK parse the body (so an odd answer gets exactly the SDK's result or error)."""
+    try:
+        body = response.json()
+        choice = body["choices"][0]
+        message, usage = choice["message"], body.get("usage")
+    except (ValueError, LookupError, TypeError):
+        return None
+    headers = response.headers
+    request_id = request_id_from(headers)
+    if not (type(body) is dict and type(choice) is dict and type(message) is dict
+            and typed(body, "model", OPTIONAL_STR) and typed(message, "content", OPTIONAL_STR)
+            and typed(choice, "finish_reason", OPTIONAL_STR) and (request_id or typed(body, "id", OPTIONAL_STR))):
+        return None
+    counts = token_counts(usage)
+    if counts is None:
+        return None
+    return Completion(
+        text=message["content"] or "",
+        returned_model=body["model"],
+        rate_limits=rate_limits(headers),
+        request_id=request_id or body["id"],
+        http_status=response.status_code,
+        finish_reason=choice["finish_reason"],
+        input_tokens=counts[0],
+        output_tokens=counts[1],
+        reasoning_tokens=counts[2],
+    )
+
+
+def token_counts(usage) -> tuple | None:
+    """(prompt, completion, reasoning) tokens of a chat completion's ``usage`` as ``completion_of`` reads them
+    (all None for no usage); None where the SDK's parser must decide."""
+    if usage is None:
+        return None, None, None
+    if not (type(usage) is dict and typed(usage, "prompt_tokens", OPTIONAL_INT)
+            and typed(usage, "completion_tokens", OPTIONAL_INT)):
+        return None
+    details = usage.get("completion_tokens_details")
+    if details is None:
+        return usage["prompt_tokens"], usage["completion_tokens"], None
+    if type(details) is dict and type(details.get("reasoning_tokens")) in OPTIONAL_INT:
+        return usage["prompt_tokens"], usage["completion_tokens"], details.get("reasoning_tokens")
+    return None
