@@ -192,6 +192,8 @@ class ResponseChecker:
                 raise NeedsLineReader(f"{name} is {kind}")
         if not pa.types.is_integer(table.column("trial").type):
             raise NeedsLineReader("trial is not an integer column")
+        if pc.any(pc.equal(pc.utf8_length(table.column("condition")), 0)).as_py():
+            raise NeedsLineReader("empty condition")  # no verdict can name it: the line reader names the line
         ok = self._completed(table)
         if ok is not None:
             self._remember_failed(table.filter(pc.invert(ok)))

@@ -6,7 +6,7 @@ anything else for a failed one); the completed attempt of each (condition, board
 the output that gets scored, failed attempts are dropped.
 
 Bad input (a missing field, a trial that is not a whole number in range, a board_id, condition
-or status that is not text, an answer that is not a string, a duplicate output, an unknown
+or status that is not text, an empty condition, an answer that is not a string, a duplicate output, an unknown
 board_id, a line that is not JSON, not UTF-8 or holds a lone surrogate escape) raises
 ``ValueError`` naming the file and ``line N`` (``row N`` for Parquet and DataFrames); the keys
 and status of failed attempts are checked too. The one exception is a torn *last* line of a
@@ -344,6 +344,8 @@ def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
             wrong = _not_text(df[col])
             if wrong.any():
                 bad = bad.mask(wrong & (bad == ""), f"{col} is " + df[col].map(_json_kind) + ", not text")
+    # an empty condition names no run: its verdicts could not be read back (read_verdicts refuses them)
+    bad = bad.mask((df["condition"] == "") & (bad == ""), "condition is empty; name the run the answers came from")
     trial = df["trial"]
     if typed and trial.dtype == object:
         text = trial.map(lambda v: isinstance(v, str))
