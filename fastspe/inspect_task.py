@@ -8,7 +8,8 @@ through the ``inspect_ai`` entry point)::
     inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T bank=bank.parquet -T trials=3
 
 The per-sample score holds C (complete), R (legal), O (optimal) and SPE (d*/L if complete, else 0),
-whose means over samples are the paper's rates. For Q, E, G, intervals and the full report,
+whose means over samples are the paper's rates; each is reported with its standard error (over boards:
+inspect averages a board's epochs first) and its mean per depth (``d*=N``) and per block count (``k=N``). For Q, E, G, intervals and the full report,
 import the log and go through fastspe as with any other answers::
 
     fastspe import-inspect logs/....eval --out answers.jsonl
@@ -24,6 +25,7 @@ failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -33,7 +35,7 @@ try:
     from inspect_ai import Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.log import EvalLog, read_eval_log
-    from inspect_ai.scorer import Score, Target, mean, scorer
+    from inspect_ai.scorer import Metric, Score, Target, grouped, mean, metric, scorer, stderr
     from inspect_ai.solver import TaskState, generate
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
@@ -43,12 +45,19 @@ from .boundary.banks import BANK_COLUMNS
 from .errors import UserError
 from .bank.design import paper_design
 from .boundary.files import table_format, write_table
-from .domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, render_prompt
+from .domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
+# the generation settings a run log records, and where inspect's GenerateConfig keeps each
+SETTINGS = {"temperature": "temperature", "max_tokens": "max_tokens", "top_p": "top_p", "seed": "seed",
+            "stop": "stop_seqs", "reasoning_effort": "reasoning_effort", "thinking_budget": "reasoning_tokens",
+            "extra_body": "extra_body"}
+PROVENANCE = ["requested_model", *SETTINGS, "prompt_version", "prompt_sha256", "prompt_text_sha256"]
 LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",
-               "output_tokens", "reasoning_tokens", "latency_s", "returned_model", "error"]
+               "output_tokens", "reasoning_tokens", "latency_s", "returned_model", "error", *PROVENANCE]
+# the task's own metadata keys for the prompt (``sliding_puzzles``)
+PROMPT_KEYS = {"prompt_version": "fastspe_prompt_version", "prompt_sha256": "fastspe_prompt_sha256"}
 COMPLETE_STATUS = "success"  # inspect's other eval statuses: "started" (unfinished), "error", "cancelled"
 _INCOMPLETE = {"started": "it never finished: still running, or killed", "error": "the run failed",
                "cancelled": "the run was cancelled"}
@@ -82,7 +91,20 @@ def verdict_of(metadata: dict, response: str, finish_reason: str = "stop", parse
     return score_responses(board, answer, parse=parse).iloc[0].to_dict()
 
 
-@scorer(metrics={key: [mean()] for key in SCORE_KEYS})
+@metric
+def mean_by_depth() -> Metric:
+    """The mean per certified depth d* (``d*=N``). (A metric of its own: two ``grouped`` metrics of one score
+    would share inspect's name for them, and the second would replace the first.)"""
+    return grouped(mean(), "depth", all=False, name_template="d*={group_name}")
+
+
+@metric
+def mean_by_k() -> Metric:
+    """The mean per number of blocked cells k (``k=N``)."""
+    return grouped(mean(), "k", all=False, name_template="k={group_name}")
+
+
+@scorer(metrics={key: [mean(), stderr(), mean_by_depth(), mean_by_k()] for key in SCORE_KEYS})
 def plan_verifier(parse: str = "lenient"):
     """Score an answer by replaying it: C, R, O and SPE per sample, the full verdict as metadata."""
 
@@ -107,7 +129,7 @@ def sliding_puzzles(bank: str = "paper", trials: int = 3, parse: str = "lenient"
     rows = load_bank(bank)
     return Task(dataset=MemoryDataset(bank_samples(rows), name=f"fastspe:{Path(str(bank)).stem}"),
                 solver=generate(), scorer=plan_verifier(parse=parse), epochs=int(trials),
-                metadata={"fastspe_prompt_version": PROMPT_VERSION, "fastspe_prompt_sha256": PROMPT_SHA256})
+                metadata={PROMPT_KEYS["prompt_version"]: PROMPT_VERSION, PROMPT_KEYS["prompt_sha256"]: PROMPT_SHA256})
 
 
 def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, keep_errors: bool = False,
@@ -141,6 +163,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
         raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
                         "from a run with log_samples=False, has none)")
     cond = condition or ev.eval.model.replace("/", ":", 1)
+    provenance = _provenance(ev)
     records = []
     for s in ev.samples:
         out = s.output
@@ -156,6 +179,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
             "reasoning_tokens": usage.reasoning_tokens if usage else None,
             "latency_s": s.total_time, "returned_model": out.model,
             "error": s.error.message if s.error else None,
+            **provenance, "prompt_text_sha256": prompt_sha256(_prompt_text(s.input)),
         })
     df = pd.DataFrame.from_records(records, columns=LOG_COLUMNS)
     # token counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
@@ -172,6 +196,24 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
                       f"{first}); {keep}", stacklevel=stacklevel)
         df = df[~errored].reset_index(drop=True)
     return df
+
+
+def _provenance(ev: EvalLog) -> dict:
+    """The fields every answer of ``ev`` shares: the model asked for, the eval's generation settings (the model's
+    config under the eval's own, as inspect applies them; null where unset, lists and objects as JSON text as in
+    a verdicts file) and the prompt's version and template hash from the task's metadata."""
+    config = ev.eval.model_generate_config.merge(ev.plan.config)
+    settings = {name: getattr(config, field, None) for name, field in SETTINGS.items()}
+    for name in ("stop", "extra_body"):
+        settings[name] = json.dumps(settings[name], separators=(",", ":"), ensure_ascii=False) \
+            if settings[name] else None
+    meta = ev.eval.metadata or {}
+    return {"requested_model": ev.eval.model, **settings, **{k: meta.get(v) for k, v in PROMPT_KEYS.items()}}
+
+
+def _prompt_text(prompt) -> str:
+    """The text of a sample's input: the prompt itself, or its last message's text (a chat given as input)."""
+    return prompt if isinstance(prompt, str) else prompt[-1].text
 
 
 def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None = None, keep_errors: bool = False,

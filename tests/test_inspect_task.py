@@ -1,4 +1,4 @@
-"""The optional inspect_ai task and log importer (skipped when inspect_ai is not installed).
+"""The optional inspect_ai task and log importer (inspect_ai is in the test extra: these tests always run).
 
 A mock model answers each prompt with baseline answers (a mix of complete, legal-noncompleting
 and illegal plans); inspect's per-sample scores must agree with fastspe's own scoring of the
@@ -8,28 +8,30 @@ unfinished or emptied check that the importer loses nothing silently.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from functools import lru_cache
 
 import numpy as np
 import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalError, write_eval_log
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-pytest.importorskip("inspect_ai")
-
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.log import EvalError, write_eval_log  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-
-from fastspe.bank.build import build_bank, write_bank  # noqa: E402
-from fastspe.cli import main  # noqa: E402
-from fastspe.planners.baselines import baseline_responses  # noqa: E402
-from fastspe.bank.design import paper_design  # noqa: E402
-from fastspe.inspect_task import bank_samples, import_log, responses_from_log, sliding_puzzles, verdict_of  # noqa: E402
-from fastspe.boundary.responses import read_responses  # noqa: E402
-from fastspe.domains.sliding.prompt import render_prompt  # noqa: E402
-from fastspe.scoring.score import score_responses  # noqa: E402
+from fastspe.bank.build import build_bank, write_bank
+from fastspe.cli import main
+from fastspe.planners.baselines import baseline_responses
+from fastspe.bank.design import paper_design
+from fastspe.inspect_task import (PROVENANCE, bank_samples, import_log, responses_from_log, sliding_puzzles,
+                                  verdict_of)
+from fastspe.boundary.responses import read_responses
+from fastspe.domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
+from fastspe.scoring.score import score_responses
 
 TRIALS = 3
+# generation settings the eval is given: the importer must keep them (the mock model ignores them)
+CONFIG = {"temperature": 0.5, "max_tokens": 900, "top_p": 0.9, "seed": 7, "stop_seqs": ["END", "\n\n"],
+          "reasoning_tokens": 2048}
 
 
 @lru_cache(maxsize=None)
@@ -79,7 +81,7 @@ def eval_log(tmp_path_factory):
         return out
 
     logs = inspect_eval(sliding_puzzles(bank=str(path), trials=TRIALS), model=get_model("mockllm/model", custom_outputs=model),
-                        log_dir=str(tmp / "logs"), display="none")
+                        log_dir=str(tmp / "logs"), display="none", **CONFIG)
     return bank, logs[0], served
 
 
@@ -114,6 +116,48 @@ def test_inspect_scores_agree_with_fastspe_on_the_imported_log(eval_log):
     assert metrics["C"] == pytest.approx((verdicts["status"] == "complete").mean())
     assert metrics["R"] == pytest.approx((verdicts["status"] != "illegal").mean())
     assert metrics["SPE"] < metrics["C"]  # detour completions are not optimal
+
+
+def test_metrics_have_standard_errors_and_means_by_depth_and_k(eval_log):
+    bank, log, _ = eval_log
+    verdicts = score_responses(bank, responses_from_log(log.location))
+    verdicts["C"] = (verdicts["status"] == "complete").astype(float)
+    scores = {sc.name: {m.name: m.value for m in sc.metrics.values()} for sc in log.results.scores}
+    assert set(scores) == {"C", "R", "O", "SPE"}
+    c = scores["C"]
+    # the standard error over boards, as inspect takes it: each board's epochs averaged first
+    per_board = verdicts.groupby("board_id")["C"].mean()
+    assert c["stderr"] == pytest.approx(per_board.std(ddof=1) / np.sqrt(len(per_board)))
+    for key, label in (("depth", "d*"), ("k", "k")):
+        expected = verdicts.groupby(key)["C"].mean()
+        got = {name: value for name, value in c.items() if name.startswith(f"{label}=")}
+        assert got == pytest.approx({f"{label}={g}": v for g, v in expected.items()})
+        assert len(got) == bank[key].nunique() > 1
+
+
+def test_imported_answers_keep_the_prompt_hashes_and_the_settings(eval_log, tmp_path):
+    bank, log, _ = eval_log
+    responses = responses_from_log(log.location)
+    prompts = {row.board_id: render_prompt(row.initial, row.goal, row.rows, row.cols)
+               for row in bank.itertuples(index=False)}
+    first = responses.iloc[0]
+    assert {k: first[k] for k in PROVENANCE if k != "prompt_text_sha256"} == {
+        "requested_model": "mockllm/model", "temperature": 0.5, "max_tokens": 900, "top_p": 0.9, "seed": 7,
+        "stop": '["END","\\n\\n"]', "reasoning_effort": None, "thinking_budget": 2048, "extra_body": None,
+        "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256}
+    assert (responses["prompt_text_sha256"] == responses["board_id"].map(
+        lambda b: prompt_sha256(prompts[b]))).all()
+    # through a responses file and `score`, into the verdicts with the schema's types
+    from fastspe.boundary.verdicts import read_verdicts
+
+    import_log(log.location, tmp_path / "answers.jsonl")
+    write_bank(bank, tmp_path / "bank.parquet")
+    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(tmp_path / "answers.jsonl"),
+                 "--out", str(tmp_path / "v.parquet")]) == 0
+    verdicts = read_verdicts(tmp_path / "v.parquet").frame
+    row = verdicts.iloc[0]
+    assert (row["temperature"], row["max_tokens"], row["seed"], row["thinking_budget"]) == (0.5, 900, 7, 2048)
+    assert json.loads(row["stop"]) == ["END", "\n\n"] and row["prompt_sha256"] == PROMPT_SHA256
 
 
 def test_importer_takes_a_condition_name_and_writes_a_responses_file(eval_log, tmp_path):
