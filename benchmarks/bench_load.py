@@ -157,13 +157,22 @@ _ANSWER = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created"
                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "MOVES: U,L"},
                                    "finish_reason": "stop", "logprobs": None}],
                       "usage": {"prompt_tokens": 300, "completion_tokens": 9, "total_tokens": 309}}).encode()
-_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
-             b"Content-Length: %d\r\n\r\n" % len(_ANSWER)) + _ANSWER
+_MESSAGE = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": "fake",
+                       "content": [{"type": "text", "text": "MOVES: U,L"}], "stop_reason": "end_turn",
+                       "stop_sequence": None, "usage": {"input_tokens": 300, "output_tokens": 9}}).encode()
+
+
+def _http_200(body: bytes) -> bytes:
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body)) + body
+
+
+_RESPONSE, _MESSAGE_RESPONSE = _http_200(_ANSWER), _http_200(_MESSAGE)
 
 
 def serve(delay: float) -> None:
-    """Serve chat completions on 127.0.0.1 (keep-alive, any path), each after ``delay`` s; print the port, stop
-    when stdin closes."""
+    """Serve chat completions on 127.0.0.1 (keep-alive; Anthropic messages on ``/v1/messages``, chat completions
+    on any other path), each after ``delay`` s; print the port, stop when stdin closes."""
     import asyncio
 
     async def answer(reader, writer):
@@ -174,7 +183,7 @@ def serve(delay: float) -> None:
                                if line.lower().startswith(b"content-length:")), 0)
                 await reader.readexactly(length)
                 await asyncio.sleep(delay)
-                writer.write(_RESPONSE)
+                writer.write(_MESSAGE_RESPONSE if head.startswith(b"POST /v1/messages ") else _RESPONSE)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:

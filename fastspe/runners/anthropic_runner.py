@@ -2,7 +2,8 @@
 
 The SDK's own retries are off: fastspe's retry loop decides. ``stop_reason`` is mapped onto the
 chat-completions vocabulary (``max_tokens`` -> ``length``, ``end_turn`` -> ``stop``) so the scorer
-flags truncated answers the same way for every provider; the raw value is kept too.
+flags truncated answers the same way for every provider; the raw value is kept too. A well-formed answer is
+read straight from its JSON (``lean_completion``, as in the OpenAI runner); any other goes to the SDK's parser.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ from ..extras import require
 from .generation import GenerationSettings
 from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
+from .lean_http import lean_http_client
 from .pacing import rate_limits
-from .openai_runner import TRIAL_HEADER
+from .openai_runner import OPTIONAL_INT, OPTIONAL_STR, TRIAL_HEADER, typed
 
 # The messages API requires max_tokens; this is sent (and recorded) when --max-tokens is not given.
 DEFAULT_MAX_TOKENS = 8192
 # Extended thinking allows top_p only in 0.95..1 and no temperature but 1 (Anthropic's rules).
 THINKING_MIN_TOP_P = 0.95
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+# Content blocks the lean read knows (only text is kept); an answer with any other goes to the SDK's parser.
+KNOWN_BLOCKS = {"text", "thinking", "redacted_thinking"}
 
 
 class AnthropicMessages:
@@ -46,7 +50,9 @@ class AnthropicMessages:
         self.base_url = resolve_base_url("anthropic", base_url)
         key = api_key_from_env("anthropic", base_url)
         self.secrets = key_secrets(key)
-        self._client = anthropic.Anthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
+            http_client=lean_http_client(anthropic, self.base_url, timeout))
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
@@ -98,7 +104,7 @@ class AnthropicMessages:
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
-            return completion_of(raw.parse(), raw.headers, raw.status_code)
+            return lean_completion(raw.http_response) or completion_of(raw.parse(), raw.headers, raw.status_code)
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
@@ -126,4 +132,37 @@ def completion_of(msg, headers=None, http_status: int = 200) -> Completion:
         output_tokens=usage.output_tokens if usage else None,
         reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
         raw_finish_reason=msg.stop_reason,
+    )
+
+
+def lean_completion(response) -> Completion | None:
+    """The ``Completion`` that ``completion_of`` makes of a message, read straight from the JSON of ``response``
+    (an httpx response); None unless every field read is there with its JSON type and every content block is
+    one of ``KNOWN_BLOCKS``, and the caller then lets the SDK parse the body."""
+    try:
+        msg = response.json()
+        blocks, usage = msg["content"], msg["usage"]
+    except (ValueError, LookupError, TypeError):
+        return None
+    headers = response.headers
+    request_id = request_id_from(headers)
+    if not (type(msg) is dict and type(blocks) is list and type(usage) is dict and typed(msg, "model", OPTIONAL_STR)
+            and typed(msg, "stop_reason", OPTIONAL_STR) and typed(usage, "input_tokens", OPTIONAL_INT)
+            and typed(usage, "output_tokens", OPTIONAL_INT) and (request_id or typed(msg, "id", OPTIONAL_STR))):
+        return None
+    if not all(type(b) is dict and typed(b, "type", (str,)) and b["type"] in KNOWN_BLOCKS
+               and (b["type"] != "text" or typed(b, "text", (str,))) for b in blocks):
+        return None
+    stop = msg["stop_reason"]
+    return Completion(
+        text="".join(b["text"] for b in blocks if b["type"] == "text"),
+        returned_model=msg["model"],
+        rate_limits=rate_limits(headers),
+        request_id=request_id or msg["id"],
+        http_status=response.status_code,
+        finish_reason=FINISH_REASONS.get(stop, stop),
+        input_tokens=usage["input_tokens"],
+        output_tokens=usage["output_tokens"],
+        reasoning_tokens=None,
+        raw_finish_reason=stop,
     )

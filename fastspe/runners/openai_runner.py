@@ -17,6 +17,7 @@ from ..extras import require
 from .generation import GenerationSettings
 from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
+from .lean_http import lean_http_client
 from .pacing import rate_limits
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
@@ -52,7 +53,9 @@ class OpenAIChat:
         # api.openai.com wants max_completion_tokens (reasoning models reject max_tokens);
         # compatible servers know max_tokens.
         self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        self._client = openai.OpenAI(
+            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
+            http_client=lean_http_client(openai, self.base_url, timeout))
         self._raw_header = raw_response_header(openai)
         self._answer_type = openai.types.chat.ChatCompletion
 

@@ -1,0 +1,265 @@
+"""The runners' lean request path (issue 21): the SDK's ``post`` with ``create``'s body, answers read straight from
+their JSON, plain-HTTP servers on a ``http.client`` transport. Each is checked against the path it replaces, the
+SDK's own ``with_raw_response.create`` + parser on the SDK's own HTTP client, on the same answers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncated
+from fastspe.runners import GenerationSettings
+from fastspe.runners import anthropic_runner, openai_runner
+from fastspe.runners.anthropic_runner import AnthropicMessages
+from fastspe.runners.base import classify_sdk_error, response_failures
+from fastspe.runners.lean_http import httpx_of, lean_http_client
+from fastspe.runners.openai_runner import RAW_RESPONSE_HEADER, TRIAL_HEADER, OpenAIChat, raw_response_header
+from fastspe.runners.retry import AttemptError
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+httpx = httpx_of(openai)
+KEY = "sk-fastspe-LEAN-0000000000000000"
+PROMPT = "Solve this board."
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def sdk_complete(wire: str, url: str, runner, settings: GenerationSettings, trial_id: str, timeout: float):
+    """The replaced path: ``with_raw_response.create`` and the SDK's parser, on the SDK's default HTTP client."""
+    sdk, make = (openai, openai.OpenAI) if wire == "openai" else (anthropic, anthropic.Anthropic)
+    client = make(api_key=KEY, base_url=url, max_retries=0, timeout=timeout)
+    resource = client.chat.completions if wire == "openai" else client.messages
+    module = openai_runner if wire == "openai" else anthropic_runner
+    try:
+        try:
+            raw = resource.with_raw_response.create(**runner.request(PROMPT, settings),
+                                                    extra_headers={TRIAL_HEADER: trial_id})
+        except sdk.APIError as exc:
+            raise classify_sdk_error(exc, sdk, ()) from None
+        try:
+            return module.completion_of(raw.parse(), raw.headers, raw.status_code)
+        except response_failures(sdk) as exc:
+            raise classify_sdk_error(exc, sdk, ()) from None
+    finally:
+        client.close()
+
+
+def outcome(fn):
+    """``fn()``'s Completion, or its AttemptError's kind, message, status and Retry-After."""
+    try:
+        return fn()
+    except AttemptError as err:
+        return ("error", err.kind, err.message, err.http_status, err.retry_after)
+
+
+ACTIONS = [ok, lambda: ok("MOVES: U,L,D,R", finish_reason="length"), lambda: ok("", model="other-model"),
+           lambda: status(429, retry_after=0.01), lambda: status(500), lambda: status(404), drop, truncated,
+           lambda: slow(0.6)]
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+@pytest.mark.parametrize("action", ACTIONS)
+def test_complete_gives_what_the_sdk_path_gives(wire, action):
+    """Each path on a server of its own (answers carry the request's number): the same outcome, and the same
+    request on the wire (the body, and every header but the SDK's per-request ones and the host's port)."""
+    settings, seen, outcomes = GenerationSettings(max_tokens=64, temperature=0.0, stop=["END"]), [], []
+    for path in ("lean", "sdk"):
+        with FakeLLMServer(key=KEY) as server:
+            url = server.openai_url if wire == "openai" else server.anthropic_url
+            runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=0.3)
+            settings = runner.effective_settings(settings)
+            server.push(action())
+            if path == "lean":
+                outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1")))
+            else:
+                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", 0.3)))
+            runner.close()
+            time.sleep(0.4 if server.seen[0].action.delay else 0)  # a slow answer finishes before the server stops
+            seen.append(server.seen[0])
+    assert outcomes[0] == outcomes[1]
+    assert seen[0].body == seen[1].body and seen[0].path == seen[1].path
+    assert drop_volatile(seen[0].headers) == drop_volatile(seen[1].headers)
+
+
+def drop_volatile(headers: dict) -> dict:
+    return {k: v for k, v in headers.items() if k not in ("x-stainless-retry-count", "idempotency-key",
+                                                         "host")}
+
+
+def test_the_raw_response_header_is_the_sdks():
+    assert raw_response_header(openai) == raw_response_header(anthropic) == RAW_RESPONSE_HEADER
+
+
+# --- the lean JSON reads against the SDK's parser, on every shape of answer -----------------------------------
+
+def maybe(value_strategy, *odd):
+    """A field: usually ``value_strategy``, sometimes missing (``...``), sometimes an odd JSON value."""
+    odd_values = st.sampled_from([None, 0, 1.5, True, "x", [], {}, [1], {"a": 1}, *odd])
+    return st.one_of(value_strategy, value_strategy, st.just(...), odd_values)
+
+
+def obj(**fields):
+    return st.fixed_dictionaries({k: v for k, v in fields.items()}).map(
+        lambda d: {k: v for k, v in d.items() if v is not ...})
+
+
+TOKENS = st.integers(0, 10**6)
+TEXT = st.text(max_size=20)
+OPENAI_BODY = obj(
+    id=maybe(TEXT), model=maybe(TEXT), object=st.just("chat.completion"),
+    choices=maybe(st.lists(obj(index=st.just(0), finish_reason=maybe(st.sampled_from(["stop", "length"])),
+                               message=maybe(obj(role=st.just("assistant"), content=maybe(TEXT)))),
+                           min_size=0, max_size=2)),
+    usage=maybe(obj(prompt_tokens=maybe(TOKENS), completion_tokens=maybe(TOKENS),
+                    completion_tokens_details=maybe(obj(reasoning_tokens=maybe(TOKENS))))))
+ANTHROPIC_BODY = obj(
+    id=maybe(TEXT), type=st.just("message"), role=st.just("assistant"), model=maybe(TEXT),
+    stop_reason=maybe(st.sampled_from(["end_turn", "max_tokens", "stop_sequence", "refusal"])),
+    content=maybe(st.lists(st.one_of(obj(type=st.just("text"), text=maybe(TEXT)),
+                                     obj(type=maybe(st.sampled_from(["thinking", "redacted_thinking", "tool_use"])),
+                                         thinking=TEXT)), max_size=3)),
+    usage=maybe(obj(input_tokens=maybe(TOKENS), output_tokens=maybe(TOKENS))))
+HEADERS = st.sampled_from([{}, {"x-request-id": "req-9"}, {"request-id": ""}])
+
+
+def response_of(body, headers: dict):
+    return httpx.Response(200, content=json.dumps(body).encode(), headers={"content-type": "application/json",
+                                                                              **headers},
+                          request=httpx.Request("POST", "http://127.0.0.1/v1/x"))
+
+
+def sdk_read(parse, module, response):
+    try:
+        return module.completion_of(parse(response.json()), response.headers, response.status_code)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return "the SDK's parser fails"
+
+
+def parse_chat(data):
+    return openai.types.chat.ChatCompletion.construct(**data)  # the SDK's (non-validating) parse of a JSON object
+
+
+def parse_message(data):
+    return anthropic.types.Message.construct(**data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=OPENAI_BODY, headers=HEADERS)
+def test_lean_chat_completion_is_the_sdks_reading_or_declines(body, headers):
+    response = response_of(body, headers)
+    lean = openai_runner.lean_completion(response)
+    assert lean is None or lean == sdk_read(parse_chat, openai_runner, response)
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=ANTHROPIC_BODY, headers=HEADERS)
+def test_lean_message_is_the_sdks_reading_or_declines(body, headers):
+    response = response_of(body, headers)
+    lean = anthropic_runner.lean_completion(response)
+    assert lean is None or lean == sdk_read(parse_message, anthropic_runner, response)
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b"[1, 2]", b'"text"', b'{"choices": {"0": {}}}', b"\xff\xfe"])
+def test_lean_reads_decline_what_is_not_an_answer(body):
+    response = httpx.Response(200, content=body, request=httpx.Request("POST", "http://127.0.0.1/v1/x"))
+    assert openai_runner.lean_completion(response) is None and anthropic_runner.lean_completion(response) is None
+
+
+def test_lean_reads_take_ordinary_answers():
+    chat = {"id": "c1", "model": "m", "choices": [{"index": 0, "finish_reason": "length",
+                                                   "message": {"role": "assistant", "content": "MOVES: U"}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 2}}}
+    message = {"id": "m1", "model": "c", "stop_reason": "max_tokens", "usage": {"input_tokens": 5, "output_tokens": 3},
+               "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "MOVES: U"}]}
+    got = openai_runner.lean_completion(response_of(chat, {}))
+    assert got is not None and got == sdk_read(parse_chat, openai_runner, response_of(chat, {}))
+    assert (got.text, got.reasoning_tokens, got.request_id) == ("MOVES: U", 2, "c1")
+    got = anthropic_runner.lean_completion(response_of(message, {"request-id": "r1"}))
+    assert got is not None and got == sdk_read(parse_message, anthropic_runner, response_of(message, {"request-id": "r1"}))
+    assert (got.text, got.finish_reason, got.raw_finish_reason, got.request_id) == ("MOVES: U", "length",
+                                                                                  "max_tokens", "r1")
+
+
+# --- the transport ------------------------------------------------------------------------------------------------
+
+def test_lean_transport_only_for_plain_http_without_a_proxy(monkeypatch):
+    assert lean_http_client(openai, "https://api.openai.com/v1", 5.0) is None
+    client = lean_http_client(openai, "http://127.0.0.1:8000/v1", 5.0)
+    assert client is not None and isinstance(client._transport, httpx.BaseTransport)
+    client.close()
+    monkeypatch.setenv("http_proxy", "http://proxy.example:3128")
+    assert lean_http_client(anthropic, "http://127.0.0.1:8000", 5.0) is None
+
+
+def closing_server(answers: int):
+    """A keep-alive HTTP/1.1 server that closes each connection right after its answer, without saying so (as an
+    idle timeout does); yields its port and the number of connections it accepted."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = [0]
+    body = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "MOVES: U"}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+
+    def serve():
+        for _ in range(answers):
+            conn, _ = listener.accept()
+            accepted[0] += 1
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, rest = data.split(b"\r\n\r\n", 1)
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length")))
+            while len(rest) < length:
+                rest += conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                         % (len(body), body))
+            conn.close()
+        listener.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener.getsockname()[1], accepted, thread
+
+
+def test_a_connection_the_server_closed_is_not_reused():
+    port, accepted, thread = closing_server(3)
+    runner = OpenAIChat("fake", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
+    for i in range(3):
+        assert runner.complete(PROMPT, GenerationSettings(), f"t{i}").text == "MOVES: U"
+        time.sleep(0.05)  # the server's close arrives before the next request
+    runner.close()
+    thread.join(5)
+    assert accepted[0] == 3
+
+
+def test_connections_are_pooled_and_close_closes_them_all():
+    with FakeLLMServer(key=KEY) as server:
+        runner = OpenAIChat("fake", base_url=server.openai_url, timeout=5)
+        for i in range(3):  # one after another: one connection carries them all
+            runner.complete(PROMPT, GenerationSettings(), f"s{i}")
+        transport = runner.client._client._transport
+        assert len(transport._open) == 1
+        server.delay = 0.2
+        threads = [threading.Thread(target=runner.complete, args=(PROMPT, GenerationSettings(), f"t{i}"))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        conns = list(transport._open)
+        assert len(conns) == 4 and all(c.sock is not None for c in conns)  # four at once: four connections
+        runner.close()
+        assert not transport._open and all(c.sock is None for c in conns)
