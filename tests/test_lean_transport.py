@@ -76,18 +76,23 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
     """Each path on a server of its own (answers carry the request's number): the same outcome, and the same
     request on the wire (the body, and every header but the SDK's per-request ones and the host's port)."""
     settings, seen, outcomes = GenerationSettings(max_tokens=64, temperature=0.0, stop=["END"]), [], []
+    scripted = action()
+    timeout = 0.3 if scripted.delay else 10.0  # short only where the answer is to come too late
     for path in ("lean", "sdk"):
         with FakeLLMServer(key=KEY) as server:
             url = server.openai_url if wire == "openai" else server.anthropic_url
-            runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=0.3)
+            runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=timeout)
             settings = runner.effective_settings(settings)
             server.push(action())
             if path == "lean":
                 outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1")))
             else:
-                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", 0.3)))
+                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout)))
             runner.close()
-            time.sleep(0.4 if server.seen[0].action.delay else 0)  # a slow answer finishes before the server stops
+            deadline = time.monotonic() + 5
+            while not server.seen and time.monotonic() < deadline:  # (a timed-out request may be seen late)
+                time.sleep(0.01)
+            time.sleep(0.4 if scripted.delay else 0)  # a slow answer finishes before the server stops
             seen.append(server.seen[0])
     assert outcomes[0] == outcomes[1]
     assert seen[0].body == seen[1].body and seen[0].path == seen[1].path
