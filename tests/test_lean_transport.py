@@ -4,6 +4,7 @@ SDK's own ``with_raw_response.create`` + parser on the SDK's own HTTP client, on
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -209,9 +210,9 @@ def test_lean_transport_only_for_plain_http_without_a_proxy(monkeypatch):
     assert lean_http_client(anthropic, "http://127.0.0.1:8000", 5.0) is None
 
 
-def closing_server(answers: int):
+def closing_server(answers: int, gzipped: bool = False):
     """A keep-alive HTTP/1.1 server that closes each connection right after its answer, without saying so (as an
-    idle timeout does); yields its port and the number of connections it accepted."""
+    idle timeout does), the answer gzipped if asked; its port, the number of connections it accepted, its thread."""
     listener = socket.create_server(("127.0.0.1", 0))
     accepted = [0]
     body = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -229,8 +230,9 @@ def closing_server(answers: int):
                               if line.lower().startswith(b"content-length")))
             while len(rest) < length:
                 rest += conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                         % (len(body), body))
+            data = gzip.compress(body) if gzipped else body
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s"
+                         % (b"Content-Encoding: gzip\r\n" if gzipped else b"", len(data), data))
             conn.close()
         listener.close()
 
@@ -248,6 +250,14 @@ def test_a_connection_the_server_closed_is_not_reused():
     runner.close()
     thread.join(5)
     assert accepted[0] == 3
+
+
+def test_a_gzipped_answer_is_decoded_as_httpx_decodes_it():
+    port, _, thread = closing_server(1, gzipped=True)
+    runner = OpenAIChat("fake", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
+    assert runner.complete(PROMPT, GenerationSettings(), "t").text == "MOVES: U"
+    runner.close()
+    thread.join(5)
 
 
 def test_connections_are_pooled_and_close_closes_them_all():

@@ -1,5 +1,5 @@
 """A lighter HTTP/1.1 transport for the official SDKs' httpx client, for plain-HTTP servers (vLLM, Ollama, a
-loopback mock): one keep-alive ``http.client`` connection per sending thread instead of httpcore's pool and h11.
+loopback mock): pooled keep-alive ``http.client`` connections instead of httpcore's pool and h11.
 
 At 64 connections httpcore and h11 cost about a third of the client's CPU per request, enough to make fastspe
 its own bottleneck against a fast local server (issue 21). The SDK still builds every request, sends its headers
