@@ -138,7 +138,8 @@ def matching_cost(boxes, nb, push, perms):
 
 
 @njit
-def _encode(player, boxes, nb):
+def state_key(player, boxes, nb):
+    """The int64 key of a state: the player's cell, then the sorted boxes' cells, 7 bits each."""
     key = np.int64(0)
     for i in range(nb - 1, -1, -1):
         key = (key << _BITS) | boxes[i]
@@ -146,8 +147,9 @@ def _encode(player, boxes, nb):
 
 
 @njit
-def _slot(key, mask):
-    h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+def key_slot(key, mask):
+    """A key's first slot in a hash table of ``mask + 1`` slots (a power of two)."""
+    h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)
     return np.int64(h) & mask
 
 
@@ -201,9 +203,9 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
     fm_cap, fp_cap = 64, 64
     head = np.full((fm_cap, fp_cap), -1, dtype=np.int32)
     row_count = np.zeros(fm_cap, dtype=np.int64)
-    key0 = _encode(player0, boxes, nb)
+    key0 = state_key(player0, boxes, nb)
     keys[0], g_moves[0], g_pushes[0], parent[0], pdir[0], match[0] = key0, 0, 0, -1, -1, m0
-    slots[_slot(key0, smask)] = 1
+    slots[key_slot(key0, smask)] = 1
     stored = 1
     hm0 = m0 + w0 if use_heuristic else 1
     hp0 = m0 if use_heuristic else 1
@@ -280,7 +282,7 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                 if m >= INF:
                     continue
                 pushed = 1
-                nkey = _encode(t, nxt, nb)
+                nkey = state_key(t, nxt, nb)
             else:
                 nkey = (key & ~_MASK) | t
             if m == 0:  # a goal: h(s) >= (1, 1) at every non-goal, so no cheaper goal is left
@@ -299,7 +301,7 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                 if w >= INF:
                     continue
             ngp = gp + pushed
-            pos = _slot(nkey, smask)
+            pos = key_slot(nkey, smask)
             while slots[pos] != 0 and keys[slots[pos] - 1] != nkey:
                 pos = (pos + 1) & smask
             if slots[pos] != 0:
@@ -322,11 +324,11 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                     slots = np.zeros(2 * cap, dtype=np.int32)
                     smask = np.int64(2 * cap - 1)
                     for i in range(stored):
-                        q = _slot(keys[i], smask)
+                        q = key_slot(keys[i], smask)
                         while slots[q] != 0:
                             q = (q + 1) & smask
                         slots[q] = i + 1
-                    pos = _slot(nkey, smask)
+                    pos = key_slot(nkey, smask)
                     while slots[pos] != 0:
                         pos = (pos + 1) & smask
                 idx = stored
