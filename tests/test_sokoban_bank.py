@@ -153,3 +153,15 @@ def test_an_impossible_cell_says_so(monkeypatch):
 def test_xsb_text_draws_arrays():
     level = parse_level("#####\n#@$.#\n#####")
     assert xsb_text(level.wall, level.goal, level.boxes, level.player, level.rows, level.cols) == level.text
+
+
+def test_a_bank_from_given_levels():
+    texts = ["#######\n#     #\n# $.  #\n#  @$ #\n#   . #\n#######", "#####\n#@$.#\n#####"]
+    bank = sokoban.bank_from_levels(texts, cohort="micro")
+    assert bank.column("board_id").to_pylist() == ["micro-000", "micro-001"]
+    assert bank.column("depth").to_pylist() == [8, 1] and bank.column("pushes").to_pylist() == [2, 1]
+    assert verify_sokoban_bank(bank.to_pandas()) == []
+    with pytest.raises(UserError, match="level x: the level is dead"):
+        sokoban.bank_from_levels(["#####\n#$  #\n# @.#\n#####"], ids=["x"])
+    with pytest.raises(UserError, match="distinct"):
+        sokoban.bank_from_levels(texts, ids=["a", "a"])
