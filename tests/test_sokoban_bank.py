@@ -165,3 +165,8 @@ def test_a_bank_from_given_levels():
         sokoban.bank_from_levels(["#####\n#$  #\n# @.#\n#####"], ids=["x"])
     with pytest.raises(UserError, match="distinct"):
         sokoban.bank_from_levels(texts, ids=["a", "a"])
+
+
+def test_the_verifier_takes_tables_and_names_missing_columns(small_bank):
+    assert verify_sokoban_bank(small_bank) == []
+    assert "lacks the columns ['pushes']" in verify_sokoban_bank(small_bank.drop(["pushes"]))[0][1]

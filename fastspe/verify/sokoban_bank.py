@@ -18,22 +18,27 @@ from typing import Callable
 import pandas as pd
 
 OPTIMALITY_STATES = 2_000_000  # states the optimality search may visit per level before the level is skipped
+_COLUMNS = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
 _STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
+class BadLevel(Exception):
+    """A bank row's level text that is not a level (the verifier reports it as that row's failure)."""
+
+
 def read_xsb(text) -> tuple:
-    """(rows, cols, walls, goals, boxes, player) with cells as (row, col), or a ValueError saying what is wrong."""
+    """(rows, cols, walls, goals, boxes, player) with cells as (row, col), or ``BadLevel`` saying what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("level is not XSB text")
+        raise BadLevel("level is not XSB text")
     lines = text.split("\n")
     rows, cols = len(lines), max(len(line) for line in lines)
     if rows > 10 or cols > 10:
-        raise ValueError(f"level is {rows}x{cols}, over 10x10")
+        raise BadLevel(f"level is {rows}x{cols}, over 10x10")
     walls, goals, boxes, players = set(), set(), set(), []
     for r, line in enumerate(lines):
         for c, ch in enumerate(line):
             if ch not in "# -_.$*@+":
-                raise ValueError(f"level line {r + 1} holds {ch!r}")
+                raise BadLevel(f"level line {r + 1} holds {ch!r}")
             if ch == "#":
                 walls.add((r, c))
             if ch in ".*+":
@@ -43,9 +48,9 @@ def read_xsb(text) -> tuple:
             if ch in "@+":
                 players.append((r, c))
     if len(players) != 1:
-        raise ValueError(f"level has {len(players)} players")
+        raise BadLevel(f"level has {len(players)} players")
     if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
-        raise ValueError(f"level has {len(boxes)} boxes and {len(goals)} goals")
+        raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
 
 
@@ -141,11 +146,17 @@ def fewest_moves(level: tuple, max_states: int = OPTIMALITY_STATES):
 
 def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None,
                         max_states: int = OPTIMALITY_STATES, skipped: list | None = None) -> list[tuple[str, str]]:
-    """Every failing row of a Sokoban ``bank`` as (board_id, reason); empty when the bank is sound.
+    """Every failing row of a Sokoban ``bank`` (a DataFrame or Arrow table) as (board_id, reason); empty when the
+    bank is sound (a bank without the Sokoban columns is one failure with board_id "").
 
     The ids of levels whose optimality search passed ``max_states`` states (replayed and checked, but not proved
     optimal) are appended to ``skipped`` when it is given. ``progress(levels_checked, levels)`` after each level.
     """
+    if not isinstance(bank, pd.DataFrame):  # an Arrow table
+        bank = bank.to_pandas()
+    missing = [c for c in _COLUMNS if c not in bank.columns]
+    if missing:
+        return [("", f"the bank lacks the columns {missing} (a Sokoban bank has {list(_COLUMNS)})")]
     failures: list[tuple[str, str]] = []
     ids = bank["board_id"].tolist()
     failures += [(bid, "board_id appears more than once") for bid in bank["board_id"][bank["board_id"].duplicated()]]
@@ -166,7 +177,7 @@ def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None]
 def _check_row(text, depth: int, nboxes: int, cert, pushes: int, max_states: int, skipped, bid) -> str | None:
     try:
         level = read_xsb(text)
-    except ValueError as exc:
+    except BadLevel as exc:
         return str(exc)
     if len(level[4]) != nboxes:
         return f"boxes = {nboxes} but the level has {len(level[4])}"
