@@ -6,6 +6,8 @@ import json
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import fastspe.bank.sokoban as sokoban
 from fastspe.bank.acceptance import QuotaError
@@ -170,3 +172,14 @@ def test_a_bank_from_given_levels():
 def test_the_verifier_takes_tables_and_names_missing_columns(small_bank):
     assert verify_sokoban_bank(small_bank) == []
     assert "lacks the columns ['pushes']" in verify_sokoban_bank(small_bank.drop(["pushes"]))[0][1]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**63 - 1), st.sampled_from([(1, 5), (1, 21), (2, 9), (2, 18), (3, 7), (3, 13), (4, 6)]))
+def test_generated_levels_equal_the_twin(seed, cell):
+    boxes, depth = cell
+    bank = build_sokoban_bank(sokoban_design_from_dict({"seed": seed, "cells": [
+        {"cohort": "c", "boxes": boxes, "depth": depth, "count": 1}]}))
+    row = bank.to_pylist()[0]
+    assert naive_solve(row["level"]) == (depth, row["pushes"])
+    assert verify_sokoban_bank(bank) == []
