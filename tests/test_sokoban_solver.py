@@ -114,6 +114,8 @@ def test_known_levels():
         assert (sol.length, sol.pushes) == naive_solve(text)
     assert (solve_level(SIMPLE).length, solve_level(TWO_BOXES).length) == (8, 18)
     assert solve_level(SIMPLE).moves == solve_level(parse_level(SIMPLE)).moves  # deterministic
+    bfs = solve_level(TWO_BOXES, breadth_first=True)
+    assert (bfs.length, bfs.pushes) == (18, 8) and bfs.nodes > solve_level(TWO_BOXES).nodes
 
 
 def test_a_solved_level_needs_no_move():

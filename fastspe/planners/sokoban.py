@@ -62,15 +62,18 @@ def _level(level) -> Level:
     raise UserTypeError(f"a level is a Level or XSB text, got {type(level).__name__}")
 
 
-def solve_level(level, node_limit: int | None = None) -> SokobanSolution:
-    """The move-optimal plan of ``level`` (a ``Level`` or XSB text), or ``SokobanUnsolved`` saying why not."""
+def solve_level(level, node_limit: int | None = None, breadth_first: bool = False) -> SokobanSolution:
+    """The move-optimal plan of ``level`` (a ``Level`` or XSB text), or ``SokobanUnsolved`` saying why not.
+
+    ``breadth_first`` searches in plain breadth-first order instead of A* (same answer, more states: a check)."""
     from ..kernels.sokoban_search import DEAD_START, FOUND, NO_PLAN, search
 
     level = _level(level)
     limit = _node_limit(node_limit)
     start = time.perf_counter()
     status, length, pushes, plan, _, stored = search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64),
-                                                     level.player, level.rows, level.cols, limit, _NO_BOUND, True)
+                                                     level.player, level.rows, level.cols, limit, _NO_BOUND,
+                                                     not breadth_first)
     seconds = time.perf_counter() - start
     if status == FOUND:
         return SokobanSolution(int(length), int(pushes), ",".join(DIRECTIONS[int(d)] for d in plan), int(stored),
