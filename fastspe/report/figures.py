@@ -57,7 +57,7 @@ CELL_FONT = 6.5  # largest size of a heatmap cell's number; smaller when cells a
 _RC = {"svg.hashsalt": "fastspe", "svg.fonttype": "path", "pdf.fonttype": 42,  # TrueType: venues refuse Type 3
        "font.family": "DejaVu Sans", "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
        "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7, "figure.titlesize": 9,
-       "path.simplify": False}
+       "path.simplify": False, "figure.autolayout": False, "figure.constrained_layout.use": False}
 _META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
          "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
 _LINE = 1.25 * 7 / 72  # inches a line of 7 pt label text takes
@@ -110,12 +110,14 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _freeze(fig: Figure) -> None:
-    """Lay out once and keep it: each savefig would otherwise lay the figure out again."""
+    """Lay out once and keep it: each savefig would otherwise lay the figure out again. No layout engine at
+    all afterwards (not even the "none" placeholder): with one, ``savefig`` draws the whole figure an
+    extra time before drawing it for real, which doubled the cost of every file."""
     if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 shapes "fi" into a ligature, which the PDF
         for text in fig.findobj(Text):     # can't map back to letters (unsearchable) and embeds as a 2nd font
             text.set_fontfeatures(["-liga"])
     fig.get_layout_engine().execute(fig)
-    fig.set_layout_engine("none")
+    fig.set_layout_engine(None)  # None, as _RC turns off autolayout and constrained_layout.use
 
 
 def _title(fig: Figure, text: str, titles: bool) -> None:
