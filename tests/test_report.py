@@ -107,6 +107,27 @@ def test_byte_identical_across_runs(report, tmp_path, bank, verdicts):
     assert "<dc:date>" not in svg
 
 
+def test_figures_drawn_here_are_the_bytes_drawn_in_a_child(report, tmp_path, bank, verdicts, monkeypatch):
+    from fastspe.report import forked
+
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    here = write_report(bank, verdicts, tmp_path / "here", draws=300, seed=5).parent
+    for name in FIGURES:
+        for ext in ("png", "svg", "pdf"):
+            rel = f"figures/{name}.{ext}"
+            assert (here / rel).read_bytes() == (report.parent / rel).read_bytes(), rel
+
+
+def test_a_figure_that_fails_leaves_no_report(tmp_path, bank, verdicts, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("figure 1 broke")
+
+    monkeypatch.setattr(figures, "figure1_heatmap", broken)  # raised in the forked child, where there is one
+    with pytest.raises(RuntimeError, match="figure 1 broke"):
+        write_report(bank, verdicts, tmp_path / "rep", draws=20)
+    assert not (tmp_path / "rep").exists() and not list(tmp_path.iterdir())
+
+
 def test_another_seed_changes_intervals_not_estimates(report, tmp_path, bank, verdicts):
     other = write_report(bank, verdicts, tmp_path / "other", draws=300, seed=6)
     a = pd.read_csv(report.parent / "metrics.csv")
