@@ -86,12 +86,24 @@ def test_report_states_the_method(report):
     assert "300 stratified whole-board bootstrap draws, seed 5" in md
     assert "20 strata (cohort x k x depth), 4 boards each" in md
     assert "95% percentile intervals" in md and "all trials of a board go together" in md
+    headings = re.findall(r"^### (.+)$", md, flags=re.M)
+    assert headings[:3] == ["Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+                            "Figure 2: Conditional economy E and joint SPE on the primary cohort",
+                            "Figure 3: Where plans fail on the primary cohort, by certified depth"]
+    assert headings[3:9] == [r"Table 1: Primary results pooled over d\* ∈ {10, 20, 30, 40}",
+                             "Table 2: Mutually exclusive primary outcomes",
+                             "Table 3: Primary completion, optimal completion and illegal-plan percentages",
+                             "Table 4: Primary completion percentages by block count", "Table 5: Separate stress cohort",
+                             "Table 6: Primary 95% percentile intervals"]
+    assert len(headings) == len(FIGURES) + len(TABLES) and not set(headings) & set(TABLES)  # titles, not file names
     for name in TABLES:
-        assert f"### {name}" in md
+        assert f"Files: `tables/{name}.csv`, `.md`, `.tex`." in md
     for src in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
         assert (report.parent / src).is_file()
     page = (report.parent / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<table") == len(TABLES)
+    assert '<h3 id="table1_primary">Table 1: Primary results pooled over d* ∈ {10, 20, 30, 40}</h3>' in page
+    assert "<h3>Figure 2: Conditional economy E and joint SPE on the primary cohort</h3>" in page
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert len(srcs) == len(FIGURES) and all(not s.startswith("/") and (report.parent / s).is_file() for s in srcs)
     assert "seed 5" in page

@@ -238,14 +238,20 @@ class _Figures:
         tick(2)
         fig1 = self.first.result()
         tick(3)
-        gutter = f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter else ""
-        return [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "
-                 f"panel's stated linear scale{gutter}.", fig1),
-                (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
-                 "intervals (whole boards resampled within strata, trials kept together).", fig2),
-                (f"Figure 3: where plans fail on the {primary} cohort, by certified depth: the earliest illegal move "
-                 "as a fraction of d*, the closest approach min h / d* of plans that do not complete, and the share "
-                 "of plans that revisit a state.", fig3)]
+        gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter
+                  else "")
+        return [("Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+                 "R, Q and E in percent per condition and certified depth d*: blue better and orange poorer on each "
+                 f"panel's stated linear scale, grey n/a where a factor is undefined{gutter}. Q conditions on legal "
+                 "plans; E is the mean d*/L among completions.", fig1),
+                (f"Figure 2: Conditional economy E and joint SPE on the {primary} cohort",
+                 "E among completed outputs (hatched) and SPE over all outputs (solid) per condition, with 95% "
+                 "bootstrap intervals (whole boards resampled within strata, trials kept together). A zero is a "
+                 "stub labelled 0; n/a: no completed plan, so E is undefined, while SPE counts every failure.", fig2),
+                (f"Figure 3: Where plans fail on the {primary} cohort, by certified depth",
+                 "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), the closest "
+                 "approach min h / d* (plans that do not complete), and the share of plans that revisit a state.",
+                 fig3)]
 
     def cancel(self) -> None:
         self.first.cancel()
