@@ -87,13 +87,15 @@ def test_report_states_the_method(report):
     assert "20 strata (cohort x k x depth), 4 boards each" in md
     assert "95% percentile intervals" in md and "all trials of a board go together" in md
     headings = re.findall(r"^### (.+)$", md, flags=re.M)
-    assert headings[:3] == ["Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+    assert headings[:3] == ["Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per "
+                            "condition",
                             "Figure 2: Conditional economy E and joint SPE on the primary cohort",
                             "Figure 3: Where plans fail on the primary cohort, by certified depth"]
     assert headings[3:9] == [r"Table 1: Primary results pooled over d\* ∈ {10, 20, 30, 40}",
                              "Table 2: Mutually exclusive primary outcomes",
                              "Table 3: Primary completion, optimal completion and illegal-plan percentages",
-                             "Table 4: Primary completion percentages by block count", "Table 5: Separate stress cohort",
+                             "Table 4: Primary completion percentages by block count",
+                             "Table 5: Separate stress cohort",
                              "Table 6: Primary 95% percentile intervals"]
     assert len(headings) == len(FIGURES) + len(TABLES) and not set(headings) & set(TABLES)  # titles, not file names
     for name in TABLES:

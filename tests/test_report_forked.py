@@ -64,3 +64,13 @@ def test_without_fork_the_work_runs_here(monkeypatch):
     handle = forked.in_child(lambda: os.getpid())
     assert isinstance(handle, forked.Done) and handle.result() == os.getpid()
     handle.cancel()
+
+
+@needs_fork
+def test_no_fork_to_be_had_runs_the_work_here(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(forked.Child, "__init__", refuse)
+    handle = forked.in_child(lambda: os.getpid())
+    assert isinstance(handle, forked.Done) and handle.result() == os.getpid()

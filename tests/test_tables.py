@@ -221,7 +221,7 @@ def test_headings_are_the_papers_titles(verdicts, metrics, order):
         "table5_stress": "Table 5: Separate stress cohort",
         "table6_intervals": "Table 6: Primary 95% percentile intervals",
         "by_depth": "Results by certified depth", "h90": "Reliable horizon H.9", "format_audit": "Format audit"}
-    for t in tables.values():  # a percent sign is one, in every target (it was "\\%" in Markdown, LaTeX's \textbackslash)
+    for t in tables.values():  # a percent sign is one in every target (was "\\%" in Markdown, \textbackslash in LaTeX)
         assert "\\%" not in render.to_markdown(t) and r"\textbackslash" not in render.to_latex(t)
         assert render.caption_text(t).startswith(render.heading_text(t) + ". ")
 

@@ -68,7 +68,7 @@ class Child:
         self._conn, child_end = context.Pipe(duplex=False)
         self._process = context.Process(target=_run, args=(work, child_end), daemon=True)
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks", 
+            warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks",
                                     category=DeprecationWarning)
             self._process.start()
         child_end.close()
@@ -95,6 +95,11 @@ class Child:
 
 
 def in_child(work: Callable):
-    """``work`` started in a forked process where that pays (``can_fork``), else run now; either way a
-    handle with ``result()`` and ``cancel()``."""
-    return Child(work) if can_fork() else Done(work())
+    """``work`` started in a forked process where that pays (``can_fork``) and a fork is to be had, else run
+    now; either way a handle with ``result()`` and ``cancel()``."""
+    if can_fork():
+        try:
+            return Child(work)
+        except OSError:  # no process to be had (a process limit, no memory for the fork): the work still gets done
+            pass
+    return Done(work())

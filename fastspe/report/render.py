@@ -20,7 +20,8 @@ import pandas as pd
 from ..boundary.files import write_table, write_text
 
 # Math in caption templates and headers, and how Markdown shows it.
-_MATH_TEXT = {r"\times": "×", r"\in": "∈", r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
+_MATH_TEXT = {r"\times": "×", r"\in": "∈",
+              r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
               r"\%": "%", r"\,": " ", "{": "", "}": "", "_": ""}
 _PLACEHOLDER = re.compile(r"«(\w+)»")
 # Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a

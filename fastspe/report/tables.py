@@ -313,8 +313,8 @@ def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PR
         frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
     name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it
     frame = _in_order(frame, conditions).rename(columns={"H": name})
-    return Table("h90", f"The largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ at every depth up "
-                 "to it, with the completion % it rests on (n/a: fails at the shortest).", frame,
+    return Table("h90", f"The largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ at every "
+                 "depth up to it, with the completion % it rests on (n/a: fails at the shortest).", frame,
                  {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort},
                  heading=f"Reliable horizon $H_{{{name[1:]}}}$")
 
@@ -340,7 +340,8 @@ def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE
     rows = paired[(paired["grouping"] == "pooled") & (paired["cohort"] == cohort) & (paired["metric"] == metric)]
     frame = rows[["condition_a", "condition_b", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
     return Table("paired_differences", f"{metric}(A) - {metric}(B) on the «cohort» cohort for conditions adjacent in "
-                 "the ranking, with 95% intervals from the same bootstrap draws (the same boards in every draw).", frame,
+                 "the ranking, with 95% intervals from the same bootstrap draws (the same boards in every draw).",
+                 frame,
                  {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort},
                  heading=f"Paired differences of {metric}")
 
