@@ -228,7 +228,7 @@ class _Figures:
                                                               "figure1_horizon_metrics", labels=names, titles=titles))
 
     def finish(self, tick) -> list[tuple[str, list[Path]]]:
-        """The figures as (caption, paths); ``tick(n)`` after the n-th is written."""
+        """The figures as (title, caption, paths); ``tick(n)`` after the n-th is written."""
         trajectories, metrics, order, names, primary, titles = self.args
         fig2 = self.figures.figure2_bars(metrics, order, primary, self.folder / "figure2_economy_spe", labels=names,
                                          titles=titles)
