@@ -190,6 +190,54 @@ def test_bars_and_lines_carry_the_numbers(inputs):
     assert len(styles) == len(keys)  # told apart by marker and dash too, not by colour alone
 
 
+def test_bars_draw_a_zero_and_put_n_a_on_its_own_row(inputs):
+    metrics, trajectory, keys = inputs(5)  # c04 answers as the random baseline: no completion, SPE = 0, E n/a
+    fig = figures.bars_figure(metrics, keys, "primary")
+    ax = fig.axes[0]
+    pooled = metrics[(metrics["grouping"] == "pooled") & (metrics["cohort"] == "primary")].set_index(
+        ["condition", "metric"])["estimate"]
+    assert pooled[("c04", "SPE")] == 0 and np.isnan(pooled[("c04", "E")])
+    e_bars, spe_bars = (next(c for c in ax.containers if c.get_label().startswith(m)) for m in ("E,", "SPE,"))
+    assert len(e_bars) == 4 and len(spe_bars) == 5  # no bar at all for an undefined E
+    e_row, spe_row = 4 - 0.19, 4 + 0.19
+    notes = {t.get_text(): t.get_position() for t in ax.texts}
+    assert notes["E n/a (no completed plan)"][1] == pytest.approx(e_row)  # on E's row, not beside SPE
+    assert notes["0"][1] == pytest.approx(spe_row) and notes["0"][0] > 0
+    stubs = [ln for ln in ax.lines if list(ln.get_xdata()) == [0, 0]]
+    assert len(stubs) == 1 and np.mean(stubs[0].get_ydata()) == pytest.approx(spe_row)  # the zero is drawn
+    assert len([t for t in ax.texts if t.get_text() == "0"]) == 1  # only the zero bar is labelled
+    check_layout(fig)
+
+
+def _hue(color) -> tuple[float, float]:
+    from matplotlib.colors import rgb_to_hsv, to_rgb
+
+    h, s, v = rgb_to_hsv(to_rgb(color))
+    return 360 * h, s * v  # hue in degrees, chroma
+
+
+def test_one_meaning_per_colour_across_the_figures(inputs):
+    """Orange and blue mean poorer and better (Figure 1) and nothing else; Figure 2's metrics and Figure 3's
+    conditions are told apart without them, and conditions are never grey (undefined in Figure 1)."""
+    def orange_or_blue(color) -> bool:
+        hue, chroma = _hue(color)
+        return chroma > 0.15 and (10 <= hue <= 50 or 190 <= hue <= 245)
+
+    assert orange_or_blue(figures.ORANGE) and orange_or_blue(figures.BLUE)  # the test tells them
+    for color in figures.COLORS:
+        hue, chroma = _hue(color)
+        assert not orange_or_blue(color) and (chroma > 0.15 or color == "#000000"), color
+    metrics, trajectory, keys = inputs(7)
+    bars = figures.bars_figure(metrics, keys, "primary")
+    for patch in bars.axes[0].patches:
+        assert not orange_or_blue(patch.get_facecolor()), patch.get_facecolor()
+    lines = figures.trajectory_figure(trajectory, keys, "primary")
+    assert not any(orange_or_blue(ln.get_color()) for ax in lines.axes for ln in ax.lines)
+    heat = figures.heatmap_figure(metrics, keys, "primary")
+    scales = [ax.get_xlabel() for ax in heat.axes if "poorer" in ax.get_xlabel()]
+    assert scales == ["orange poorer, blue better; grey n/a"] * 3  # each panel's scale says what its colours mean
+
+
 def test_three_formats_byte_identical_across_runs(inputs, tmp_path):
     metrics, trajectory, keys = inputs(3)
     labels = {k: long_name(i) for i, k in enumerate(keys)}

@@ -86,12 +86,26 @@ def test_report_states_the_method(report):
     assert "300 stratified whole-board bootstrap draws, seed 5" in md
     assert "20 strata (cohort x k x depth), 4 boards each" in md
     assert "95% percentile intervals" in md and "all trials of a board go together" in md
+    headings = re.findall(r"^### (.+)$", md, flags=re.M)
+    assert headings[:3] == ["Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per "
+                            "condition",
+                            "Figure 2: Conditional economy E and joint SPE on the primary cohort",
+                            "Figure 3: Where plans fail on the primary cohort, by certified depth"]
+    assert headings[3:9] == [r"Table 1: Primary results pooled over d\* ∈ {10, 20, 30, 40}",
+                             "Table 2: Mutually exclusive primary outcomes",
+                             "Table 3: Primary completion, optimal completion and illegal-plan percentages",
+                             "Table 4: Primary completion percentages by block count",
+                             "Table 5: Separate stress cohort",
+                             "Table 6: Primary 95% percentile intervals"]
+    assert len(headings) == len(FIGURES) + len(TABLES) and not set(headings) & set(TABLES)  # titles, not file names
     for name in TABLES:
-        assert f"### {name}" in md
+        assert f"Files: `tables/{name}.csv`, `.md`, `.tex`." in md
     for src in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
         assert (report.parent / src).is_file()
     page = (report.parent / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<table") == len(TABLES)
+    assert '<h3 id="table1_primary">Table 1: Primary results pooled over d* ∈ {10, 20, 30, 40}</h3>' in page
+    assert "<h3>Figure 2: Conditional economy E and joint SPE on the primary cohort</h3>" in page
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert len(srcs) == len(FIGURES) and all(not s.startswith("/") and (report.parent / s).is_file() for s in srcs)
     assert "seed 5" in page
@@ -105,6 +119,27 @@ def test_byte_identical_across_runs(report, tmp_path, bank, verdicts):
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     svg = (first / "figures" / f"{FIGURES[0]}.svg").read_text()
     assert "<dc:date>" not in svg
+
+
+def test_figures_drawn_here_are_the_bytes_drawn_in_a_child(report, tmp_path, bank, verdicts, monkeypatch):
+    from fastspe.report import forked
+
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    here = write_report(bank, verdicts, tmp_path / "here", draws=300, seed=5).parent
+    for name in FIGURES:
+        for ext in ("png", "svg", "pdf"):
+            rel = f"figures/{name}.{ext}"
+            assert (here / rel).read_bytes() == (report.parent / rel).read_bytes(), rel
+
+
+def test_a_figure_that_fails_leaves_no_report(tmp_path, bank, verdicts, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("figure 1 broke")
+
+    monkeypatch.setattr(figures, "figure1_heatmap", broken)  # raised in the forked child, where there is one
+    with pytest.raises(RuntimeError, match="figure 1 broke"):
+        write_report(bank, verdicts, tmp_path / "rep", draws=20)
+    assert not (tmp_path / "rep").exists() and not list(tmp_path.iterdir())
 
 
 def test_another_seed_changes_intervals_not_estimates(report, tmp_path, bank, verdicts):

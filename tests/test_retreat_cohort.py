@@ -350,7 +350,8 @@ def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
     assert set(table["retreat"]) >= {0, 2, 4}
     oracle = table[table["condition"] == "baseline:oracle"]
     assert (oracle["C"] == 1.0).all()  # the certificate is optimal at every retreat
-    assert "### by_retreat" in (tmp_path / "rep" / "report.md").read_text()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "### Results by forced heuristic retreat" in md and "`tables/by_retreat.csv`" in md
     capsys.readouterr()
     assert main(["bank", "verify", str(tmp_path / "bank.parquet")]) == 0
     assert "search boards: plans optimal (proven: 15 by BFS up to d* = 30); retreat = depth - h" in capsys.readouterr().out

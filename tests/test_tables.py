@@ -194,12 +194,14 @@ def test_exports(tmp_path, verdicts, metrics, order):
     tex = render.to_latex(tb.h90_table(metrics, order))
     assert r"\begin{tabular}{lrrr}" in tex and r"$C$ (\%), $d^*=10$" in tex and r"$\geq 90\%$" in tex
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex and r"\hline" not in tex
-    assert r"\caption{$H_{.9}$: the largest primary depth" in tex and r"\label{tab:h90}" in tex
+    assert r"\caption{Reliable horizon $H_{.9}$. The largest primary depth" in tex and r"\label{tab:h90}" in tex
     assert r"A & n/a & 83.3 & 25.0 \\" in tex
     tex1 = render.to_latex(tb.table1_primary(metrics, order))
-    assert r"\caption{primary cohort pooled" in tex1 and "Table 1:" not in tex1  # LaTeX numbers it
+    assert r"\caption{Primary results pooled over $d^* \in$ \{10, 20\}. Cohort primary:" in tex1
+    assert "Table 1:" not in tex1  # LaTeX numbers it
     assert r"SPE $= R \times Q \times E$" in tex1 and r"$\bar{d}^*_c$" in tex1
-    assert "Table 1: primary cohort pooled" in render.to_markdown(tb.table1_primary(metrics, order))
+    assert render.to_markdown(tb.table1_primary(metrics, order)).startswith(
+        r"**Table 1: Primary results pooled over d\* ∈ {10, 20}.** Cohort primary:")
     assert "SPE = R × Q × E" in render.to_markdown(tb.table1_primary(metrics, order))
     assert render.latex_escape("a_b & 5% {x}") == r"a\_b \& 5\% \{x\}"
     paths = render.write_table_files(t, tmp_path / "tables")
@@ -207,6 +209,41 @@ def test_exports(tmp_path, verdicts, metrics, order):
     back = pd.read_csv(paths[0])
     np.testing.assert_array_equal(back["SPE"].to_numpy(), t.frame["SPE"].to_numpy())  # full precision
     assert paths[1].read_text() == render.to_markdown(t)
+
+
+def test_headings_are_the_papers_titles(verdicts, metrics, order):
+    tables = {t.name: t for t in tb.paper_tables(verdicts, metrics, order)}
+    assert {name: render.heading_text(t) for name, t in tables.items()} == {
+        "table1_primary": "Table 1: Primary results pooled over d* ∈ {10, 20}",
+        "table2_outcomes": "Table 2: Mutually exclusive primary outcomes",
+        "table3_rates": "Table 3: Primary completion, optimal completion and illegal-plan percentages",
+        "table4_blocks": "Table 4: Primary completion percentages by block count",
+        "table5_stress": "Table 5: Separate stress cohort",
+        "table6_intervals": "Table 6: Primary 95% percentile intervals",
+        "by_depth": "Results by certified depth", "h90": "Reliable horizon H.9", "format_audit": "Format audit"}
+    for t in tables.values():  # a percent sign is one in every target (was "\\%" in Markdown, \textbackslash in LaTeX)
+        assert "\\%" not in render.to_markdown(t) and r"\textbackslash" not in render.to_latex(t)
+        assert render.caption_text(t).startswith(render.heading_text(t) + ". ")
+
+
+def test_a_table_with_no_rows_says_why(metrics, order):
+    t = tb.table5_stress(metrics[metrics["cohort"] == "primary"], order)
+    assert t.frame.empty and list(t.frame.columns)[:3] == ["cohort", "condition", "N"]  # the CSV keeps its header
+    why = "No rows: the bank has no cohort besides primary, so there is no stress cohort to report."
+    md = render.to_markdown(t)
+    assert md == f"**Table 5: Separate stress cohort.** Every cohort besides primary, pooled over its depths and " \
+                 f"never with primary.\n\n*{why}*\n"
+    tex = render.to_latex(t)
+    assert rf"\emph{{{why}}}" in tex and r"\begin{tabular}" not in tex and r"\midrule" not in tex
+    assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 1
+    from fastspe.report.page import html_table, md_section
+
+    assert f"<p><i>{why}</i></p>" in html_table(t) and "<table" not in html_table(t)
+    section = md_section(t)
+    assert section.startswith("### Table 5: Separate stress cohort\n") and "|" not in section
+    assert "`tables/table5_stress.csv` (a header and no rows)" in section
+    plain = tb.Table("x", "A caption.", pd.DataFrame({"v": []}))
+    assert render.to_markdown(plain) == "**A caption.**\n\n*No rows.*\n"
 
 
 def test_pipes_in_names_are_escaped():

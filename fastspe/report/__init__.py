@@ -8,7 +8,7 @@ _NAMES = {
     "write_report": "write", "Table": "tables", "paper_tables": "tables", "condition_order": "tables",
     "primary_cohort": "tables", "check_table_inputs": "tables", "trajectory_table": "tables",
     "to_markdown": "render", "to_latex": "render", "write_table_files": "render", "markdown_text": "render",
-    "latex_escape": "render", "caption_text": "render",
+    "latex_escape": "render", "caption_text": "render", "heading_text": "render", "markdown_rows": "render",
     "caption_markdown": "render", "caption_latex": "render", "header_latex": "render", "method_text": "page",
     "md_section": "page", "html_table": "page", "pages": "page", "plain": "figures", "wrapped": "figures",
     "heat_scale": "figures", "heatmap_columns": "figures", "heatmap_figure": "figures", "figure1_heatmap": "figures",

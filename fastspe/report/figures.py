@@ -4,8 +4,12 @@
   depth (columns), blue better and orange poorer on each panel's stated linear scale, a narrow white
   gutter between the primary and the other cohorts' depths; undefined cells are grey and read ``n/a``.
 - Figure 2 (``figure2_bars``): pooled E and SPE per condition on the primary cohort, horizontal bars
-  with their 95% intervals.
+  with their 95% intervals; a zero is a drawn stub labelled ``0``, an undefined E reads ``n/a`` on E's row.
 - Figure 3 (``figure3_trajectories``): where plans fail, over certified depth, one line per condition.
+
+One meaning per colour across the figures: orange and blue say poorer and better (Figure 1's scales)
+and nothing else, light grey says undefined; Figure 2 tells E from SPE by fill (hatched, solid dark
+grey), not by colour; Figure 3's condition colours leave out orange, blue and grey.
 
 Figures 1 and 2 read the long metrics frame of ``intervals.bootstrap_intervals`` (one source of
 numbers for tables and figures); Figure 3 reads ``trajectories.trajectory_frame``. Sizes: Figures 1
@@ -44,8 +48,10 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..boundary.files import write_figure  # noqa: E402
 
-ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"
+ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"  # poorer .. better, Figure 1 only
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)
+INK = "#404040"  # Figure 2's bars: E hatched in it, SPE filled with it
+SMALL = 0.05  # a bar shorter than this (of 1) gets its value written beside it
 CMAP = LinearSegmentedColormap.from_list("fastspe_orange_blue", [ORANGE, PALE, BLUE])
 HEAT_METRICS = ("R", "Q", "E")
 FORMATS = ("png", "svg", "pdf")  # the order of the returned paths: [1] stays the SVG, as before
@@ -57,13 +63,14 @@ CELL_FONT = 6.5  # largest size of a heatmap cell's number; smaller when cells a
 _RC = {"svg.hashsalt": "fastspe", "svg.fonttype": "path", "pdf.fonttype": 42,  # TrueType: venues refuse Type 3
        "font.family": "DejaVu Sans", "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
        "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7, "figure.titlesize": 9,
-       "path.simplify": False}
+       "path.simplify": False, "figure.autolayout": False, "figure.constrained_layout.use": False}
 _META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
          "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
 _LINE = 1.25 * 7 / 72  # inches a line of 7 pt label text takes
-# Okabe-Ito colours with markers and dashes that tell lines apart in grayscale too
-# (yellow left out: too faint as a line); 7 colours against 4 dashes repeat a pair only after 28 lines
-COLORS = ("#000000", "#e69f00", "#0072b2", "#009e73", "#d55e00", "#56b4e9", "#cc79a7")
+# Condition colours with markers and dashes that tell lines apart in grayscale too: black and Okabe-Ito's
+# bluish green and reddish purple, then Tol's wine, olive, teal and a violet; no orange, blue or grey, which
+# mean poorer, better and undefined in Figure 1. 7 colours against 4 dashes repeat a pair only after 28 lines
+COLORS = ("#000000", "#009e73", "#cc79a7", "#882255", "#999933", "#44aa99", "#6a3d9a")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
 DASHES = ("-", "--", ":", "-.")
 # no "fi" in a multi-line text: matplotlib drops the "-liga" feature (see _freeze) on multi-line texts
@@ -110,12 +117,14 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _freeze(fig: Figure) -> None:
-    """Lay out once and keep it: each savefig would otherwise lay the figure out again."""
+    """Lay out once and keep it: each savefig would otherwise lay the figure out again. No layout engine at
+    all afterwards (not even the "none" placeholder): with one, ``savefig`` draws the whole figure an
+    extra time before drawing it for real, which doubled the cost of every file."""
     if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 shapes "fi" into a ligature, which the PDF
         for text in fig.findobj(Text):     # can't map back to letters (unsearchable) and embeds as a 2nd font
             text.set_fontfeatures(["-liga"])
     fig.get_layout_engine().execute(fig)
-    fig.set_layout_engine("none")
+    fig.set_layout_engine(None)  # None, as _RC turns off autolayout and constrained_layout.use
 
 
 def _title(fig: Figure, text: str, titles: bool) -> None:
@@ -196,7 +205,7 @@ def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: st
                            orientation="horizontal")
         bar.set_ticks(np.linspace(low, high, 3), labels=[f"{t:.0f}" for t in np.linspace(low, high, 3)])
         bar.ax.tick_params(labelsize=6, length=2)
-        bar.set_label("orange poorer, blue better", fontsize=6)
+        bar.set_label("orange poorer, blue better; grey n/a", fontsize=6)
         bar.outline.set_linewidth(0.5)
         bars.append(bar.ax)
     first.set_yticks(np.arange(n_rows) + 0.5, names)
@@ -239,15 +248,16 @@ def bars_figure(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str,
     row_h = _row_height(names, 0.3)
     fig = _figure(NARROW, len(conditions) * row_h + (1.15 if titles else 0.85))
     ax = fig.subplots()
-    for off, metric, color, name in ((-height / 2, "E", ORANGE, "E, among completed outputs"),
-                                     (height / 2, "SPE", BLUE, "SPE, all outputs")):
+    for off, metric, style, name in ((-height / 2, "E", {"facecolor": "white", "hatch": "//////"},
+                                      "E, among completed outputs"),
+                                     (height / 2, "SPE", {"facecolor": INK}, "SPE, all outputs")):
         est, lo, hi = table.reindex([(c, metric) for c in conditions]).to_numpy(float).T
         shown = np.nan_to_num(est)
         err = np.vstack([np.nan_to_num(np.clip(shown - lo, 0, None)), np.nan_to_num(np.clip(hi - shown, 0, None))])
-        ax.barh(y + off, shown, height, color=color, label=name, xerr=err, capsize=2,
-                error_kw={"elinewidth": 0.7, "capthick": 0.7})
-        for yi in (y + off)[np.isnan(est)]:
-            ax.text(0.01, yi, "n/a", va="center", fontsize=6)
+        defined = ~np.isnan(est)  # no bar at all for n/a: a zero-width bar's edge would read as a 0
+        ax.barh((y + off)[defined], shown[defined], height, edgecolor=INK, linewidth=0.6, label=name,
+                xerr=err[:, defined], capsize=2, error_kw={"elinewidth": 0.7, "capthick": 0.7}, **style)
+        _bar_notes(ax, y + off, est, hi, height, metric)
     ax.set_yticks(y, names)
     ax.set_ylim(len(conditions) - 0.5, -0.5)
     ax.tick_params(axis="y", length=0)
@@ -255,10 +265,27 @@ def bars_figure(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str,
     ax.set_xticks(np.linspace(0, 1, 5), ["0", "0.25", "0.5", "0.75", "1"])
     ax.set_xlabel("estimate with 95% interval")
     ax.spines[["top", "right"]].set_visible(False)
+    ax.spines["left"].set_position(("outward", 3))  # off the bars' zero: a zero's stub is not hidden under it
     fig.legend(loc="outside lower center", ncol=2, frameon=False, handlelength=1.2, columnspacing=1.0)
     _title(fig, f"Economy E and joint SPE, {cohort} cohort", titles)
     _freeze(fig)
     return fig
+
+
+def _bar_notes(ax, rows: np.ndarray, est: np.ndarray, hi: np.ndarray, height: float, metric: str) -> None:
+    """What a bar's length cannot show: a zero as a stub at 0 with its value, a bar too short to see with its
+    value beside its interval, an undefined value as ``n/a`` on its own row."""
+    for yi, v, top in zip(rows, est, hi):
+        if np.isnan(v):
+            why = "no completed plan" if metric == "E" else "no outputs"
+            ax.text(0.012, yi, f"{metric} n/a ({why})", va="center", fontsize=6, color=INK)
+            continue
+        if v == 0:
+            ax.plot([0, 0], [yi - height / 2, yi + height / 2], color=INK, linewidth=2.0, solid_capstyle="butt",
+                    clip_on=False)
+        if v < SMALL:
+            ax.text(max(v, np.nan_to_num(top, nan=v)) + 0.015, yi, "0" if v == 0 else f"{v:.3f}", va="center",
+                    fontsize=6, color=INK)
 
 
 def figure2_bars(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str, stem: str | Path,

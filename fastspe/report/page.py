@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import __version__
 from ..stats.intervals import DEFAULT_STRATA
-from .render import caption_text, markdown_text, to_markdown
+from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
 
 LEVEL = 0.95
@@ -47,13 +47,24 @@ def method_text(bank: pd.DataFrame, verdicts: pd.DataFrame, draws: int, seed: in
         "(Section 3.3: success-only summaries favour shorter boards). Undefined values print as n/a.\n")
 
 
+def _files(table: Table) -> str:
+    csv = " (a header and no rows)" if table.frame.empty else ""
+    return f"Files: `tables/{table.name}.csv`{csv}, `.md`, `.tex`."
+
+
 def md_section(table: Table) -> str:
-    return f"### {table.name}\n\n{to_markdown(table)}\nFiles: `tables/{table.name}.csv`, `.md`, `.tex`.\n"
+    """A table's section: its title as heading, what its caption adds, the table (or why it has no rows), its files."""
+    body = body_text(table, markdown=True)
+    return (f"### {heading_text(table, markdown=True)}\n\n" + (f"{body}\n\n" if body else "")
+            + f"{markdown_rows(table)}\n{_files(table)}\n")
 
 
 def html_table(table: Table) -> str:
-    body = table.formatted().to_html(index=False, escape=True, border=0, classes="t")
-    return f"<h3>{html.escape(table.name)}</h3>\n<p><b>{html.escape(caption_text(table))}</b></p>\n{body}\n"
+    body = body_text(table)
+    rows = (f"<p><i>{html.escape(empty_text(table))}</i></p>" if table.frame.empty else
+            table.formatted().to_html(index=False, escape=True, border=0, classes="t"))
+    return (f'<h3 id="{html.escape(table.name)}">{html.escape(heading_text(table))}</h3>\n'
+            + (f"<p>{html.escape(body)}</p>\n" if body else "") + f"{rows}\n")
 
 
 _CSS = ("body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}"
@@ -100,16 +111,17 @@ def examples_html(examples: Sequence, names: dict) -> list[str]:
             f'<table class="t"><tr><th>condition</th>{head}</tr>{rows}</table>']
 
 
-def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, list[Path]]],
+def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, str, list[Path]]],
           examples: Sequence = (), names: dict | None = None) -> tuple[str, str]:
-    """``report.md`` and ``report.html`` texts; ``figures`` are (caption, paths) with the SVG second; ``examples``
-    (``examples.Example``) are linked from the page, under the conditions' shown ``names``."""
+    """``report.md`` and ``report.html`` texts; ``figures`` are (title, caption, paths), the title "Figure N: ...",
+    an SVG among the paths; ``examples`` (``examples.Example``) are linked from the page, under the conditions'
+    shown ``names``."""
     md = ["# fastspe report\n", method]
     if figures:
         md.append("## Figures\n")
-    for caption, paths in figures:
+    for title, caption, paths in figures:
         text = markdown_text(caption)
-        md.append(f"![{text}]({_figure_src(out, paths)})\n\n*{text}*\n")
+        md.append(f"### {markdown_text(title)}\n\n![{markdown_text(title)}]({_figure_src(out, paths)})\n\n{text}\n")
     md.append("## Tables\n")
     md += [md_section(t) for t in tables]
     drawn = "and `figures/` hold the tables (CSV, Markdown, LaTeX) and figures (PDF, PNG, SVG)" if figures else \
@@ -121,9 +133,9 @@ def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tup
     page += [f"<p>{_markdown_inline(p)}</p>" for p in method.strip().split("\n\n")]
     if figures:
         page.append("<h2>Figures</h2>")
-    for caption, paths in figures:
-        page.append(f"<figure><img src=\"{html.escape(_figure_src(out, paths))}\" alt=\"{html.escape(caption)}\">"
-                    f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    for title, caption, paths in figures:
+        page.append(f"<h3>{html.escape(title)}</h3>\n<figure><img src=\"{html.escape(_figure_src(out, paths))}\" "
+                    f"alt=\"{html.escape(title)}\"><figcaption>{html.escape(caption)}</figcaption></figure>")
     page.append("<h2>Tables</h2>")
     page += [html_table(t) for t in tables]
     page += examples_html(examples, names or {})

@@ -5,7 +5,9 @@ A caption is written once as a template: plain text with LaTeX math between ``$.
 Markdown shows as Unicode: ``$R \\times Q$`` -> ``R × Q``) and user text (a cohort's name) as
 ``«name»`` placeholders filled from ``Table.values``, escaped for each target, so a name holding
 ``$`` or ``_`` never turns into math or markup. LaTeX captions carry no "Table N:" prefix (LaTeX
-numbers tables itself); Markdown captions do.
+numbers tables itself); Markdown captions do. A table's ``heading`` (its title as the paper gives it)
+is the caption's first sentence and its section's heading; a table with no rows is rendered as the
+sentence that says why (``Table.empty``), never as a header-only table.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pandas as pd
 from ..boundary.files import write_table, write_text
 
 # Math in caption templates and headers, and how Markdown shows it.
-_MATH_TEXT = {r"\times": "×", r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
+_MATH_TEXT = {r"\times": "×", r"\in": "∈",
+              r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
               r"\%": "%", r"\,": " ", "{": "", "}": "", "_": ""}
 _PLACEHOLDER = re.compile(r"«(\w+)»")
 # Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a
@@ -62,21 +65,58 @@ def _render(template: str, values: dict, math, text, user) -> str:
     return "".join(out)
 
 
+# How each target renders a template's math, its text and the user text in it.
+_PLAIN = (_math_as_text, str, str)
+_MARKDOWN = (lambda m: markdown_text(_math_as_text(m)), markdown_text, markdown_text)
+_LATEX = (lambda m: f"${m}$", latex_escape, latex_escape)
+
+
+def _numbered(table, text: str) -> str:
+    return f"Table {table.number}: {text}" if table.number else text
+
+
+def _target(markdown: bool):
+    return _MARKDOWN if markdown else _PLAIN
+
+
+def heading_text(table, markdown: bool = False) -> str:
+    """The section heading, ``Table 1: Primary results ...`` (the caption itself for a table without a
+    heading), as plain text or as literal Markdown."""
+    return _numbered(table, _render(table.heading or table.caption, table.values, *_target(markdown)))
+
+
+def body_text(table, markdown: bool = False) -> str:
+    """What the caption says beyond the heading ("" for a table without a heading: its caption is its heading)."""
+    return _render(table.caption, table.values, *_target(markdown)) if table.heading else ""
+
+
+def empty_text(table, markdown: bool = False) -> str:
+    """Why the table has no rows, or "" when it has some."""
+    return "" if len(table.frame) else _render(table.empty or "No rows.", table.values, *_target(markdown))
+
+
+def _empty_latex(table) -> str:
+    return _render(table.empty or "No rows.", table.values, *_LATEX)
+
+
+def _caption(table, target) -> str:
+    """Heading and caption as one text, ``Heading. Caption``, unnumbered."""
+    body = _render(table.caption, table.values, *target)
+    return f"{_render(table.heading, table.values, *target)}. {body}" if table.heading else body
+
+
 def caption_text(table) -> str:
-    """The caption as plain text (``Table 1: ...`` when the table is numbered), user text as written."""
-    body = _render(table.caption, table.values, _math_as_text, str, str)
-    return f"Table {table.number}: {body}" if table.number else body
+    """The caption as plain text (``Table 1: Heading. ...`` when the table is numbered), user text as written."""
+    return _numbered(table, _caption(table, _PLAIN))
 
 
 def caption_markdown(table) -> str:
-    body = _render(table.caption, table.values, lambda m: markdown_text(_math_as_text(m)), markdown_text,
-                   markdown_text)
-    return f"Table {table.number}: {body}" if table.number else body
+    return _numbered(table, _caption(table, _MARKDOWN))
 
 
 def caption_latex(table) -> str:
     """The caption for ``\\caption{...}``: math kept, text escaped, no "Table N:" prefix."""
-    return _render(table.caption, table.values, lambda m: f"${m}$", latex_escape, latex_escape)
+    return _caption(table, _LATEX)
 
 
 def header_latex(name: str) -> str:
@@ -99,27 +139,38 @@ def _numeric(frame: pd.DataFrame, col) -> bool:
     return pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
 
 
-def to_markdown(table) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned) with the caption above; every cell and
-    header is literal text (``markdown_text``)."""
+def markdown_rows(table) -> str:
+    """The GitHub-flavoured Markdown table (numbers right-aligned), every cell and header literal text
+    (``markdown_text``); for a table with no rows, the sentence that says why, in italics."""
+    if not len(table.frame):
+        return f"*{empty_text(table, markdown=True)}*\n"
     text = table.formatted()
     shown = table.shown_columns()
     lines = ["| " + " | ".join(markdown_text(c) for c in shown) + " |",
              "|" + "|".join("---:" if _numeric(table.frame, c) else ":---" for c in shown) + "|"]
     lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in text.itertuples(index=False)]
-    return f"**{caption_markdown(table)}**\n\n" + "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(table) -> str:
+    """The table (``markdown_rows``) under its caption: the heading in bold, then what the caption adds."""
+    body, heading = body_text(table, markdown=True), heading_text(table, markdown=True)
+    caption = f"**{heading}.** {body}" if body else f"**{heading}**"
+    return f"{caption}\n\n{markdown_rows(table)}"
 
 
 def to_latex(table) -> str:
     """A booktabs ``table`` (``\\usepackage{booktabs}``), math-mode symbols, ``\\label{tab:NAME}``."""
+    head = [r"% needs \usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small",
+            rf"\caption{{{caption_latex(table)}}}", rf"\label{{tab:{table.name}}}"]
+    if not len(table.frame):  # a sentence, not a header-only tabular
+        return "\n".join([*head, rf"\emph{{{_empty_latex(table)}}}", r"\end{table}", ""])
     text = table.formatted()
     shown = table.shown_columns()
     align = "".join("r" if _numeric(table.frame, c) else "l" for c in shown)
     body = [" & ".join(header_latex(c) for c in shown) + r" \\", r"\midrule"]
     body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
-    return "\n".join([r"% needs \usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small",
-                      rf"\caption{{{caption_latex(table)}}}", rf"\label{{tab:{table.name}}}",
-                      rf"\begin{{tabular}}{{{align}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}",
+    return "\n".join([*head, rf"\begin{{tabular}}{{{align}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}",
                       r"\end{table}", ""])
 
 

@@ -65,4 +65,4 @@ def retreat_table(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame, conditi
              .drop(columns="_r").reset_index(drop=True))
     return Table("by_retreat", "Completion $C$, economy $E$ and SPE by forced heuristic retreat $d^* - h$ at each "
                  "certified depth $d^*$ with search-certified boards (retreat 0 includes h-walk boards).", frame,
-                 {"C": RATE, "E": RATE, "SPE": RATE})
+                 {"C": RATE, "E": RATE, "SPE": RATE}, heading="Results by forced heuristic retreat")

@@ -156,9 +156,10 @@ _FORMATS = {**dict.fromkeys(COUNT_COLUMNS, ",d"), "retries_per_answer": ".2f",
                             ",.0f"),
             **dict.fromkeys(["latency_p50_s", "latency_p95_s"], ".2f"),
             **dict.fromkeys(["cost_usd", "cost_per_answer_usd", "cost_per_completed_plan_usd"], ",.4f")}
-CAPTION = ("Run cost, tokens and latency per condition. Tokens (means, p95) and latency (p50, p95; percentiles "
-           "interpolated linearly) over completed attempts; retries per trial with an attempt; cost over all "
-           "attempts; n/a: not recorded.")
+HEADING = "Run cost, tokens and latency per condition"
+CAPTION = ("Tokens (means, p95) and latency (p50, p95; percentiles interpolated linearly) over completed attempts; "
+           "retries per trial with an attempt; cost over all attempts, n/a where the log holds none (a run given no "
+           "--price-in/--price-out records no cost; a baseline costs 0); n/a elsewhere: not recorded.")
 
 
 def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None):
@@ -170,7 +171,7 @@ def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None
     if labels:
         frame["condition"] = [labels.get(c, c) for c in frame["condition"]]
     return Table("run_stats", CAPTION, frame.rename(columns=_HEADERS),
-                 {_HEADERS[col]: spec for col, spec in _FORMATS.items()})
+                 {_HEADERS[col]: spec for col, spec in _FORMATS.items()}, heading=HEADING)
 
 
 __all__ = ["COLUMNS", "run_stats", "run_stats_table"]

@@ -10,7 +10,7 @@ Markdown, LaTeX and CSV lives in ``report.render``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -45,7 +45,10 @@ class Table:
     """A table: ``frame`` holds numbers (NaN where undefined); ``formats`` maps a column to a format
     spec (``".3f"``); ``caption`` is a template (``table_render``) whose ``«name»`` parts come from
     ``values``. ``intervals`` maps an estimate column to its (lo, hi) columns: Markdown and LaTeX show
-    them inside the cell as ``est [lo, hi]`` when ``interval_cells``, else hide them (CSV keeps all)."""
+    them inside the cell as ``est [lo, hi]`` when ``interval_cells``, else hide them (CSV keeps all).
+    ``heading`` is the table's title as the paper gives it ("Primary results ...", a template too), the
+    first sentence of its caption and the heading of its section; ``empty`` says why a table has no
+    rows, shown in place of a header-only table."""
 
     name: str
     caption: str
@@ -55,6 +58,8 @@ class Table:
     values: dict = field(default_factory=dict)
     intervals: dict[str, tuple[str, str]] = field(default_factory=dict)
     interval_cells: bool = False
+    heading: str = ""
+    empty: str = ""
 
     def shown_columns(self) -> list:
         hidden = {c for pair in self.intervals.values() for c in pair}
@@ -170,12 +175,13 @@ def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str
     shown = ("R", "Q", "E", "G", "SPE", "Dc")
     frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], shown, conditions, with_intervals=True)
     mean_depth = _mean_depth(metrics, cohort)
-    return Table("table1_primary", "«cohort» cohort pooled over depths. $R$ over all outputs, $Q$ over legal plans, "
+    depths = ", ".join(str(d) for d in sorted({int(d) for d in _pick(metrics, "depth", cohort)["depth"]}))
+    return Table("table1_primary", "Cohort «cohort»: $R$ over all outputs, $Q$ over legal plans, "
                  "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
                  "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
                  f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.", frame,
                  dict(_FORMATS), number="1", values={"cohort": cohort}, intervals=_intervals_of(shown),
-                 interval_cells=interval_cells)
+                 interval_cells=interval_cells, heading=f"Primary results pooled over $d^* \\in$ {{{depths}}}")
 
 
 def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
@@ -208,18 +214,19 @@ def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: s
     frame = counts.groupby("condition", sort=False).sum().reset_index()
     frame["total"] = frame[list(parts)].sum(axis=1)
     frame = _in_order(frame, conditions)
-    return Table("table2_outcomes", "mutually exclusive outcomes on the «cohort» cohort, summing to each condition's "
-                 "outputs; illegal plans split by the kind of their first error.", frame, number="2",
-                 values={"cohort": cohort})
+    return Table("table2_outcomes", "Outcomes on the «cohort» cohort, summing to each condition's outputs; illegal "
+                 "plans split by the kind of their first error.", frame, number="2", values={"cohort": cohort},
+                 heading="Mutually exclusive primary outcomes")
 
 
 def table3_rates(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
     """Table 3: completion, optimal completion and illegal-plan percentages."""
     frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], ("C", "O", "I"), conditions)
     frame = frame.assign(**{f"{c}_pct": 100.0 * frame[c] for c in ("C", "O", "I")}).drop(columns=["C", "O", "I"])
-    return Table("table3_rates", "«cohort» completion ($C$), optimal completion ($O$) and illegal-plan ($I$) "
-                 "percentages over all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")}, number="3",
-                 values={"cohort": cohort})
+    return Table("table3_rates", "Completion ($C$), optimal completion ($O$) and illegal plans ($I$) on the "
+                 "«cohort» cohort, in percent of all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")},
+                 number="3", values={"cohort": cohort},
+                 heading="Primary completion, optimal completion and illegal-plan percentages")
 
 
 def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
@@ -230,8 +237,9 @@ def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str 
     mean = cells.groupby(["condition", "k"], sort=True)["estimate"].mean().mul(100.0).unstack("k")
     mean.columns = [f"k={k}" for k in mean.columns]
     frame = _in_order(mean.reset_index(), conditions)
-    return Table("table4_blocks", "«cohort» completion \\% by block count $k$, averaged equally over the depths.",
-                 frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4", values={"cohort": cohort})
+    return Table("table4_blocks", "Completion % on the «cohort» cohort by block count $k$, averaged equally over the "
+                 "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4",
+                 values={"cohort": cohort}, heading="Primary completion percentages by block count")
 
 
 def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
@@ -244,8 +252,11 @@ def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str
     else:
         frame = _wide(rows, ["cohort", "condition"], shown, conditions)
         frame = _in_order(frame, conditions, first=["cohort"])
-    return Table("table5_stress", "the stress cohort(s), pooled over depths; not pooled with the primary cohort.",
-                 frame, dict(_FORMATS), number="5")
+    several = rows["cohort"].nunique() > 1
+    return Table("table5_stress", "Every cohort besides «cohort», pooled over its depths and never with «cohort».",
+                 frame, dict(_FORMATS), number="5", values={"cohort": primary},
+                 heading=f"Separate stress cohort{'s' if several else ''}",
+                 empty="No rows: the bank has no cohort besides «cohort», so there is no stress cohort to report.")
 
 
 def table6_intervals(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
@@ -256,9 +267,10 @@ def table6_intervals(metrics: pd.DataFrame, conditions: Sequence[str], cohort: s
     mrank = {m: i for i, m in enumerate(shown)}
     rows = _in_order(rows.assign(_m=rows["metric"].map(mrank)).sort_values("_m", kind="stable"), conditions)
     frame = rows[["condition", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("table6_intervals", "«cohort» estimates with 95\\% percentile intervals (stratified whole-board "
-                 "bootstrap); draws_used counts the draws in which the metric is defined.", frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, number="6", values={"cohort": cohort})
+    return Table("table6_intervals", "Estimates on the «cohort» cohort with 95% percentile intervals (stratified "
+                 "whole-board bootstrap); draws_used counts the draws in which the metric is defined.", frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, number="6", values={"cohort": cohort},
+                 heading="Primary 95% percentile intervals")
 
 
 def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
@@ -266,8 +278,8 @@ def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
     shown = ("R", "Q", "E", "G", "SPE")
     frame = _wide(_pick(metrics, "depth"), ["cohort", "depth", "condition"], shown, conditions, with_intervals=True)
     frame = _in_order(frame, conditions, first=["cohort", "depth"])
-    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$.", frame, dict(_FORMATS),
-                 intervals=_intervals_of(shown))
+    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$, per cohort.", frame,
+                 dict(_FORMATS), intervals=_intervals_of(shown), heading="Results by certified depth")
 
 
 def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
@@ -301,9 +313,10 @@ def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PR
         frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
     name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it
     frame = _in_order(frame, conditions).rename(columns={"H": name})
-    return Table("h90", f"$H_{{{name[1:]}}}$: the largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ "
-                 "at every depth up to it (n/a: fails at the shortest).", frame,
-                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort})
+    return Table("h90", f"The largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ at every "
+                 "depth up to it, with the completion % it rests on (n/a: fails at the shortest).", frame,
+                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort},
+                 heading=f"Reliable horizon $H_{{{name[1:]}}}$")
 
 
 def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
@@ -317,30 +330,32 @@ def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
     counts.insert(0, "N", 1)
     counts["condition"] = v["condition"].to_numpy()
     frame = _in_order(counts.groupby("condition", sort=False).sum().reset_index(), conditions)
-    return Table("format_audit", "Format audit, all cohorts: answers in the exact MOVES: form, answers normalized "
-                 "to a plan, answers with no plan (format failures), several MOVES: lines, and truncated answers.",
-                 frame)
+    return Table("format_audit", "All cohorts: answers in the exact MOVES: form, answers normalized to a plan, "
+                 "answers with no plan (format failures), several MOVES: lines, and truncated answers.", frame,
+                 heading="Format audit")
 
 
 def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE") -> Table:
     """Pooled paired differences metric(A) - metric(B) (from ``intervals.paired_differences``)."""
     rows = paired[(paired["grouping"] == "pooled") & (paired["cohort"] == cohort) & (paired["metric"] == metric)]
     frame = rows[["condition_a", "condition_b", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("paired_differences", f"Paired differences of {metric} on the «cohort» cohort between conditions "
-                 "adjacent in the ranking, 95\\% intervals from the same bootstrap draws.", frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort})
+    return Table("paired_differences", f"{metric}(A) - {metric}(B) on the «cohort» cohort for conditions adjacent in "
+                 "the ranking, with 95% intervals from the same bootstrap draws (the same boards in every draw).",
+                 frame,
+                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort},
+                 heading=f"Paired differences of {metric}")
 
 
 def trajectory_table(trajectories: pd.DataFrame, conditions: Sequence[str]) -> Table:
     """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``),
     from ``trajectories.trajectory_frame`` (the frame Figure 3 draws, too)."""
     frame = _in_order(trajectories, conditions, first=["cohort"])
-    return Table("trajectories", "Trajectories per cohort, condition and certified depth: the first illegal move "
+    return Table("trajectories", "Per cohort, condition and certified depth: the first illegal move "
                  "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
                  "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
                  "that pass through the goal before their last move.", frame,
                  {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
-                  "goal_midway_rate": ".3f"})
+                  "goal_midway_rate": ".3f"}, heading="Where plans fail")
 
 
 def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
@@ -351,8 +366,7 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
     for col in ("condition", "condition_a", "condition_b"):
         if col in frame.columns:
             frame[col] = [labels.get(c, c) for c in frame[col]]
-    return Table(table.name, table.caption, frame, table.formats, table.number, table.values, table.intervals,
-                 table.interval_cells)
+    return replace(table, frame=frame)
 
 
 def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],

@@ -168,14 +168,20 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     extra = _extra_tables(checked, trajectories, bank, order, runs)
     tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra)
     with atomic_dir(final) as out:
-        write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
-        for n, table in enumerate(tables, start=1):
-            write_table_files(table, out / "tables")
-            stage("tables and figures", n, len(tables) + 3 * options.figures)
-        drawn = _figures(out, trajectories, metrics, order, names, primary, options.titles,
-                         lambda n: stage("tables and figures", len(tables) + n, len(tables) + 3)) \
-            if options.figures else []
-        examples = write_examples(out, bank, verdicts, order, primary)
+        total = len(tables) + 3 * options.figures
+        figures = _Figures(out, trajectories, metrics, order, names, primary, options.titles) \
+            if options.figures else None  # Figure 1 draws in a forked process meanwhile (``forked``)
+        try:
+            write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
+            for n, table in enumerate(tables, start=1):
+                write_table_files(table, out / "tables")
+                stage("tables and figures", n, total)
+            drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
+            examples = write_examples(out, bank, verdicts, order, primary)
+        except BaseException:
+            if figures:
+                figures.cancel()  # nothing may write into the folder once it is given up
+            raise
         md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names)
         write_text(md, out / "report.md")
         write_text(page, out / "report.html")
@@ -206,24 +212,46 @@ def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataF
     return extra
 
 
-def _figures(out: Path, trajectories, metrics, order, names, primary, titles: bool,
-             tick) -> list[tuple[str, list[Path]]]:
-    """The figures as (caption, paths); ``tick(n)`` after the n-th."""
-    from .figures import figure1_heatmap, figure2_bars, figure3_trajectories  # matplotlib loads only here
+class _Figures:
+    """The three figures: Figure 1 (the largest, half the drawing) starts in a forked process at once where
+    that pays (``forked.in_child``), Figures 2 and 3 draw here in ``finish``, which then waits for Figure 1.
+    The files are the same bytes whichever process draws them."""
 
-    folder = out / "figures"
-    fig1 = figure1_heatmap(metrics, order, primary, folder / "figure1_horizon_metrics", labels=names, titles=titles)
-    tick(1)
-    fig2 = figure2_bars(metrics, order, primary, folder / "figure2_economy_spe", labels=names, titles=titles)
-    tick(2)
-    fig3 = figure3_trajectories(trajectories, order, names, primary, folder / "figure3_trajectories", titles=titles)
-    tick(3)
-    gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'"
-              if metrics["cohort"].nunique() > 1 else "")
-    return [("Figure 1: R, Q and E (%) per condition and certified depth; blue better, orange poorer on each "
-             f"panel's stated linear scale{gutter}.", fig1),
-            (f"Figure 2: conditional economy E and joint SPE on the {primary} cohort with 95% bootstrap "
-             "intervals (whole boards resampled within strata, trials kept together).", fig2),
-            (f"Figure 3: where plans fail on the {primary} cohort, by certified depth: the earliest illegal move as a "
-             "fraction of d*, the closest approach min h / d* of plans that do not complete, and the share of plans "
-             "that revisit a state.", fig3)]
+    def __init__(self, out: Path, trajectories, metrics, order, names, primary, titles: bool):
+        from . import figures  # matplotlib loads only here, before the fork: the child need not load it again
+        from .forked import in_child
+
+        self.folder, self.figures = out / "figures", figures
+        self.args = (trajectories, metrics, order, names, primary, titles)
+        self.gutter = metrics["cohort"].nunique() > 1
+        self.first = in_child(lambda: figures.figure1_heatmap(metrics, order, primary, self.folder /
+                                                              "figure1_horizon_metrics", labels=names, titles=titles))
+
+    def finish(self, tick) -> list[tuple[str, list[Path]]]:
+        """The figures as (title, caption, paths); ``tick(n)`` after the n-th is written."""
+        trajectories, metrics, order, names, primary, titles = self.args
+        fig2 = self.figures.figure2_bars(metrics, order, primary, self.folder / "figure2_economy_spe", labels=names,
+                                         titles=titles)
+        tick(1)
+        fig3 = self.figures.figure3_trajectories(trajectories, order, names, primary,
+                                                 self.folder / "figure3_trajectories", titles=titles)
+        tick(2)
+        fig1 = self.first.result()
+        tick(3)
+        gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter
+                  else "")
+        return [("Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+                 "R, Q and E in percent per condition and certified depth d*: blue better and orange poorer on each "
+                 f"panel's stated linear scale, grey n/a where a factor is undefined{gutter}. Q conditions on legal "
+                 "plans; E is the mean d*/L among completions.", fig1),
+                (f"Figure 2: Conditional economy E and joint SPE on the {primary} cohort",
+                 "E among completed outputs (hatched) and SPE over all outputs (solid) per condition, with 95% "
+                 "bootstrap intervals (whole boards resampled within strata, trials kept together). A zero is a "
+                 "stub labelled 0; n/a: no completed plan, so E is undefined, while SPE counts every failure.", fig2),
+                (f"Figure 3: Where plans fail on the {primary} cohort, by certified depth",
+                 "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), the closest "
+                 "approach min h / d* (plans that do not complete), and the share of plans that revisit a state.",
+                 fig3)]
+
+    def cancel(self) -> None:
+        self.first.cancel()
