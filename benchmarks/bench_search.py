@@ -1,6 +1,7 @@
 """Exact solver speed: IDA* kernel vs its plain-Python twin, the ten Korf instances, blocked boards, PDB builds.
 
-Run with ``python -m pytest benchmarks/bench_search.py --benchmark-only -s``. Targets (issue 12, 2 cores,
+Run with ``python -m pytest benchmarks/bench_search.py --benchmark-only -s`` (``FASTSPE_BENCH_KORF100=1`` adds all
+of Korf's 100 through ``fastspe solve --input``, minutes). Targets (issue 12, 2 cores,
 warm pattern databases): >= 1e7 nodes/s per core; the ten Korf instances optimal in < 30 s total; a
 random 4x4 board with 1-3 blocks solved in < 1 s median; the open board's 6-6-3 tables built in < 60 s.
 Figures are printed and kept in ``extra_info``, not asserted (the machine may be shared); optimality is.
@@ -8,6 +9,8 @@ Figures are printed and kept in ``extra_info``, not asserted (the machine may be
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import time
 from pathlib import Path
@@ -23,6 +26,7 @@ from tests import naive_search as naive
 from benchmarks.timing import best_of
 
 KORF = Path(__file__).resolve().parents[2] / "shared" / "data" / "korf10.tsv"
+KORF_100 = Path(__file__).resolve().parent / "data" / "korf100.tsv"  # all of Korf's (1985) 100, sources named inside
 BLOCKED_LAYOUTS = ((5,), (10,), (5, 10), (6, 9), (5, 6, 9), (6, 9, 10))
 BOARDS_PER_LAYOUT = 3
 PUBLISHED_663 = 617_555  # Felner, Korf & Hanan 2004: nodes per instance over Korf's 100, 6-6-3 + reflection
@@ -85,6 +89,36 @@ def test_korf_ten(benchmark):
           f"{PUBLISHED_663:,})", end="")
     print(f"\nKorf ten: {total:.1f} s total, {nodes:,} nodes, {nodes / total:,.0f} nodes/s on {threads} threads "
           f"({nodes / total / threads:,.0f} per thread)")
+
+
+@pytest.mark.skipif(os.environ.get("FASTSPE_BENCH_KORF100") != "1", reason="set FASTSPE_BENCH_KORF100=1 (minutes)")
+def test_korf_hundred(benchmark, tmp_path, monkeypatch):
+    """All of Korf's 100 through ``fastspe solve --input FILE --goal blank-first``, as a user runs them: nodes
+    per instance beside the published 6-6-3 + reflection figure, which averages the same 100 instances."""
+    from fastspe.cli import main
+
+    monkeypatch.setenv("FASTSPE_PROGRESS", "off")
+    rows = [line.split("\t") for line in KORF_100.read_text().splitlines() if line[:1].isdigit()]
+    source, out = tmp_path / "korf100.jsonl", tmp_path / "solved.jsonl"
+    source.write_text("".join(json.dumps({"id": int(ident), "rows": 4, "cols": 4, "blocks": [],
+                                          "board": [int(v) for v in tiles.split()]}) + "\n"
+                              for ident, tiles, _ in rows))
+    solve(list(range(1, 15)) + [0, 15])  # tables and kernels warm
+    args = ["solve", "--input", str(source), "--out", str(out), "--goal", "blank-first"]
+    benchmark.pedantic(lambda: main(args), rounds=1, iterations=1)
+    solved = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert [solved[int(ident)]["length"] for ident, _, _ in rows] == [int(opt) for _, _, opt in rows]
+    nodes = sum(r["nodes"] for r in solved.values())
+    per_instance = nodes / len(rows)
+    root_h = sum(r["h_search"] for r in solved.values()) / len(rows)
+    seconds = sum(r["seconds"] for r in solved.values())
+    hardest = sorted(solved.values(), key=lambda r: -r["nodes"])[:3]
+    benchmark.extra_info.update(nodes=nodes, nodes_per_instance=per_instance, published_663=PUBLISHED_663,
+                                ratio=per_instance / PUBLISHED_663, mean_root_h=root_h, search_seconds=seconds)
+    print(f"\nKorf 100 ({solved[1]['heuristic']}): all optimal, {nodes:,} nodes, {per_instance:,.0f} per instance "
+          f"(published 6-6-3 + reflection: {PUBLISHED_663:,}; {per_instance / PUBLISHED_663:.2f}x), mean root h "
+          f"{root_h:.2f}, {seconds:.1f} s searching; hardest: "
+          + ", ".join(f"{r['id']} ({r['nodes']:,})" for r in hardest))
 
 
 def random_board(layout: Layout, rng: np.random.Generator) -> list[int]:
