@@ -181,6 +181,43 @@ def test_another_process_waits_for_the_lock(tmp_path, root):
     assert proc.returncode == 0 and out.strip() == "13" and len(data_files(root)) == 2
 
 
+PARALLEL_KERNELS = '''
+import numpy as np
+from fastspe._numba import njit, prange
+
+@njit(parallel=True)
+def fill(n):
+    out = np.empty(n, dtype=np.int64)
+    for i in prange(n):
+        out[i] = i
+    return out
+
+@njit
+def total(n):
+    return fill(n).sum()
+'''
+
+
+def test_a_caller_compiled_over_a_cached_parallel_callee_starts_the_thread_pool(tmp_path, root):
+    """numba starts its thread pool when it loads a parallel overload (its reload hooks) but does not carry
+    the hooks over to the rebuilt library, so a caller compiled afresh over that cached callee was saved
+    without them: a later process that loaded only the caller called the parallel runtime through a null
+    pointer (numba issues 8578 and 4807; `fastspe solve`'s ida_star_split over _search_subtrees)."""
+    (tmp_path / "par_mod.py").write_text(PARALLEL_KERNELS)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}", "FASTSPE_NUMBA_CACHE": "1"}
+
+    def run(expression):
+        proc = subprocess.run([sys.executable, "-c", f"from par_mod import *; print(repr(({expression})))"], env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+        return proc.stdout.strip()
+
+    assert run("fill(5).tolist()") == "[0, 1, 2, 3, 4]"  # the parallel callee alone is cached
+    assert run("total(5)") == "10"  # the caller compiles, linking the cached callee
+    # a fresh process loads the caller only (the callee's code is inside it) and runs it
+    assert run("total(5), sum(total.stats.cache_hits.values()), len(fill.signatures)") == "(10, 1, 0)"
+
+
 def test_cache_info_and_clear(tmp_path, root, capsys):
     mod = load_kernels(tmp_path / "kern_mod.py", root)
     assert (mod.outer(1, 2), mod.inner(2.0, 1.0)) == (13, 21.0)

@@ -16,6 +16,8 @@ Here, by construction:
   a miss (compiled afresh and rewritten), never run; the index file only lists what is there;
 * the source stamp covers every kernel module and the cache code itself, not only the function's
   own file;
+* a loaded overload keeps its load hooks (a parallel kernel's thread-pool start) on its library, so a
+  caller compiled afresh over it inherits them, as over a fresh compile (``KernelCacheImpl.rebuild``);
 * every write goes to a temporary file that ``os.replace`` publishes;
 * load, compile and save of each overload run under the folder's inter-process lock
   (``fastspe._numba.folder.CompileLock``, see ``locked_compile``), so N processes starting
@@ -85,6 +87,16 @@ class KernelCacheImpl(caching.CompileResultCacheImpl):
         modname = os.path.splitext(os.path.basename(source))[0]
         self._filename_base = self.get_filename_base(f"{modname}.{py_func.__qualname__}",
                                                      getattr(sys, "abiflags", ""))
+
+    def rebuild(self, target_context, payload):
+        """A cached overload, its load hooks kept on its library. numba runs the hooks of a loaded result
+        (a parallel kernel's: start the thread pool) but leaves its rebuilt library without them, and a
+        caller compiled afresh inherits hooks from the libraries it links: it would be saved without the
+        pool's start, and a later process that loads that caller alone would call the parallel runtime
+        through a null pointer (numba issues 8578 and 4807)."""
+        cres = super().rebuild(target_context, payload)
+        cres.library._reload_init.update(cres.reload_init)
+        return cres
 
 
 class KeyedCacheFile(caching.IndexDataCacheFile):

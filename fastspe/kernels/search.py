@@ -32,6 +32,7 @@ MAX_DEPTH = 400  # plans longer than this are refused (TOO_DEEP); 4x4 optima are
 FOUND, OVER_BUDGET, TOO_DEEP, NO_PLAN = 0, 1, 2, 3
 _INF = 1 << 30
 _INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)
+CANCELLED = -3  # bounded_dfs: stopped because an earlier subtree holds a plan
 
 
 @njit
@@ -84,12 +85,14 @@ def heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, o
 
 @njit
 def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                group_size, group_side, offsets, data, nfree, path, budget):
+                group_size, group_side, offsets, data, nfree, path, budget, stop, me):
     """One IDA* iteration: depth-first below a node at depth ``g0`` reached by ``prev_dir`` (-1: root).
 
     Writes the plan's moves below the node into ``path[g0:]``. Returns (length, next bound, nodes):
     length >= 0 if a goal is found within ``bound``, -1 if not (next bound: the least f over it),
-    -2 if more than ``budget`` nodes were generated. The board is restored unless a goal is found.
+    -2 if more than ``budget`` nodes were generated, CANCELLED once ``stop[0] < me`` (another thread
+    found a plan in an earlier subtree; looked at every 4096 nodes). The board is restored unless a
+    goal is found.
     """
     gv = np.zeros(group_size.shape[0], dtype=np.int64)
     md0, ps0, ms0 = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
@@ -132,6 +135,8 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
         if target < 0:
             continue
         nodes += 1
+        if (nodes & 4095) == 0 and stop[0] < me:
+            return CANCELLED, next_bound, nodes
         tile = tile_at[target]
         md = mds[depth] - tile_dist[tile, target] + tile_dist[tile, blank]
         f_md = depth + 1 + md
@@ -196,10 +201,11 @@ def _deepen(tile_at, cell_of, blank, bound, limit, moves, tile_dist, free_idx, g
     """Serial IDA* iterations from ``bound`` while the bound stays below ``limit``. Returns (length, nodes,
     bound, status); status TOO_DEEP when the bound reached ``limit`` with no plan found."""
     total = 0
+    never = np.full(1, _INF, dtype=np.int64)  # no other thread to yield to
     while bound < limit:
         length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
                                                 group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-                                                path, max_nodes - total)
+                                                path, max_nodes - total, never, 0)
         total += nodes
         if length >= 0:
             return length, total, bound, FOUND
@@ -272,16 +278,72 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_
     return prefixes[:count].copy(), fvals[:count].copy()
 
 
+@njit
+def _comes_after(seq, last, length):
+    """Whether ``seq[:length]`` comes after ``last[:length]`` in U, D, L, R order."""
+    for j in range(length):
+        if seq[j] != last[j]:
+            return seq[j] > last[j]
+    return False
+
+
+@njit
+def _shallow_nodes(board, split, bound, last, moves, tile_dist, free_idx, group_tiles, group_size, group_side,
+                   offsets, data, nfree):
+    """(nodes, least f over ``bound``) that the serial iteration generates at depths 1..``split``: every path
+    without a reversal whose ancestors are within the bound. With ``last`` (a frontier prefix) only the paths
+    up to it in U, D, L, R order, where the serial search stops on a plan below ``last``; ``last[0] < 0``: all."""
+    nodes = 0
+    least = _INF
+    seq = np.zeros(split, dtype=np.int64)
+    for length in range(1, split + 1):
+        for code in range(4 ** length):
+            rest = code
+            for j in range(length - 1, -1, -1):
+                seq[j] = rest % 4
+                rest //= 4
+            if last[0] >= 0 and _comes_after(seq, last, length):
+                continue
+            work = board.copy()
+            blank = 0
+            for c in range(work.shape[0]):
+                if work[c] == 0:
+                    blank = c
+            f = 0
+            for j in range(length):
+                target = moves[blank, seq[j]]
+                if (j > 0 and seq[j] == _INVERSE[seq[j - 1]]) or target < 0 or f > bound:
+                    f = -1  # not a path, or an ancestor over the bound was never expanded
+                    break
+                work[blank] = work[target]
+                work[target] = 0
+                blank = target
+                f = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
+                                      nfree)
+            if f >= 0:
+                nodes += 1
+                if f > bound:
+                    least = min(least, f)
+    return nodes, least
+
+
 @njit(parallel=True)
 def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                     group_size, group_side, offsets, data, nfree, budget, found, bounds, counts, paths):
+                     group_size, group_side, offsets, data, nfree, budget, found, bounds, counts, paths, stop):
     """One IDA* iteration over the frontier subtrees in parallel (the only parallel region per iteration:
-    array reductions stay outside, so a busy machine costs one thread barrier per iteration)."""
+    array reductions stay outside, so a busy machine costs one thread barrier per iteration).
+
+    ``stop[0]``: the lowest subtree known to hold a plan; later subtrees are skipped or cancelled, since the
+    serial search would never reach them. Threads may race on it, but it only ever holds indices of subtrees
+    with a plan, so no subtree before the first one with a plan is ever cut short."""
     split = prefixes.shape[1]
     for i in prange(prefixes.shape[0]):
         found[i] = -1
         bounds[i] = _INF
         counts[i] = 0
+        if stop[0] < i:
+            found[i] = CANCELLED
+            continue
         cut = -1
         for j in range(split):  # the serial search stops at the first node over the bound
             if fvals[i, j] > bound:
@@ -304,10 +366,13 @@ def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, fre
             at_goal = at_goal and tile_dist[t, w_of[t]] == 0
         if at_goal:  # a plan exactly `split` moves long ends on the frontier itself
             found[i] = split
-            continue
-        found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
-                                                     moves, tile_dist, free_idx, group_of, group_tiles,
-                                                     group_size, group_side, offsets, data, nfree, paths[i], budget)
+        else:
+            found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
+                                                         moves, tile_dist, free_idx, group_of, group_tiles,
+                                                         group_size, group_side, offsets, data, nfree, paths[i],
+                                                         budget, stop, i)
+        if found[i] >= 0 and i < stop[0]:
+            stop[0] = i
 
 
 @njit
@@ -316,8 +381,10 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     """``ida_star`` for one hard board, each iteration split over the subtrees at depth ``split``.
 
     Every subtree is searched with the same bound; a found plan comes from the lowest-numbered
-    subtree (U, D, L, R order), which is the plan ``ida_star`` returns, so the result does not
-    depend on the thread count (node counts differ from ``ida_star``'s: all subtrees finish).
+    subtree (U, D, L, R order), which is the plan ``ida_star`` returns. Subtrees after it are cancelled
+    and the nodes are counted as ``ida_star`` counts them (the nodes above the frontier too, and in the
+    last iteration only those before the plan), so plan and count do not depend on the thread count
+    and equal ``ida_star``'s (unless the node budget runs out).
     """
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
     h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
@@ -335,22 +402,32 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     bounds = np.empty(k, dtype=np.int64)
     counts = np.empty(k, dtype=np.int64)
     paths = np.zeros((k, MAX_DEPTH), dtype=np.int64)
+    stop = np.empty(1, dtype=np.int64)
+    every_path = np.full(split, -1, dtype=np.int64)
     while True:
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
+        stop[0] = _INF
         _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
                          group_size, group_side, offsets, data, nfree, max_nodes - total, found, bounds, counts,
-                         paths)
-        next_bound = _INF
-        over = False
+                         paths, stop)
+        first = k
         for i in range(k):
+            if found[i] >= 0:
+                first = i
+                break
+        shallow, next_bound = _shallow_nodes(board, split, bound, prefixes[first] if first < k else every_path, moves,
+                                             tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
+                                             nfree)
+        total += shallow
+        over = False
+        for i in range(min(first + 1, k)):
             total += counts[i]
             next_bound = min(next_bound, bounds[i])
             over = over or found[i] == -2
-        for i in range(k):
-            if found[i] >= 0:
-                path[:found[i]] = paths[i, :found[i]]
-                return found[i], total, h0, FOUND
+        if first < k:
+            path[:found[first]] = paths[first, :found[first]]
+            return found[first], total, h0, FOUND
         if over or total > max_nodes:
             return -1, total, h0, OVER_BUDGET
         if next_bound == _INF:
