@@ -32,6 +32,23 @@ def pdb_folder(tmp_path_factory, monkeypatch):
     return folder
 
 
+def placements_of(size, m, free):
+    """int64 (size, m): the free cells of every placement by ``rank_placement`` index (numpy, from the
+    documented ranking: mixed-radix digits, each the index among the cells still unused)."""
+    ranks = np.arange(size, dtype=np.int64)
+    digits = np.empty((size, m), dtype=np.int64)
+    for i in range(m - 1, -1, -1):
+        digits[:, i] = ranks % (free - i)
+        ranks //= free - i
+    unused = np.ones((size, free), dtype=bool)
+    cells = np.empty((size, m), dtype=np.int64)
+    rows = np.arange(size)
+    for i in range(m):
+        cells[:, i] = np.argmax(np.cumsum(unused, axis=1) == digits[:, i:i + 1] + 1, axis=1)
+        unused[rows, cells[:, i]] = False
+    return cells
+
+
 def decode(block, layout, tiles):
     """int64 values by ``rank_placement`` index: md + 2 * nibble (nibble 15: -1, unreached or saturated)."""
     free = int((~layout.blocked).sum())
@@ -42,12 +59,17 @@ def decode(block, layout, tiles):
     q = np.empty(size, dtype=np.int64)
     q[0::2] = nibbles[:(size + 1) // 2] & 15
     q[1::2] = (nibbles >> 4)[:size // 2]
-    pos = np.empty(m, dtype=np.int64)
-    values = np.empty(size, dtype=np.int64)
-    for r in range(size):
-        unrank_placement(r, m, free, pos)
-        values[r] = dist[np.arange(m), pos].sum() + 2 * q[r]
+    cells = placements_of(size, m, free)
+    values = dist[np.arange(m), cells].sum(axis=1) + 2 * q
     return np.where(q == 15, -1, values)
+
+
+def test_placements_of_is_the_kernel_ranking():
+    pos = np.empty(3, dtype=np.int64)
+    cells = placements_of(placements(6, 3), 3, 6)
+    for r in range(len(cells)):
+        unrank_placement(r, 3, 6, pos)
+        assert list(pos) == list(cells[r])
 
 
 def twin_values(rows, cols, blocks, tiles):
