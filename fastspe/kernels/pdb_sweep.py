@@ -83,8 +83,8 @@ def sweep_index(nbr: np.ndarray, m: int) -> dict:
             regions += 1
     orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64).reshape(-1, m)
     perm_cells = (orders << (4 * np.arange(m, dtype=np.int64))).sum(axis=1)  # lexicographic = rank order
-    return dict(comb_rank=comb_rank, perm_cells=perm_cells, comb_cells=comb_cells, region_of=region_of, region_mask=region_mask,
-                block_start=block_start, block_comb=np.array(block_comb, dtype=np.int32),
+    return dict(comb_rank=comb_rank, perm_cells=perm_cells, comb_cells=comb_cells, region_of=region_of,
+                region_mask=region_mask, block_start=block_start, block_comb=np.array(block_comb, dtype=np.int32),
                 block_region=np.array(block_region, dtype=np.int8), popcount=popcount,
                 states=len(block_comb) * math.factorial(m))
 
@@ -210,16 +210,17 @@ def sweep_layer(codes, table, depth, threads, nbr, dist, comb_rank, comb_cells, 
                                 for j in range(m):
                                     md += dist[j, cells[j]]
                                 value = min((depth + 1 - md) >> 1, SATURATED)
-                                if value < SATURATED and _set_value(table, _placement_rank(cells, m, free, popcount), value):
-                                    filled[t] += 1
+                                if value < SATURATED:
+                                    if _set_value(table, _placement_rank(cells, m, free, popcount), value):
+                                        filled[t] += 1
                             cells[i] = p
     return marked.sum(), filled.sum()
 
 
 @njit
 def packed_value(pos, m, nfree, base, data):
-    """The value of placement ``pos`` in a packed table at ``data[base:]``: an int8-sized header of each
-    tile's graph distance from each free cell (m, nfree), then the nibbles, low nibble first."""
+    """The value of placement ``pos`` in a 4-bit table at ``data[base:]``: a header of each tile's graph
+    distance from each free cell (m, nfree bytes), then the nibbles by ``rank_placement``, low nibble first."""
     md = 0
     for i in range(m):
         md += data[base + i * nfree + pos[i]]
