@@ -32,10 +32,11 @@ def pdb_folder(tmp_path_factory, monkeypatch):
     return folder
 
 
-def placements_of(size, m, free):
-    """int64 (size, m): the free cells of every placement by ``rank_placement`` index (numpy, from the
+def placements_of(start, stop, m, free):
+    """int64 (stop - start, m): the free cells of the placements of ranks start..stop-1 (numpy, from the
     documented ranking: mixed-radix digits, each the index among the cells still unused)."""
-    ranks = np.arange(size, dtype=np.int64)
+    ranks = np.arange(start, stop, dtype=np.int64)
+    size = len(ranks)
     digits = np.empty((size, m), dtype=np.int64)
     for i in range(m - 1, -1, -1):
         digits[:, i] = ranks % (free - i)
@@ -59,14 +60,17 @@ def decode(block, layout, tiles):
     q = np.empty(size, dtype=np.int64)
     q[0::2] = nibbles[:(size + 1) // 2] & 15
     q[1::2] = (nibbles >> 4)[:size // 2]
-    cells = placements_of(size, m, free)
-    values = dist[np.arange(m), cells].sum(axis=1) + 2 * q
+    values = np.empty(size, dtype=np.int64)
+    for start in range(0, size, 1 << 20):
+        stop = min(size, start + (1 << 20))
+        values[start:stop] = dist[np.arange(m), placements_of(start, stop, m, free)].sum(axis=1)
+    values += 2 * q
     return np.where(q == 15, -1, values)
 
 
 def test_placements_of_is_the_kernel_ranking():
     pos = np.empty(3, dtype=np.int64)
-    cells = placements_of(placements(6, 3), 3, 6)
+    cells = placements_of(0, placements(6, 3), 3, 6)
     for r in range(len(cells)):
         unrank_placement(r, 3, 6, pos)
         assert list(pos) == list(cells[r])
@@ -110,6 +114,14 @@ def test_sweep_matches_the_twin_on_random_patterns(shape, seed, m):
 def test_sweep_equals_the_byte_tables(rows, cols, tiles):
     """Large patterns (7 tiles on 3x4) against the per-(placement, cell) BFS of kernels/pdb.py."""
     layout = Layout(rows, cols, ())
+    got = decode(pdb_packed.build_packed(layout, tiles), layout, tiles)
+    assert np.array_equal(got, build_table(layout, tiles).astype(np.int64))
+
+
+@pytest.mark.slow
+def test_an_8_tile_sweep_equals_the_byte_table():
+    """8 tiles (20M placements on 3x4, 54M states), the size of the open board's big group."""
+    layout, tiles = Layout(3, 4, ()), (1, 2, 3, 4, 5, 6, 7, 8)
     got = decode(pdb_packed.build_packed(layout, tiles), layout, tiles)
     assert np.array_equal(got, build_table(layout, tiles).astype(np.int64))
 
