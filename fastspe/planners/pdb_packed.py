@@ -27,7 +27,7 @@ from ..kernels.pdb import placements
 from ..kernels.pdb_sweep import SATURATED, sweep_index, sweep_layer, sweep_seed
 from .pdb import PatternDatabases, Progress, assemble_databases, free_neighbours, pdb_dir
 
-STATES_PER_SECOND = 2.5e6  # the sweep's rate on one core (measured: a 2-core build of both tables, see README)
+STATES_PER_SECOND = 3.0e6  # the sweep per CPU-second (the 7-8 build: 1.57G states in 512 CPU-s, README)
 
 
 def strong_partition(layout: Layout) -> tuple[tuple[int, ...], ...] | None:
