@@ -1,6 +1,6 @@
-"""Plain-Python twins of the pattern-database heuristic, written from the rules (no fastspe code): a BFS
-that fills one pattern's table, the table lookup (the documented placement rank), the mirrored board,
-and an IDA* over max(Manhattan, direct sum, mirrored sum) that reports every iteration's node count.
+"""Plain-Python twins of the pattern-database heuristic, written from the rules (no fastspe code): a 0-1 BFS
+that fills one pattern's table (the twin of kernels/pdb.py and kernels/pdb_sweep.py, blocked boards too),
+the table lookup (the documented placement rank), the mirrored board, and an IDA* over max(Manhattan, direct sum, mirrored sum) that reports every iteration's node count.
 
 Boards are tuples of cell values on an open ``rows x cols`` board, goal 1..T row-major, blank last.
 """
@@ -8,6 +8,8 @@ Boards are tuples of cell values on an open ``rows x cols`` board, goal 1..T row
 from __future__ import annotations
 
 from collections import deque
+
+from .naive_search import goal_state, neighbours
 
 STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 INVERSE = {"U": "D", "D": "U", "L": "R", "R": "L"}
@@ -21,37 +23,34 @@ def rank(pos, free):
     return r
 
 
-def _cells_beside(c, rows, cols):
-    r, q = divmod(c, cols)
-    for dr, dq in STEPS.values():
-        if 0 <= r + dr < rows and 0 <= q + dq < cols:
-            yield (r + dr) * cols + q + dq
-
-
-def pattern_table(rows, cols, tiles):
-    """{placement tuple: fewest moves of the pattern's tiles} by 0-1 BFS over (placement, blank cell):
-    a blank move into a non-pattern cell costs 0, a pattern tile's move costs 1."""
-    cells = rows * cols
-    goal = tuple(t - 1 for t in tiles)
-    start = (goal, cells - 1)
-    best = {start: 0}
+def pattern_table(rows, cols, blocks, tiles):
+    """{tuple of the tiles' cells (in ``tiles`` order): fewest pattern-tile moves to the goal}, over the
+    placements reachable from the goal."""
+    nbrs = neighbours(rows, cols, blocks)
+    goal = goal_state(rows, cols, blocks)
+    start = (tuple(goal.index(t) for t in tiles), goal.index(0))
+    dist = {start: 0}
     queue = deque([start])
     while queue:
         state = queue.popleft()
-        pos, blank = state
-        d = best[state]
-        for c in _cells_beside(blank, rows, cols):
-            if c in pos:  # a pattern tile slides into the blank: cost 1
-                nxt, cost = (tuple(blank if p == c else p for p in pos), c), 1
+        cells, blank = state
+        for _, target in nbrs[blank]:
+            if target in cells:  # the pattern tile on target slides into the blank: cost 1
+                moved = tuple(blank if c == target else c for c in cells)
+                nxt, cost = (moved, target), 1
             else:
-                nxt, cost = (pos, c), 0
-            if best.get(nxt, 1 << 30) > d + cost:
-                best[nxt] = d + cost
-                (queue.appendleft if cost == 0 else queue.append)(nxt)
-    out = {}
-    for (pos, _), d in best.items():
-        out[pos] = min(out.get(pos, 1 << 30), d)
-    return out
+                nxt, cost = (cells, target), 0
+            d = dist[state] + cost
+            if d < dist.get(nxt, 1 << 30):
+                dist[nxt] = d
+                if cost:
+                    queue.append(nxt)
+                else:
+                    queue.appendleft(nxt)
+    table = {}
+    for (cells, _), d in dist.items():
+        table[cells] = min(d, table.get(cells, d))
+    return table
 
 
 def mirror_board(board, side):

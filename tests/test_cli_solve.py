@@ -158,3 +158,25 @@ def test_korf_instance_1_solves_as_printed(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["length"] == 57
     assert _replay([int(v) for v in board.split()], 4, out["moves"]) == list(range(16))
+
+
+def test_heuristic_option_names_what_it_used_and_refuses_what_cannot_be(capsys, monkeypatch):
+    assert main(["solve", "--board", "8 6 7 2 5 4 3 0 1", "--rows", "3", "--cols", "3", "--heuristic", "7-8"]) == 2
+    assert "'7-8' is for the open 4x4 board" in capsys.readouterr().err
+    from fastspe.planners import pdb_packed
+
+    # the 7-8 files are absent: the announcement names their size and folder before any build (stubbed here)
+    class Stop(Exception):
+        pass
+
+    def stop(layout, progress=None):
+        raise Stop
+
+    monkeypatch.setattr(pdb_packed, "strong_tables", stop)
+    with pytest.raises(Stop):
+        main(["solve", "--board", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--heuristic", "7-8"])
+    assert "building the 7-8 pattern databases once: 288 MB" in capsys.readouterr().err
+    assert main(["solve", "--board", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--heuristic", "layout"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["heuristic"] == "pdb-6-6-3+mirror+graph-distance"
+    assert "7-8" not in captured.err

@@ -28,6 +28,7 @@ KEY = "sk-fastspe-README-fake-k3y-0042"
 ILLUSTRATIVE = {
     "--scheduler tcp://head:8786": ("--help", "names a Dask cluster that exists only in the example"),
     "--workers 8": ("--help", "starts 8 worker processes: too many for a test; tests/test_distributed.py runs 2"),
+    "--heuristic 7-8": ("--help", "builds the 7-8 tables (minutes, 288 MB); tests/test_pdb_sweep.py builds stand-ins"),
     "logs/<log>.eval": (None, "needs an inspect_ai log; tests/test_cli_import_inspect.py and test_inspect_task.py"),
 }
 

@@ -36,6 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "order over the free cells, then the blank), blank-first the convention of Korf's "
                              "published sets (0 1 2 ... 15); moves are the blank's on the board as given "
                              "(default: blank-last)")
+    parser.add_argument("--heuristic", choices=("auto", "7-8", "layout"), default="auto",
+                        help="pattern databases: auto uses the 7-8 tables of the open 4x4 board once they are built "
+                             "(else the layout's own, 6-6-3 on the open board); 7-8 uses them and builds them first "
+                             "if they are missing (once: about 290 MB in the cache folder, several minutes on two "
+                             "cores, with progress); layout never uses them (default: auto; the answer's "
+                             "\"heuristic\" says which was used)")
     parser.add_argument("--max-nodes", type=int_option(1, MAX_NODES), default=None,
                         help="give up on a board after this many search nodes (default: no limit)")
     parser.set_defaults(func=cmd_solve)
@@ -63,6 +69,26 @@ def _pdb_progress():
         yield report
 
 
+def _announce_build(heuristic: str, rows: int, cols: int, blocks) -> None:
+    """Before the 7-8 tables are built: their size, where they go and about how long it takes."""
+    from ..domains.sliding.layout import Layout
+    from ..planners.pdb import pdb_dir
+    from ..planners.pdb_packed import build_estimate, strong_partition, strong_present
+
+    if heuristic != "7-8":
+        return
+    try:
+        layout = Layout(rows, cols, tuple(blocks))
+    except (UserError, ValueError):
+        return  # the solve says what is wrong
+    partition = strong_partition(layout)
+    if partition is None or strong_present(layout):
+        return
+    size, seconds = build_estimate(layout, partition)
+    say(f"building the 7-8 pattern databases once: {size / 1e6:,.0f} MB in {pdb_dir()}, about "
+        f"{max(1, round(seconds / 60))} minutes (more on a busy machine); later solves load them", err=True)
+
+
 def cmd_solve(args) -> int:
     if args.input is None:
         if args.out is not None:
@@ -80,7 +106,10 @@ def _solve_one(args) -> int:
     board = _ints(args.board, "--board")
     blocks = _ints(args.blocks, "--blocks") if args.blocks is not None else None
     with _pdb_progress() as built:
-        sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built, goal=args.goal)
+        _announce_build(args.heuristic, args.rows, args.cols, blocks if blocks is not None else
+                        [i for i, v in enumerate(board) if v == -1])
+        sol = solve(board, args.rows, args.cols, blocks, max_nodes=args.max_nodes, progress=built, goal=args.goal,
+                    heuristic=args.heuristic)
     blocks = blocks if blocks is not None else [i for i, v in enumerate(board) if v == -1]
     say(json.dumps({"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search,
                     "nodes": sol.nodes, "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board,
@@ -93,12 +122,14 @@ def _solve_file(args) -> int:
     from ..planners.solver import solve_record
 
     records = read_board_lines(args.input, warn)
+    if args.heuristic == "7-8":
+        _announce_build(args.heuristic, 4, 4, [])
     answers = []
     with _pdb_progress() as built, progress("solve", len(records), "boards") as update:
         for i, record in enumerate(records):
             answers.append(record if set(record) == {"error"} else
                            solve_record(record, max_nodes=args.max_nodes, progress=built,
-                                                              goal=args.goal))
+                                        goal=args.goal, heuristic=args.heuristic))
             update(i + 1, failed=sum("error" in a for a in answers))
     write_answer_lines(answers, args.out)
     failed = sum("error" in a for a in answers)

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._numba import njit, prange
 from .pdb import rank_placement
+from .pdb_sweep import packed_value
 
 MAX_DEPTH = 400  # plans longer than this are refused (TOO_DEEP); 4x4 optima are <= 80
 FOUND, OVER_BUDGET, TOO_DEEP, NO_PLAN = 0, 1, 2, 3
@@ -41,6 +42,8 @@ def _group_value(g, cell_of, free_idx, group_tiles, group_size, group_side, offs
     side = group_side[g]
     for i in range(m):
         pos[i] = free_idx[side, cell_of[group_tiles[g, i]]]
+    if offsets[g] < 0:  # a 4-bit table (the 7-8 split), see pdb_sweep.py
+        return packed_value(pos, m, nfree, -1 - offsets[g], data)
     return np.int64(data[offsets[g] + rank_placement(pos, m, nfree)])
 
 

@@ -169,7 +169,8 @@ class PatternDatabases:
     ``group_of`` int16 (tiles + 1, 2): each tile's group in the direct sum and in the mirrored sum
     (-1: none); ``group_tiles`` int16 (G, MAX_GROUP) tiles of each group (padded with 0); ``group_size``
     and ``group_side`` int64 (G,) (side 1: looked up on the mirrored board, see ``mirror_cells``);
-    ``offsets`` int64 (G,) start of each group's table in ``data`` (uint8, all tables end to end).
+    ``offsets`` int64 (G,) start of each group's table in ``data`` (uint8, all tables end to end; below 0 for
+    a 4-bit table, see ``assemble_databases``).
     """
 
     partition: tuple[tuple[int, ...], ...]
@@ -215,10 +216,18 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
         step = None if progress is None else (lambda done, _total, b=before: progress(b + done, total))
         tables.append(load_or_build(layout, g, step))
         before += size
+    return assemble_databases(layout, partition, tables, mirrored)
+
+
+def assemble_databases(layout: Layout, partition, tables, mirrored: bool = True,
+                       packed: bool = False) -> PatternDatabases:
+    """The kernel's arrays for the tables of ``partition`` (uint8 tables, or with ``packed`` the 4-bit
+    data blocks of ``fastspe.planners.pdb_packed``, marked for the search by offsets below 0: -1 - start)."""
     mirror = mirror_cells(layout) if mirrored else None
     groups = [list(g) for g in partition]
     sides = [0] * len(groups)
-    offsets = list(np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64))
+    starts = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
+    offsets = list(-1 - starts if packed else starts)
     if mirror is not None:
         # tile t sits, on the mirrored board, where tile sigma(t) would: sigma(t) = goal label at mirror(goal cell of t)
         sigma = {t: int(layout.goal[mirror[layout.goal_cell[t]]]) for t in range(1, layout.tiles + 1)}
@@ -227,7 +236,7 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
         sides += [1] * len(partition)
         offsets += offsets
     group_of = np.full((layout.tiles + 1, 2), -1, dtype=np.int16)
-    group_tiles = np.zeros((len(groups), MAX_GROUP), dtype=np.int16)
+    group_tiles = np.zeros((len(groups), max([MAX_GROUP] + [len(g) for g in groups])), dtype=np.int16)
     for i, (g, side) in enumerate(zip(groups, sides)):
         group_of[g, side] = i
         group_tiles[i, :len(g)] = g

@@ -21,6 +21,7 @@ from ..domains.sliding.layout import DIRECTIONS, Layout
 from ..kernels.pdb import UNSEEN
 from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
                   reachable_table, uses_pdb)
+from .pdb_packed import strong_databases, strong_partition, strong_present
 
 SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
 _NO_LIMIT = 2**62
@@ -103,13 +104,33 @@ def search_tables(layout: Layout, databases: PatternDatabases) -> _Tables:
 
 
 _TABLES: dict = {}
+HEURISTICS = ("auto", "7-8", "layout")
 
 
-def _tables(layout: Layout, use_pdb: bool | None, progress) -> _Tables:
+def _strong(layout: Layout, pdb: bool, heuristic: str) -> bool:
+    """Whether the search uses the 7-8 tables: ``auto`` when they are in the cache folder (the open 4x4
+    board), ``7-8`` always (built first if missing), ``layout`` never (the layout's groups of <= 6 tiles)."""
+    if heuristic not in HEURISTICS:
+        raise UserError(f"heuristic must be one of {', '.join(HEURISTICS)}, got {heuristic!r}")
+    if heuristic == "7-8":
+        if strong_partition(layout) is None:
+            raise UserError(f"heuristic '7-8' is for the open 4x4 board, not {layout.rows}x{layout.cols}"
+                            + (f" with blocks {list(layout.blocks)}" if layout.blocks else ""))
+        if not pdb:
+            raise UserError("heuristic '7-8' needs the pattern databases (use_pdb=False turns them off)")
+        return True
+    return pdb and heuristic == "auto" and strong_present(layout)
+
+
+def _tables(layout: Layout, use_pdb: bool | None, progress, heuristic: str = "auto") -> _Tables:
     pdb = uses_pdb(layout) if use_pdb is None else bool(use_pdb)
-    key = (layout, pdb)
+    strong = _strong(layout, pdb, heuristic)
+    key = (layout, pdb, strong)
     if key not in _TABLES:
-        databases = pattern_databases(layout, progress=progress) if pdb else empty_databases(layout)
+        if strong:
+            databases = strong_databases(layout, progress)
+        else:
+            databases = pattern_databases(layout, progress=progress) if pdb else empty_databases(layout)
         _TABLES[key] = search_tables(layout, databases)
     return _TABLES[key]
 
@@ -210,7 +231,7 @@ def _blank_last(board: list, blocks, goal: str) -> tuple[list, object]:
 
 def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
           progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None,
-          goal: str = "blank-last") -> Solution:
+          goal: str = "blank-last", heuristic: str = "auto") -> Solution:
     """The optimal plan (blank moves U/D/L/R) of one board; -1 marks blocked cells.
 
     ``goal``: ``blank-last`` (fastspe's and the banks': tiles 1.. in row-major order over the free cells, the
@@ -219,7 +240,10 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
 
     ``blocks`` (cell indices) may be left out: the board's -1 cells are the blocks; if given, the
     board's -1 cells must match them. ``progress(done, total)`` reports a pattern-database build;
-    ``use_pdb`` (default: by layout, see ``fastspe.planners.pdb.uses_pdb``) turns the tables on or off.
+    ``use_pdb`` (default: by layout, see ``fastspe.planners.pdb.uses_pdb``) turns the tables on or off;
+    ``heuristic`` chooses them: ``auto`` the 7-8 tables of the open 4x4 board when they are in the cache
+    folder, else the layout's (6-6-3 on the open board); ``7-8`` those, built first if missing (minutes,
+    see ``fastspe.planners.pdb_packed``); ``layout`` the layout's. ``Solution.heuristic`` names the one used.
     Raises ``UnsolvableBoard`` before searching if the board cannot reach the goal, and
     ``SearchLimit`` if ``max_nodes`` nodes are generated without finding a plan.
     """
@@ -229,7 +253,7 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     layout = _layout_of(board, rows, cols, blocks)
     packed = _check(layout, board, "board", progress)
     limit = _max_nodes(max_nodes)
-    tables = _tables(layout, use_pdb, progress)
+    tables = _tables(layout, use_pdb, progress, heuristic)
     limit = _undecided_checks(layout, tables, [packed], limit, max_nodes is not None)
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
     start = time.perf_counter()
@@ -243,12 +267,13 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
 
 
 def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
-                 progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None) -> SolvedBoards:
+                 progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None,
+                 heuristic: str = "auto") -> SolvedBoards:
     """Optimal plans of int8 boards ``(n, cells)`` of one layout, in parallel over boards.
 
     ``max_nodes`` applies per board; ``progress`` reports a pattern-database build. Every board is
     checked first (``UnsolvableBoard`` / ``ValueError`` name the row) so the search never meets one
-    it cannot finish.
+    it cannot finish. ``heuristic`` as in ``solve``.
     """
     from ..kernels.search import ida_star_boards
 
@@ -260,7 +285,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     for i, row in enumerate(arr):
         packed[i] = _check(layout, row.tolist(), f"board {i}", progress)
     limit = _max_nodes(max_nodes)
-    tables = _tables(layout, use_pdb, progress)
+    tables = _tables(layout, use_pdb, progress, heuristic)
     limit = _undecided_checks(layout, tables, packed, limit, max_nodes is not None)
     start = time.perf_counter()
     lengths, nodes, h, status, plans = ida_star_boards(packed, *tables.args(), limit)
@@ -282,7 +307,7 @@ ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristi
 
 
 def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None,
-                 goal: str = "blank-last") -> dict:
+                 goal: str = "blank-last", heuristic: str = "auto") -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
     with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
     invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
@@ -295,7 +320,7 @@ def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int],
         if not isinstance(board, list):
             raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
         sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
-                    max_nodes=max_nodes, progress=progress, goal=goal)
+                    max_nodes=max_nodes, progress=progress, goal=goal, heuristic=heuristic)
     except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out
