@@ -1,0 +1,239 @@
+"""Sokoban levels: standard XSB text parsed into arrays, the room, the moves and the push-distance heuristic.
+
+XSB: ``#`` wall, `` `` (or ``-``, ``_``) floor, ``.`` goal, ``$`` box, ``*`` box on a goal, ``@`` the player,
+``+`` the player on a goal. Cells are row-major indices into the ``rows x cols`` bounding box. The room is what
+the player can reach through non-wall cells (boxes included); every other cell counts as wall, so a level that is
+not closed by walls still has one meaning (stepping off the grid is a wall too).
+
+Direction codes are the sliding puzzle's: 0 = U (row - 1), 1 = D, 2 = L (col - 1), 3 = R; they move the player.
+Moving into a box pushes it when the cell beyond is in the room and holds no box.
+
+h(state) is the sum over boxes of the box's push distance to its nearest goal, by breadth-first search over
+pushes in the room with no other box (a lower bound on the pushes left, 0 exactly when every box is on a goal).
+A box on a dead square (no goal reachable by pushes) counts ``DEAD_PUSHES``, more than any push distance.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ...errors import UserError, UserTypeError
+
+__all__ = ["Level", "parse_level", "MAX_SIDE", "MAX_BOXES", "DEAD_PUSHES", "STEPS", "DIRECTIONS"]
+
+MAX_SIDE = 10
+MAX_BOXES = 4
+DEAD_PUSHES = 100  # a dead box's h term: more than any push distance on a 10x10 grid
+DIRECTIONS = "UDLR"
+STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # (row step, col step) of U, D, L, R
+
+_FLOOR, _GOAL, _BOX, _PLAYER = " -_", ".*+", "$*", "@+"
+_KNOWN = set("#") | set(_FLOOR) | set(_GOAL) | set(_BOX) | set(_PLAYER)
+
+
+@dataclass(frozen=True, eq=False)
+class Level:
+    """A parsed level (make one with ``parse_level``; its fields are read-only).
+
+    rows, cols : the bounding box of the drawn level (room and the walls next to it)
+    wall : bool (cells,), True outside the room (a ``#`` or any cell the player cannot reach)
+    goal : bool (cells,), the goal cells
+    boxes : sorted tuple of the boxes' cells
+    player : the player's cell
+    """
+
+    rows: int
+    cols: int
+    wall: np.ndarray
+    goal: np.ndarray
+    boxes: tuple[int, ...]
+    player: int
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def goals(self) -> tuple[int, ...]:
+        """The goal cells, ascending."""
+        return tuple(int(c) for c in np.flatnonzero(self.goal))
+
+    @property
+    def size(self) -> str:
+        """``"RxC"``, the level's layout name in tables."""
+        return f"{self.rows}x{self.cols}"
+
+    @property
+    def solved(self) -> bool:
+        return all(self.goal[b] for b in self.boxes)
+
+    @cached_property
+    def text(self) -> str:
+        """Canonical XSB: a ``#`` on each wall cell next to the room (diagonals too), lines right-stripped."""
+        room = ~self.wall
+        near = np.zeros((self.rows + 2, self.cols + 2), dtype=bool)
+        grid = room.reshape(self.rows, self.cols)
+        for dr in (-1, 0, 1):
+            for dq in (-1, 0, 1):
+                near[1 + dr:self.rows + 1 + dr, 1 + dq:self.cols + 1 + dq] |= grid
+        near = near[1:-1, 1:-1].ravel()
+        boxes = set(self.boxes)
+        chars = []
+        for c in range(self.cells):
+            if self.wall[c]:
+                chars.append("#" if near[c] else " ")
+            elif c == self.player:
+                chars.append("+" if self.goal[c] else "@")
+            elif c in boxes:
+                chars.append("*" if self.goal[c] else "$")
+            else:
+                chars.append("." if self.goal[c] else " ")
+        return "\n".join("".join(chars[r * self.cols:(r + 1) * self.cols]).rstrip() for r in range(self.rows))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Level) and self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"parse_level({self.text!r})"
+
+    @cached_property
+    def moves(self) -> np.ndarray:
+        """int16 (cells, 4): the cell one step in each direction, -1 where that is a wall or off the grid."""
+        table = np.full((self.cells, 4), -1, dtype=np.int16)
+        for c in range(self.cells):
+            r, q = divmod(c, self.cols)
+            for d, (dr, dq) in enumerate(STEPS):
+                rr, qq = r + dr, q + dq
+                if 0 <= rr < self.rows and 0 <= qq < self.cols and not self.wall[rr * self.cols + qq]:
+                    table[c, d] = rr * self.cols + qq
+        return table
+
+    @cached_property
+    def goal_push_distances(self) -> np.ndarray:
+        """int16 (goals, cells): pushes that bring a lone box from each cell to goal i, -1 if none can."""
+        moves = self.moves
+        out = np.full((len(self.goals), self.cells), -1, dtype=np.int16)
+        back = (1, 0, 3, 2)  # the opposite direction
+        for i, g in enumerate(self.goals):
+            # backwards from the goal: a box on c reaches c' = c + d when the player stands on c - d
+            out[i, g] = 0
+            queue = deque([g])
+            while queue:
+                t = queue.popleft()
+                for d in range(4):
+                    c = moves[t, back[d]]  # the box came from c, pushed in direction d
+                    if c < 0 or out[i, c] >= 0:
+                        continue
+                    if moves[c, back[d]] < 0:  # no room for the player behind the box
+                        continue
+                    out[i, c] = out[i, t] + 1
+                    queue.append(c)
+        return out
+
+    @cached_property
+    def push_distance(self) -> np.ndarray:
+        """int16 (cells,): pushes from each cell to the nearest goal, ``DEAD_PUSHES`` where no goal is reachable
+        (walls included; a box is never on one)."""
+        dist = self.goal_push_distances.astype(np.int32)
+        dist[dist < 0] = DEAD_PUSHES
+        return dist.min(axis=0).astype(np.int16) if len(dist) else np.full(self.cells, DEAD_PUSHES, np.int16)
+
+    def h(self, boxes=None) -> int:
+        """h of the level's boxes, or of the box cells ``boxes``."""
+        return int(sum(int(self.push_distance[b]) for b in (self.boxes if boxes is None else boxes)))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("x") else f"{n} {word}s"
+
+
+def _where(r: int, q: int) -> str:
+    return f"line {r + 1}, column {q + 1}"
+
+
+def parse_level(text: str) -> Level:
+    """A ``Level`` from XSB text, or a ``UserError`` naming the line and column of what is wrong.
+
+    Blank lines before and after the level are ignored, as is a ``\\r`` before each newline; the level is
+    cropped to its drawn bounding box (so leading spaces shared by every line do not count toward the size).
+    """
+    if not isinstance(text, str):
+        raise UserTypeError(f"a level must be XSB text (a str), got {type(text).__name__}")
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    first = 0
+    while first < len(lines) and not lines[first].strip():
+        first += 1
+    lines = lines[first:]
+    if not lines:
+        raise UserError("the level is empty: XSB text needs walls (#), a player (@), boxes ($) and goals (.)")
+    player, boxes, goals, walls = None, [], [], set()
+    for r, line in enumerate(lines):
+        for q, ch in enumerate(line):
+            where = (r + first, q)
+            if ch not in _KNOWN:
+                raise UserError(f"level {_where(*where)}: {ch!r} is not an XSB character "
+                                f"(# wall, space floor, . goal, $ box, * box on goal, @ player, + player on goal)")
+            if ch == "#":
+                walls.add((r, q))
+            if ch in _PLAYER:
+                if player is not None:
+                    raise UserError(f"level {_where(*where)}: a second player (the first is at "
+                                    f"{_where(player[0] + first, player[1])})")
+                player = (r, q)
+            if ch in _BOX:
+                boxes.append((r, q))
+            if ch in _GOAL:
+                goals.append((r, q))
+    if player is None:
+        raise UserError("the level has no player (@, or + on a goal)")
+    rows, cols = len(lines), max(len(line) for line in lines)
+    room = _room(player, walls, rows, cols)
+    for kind, spots in (("box", boxes), ("goal", goals)):
+        for spot in spots:
+            if spot not in room:
+                raise UserError(f"level {_where(spot[0] + first, spot[1])}: a {kind} the player cannot reach "
+                                f"(outside the room)")
+    if not 1 <= len(boxes) <= MAX_BOXES:
+        raise UserError(f"the level has {_count(len(boxes), 'box')}; a level has 1 to {MAX_BOXES}")
+    if len(goals) != len(boxes):
+        raise UserError(f"the level has {_count(len(boxes), 'box')} and {_count(len(goals), 'goal')}; it needs as "
+                        f"many goals as boxes")
+    # crop to the room and the walls around it (diagonal neighbours included), as ``Level.text`` draws it
+    drawn = {(r + dr, q + dq) for r, q in room for dr in (-1, 0, 1) for dq in (-1, 0, 1)} & (walls | room)
+    top, left = min(r for r, _ in drawn), min(q for _, q in drawn)
+    rows, cols = max(r for r, _ in drawn) - top + 1, max(q for _, q in drawn) - left + 1
+    if rows > MAX_SIDE or cols > MAX_SIDE:
+        raise UserError(f"the level is {rows}x{cols}; a level is at most {MAX_SIDE}x{MAX_SIDE} (walls included)")
+
+    def cell(spot):
+        return (spot[0] - top) * cols + spot[1] - left
+
+    wall = np.ones(rows * cols, dtype=np.bool_)
+    wall[[cell(s) for s in room]] = False
+    goal = np.zeros(rows * cols, dtype=np.bool_)
+    goal[[cell(s) for s in goals]] = True
+    wall.flags.writeable = False
+    goal.flags.writeable = False
+    return Level(rows, cols, wall, goal, tuple(sorted(cell(s) for s in boxes)), cell(player))
+
+
+def _room(player, walls, rows, cols) -> set:
+    """The cells the player reaches through non-wall cells of the drawn lines (boxes do not stop the fill)."""
+    room, queue = {player}, deque([player])
+    while queue:
+        r, q = queue.popleft()
+        for dr, dq in STEPS:
+            spot = (r + dr, q + dq)
+            if 0 <= spot[0] < rows and 0 <= spot[1] < cols and spot not in walls and spot not in room:
+                room.add(spot)
+                queue.append(spot)
+    return room
