@@ -27,7 +27,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
+from ..domains.registry import domain_name_of
 from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
+from .sokoban_banks import SOKOBAN_BANK_COLUMNS, check_sokoban_bank_table
 from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
@@ -84,6 +86,8 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     ``fixed_size_list<int8>[cells]`` when every board has the same size, else ``list<int8>``.
     Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id.
     """
+    if domain_name_of(table) == "sokoban":
+        return check_sokoban_bank_table(table, source, unit, line_of, meaning)
     missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{source}: not a bank: its rows lack columns {missing}; make one with `fastspe bank build`")
@@ -241,6 +245,8 @@ def bank_frame(table: pa.Table):
     """
     import pandas as pd
 
+    if domain_name_of(table) == "sokoban":  # text and counts only
+        return table.to_pandas()
     boards = {table.schema.field(name).type: pd.ArrowDtype(table.schema.field(name).type) for name in BOARD_COLUMNS}
     frame = table.drop_columns(["blocks"]).to_pandas(types_mapper=boards.get)
     blocks = table.column("blocks").combine_chunks()
@@ -258,7 +264,8 @@ def bank_frame(table: pa.Table):
 
 def table_from_frame(bank) -> pa.Table:
     """A bank DataFrame (from ``build_bank``, ``read_bank`` or made by hand) as an Arrow table."""
-    cols = [c for c in BANK_COLUMNS + OPTIONAL_COLUMNS if c in bank.columns]
+    sokoban = domain_name_of(bank) == "sokoban"
+    cols = [c for c in (SOKOBAN_BANK_COLUMNS if sokoban else BANK_COLUMNS + OPTIONAL_COLUMNS) if c in bank.columns]
     try:
         return pa.Table.from_pandas(bank[cols], preserve_index=False)
     except (pa.ArrowException, TypeError, ValueError) as exc:
