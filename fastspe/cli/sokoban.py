@@ -1,0 +1,148 @@
+"""The Sokoban side of ``fastspe solve``, ``bank build`` and ``bank verify`` (``--domain sokoban``).
+
+``solve --level FILE.xsb`` prints one JSON object; ``solve --input LEVELS.jsonl --out OUT.jsonl`` reads lines
+``{"id", "level"}`` (XSB text) and writes each line plus ``length`` (fewest moves), ``pushes``, ``moves``
+(``U,D,...``), ``nodes`` and ``seconds``, or an ``error`` (unsolvable, a dead start, the node limit) for that
+line alone. ``bank build --design D.json|sokoban-paper`` builds a certified bank; ``bank verify`` re-derives
+it with plain Python (the domain comes from the bank file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ._common import refuse_overwrite, say, warn
+from .progress import progress
+from ..errors import UserError
+
+SOKOBAN_PAPER = "sokoban-paper"
+DOMAINS = ("sliding", "sokoban")
+
+
+def domain_option(parser: argparse.ArgumentParser, default: str | None = "sliding", what: str = "") -> None:
+    """``--domain sliding|sokoban``."""
+    parser.add_argument("--domain", choices=DOMAINS, default=default,
+                        help=what or f"the puzzle domain (default: {default})")
+
+
+def check_domain(bank, wanted: str | None, source) -> None:
+    """A ``UserError`` when ``--domain`` was given and the bank is of another domain."""
+    from ..domains.registry import domain_name_of
+
+    found = domain_name_of(bank)
+    if wanted is not None and wanted != found:
+        raise UserError(f"{source}: a {found} bank, not a {wanted} one")
+
+
+# ---- solve ----------------------------------------------------------------------------------------------------
+
+def _answer(level_text: str, max_nodes: int | None) -> dict:
+    from ..domains.sokoban.level import parse_level
+    from ..planners.sokoban import solve_level
+
+    options = {} if max_nodes is None else {"node_limit": max_nodes}
+    sol = solve_level(parse_level(level_text), **options)
+    return {"length": int(sol.length), "pushes": int(sol.pushes), "moves": sol.moves, "nodes": int(sol.nodes),
+            "seconds": round(float(sol.seconds), 6)}
+
+
+def solve_command(args) -> int:
+    """``fastspe solve --domain sokoban``: one level (``--level``) or a JSONL file of them (``--input``)."""
+    from ..boundary.text_files import read_text
+
+    if args.board is not None:
+        raise UserError("--board is a sliding-puzzle board; a Sokoban level is --level FILE.xsb or --input")
+    if args.input is None:
+        if args.level is None:
+            raise UserError("--domain sokoban needs --level FILE.xsb or --input LEVELS.jsonl")
+        if args.out is not None:
+            raise UserError("--out goes with --input; --level prints its answer")
+        text = read_text(args.level)
+        say(json.dumps({**_answer(text, args.max_nodes), "level": text.strip("\n")}, allow_nan=False))
+        return 0
+    if args.out is None:
+        raise UserError("--input needs --out (the JSONL file to write)")
+    refuse_overwrite({"--input": args.input}, {"--out": args.out})
+    return _solve_file(args)
+
+
+def _solve_file(args) -> int:
+    from ..boundary.board_lines import read_board_lines, write_answer_lines
+
+    records = read_board_lines(args.input, warn)
+    answers = []
+    with progress("solve", len(records), "levels") as update:
+        for n, record in enumerate(records, start=1):
+            answers.append(record if set(record) == {"error"} else _solve_record(record, args, n))
+            update(n, failed=sum("error" in a for a in answers))
+    write_answer_lines(answers, args.out)
+    failed = sum("error" in a for a in answers)
+    if failed:
+        say(f"wrote {len(answers):,} lines to {args.out}; {failed:,} levels failed (see their \"error\")", err=True)
+        return 1
+    say(f"wrote {len(answers):,} move-optimal plans to {args.out}", err=True)
+    return 0
+
+
+def _solve_record(record: dict, args, line: int) -> dict:
+    """One input line's answer: the line plus the solution, or plus an ``error`` naming the file and line."""
+    level = record.get("level")
+    try:
+        if not isinstance(level, str):
+            raise UserError("needs \"level\": the level as XSB text")
+        return {**record, **_answer(level, args.max_nodes)}
+    except UserError as exc:
+        return {**record, "error": f"{args.input}: line {line}: {exc}"}
+
+
+# ---- bank build and verify ------------------------------------------------------------------------------------
+
+def sokoban_design(name: str):
+    """The design of ``--design``: ``sokoban-paper`` (``paper`` too) or a JSON file ``{"seed", "cells"}``."""
+    from ..bank.sokoban import SOKOBAN_PAPER_DESIGN
+    from ..boundary.text_files import read_design_json
+
+    design = SOKOBAN_PAPER_DESIGN if name in (SOKOBAN_PAPER, "paper") else read_design_json(name)
+    if not isinstance(design, dict) or "cells" not in design:
+        raise UserError(f"{name}: a Sokoban design is a JSON object {{\"seed\", \"cells\": [{{\"cohort\", \"boxes\", "
+                        "\"depth\", \"count\"}, ...]}")
+    return design
+
+
+def build_command(args) -> int:
+    """``fastspe bank build --domain sokoban``."""
+    from ..bank.sokoban import build_sokoban_bank
+    from ..boundary.banks import check_bank_table, write_bank_table
+    from ..boundary.files import table_format
+    from ..domains.registry import with_domain
+
+    given = None if args.design in (SOKOBAN_PAPER, "paper") else args.design
+    refuse_overwrite({"--design": given}, {"--out": args.out})
+    if table_format(args.out, allowed=(".parquet", ".jsonl")) != "parquet":
+        raise UserError(f"{args.out}: a Sokoban bank is a .parquet file (it records its domain in the file)")
+    design = sokoban_design(args.design)
+    total = sum(int(c.get("count", 0)) for c in design["cells"] if isinstance(c, dict))
+    with progress("bank build", total or None, "levels") as update:
+        table = build_sokoban_bank(design, seed=args.seed, progress=update)
+    table = check_bank_table(with_domain(table, "sokoban"), "the built bank")
+    write_bank_table(table, args.out)
+    seed = design.get("seed") if args.seed is None else args.seed
+    say(f"wrote {table.num_rows:,} certified levels to {args.out} (seed {seed})", err=True)
+    return 0
+
+
+def verify_command(args, table) -> int:
+    """``fastspe bank verify`` of a Sokoban bank (``table``: read with the schema checked only)."""
+    from ..verify.sokoban_bank import verify_sokoban_bank
+
+    with progress("bank verify", table.num_rows, "levels") as update:
+        failures = verify_sokoban_bank(table, progress=update)
+    for board_id, reason in failures:
+        say(f"FAIL {board_id}: {reason}")
+    if failures:
+        say(f"{len(failures)} of {table.num_rows} levels failed verification", err=True)
+        return 1
+    say(f"ok: all {table.num_rows:,} levels verified (each level parses, its certificate replays to every box on a "
+        "goal in depth moves with the stated pushes, and an independent breadth-first search finds no shorter plan)")
+    return 0
