@@ -38,13 +38,11 @@ def check_domain(bank, wanted: str | None, source) -> None:
 # ---- solve ----------------------------------------------------------------------------------------------------
 
 def _answer(level_text: str, max_nodes: int | None) -> dict:
-    from ..domains.sokoban.level import parse_level
     from ..planners.sokoban import solve_level
 
-    options = {} if max_nodes is None else {"node_limit": max_nodes}
-    sol = solve_level(parse_level(level_text), **options)
-    return {"length": int(sol.length), "pushes": int(sol.pushes), "moves": sol.moves, "nodes": int(sol.nodes),
-            "seconds": round(float(sol.seconds), 6)}
+    sol = solve_level(level_text, max_nodes)
+    return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "nodes": sol.nodes,
+            "seconds": round(sol.seconds, 6)}
 
 
 def solve_command(args) -> int:
@@ -85,50 +83,35 @@ def _solve_file(args) -> int:
     return 0
 
 
-def _solve_record(record: dict, args, line: int) -> dict:
-    """One input line's answer: the line plus the solution, or plus an ``error`` naming the file and line."""
-    level = record.get("level")
-    try:
-        if not isinstance(level, str):
-            raise UserError("needs \"level\": the level as XSB text")
-        return {**record, **_answer(level, args.max_nodes)}
-    except UserError as exc:
-        return {**record, "error": f"{args.input}: line {line}: {exc}"}
+def _solve_record(record: dict, args, number: int) -> dict:
+    """One input line's answer: the line plus the solution, or plus an ``error`` naming the file and the level."""
+    from ..planners.sokoban import solve_level_record
+
+    answer = solve_level_record(record, args.max_nodes)
+    if "error" in answer:
+        where = f"id {record['id']!r}" if isinstance(record.get("id"), (str, int)) else f"level {number}"
+        answer["error"] = f"{args.input}: {where}: {answer['error']}"
+    return answer
 
 
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
-def sokoban_design(name: str):
-    """The design of ``--design``: ``sokoban-paper`` (``paper`` too) or a JSON file ``{"seed", "cells"}``."""
-    from ..bank.sokoban import SOKOBAN_PAPER_DESIGN
-    from ..boundary.text_files import read_design_json
-
-    design = SOKOBAN_PAPER_DESIGN if name in (SOKOBAN_PAPER, "paper") else read_design_json(name)
-    if not isinstance(design, dict) or "cells" not in design:
-        raise UserError(f"{name}: a Sokoban design is a JSON object {{\"seed\", \"cells\": [{{\"cohort\", \"boxes\", "
-                        "\"depth\", \"count\"}, ...]}")
-    return design
-
-
 def build_command(args) -> int:
     """``fastspe bank build --domain sokoban``."""
-    from ..bank.sokoban import build_sokoban_bank
+    from ..bank.sokoban import build_sokoban_bank, load_sokoban_design
     from ..boundary.banks import check_bank_table, write_bank_table
     from ..boundary.files import table_format
-    from ..domains.registry import with_domain
 
-    given = None if args.design in (SOKOBAN_PAPER, "paper") else args.design
-    refuse_overwrite({"--design": given}, {"--out": args.out})
+    name = SOKOBAN_PAPER if args.design == "paper" else args.design  # the sliding default names the paper shape
+    refuse_overwrite({"--design": None if name == SOKOBAN_PAPER else name}, {"--out": args.out})
     if table_format(args.out, allowed=(".parquet", ".jsonl")) != "parquet":
         raise UserError(f"{args.out}: a Sokoban bank is a .parquet file (it records its domain in the file)")
-    design = sokoban_design(args.design)
-    total = sum(int(c.get("count", 0)) for c in design["cells"] if isinstance(c, dict))
-    with progress("bank build", total or None, "levels") as update:
-        table = build_sokoban_bank(design, seed=args.seed, progress=update)
-    table = check_bank_table(with_domain(table, "sokoban"), "the built bank")
+    design = load_sokoban_design(name, seed=args.seed)
+    with progress("bank build", design.total, "levels") as update:
+        table = build_sokoban_bank(design, progress=update)
+    table = check_bank_table(table, "the built bank")
     write_bank_table(table, args.out)
-    seed = design.get("seed") if args.seed is None else args.seed
-    say(f"wrote {table.num_rows:,} certified levels to {args.out} (seed {seed})", err=True)
+    say(f"wrote {table.num_rows:,} certified levels to {args.out} (seed {design.seed})", err=True)
     return 0
 
 
