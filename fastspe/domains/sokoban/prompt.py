@@ -1,0 +1,40 @@
+"""The Sokoban planning prompt, in the form of the paper's Appendix B: the level in XSB, the rules, the answer form.
+
+Versioned and hashed as the sliding puzzle's prompt is: ``PROMPT_SHA256`` is the hash of the template itself
+(placeholders included), so a change of wording changes the hash every run log records; ``prompt_sha256(text)``
+(the sliding puzzle's, the same SHA-256 of UTF-8) identifies one rendered request.
+"""
+
+from __future__ import annotations
+
+from ..sliding.prompt import prompt_sha256
+from .level import parse_level
+
+__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "PROMPT_SHA256", "render_prompt"]
+
+PROMPT_VERSION = "sokoban/1"
+
+PROMPT_TEMPLATE = (
+    "You are solving a {rows}-by-{cols} Sokoban level.\n"
+    "# is a wall, a space is floor, . is a goal, $ is a box, * is a box on a goal,\n"
+    "@ is you (the player), + is you standing on a goal.\n"
+    "U/D/L/R move you one cell up/down/left/right.\n"
+    "Moving into a box pushes it one cell further, if that cell is floor or a goal.\n"
+    "Never walk into a wall or push a box into a wall or another box.\n"
+    "The level is solved when every box is on a goal.\n"
+    "Find a shortest complete sequence of moves that solves it (every push is a move).\n"
+    "Return only MOVES: followed by comma-separated U,D,L,R.\n"
+    "Level:\n"
+    "{level}"
+)
+
+PROMPT_SHA256 = prompt_sha256(PROMPT_TEMPLATE)
+
+
+def render_prompt(level_text: str) -> str:
+    """The prompt for one level (XSB text; ``parse_level`` checks it), the level drawn in its canonical XSB.
+
+    Returns the prompt, lines separated by ``\\n``, no trailing newline.
+    """
+    level = parse_level(level_text)
+    return PROMPT_TEMPLATE.format(rows=level.rows, cols=level.cols, level=level.text)
