@@ -18,7 +18,7 @@ from .base import Domain
 __all__ = ["DOMAIN_KEY", "DOMAIN_NAMES", "domain_named", "domain_name_of", "domain_of", "with_domain"]
 
 DOMAIN_KEY = b"fastspe.domain"
-_MODULES = {"sliding": "fastspe.domains.sliding.domain", "sokoban": "fastspe.domains.sokoban"}
+_MODULES = {"sliding": "fastspe.domains.sliding.domain", "sokoban": "fastspe.domains.sokoban.domain"}
 DOMAIN_NAMES = tuple(_MODULES)
 DEFAULT = "sliding"
 
