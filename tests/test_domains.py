@@ -22,8 +22,7 @@ from fastspe.kernels.replay import replay_plans
 from fastspe.scoring.parse_column import parse_column
 from fastspe.scoring.score import bank_tables
 
-HAS_SOKOBAN_DOMAIN = importlib.util.find_spec("fastspe.domains.sokoban") is not None and \
-    hasattr(importlib.import_module("fastspe.domains.sokoban"), "DOMAIN")
+HAS_SOKOBAN_DOMAIN = importlib.util.find_spec("fastspe.domains.sokoban.domain") is not None
 needs_sokoban_domain = pytest.mark.skipif(not HAS_SOKOBAN_DOMAIN, reason="fastspe.domains.sokoban.DOMAIN not merged yet")
 
 LEVEL = "#####\n#@$.#\n#####"  # one push right solves it
@@ -132,3 +131,30 @@ def test_a_bad_sokoban_bank_row_is_named(changes, message):
 def test_a_sokoban_table_without_its_columns_is_refused():
     with pytest.raises(InputError, match="not a Sokoban bank.*lack columns"):
         check_bank_table(pa.table({"board_id": ["a"], "level": [LEVEL]}))
+
+
+@needs_sokoban_domain
+def test_a_sokoban_bank_scores_through_the_seam(tmp_path):
+    from fastspe.boundary.verdicts import read_verdicts, write_verdicts
+    from fastspe.scoring.rewards import RewardScorer
+    from fastspe.scoring.score import score_responses
+    from fastspe.verify.verdicts import verify_verdicts_files
+
+    bank = check_bank_table(_sokoban_table())
+    texts = ["MOVES: R", "MOVES: L", "MOVES: R,R", "MOVES: R,R,R", "no plan", "MOVES: U"]
+    ids = ["a", "a", "b", "b", "a", "b"]
+    scorer = RewardScorer(bank)
+    r = scorer(ids, texts)
+    assert scorer.error_names[1:3] == ("wall", "box_blocked")
+    assert r.status.tolist() == [0, 2, 0, 2, 2, 2]  # R,R,R pushes the box into the wall after the goal
+    assert [scorer.error_names[k] for k in r.error_kind] == ["", "wall", "", "box_blocked", "format", "wall"]
+    assert r.spe.tolist() == [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    responses = pd.DataFrame({"board_id": ids, "condition": "c", "trial": range(6), "response": texts})
+    verdicts = score_responses(bank, responses)
+    assert "boxes" in verdicts.columns and "k" not in verdicts.columns
+    path = tmp_path / "v.parquet"
+    write_verdicts(verdicts, path)
+    back = read_verdicts(path)
+    assert back.frame["boxes"].tolist() == [1] * 6
+    diffs, compared = verify_verdicts_files(bank, responses, path)
+    assert (diffs, compared) == ([], 6)
