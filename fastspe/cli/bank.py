@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "(bit-identical for a design and seed at any thread count) and write them, "
                                          "with their certificates, to --out.")
     build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file; "
-                                                         "--domain sokoban: 'sokoban-paper' (the default) or a "
+                                                         "--domain sokoban: 'sokoban-paper' (what 'paper' means there) or a "
                                                          "design JSON file {seed, cells: [{cohort, boxes, depth, "
                                                          "count}]}")
     domain_option(build)
