@@ -107,3 +107,25 @@ def test_arrays_are_read_only():
     with pytest.raises(ValueError):
         lv.wall[0] = False
     assert isinstance(lv.goal, np.ndarray)
+
+
+def test_prompt_is_versioned_hashed_and_draws_the_canonical_level():
+    import hashlib
+
+    from fastspe.domains.sokoban.prompt import PROMPT_SHA256, PROMPT_TEMPLATE, PROMPT_VERSION, render_prompt
+
+    assert PROMPT_VERSION == "sokoban/1"
+    assert PROMPT_SHA256 == hashlib.sha256(PROMPT_TEMPLATE.encode()).hexdigest()
+    text = render_prompt("\n  #####\n  #@$.#\n  #####\n")
+    assert text.startswith("You are solving a 3-by-5 Sokoban level.\n")
+    assert text.endswith("Return only MOVES: followed by comma-separated U,D,L,R.\nLevel:\n#####\n#@$.#\n#####")
+    with pytest.raises(UserError, match="no player"):
+        render_prompt("#####\n# $.#\n#####")
+
+
+def test_replace_makes_a_level_with_another_start():
+    import dataclasses
+
+    lv = parse_level("######\n#@$ .#\n######")
+    moved = dataclasses.replace(lv, boxes=(9,), player=8)
+    assert moved.text == "######\n# @$.#\n######" and moved.h() == 1 and lv.h() == 2

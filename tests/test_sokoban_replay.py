@@ -151,3 +151,20 @@ def test_pack_names_the_bad_row():
     wrong = table.set_column(4, "boxes", pa.array([2, 1]))
     with pytest.raises(UserError, match="board 'a': its level has 1 boxes, the boxes column says 2"):
         pack_table(wrong.slice(0, 1))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(level_and_plan(max_len=50), min_size=5, max_size=20))
+def test_same_outputs_at_any_thread_count(cases):
+    import numba
+
+    texts = [t for t, _ in cases]
+    index = np.random.default_rng(4).integers(0, len(texts), 2000)
+    plans = [cases[i][1] for i in index]
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one_thread = kernel(texts, plans, index)
+    finally:
+        numba.set_num_threads(before)
+    assert kernel(texts, plans, index) == one_thread

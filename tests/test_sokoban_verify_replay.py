@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from fastspe.domains.sokoban import parse_level
 from fastspe.errors import UserError
-from fastspe.verify.sokoban_replay import SokobanBoard, Room, bank_levels, replay
+from fastspe.verify.sokoban_replay import SokobanBoard, SokobanRoom, bank_levels, replay_sokoban as replay
 from .naive_sokoban import naive_replay
 from .sokoban_strategies import level_and_plan
 
@@ -16,7 +16,7 @@ FIELDS = ("status", "error_kind", "first_error", "final_h", "min_h", "revisits",
 
 
 def board(text):
-    return SokobanBoard(Room(text), "test", 1, 0)
+    return SokobanBoard(SokobanRoom(text), "test", 1, 0)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -33,7 +33,7 @@ def test_verifier_matches_twin(case):
 def test_size_tag_matches_the_level(case):
     text, _ = case
     lv = parse_level(text)
-    assert Room(text).tag == lv.size == Room(lv.text).tag
+    assert SokobanRoom(text).tag == lv.size == SokobanRoom(lv.text).tag
 
 
 def test_a_step_after_the_goal_stays_complete():

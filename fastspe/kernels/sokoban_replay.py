@@ -89,30 +89,34 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
     kind = NO_ERROR
     first_error = -1
     zeros = 0
+    up = np.uintp(player)
     for i in range(length):
         code = plan[i]
         if code > 3:
             kind = INVALID_ACTION
             first_error = i
             break
-        t = moves[player, code]
+        t = moves[up, np.uintp(code)]
         if t < 0:
             kind = WALL
             first_error = i
             break
-        if occupied[t]:
-            beyond = moves[t, code]
-            if beyond < 0 or occupied[beyond]:
+        # unsigned indices spare numba's negative-index wraparound on every access
+        ut = np.uintp(t)
+        if occupied[ut]:
+            beyond = moves[ut, np.uintp(code)]
+            if beyond < 0 or occupied[np.uintp(beyond)]:
                 kind = BOX_BLOCKED
                 first_error = i
                 break
-            occupied[t] = False
-            occupied[beyond] = True
-            h += dist[beyond] - dist[t]
+            ub = np.uintp(beyond)
+            occupied[ut] = False
+            occupied[ub] = True
+            h += dist[ub] - dist[ut]
             _move_box(boxes, nb, t, beyond)
             box_key = _box_key(boxes, nb)
-        player = t
-        key = box_key | np.uint64(player)
+        up = ut
+        key = box_key | np.uint64(t)
         min_h = min(min_h, h)
         zeros += h == 0  # counted, not branched on: see midway below
         slot = (key * _GOLDEN) >> down

@@ -68,8 +68,8 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
     API call (``finish_reason="stop"``, ``status="ok"``, ``attempt=1``).
     """
     name = planner_name(planner)
-    trials = _check_int(trials, "trials", 1, TRIAL_SLOTS)
-    seed = _check_int(seed, "seed", 0, MAX_SEED)
+    trials = check_int(trials, "trials", 1, TRIAL_SLOTS)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
     _check_bank(bank)
     n = len(bank)
     texts = np.empty(n * trials, dtype=object)
@@ -129,7 +129,7 @@ def answer_texts(plans: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.char.add(ANSWER_PREFIX, moves).astype(object)
 
 
-def _check_int(value, what: str, low: int, high: int) -> int:
+def check_int(value, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise UserTypeError(f"{what} must be an integer, got {value!r}")
     if not low <= int(value) <= high:

@@ -21,13 +21,13 @@ from typing import NamedTuple
 
 from ..errors import UserError
 
-__all__ = ["DEAD", "Room", "SokobanBoard", "bank_levels", "replay"]
+__all__ = ["DEAD", "SokobanRoom", "SokobanBoard", "bank_levels", "replay_sokoban"]
 
 DEAD = 100
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
-class Room:
+class SokobanRoom:
     """A level's room, goals, start and push distances, read from its XSB text (a ``UserError`` if it is none)."""
 
     def __init__(self, text: str):
@@ -96,13 +96,13 @@ class Room:
 
 
 class SokobanBoard(NamedTuple):
-    layout: Room
+    layout: SokobanRoom
     cohort: str
     boxes: int
     depth: int
 
 
-def replay(board: SokobanBoard, moves: str) -> dict:
+def replay_sokoban(board: SokobanBoard, moves: str) -> dict:
     """Status, first illegal action, h along the legal prefix, revisits and a midway goal of ``moves``."""
     room = board.layout
     player, boxes = room.player, room.boxes
@@ -138,13 +138,13 @@ def bank_levels(bank) -> dict[str, SokobanBoard]:
     """A Sokoban bank's levels (an Arrow table or a DataFrame) keyed by board_id, each room read once."""
     names = ("board_id", "level", "cohort", "boxes", "depth")
     columns = [bank.column(c).to_pylist() if hasattr(bank, "schema") else list(bank[c]) for c in names]
-    rooms: dict[str, Room] = {}
+    rooms: dict[str, SokobanRoom] = {}
     boards = {}
     for bid, text, cohort, boxes, depth in zip(*columns):
         room = rooms.get(text)
         if room is None:
             try:
-                room = rooms[text] = Room(str(text))
+                room = rooms[text] = SokobanRoom(str(text))
             except UserError as exc:
                 raise UserError(f"board {bid!r}: {exc}") from None
         boards[str(bid)] = SokobanBoard(room, str(cohort), int(boxes), int(depth))

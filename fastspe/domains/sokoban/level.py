@@ -106,35 +106,35 @@ class Level:
     @cached_property
     def moves(self) -> np.ndarray:
         """int16 (cells, 4): the cell one step in each direction, -1 where that is a wall or off the grid."""
+        r, q = np.divmod(np.arange(self.cells), self.cols)
         table = np.full((self.cells, 4), -1, dtype=np.int16)
-        for c in range(self.cells):
-            r, q = divmod(c, self.cols)
-            for d, (dr, dq) in enumerate(STEPS):
-                rr, qq = r + dr, q + dq
-                if 0 <= rr < self.rows and 0 <= qq < self.cols and not self.wall[rr * self.cols + qq]:
-                    table[c, d] = rr * self.cols + qq
+        for d, (dr, dq) in enumerate(STEPS):
+            rr, qq = r + dr, q + dq
+            inside = (rr >= 0) & (rr < self.rows) & (qq >= 0) & (qq < self.cols)
+            target = np.where(inside, rr * self.cols + qq, 0)
+            table[:, d] = np.where(inside & ~self.wall[target], target, -1)
         return table
 
     @cached_property
     def goal_push_distances(self) -> np.ndarray:
         """int16 (goals, cells): pushes that bring a lone box from each cell to goal i, -1 if none can."""
-        moves = self.moves
+        moves = self.moves.tolist()  # Python ints: the search below reads single cells
         out = np.full((len(self.goals), self.cells), -1, dtype=np.int16)
         back = (1, 0, 3, 2)  # the opposite direction
         for i, g in enumerate(self.goals):
             # backwards from the goal: a box on c reaches c' = c + d when the player stands on c - d
-            out[i, g] = 0
+            dist = [-1] * self.cells
+            dist[g] = 0
             queue = deque([g])
             while queue:
                 t = queue.popleft()
                 for d in range(4):
-                    c = moves[t, back[d]]  # the box came from c, pushed in direction d
-                    if c < 0 or out[i, c] >= 0:
+                    c = moves[t][back[d]]  # the box came from c, pushed in direction d
+                    if c < 0 or dist[c] >= 0 or moves[c][back[d]] < 0:  # (no room for the player behind it)
                         continue
-                    if moves[c, back[d]] < 0:  # no room for the player behind the box
-                        continue
-                    out[i, c] = out[i, t] + 1
+                    dist[c] = dist[t] + 1
                     queue.append(c)
+            out[i] = dist
         return out
 
     @cached_property
