@@ -81,7 +81,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     stage : called with a short description as each stage starts (for progress display)
     progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
     domain : ``sliding`` (the paper bank, five planners) or ``sokoban`` (the default Sokoban bank,
-        ``bank.sokoban.SOKOBAN_PAPER_DESIGN``, answered by its random and greedy baselines)
+        ``bank.sokoban.SOKOBAN_PAPER_DESIGN``, answered by its baselines: oracle, greedy, random)
 
     Returns
     -------
@@ -107,7 +107,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     bank_path, responses_path, verdicts_path = out / "bank.parquet", out / "responses.jsonl", out / "verdicts.parquet"
     if domain == "sokoban":
         bank = timed("bank", "building the default Sokoban bank (certified levels)", _sokoban_bank)
-        from .planners.sokoban_baselines import PLANNERS as planners, baseline_responses as answer
+        from .planners.sokoban_baselines import SOKOBAN_PLANNERS as planners, sokoban_baseline_responses as answer
     else:
         bank = timed("bank", "building the paper bank (400 certified boards)", lambda: build_bank(paper_design()))
         planners, answer = PLANNERS, baseline_responses

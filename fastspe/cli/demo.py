@@ -25,8 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--draws", type=draws_option, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
     p.add_argument("--trials", type=trials_option, default=3, metavar="N", help="answers per board and planner")
     p.add_argument("--seed", type=seed_option, default=DEMO_SEED, help="seed of the baseline planners")
-    domain_option(p, what="sliding (the paper bank) or sokoban (the default Sokoban bank, answered by its random "
-                          "and greedy baselines) (default: sliding)")
+    domain_option(p, what="sliding (the paper bank) or sokoban (the default Sokoban bank, answered by its oracle, "
+                          "greedy and random baselines) (default: sliding)")
     p.set_defaults(func=run_demo_command)
 
 

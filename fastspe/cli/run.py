@@ -52,7 +52,7 @@ def register(subparsers) -> None:
                         "of generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
     domain_option(p, default=None, what="refuse a bank of another domain (default: the bank's own; a Sokoban bank "
-                                        "sends the Sokoban prompt, its baselines are random and greedy)")
+                                        "sends the Sokoban prompt, its baselines are oracle, greedy and random)")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
     p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")

@@ -294,7 +294,7 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
     (default ``baseline:PLANNER``), and trials already in the log are skipped.
     """
     if domain_of(bank).name == "sokoban":  # lazily: baselines may pull in numba kernels
-        from ..planners.sokoban_baselines import baseline_responses
+        from ..planners.sokoban_baselines import sokoban_baseline_responses as baseline_responses
     else:
         from ..planners.baselines import baseline_responses
 

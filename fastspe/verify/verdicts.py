@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..errors import UserError
 from .answer_format import parse_plan
-from .sokoban_replay import SokobanBoard, bank_levels, replay as sokoban_replay
+from .sokoban_replay import SokobanBoard, bank_levels, replay_sokoban
 
 __all__ = ["FIELDS", "Board", "Difference", "bank_boards", "replay", "rederive", "compare_verdicts",
            "verify_verdicts_files"]
@@ -139,7 +139,7 @@ def rederive(board: Board, response: str, parse: str = "lenient", format_failure
     (``verify.sokoban_replay.SokobanBoard``) by its own replay, with ``boxes`` in k's place."""
     plan = parse_plan(response, strict=parse == "strict")
     sokoban = isinstance(board, SokobanBoard)
-    out = (sokoban_replay if sokoban else replay)(board, plan.moves)
+    out = (replay_sokoban if sokoban else replay)(board, plan.moves)
     if plan.mode == "no_plan":
         out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
             else ("legal_noncompletion", "")
