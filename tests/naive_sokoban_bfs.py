@@ -2,7 +2,7 @@
 pruning and no heuristic, layer by layer, keeping each state's fewest pushes within its layer.
 
 ``naive_solve(text)`` reads XSB itself (its own tiny parser) and returns (moves, pushes) of the move-optimal,
-then push-optimal, solution, or None when no solution exists within ``max_states`` states (then it raises).
+then push-optimal, solution, or None when there is none; past ``max_states`` states it raises.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def naive_parse(text: str):
     return len(lines), cols, walls, goals, frozenset(boxes), player
 
 
-def naive_solve(text: str, max_states: int = 2_000_000):
+def naive_solve(text: str, max_states: int = 2_000_000, stats: dict | None = None):
+    """(moves, pushes) or None; ``stats["states"]`` receives the number of distinct states seen."""
     rows, cols, walls, goals, boxes, player = naive_parse(text)
 
     def free(cell):
@@ -67,6 +68,8 @@ def naive_solve(text: str, max_states: int = 2_000_000):
                 if state not in nxt or nxt[state] > total:
                     nxt[state] = total
                     seen.add(state)
+        if stats is not None:
+            stats["states"] = len(seen)
         if best_goal is not None:
             return depth, best_goal
         if len(seen) > max_states:

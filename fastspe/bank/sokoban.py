@@ -31,7 +31,8 @@ from ..kernels import MAX_SEED
 from .acceptance import QuotaError
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
-           "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "SOKOBAN_BANK_COLUMNS"]
+           "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "bank_from_levels",
+           "SOKOBAN_BANK_COLUMNS", "xsb_text"]
 
 SOKOBAN_PAPER_SEED = 20261010
 SOKOBAN_BANK_COLUMNS = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
@@ -227,14 +228,40 @@ def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress:
     levels: dict[int, list] = {}
     for b in sorted(by_boxes):
         levels.update(_box_levels(by_boxes[b], seed, taken, tick))
-    columns: dict[str, list] = {name: [] for name in SOKOBAN_BANK_COLUMNS}
+    rows = []
     for i, cell in enumerate(design.cells):
         width = max(3, len(str(cell.count - 1)))
-        for j, (text, plan, pushes) in enumerate(levels[i]):
-            for name, value in zip(SOKOBAN_BANK_COLUMNS, (f"{cell.name}-{j:0{width}d}", cell.cohort, cell.depth, text,
-                                                          cell.boxes, plan, pushes)):
-                columns[name].append(value)
+        rows += [(f"{cell.name}-{j:0{width}d}", cell.cohort, cell.depth, text, cell.boxes, plan, pushes)
+                 for j, (text, plan, pushes) in enumerate(levels[i])]
+    return _table(rows)
+
+
+def _table(rows: list[tuple]) -> pa.Table:
     schema = pa.schema([("board_id", pa.string()), ("cohort", pa.string()), ("depth", pa.int64()),
                         ("level", pa.string()), ("boxes", pa.int64()), ("certificate", pa.string()),
                         ("pushes", pa.int64())], metadata={"fastspe.domain": "sokoban"})
-    return pa.table(columns, schema=schema)
+    return pa.table({name: [r[k] for r in rows] for k, name in enumerate(SOKOBAN_BANK_COLUMNS)}, schema=schema)
+
+
+def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None) -> pa.Table:
+    """A bank of given levels (XSB texts, e.g. a published set), each certified by the exact solver: ``depth`` its
+    fewest moves, ``certificate`` a plan that short with the fewest pushes. ``ids`` default to COHORT-000, ...
+    A level that does not parse or has no plan raises a ``UserError`` naming it."""
+    from ..planners.sokoban import solve_level
+
+    texts = list(texts)
+    if not _COHORT.match(cohort):
+        raise UserError(f"cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
+    width = max(3, len(str(len(texts) - 1)))
+    ids = [f"{cohort}-{j:0{width}d}" for j in range(len(texts))] if ids is None else [str(i) for i in ids]
+    if len(ids) != len(texts) or len(set(ids)) != len(ids):
+        raise UserError(f"ids must be {len(texts)} distinct names, one per level")
+    rows = []
+    for bid, text in zip(ids, texts):
+        try:
+            level = parse_level(text)
+            sol = solve_level(level, node_limit)
+        except UserError as exc:
+            raise UserError(f"level {bid}: {exc}") from None
+        rows.append((bid, cohort, sol.length, level.text, len(level.boxes), sol.moves.replace(",", ""), sol.pushes))
+    return _table(rows)

@@ -2,8 +2,9 @@
 
 Conventions (``fastspe.domains.sokoban.level``): cells are row-major ``r * cols + c`` (at most 128, so a
 cell fits 7 bits and a state key -- the player and the sorted boxes -- fits an int64); ``wall`` bool
-``(cells,)``, ``goal`` bool ``(cells,)``, ``boxes`` int64 sorted cells, ``player`` a cell; a plan is int8
-direction codes of the player, 0 = U, 1 = D, 2 = L, 3 = R. Every move costs one, a push included.
+``(cells,)``, ``goal`` bool ``(cells,)`` with as many goals as boxes (1..4), ``boxes`` int64 cells, ``player``
+a cell; a plan is int8 direction codes of the player, 0 = U, 1 = D, 2 = L, 3 = R. Every move costs one, a push
+included.
 
 The cost is (moves, pushes), compared moves first: the plan found has the fewest moves and, among those,
 the fewest pushes (the standard "moves/pushes" pair). The heuristic is (m + w, m), where m is the
@@ -192,7 +193,7 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
     g_moves = np.empty(cap, dtype=np.int32)
     g_pushes = np.empty(cap, dtype=np.int32)
     parent = np.empty(cap, dtype=np.int32)
-    pdir = np.empty(cap, dtype=np.int8)
+    pdir = np.empty(cap, dtype=np.int8)  # the move into the state, + 4 for a push
     match = np.empty(cap, dtype=np.int32)
     closed = np.zeros(cap, dtype=np.bool_)
     slots = np.zeros(2 * cap, dtype=np.int32)  # state index + 1; 0 empty
@@ -248,9 +249,10 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
             cur[i] = rest & _MASK
             rest >>= _BITS
         gm, gp, ms = g_moves[s] + 1, g_pushes[s], match[s]
+        back = _OPPOSITE[pdir[s]] if 0 <= pdir[s] < 4 else -1  # undoing a walk leads back to the expanded parent
         for d in range(4):
             t = nbr[p, d]
-            if t < 0:
+            if t < 0 or d == back:
                 continue
             on = -1
             for i in range(nb):
@@ -291,7 +293,7 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                 plan[length - 1] = d
                 q = s
                 for k in range(length - 2, -1, -1):
-                    plan[k] = pdir[q]
+                    plan[k] = pdir[q] & 3
                     q = parent[q]
                 return FOUND, length, gp + pushed, plan, expanded, stored + 1
             if pushed:
@@ -337,7 +339,7 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                 keys[idx] = nkey
                 closed[idx] = False
                 match[idx] = m
-            g_moves[idx], g_pushes[idx], parent[idx], pdir[idx] = gm, ngp, s, d
+            g_moves[idx], g_pushes[idx], parent[idx], pdir[idx] = gm, ngp, s, d + 4 * pushed
             fm = gm + (m + w if use_heuristic else 1)
             fp = ngp + (m if use_heuristic else 1)
             if fm >= fm_cap or fp >= fp_cap:

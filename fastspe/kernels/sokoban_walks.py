@@ -8,8 +8,9 @@ the inside; the goals are distinct floor cells.
 Reverse play is breadth-first: from every solved state (a box on each goal, the player on any other floor
 cell) the reverse moves -- the player steps onto floor without a box and may pull the box behind it along --
 reach, layer by layer, exactly the states whose fewest moves to a solved state is the layer's number (a
-reverse move is a forward move read backwards). A level of depth D is drawn from layer D, among its states
-with no box on a goal when there are any. The exact solver then certifies each level (``fastspe.bank.sokoban``).
+reverse move is a forward move read backwards). A level of depth D is drawn from layer D, among its states with
+no box on a goal whose boxes' push distances to their nearest goals add up to at least half the layer's
+largest such sum (so that the pushes, not the walk to the boxes, make most of the plan). The exact solver then certifies each level (``fastspe.bank.sokoban``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from .._numba import njit, prange
 from .rng import random_below, stream_key
-from .sokoban_search import key_slot, state_key
+from .sokoban_search import INF, key_slot, push_distances, state_key
 
 _DR = np.array([-1, 1, 0, 0], dtype=np.int64)
 _DC = np.array([0, 0, -1, 1], dtype=np.int64)
@@ -91,6 +92,12 @@ def _reverse_pick(key, wall, goal, rows, cols, nboxes, depths, cap, players, box
             if 0 <= rr < rows and 0 <= qq < cols and not wall[rr * cols + qq]:
                 nbr[c, d] = rr * cols + qq
     goal_cells = np.flatnonzero(goal[:cells]).astype(np.int64)
+    near = np.empty(cells, dtype=np.int64)  # pushes from each cell to its nearest goal
+    push = push_distances(nbr, goal_cells)
+    for c in range(cells):
+        near[c] = INF
+        for j in range(goal_cells.shape[0]):
+            near[c] = min(near[c], push[c, j])
     size = 1
     while size < 2 * cap:
         size *= 2
@@ -115,13 +122,17 @@ def _reverse_pick(key, wall, goal, rows, cols, nboxes, depths, cap, players, box
     nxt = np.empty(nboxes, dtype=np.int64)
     full = False
     while lo < hi and want < depths.shape[0]:
-        if layer == depths[want]:  # draw from this layer: prefer states with no box on a goal
+        if layer == depths[want]:  # draw from this layer, among its states whose boxes lie farthest from goals
+            best = 0
+            for i in range(lo, hi):
+                best = max(best, _spread(keys[i], goal, near, nboxes))
+            floor_h = (best + 1) // 2
             eligible = 0
             for i in range(lo, hi):
-                eligible += _off_goals(keys[i], goal, nboxes)
-            r = random_below(key, np.uint64((1 << 40) + layer), eligible if eligible > 0 else hi - lo)
+                eligible += _spread(keys[i], goal, near, nboxes) >= floor_h
+            r = random_below(key, np.uint64((1 << 40) + layer), eligible)
             for i in range(lo, hi):
-                if eligible == 0 or _off_goals(keys[i], goal, nboxes):
+                if _spread(keys[i], goal, near, nboxes) >= floor_h:
                     if r == 0:
                         players[want] = keys[i] & _MASK7
                         rest = keys[i] >> 7
@@ -188,13 +199,18 @@ def _reverse_pick(key, wall, goal, rows, cols, nboxes, depths, cap, players, box
 
 
 @njit
-def _off_goals(key, goal, nboxes):
+def _spread(key, goal, near, nboxes):
+    """How far a state's boxes lie from the goals: the sum of their push distances to the nearest goal, -1 when a
+    box is on a goal (such states are drawn only when no other is in the layer)."""
     rest = key >> 7
+    total = 0
     for j in range(nboxes):
-        if goal[rest & _MASK7]:
-            return 0
+        b = rest & _MASK7
+        if goal[b]:
+            return -1
+        total += near[b]
         rest >>= 7
-    return 1
+    return total
 
 
 @njit(parallel=True)
