@@ -14,7 +14,8 @@ from typing import Callable
 
 import pandas as pd
 
-from .bank.build import build_bank, write_bank
+from .bank.build import bank_to_table, build_bank, write_bank
+from .boundary.banks import bank_frame
 from .planners.baselines import PLANNERS, baseline_responses
 from .errors import UserError
 from .bank.design import paper_design
@@ -59,8 +60,15 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
     return table.reset_index(drop=True)
 
 
+def _sokoban_bank() -> pd.DataFrame:
+    from .bank.sokoban import SOKOBAN_PAPER_DESIGN, build_sokoban_bank
+
+    return bank_frame(bank_to_table(build_sokoban_bank(SOKOBAN_PAPER_DESIGN)))
+
+
 def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
-             stage: Stage | None = None, progress: ReportProgress | None = None) -> DemoResult:
+             stage: Stage | None = None, progress: ReportProgress | None = None,
+             domain: str = "sliding") -> DemoResult:
     """Build, answer, score and report the paper bank with every baseline planner.
 
     Parameters
@@ -72,6 +80,8 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     seed : the planners' seed
     stage : called with a short description as each stage starts (for progress display)
     progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
+    domain : ``sliding`` (the paper bank, five planners) or ``sokoban`` (the default Sokoban bank,
+        ``bank.sokoban.SOKOBAN_PAPER_DESIGN``, answered by its baselines: oracle, greedy, random)
 
     Returns
     -------
@@ -95,10 +105,15 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
         return value
 
     bank_path, responses_path, verdicts_path = out / "bank.parquet", out / "responses.jsonl", out / "verdicts.parquet"
-    bank = timed("bank", "building the paper bank (400 certified boards)", lambda: build_bank(paper_design()))
+    if domain == "sokoban":
+        bank = timed("bank", "building the default Sokoban bank (certified levels)", _sokoban_bank)
+        from .planners.sokoban_baselines import SOKOBAN_PLANNERS as planners, sokoban_baseline_responses as answer
+    else:
+        bank = timed("bank", "building the paper bank (400 certified boards)", lambda: build_bank(paper_design()))
+        planners, answer = PLANNERS, baseline_responses
     write_bank(bank, bank_path)
-    answers = timed("answer", f"answering it with {len(PLANNERS)} baseline planners x {trials} trials",
-                    lambda: pd.concat([baseline_responses(bank, p, trials=trials, seed=seed) for p in PLANNERS],
+    answers = timed("answer", f"answering it with {len(planners)} baseline planners x {trials} trials",
+                    lambda: pd.concat([answer(bank, p, trials=trials, seed=seed) for p in planners],
                                       ignore_index=True))
     write_table(answers, responses_path)
     # score the file, not the in-memory frame: the demo goes through the same path as a model's answers

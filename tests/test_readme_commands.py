@@ -64,8 +64,20 @@ def _design() -> str:
     return design
 
 
+def _sokoban_design() -> str:
+    """README's Sokoban design example, the one it calls sokoban-design.json."""
+    blocks = re.findall(r"```json\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    design = next(b for b in blocks if '"boxes"' in b)
+    json.loads(design)
+    return design
+
+
 def _prepare(folder: Path, env: dict) -> None:
     (folder / "my-design.json").write_text(_design())
+    (folder / "sokoban-design.json").write_text(_sokoban_design())
+    (folder / "level.xsb").write_text("#######\n#@ $ .#\n#######\n")
+    (folder / "levels.jsonl").write_text('{"id": "a", "level": "#####\\n#@$.#\\n#####"}\n'
+                                         '{"id": "b", "level": "#######\\n#@$ . #\\n# $ . #\\n#######"}\n')
     (folder / "boards.jsonl").write_text(
         '{"id": "a", "rows": 3, "cols": 3, "blocks": [], "board": [1, 2, 3, 4, 5, 6, 7, 0, 8]}\n'
         '{"id": "b", "rows": 4, "cols": 4, "blocks": [5, 10], "board": [1, 2, 3, 4, 0, -1, 5, 6, 7, 8, -1, 9, 10, 11, '

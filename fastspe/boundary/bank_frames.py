@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from ..domains.sliding.layout import Layout
 from .bank_rows import BankLayouts
-from .banks import blocks_mask, board_matrix, layout_groups
+from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
 
 __all__ = ["bank_layouts_index", "layout_keys", "bank_layouts", "pack_boards"]
 

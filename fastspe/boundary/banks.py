@@ -27,6 +27,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
+from ..domains.registry import domain_name_of
+from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
+from .sokoban_banks import SOKOBAN_BANK_COLUMNS, check_sokoban_bank_table
 from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
@@ -83,6 +86,8 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     ``fixed_size_list<int8>[cells]`` when every board has the same size, else ``list<int8>``.
     Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id.
     """
+    if domain_name_of(table) == "sokoban":
+        return check_sokoban_bank_table(table, source, unit, line_of, meaning)
     missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{source}: not a bank: its rows lack columns {missing}; make one with `fastspe bank build`")
@@ -219,79 +224,7 @@ def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
     return BankLayouts(tuple(layouts), np.asarray(index, dtype=np.int64).ravel())
 
 
-def layout_groups(rows: np.ndarray, cols: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(first row of each distinct layout, layout index of each row), layouts ordered by (mask, rows, cols).
-
-    Two 1-D uniques (the block masks, then a small combined key) instead of a row-wise unique over an
-    (n, 3) array, which costs a sort of n structured rows and several copies of them.
-    """
-    if len(mask) and (mask == mask[0]).all() and (rows == rows[0]).all() and (cols == cols[0]).all():
-        return np.zeros(1, dtype=np.intp), np.zeros(len(mask), dtype=np.int64)  # one layout: no sort
-    _, mask_index = np.unique(mask, return_inverse=True)
-    key = mask_index.ravel().astype(np.int64) * 256 + (rows.astype(np.int64) * 16 + cols)  # sides <= 8 < 16
-    _, first, index = np.unique(key, return_index=True, return_inverse=True)
-    return first, np.asarray(index, dtype=np.int64).ravel()
-
-
-def table_layouts(table: pa.Table) -> BankLayouts:
-    """The layouts of a bank table that ``check_bank_table`` has checked."""
-    at = RowErrors(table, "bank", "row")
-    return _bank_layouts(table.column("rows").to_numpy(), table.column("cols").to_numpy(),
-                         table.column("blocks").combine_chunks(), at)
-
-
-def blocks_mask(blocks: pa.Array) -> np.ndarray:
-    """uint64 (n,): bit c set for each blocked cell c of each row of a ``list<int>`` column."""
-    lengths = _lengths(blocks)
-    values = blocks.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
-    owners = np.repeat(np.arange(len(lengths)), lengths)
-    mask = np.zeros(len(lengths), dtype=np.uint64)
-    np.bitwise_or.at(mask, owners, np.left_shift(np.uint64(1), values.astype(np.uint64)))
-    return mask
-
-
 # -- boards as arrays ------------------------------------------------------------------------------
-
-def board_matrix(column, width: int | None = None) -> np.ndarray:
-    """Boards as a contiguous int8 array (n, width), padded with -1 (blocked) past each board's end.
-
-    ``column``: an Arrow list / fixed-size-list array (or chunked), a pandas Series backed by one, or
-    any sequence of integer sequences. Arrow input is converted without a Python object per board.
-    """
-    arrow = _as_arrow_lists(column)
-    if arrow is None:
-        lists = [np.asarray(b, dtype=np.int64) for b in column]
-        width = max([len(b) for b in lists] + [width or 0])
-        out = np.full((len(lists), width), -1, dtype=np.int8)
-        for i, b in enumerate(lists):
-            out[i, :len(b)] = b
-        return out
-    lengths = _lengths(arrow)
-    values = arrow.flatten().to_numpy(zero_copy_only=False).astype(np.int8, copy=False)
-    n = len(lengths)
-    width = int(lengths.max(initial=0)) if width is None else width
-    if n and (lengths == width).all():
-        return np.ascontiguousarray(values.reshape(n, width))
-    out = np.full((n, width), -1, dtype=np.int8)
-    rows = np.repeat(np.arange(n), lengths)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    out[rows, np.arange(len(values)) - np.repeat(starts, lengths)] = values
-    return out
-
-
-def _as_arrow_lists(column):
-    if isinstance(column, (pa.Array, pa.ChunkedArray)):
-        arr = column
-    else:
-        arr = getattr(getattr(column, "array", None), "_pa_array", None)  # pandas ArrowDtype column
-        if arr is None:
-            return None
-    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-    kind = arr.type
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        return arr
-    return None
-
 
 def _board_array(boards: np.ndarray, cells: np.ndarray, same_size: bool) -> pa.Array:
     if same_size:
@@ -312,6 +245,8 @@ def bank_frame(table: pa.Table):
     """
     import pandas as pd
 
+    if domain_name_of(table) == "sokoban":  # text and counts only
+        return table.to_pandas()
     boards = {table.schema.field(name).type: pd.ArrowDtype(table.schema.field(name).type) for name in BOARD_COLUMNS}
     frame = table.drop_columns(["blocks"]).to_pandas(types_mapper=boards.get)
     blocks = table.column("blocks").combine_chunks()
@@ -329,7 +264,8 @@ def bank_frame(table: pa.Table):
 
 def table_from_frame(bank) -> pa.Table:
     """A bank DataFrame (from ``build_bank``, ``read_bank`` or made by hand) as an Arrow table."""
-    cols = [c for c in BANK_COLUMNS + OPTIONAL_COLUMNS if c in bank.columns]
+    sokoban = domain_name_of(bank) == "sokoban"
+    cols = [c for c in (SOKOBAN_BANK_COLUMNS if sokoban else BANK_COLUMNS + OPTIONAL_COLUMNS) if c in bank.columns]
     try:
         return pa.Table.from_pandas(bank[cols], preserve_index=False)
     except (pa.ArrowException, TypeError, ValueError) as exc:

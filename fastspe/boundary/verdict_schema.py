@@ -24,9 +24,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..domains.registry import domain_name_of, domain_named, with_domain
 from .errors import InputError
 
-__all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES", "JSON_TEXT", "verdict_schema",
+__all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES", "JSON_TEXT", "verdict_types", "verdict_schema",
            "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"
@@ -53,11 +54,20 @@ JSON_TEXT = ("stop", "extra_body")  # a list and an object in the log: JSON text
 UNSET = {"economy": float("nan"), "excess": float("nan"), "error_kind": "", "first_error": -1}
 
 
-def verdict_schema(extra: pa.Schema | None = None) -> pa.Schema:
-    """The fixed fields, then ``extra``'s other fields, with the version in the metadata."""
-    fields = [pa.field(n, t) for n, t in {**VERDICT_TYPES, **METADATA_TYPES}.items()]
-    fields += [f for f in (extra or []) if f.name not in VERDICT_TYPES and f.name not in METADATA_TYPES]
-    return pa.schema(fields, metadata={SCHEMA_KEY: str(SCHEMA_VERSION).encode()})
+def verdict_types(domain: str = "sliding") -> dict[str, pa.DataType]:
+    """``VERDICT_TYPES`` with the second stratum named as ``domain`` names it (``k``, ``boxes``), in k's place."""
+    stratum = domain_named(domain).stratum
+    return {stratum if n == "k" else n: t for n, t in VERDICT_TYPES.items()}
+
+
+def verdict_schema(extra: pa.Schema | None = None, domain: str = "sliding") -> pa.Schema:
+    """The fixed fields, then ``extra``'s other fields, with the version (and the domain, but for the sliding
+    puzzle's files, which stay as they were) in the metadata."""
+    fixed = verdict_types(domain)
+    fields = [pa.field(n, t) for n, t in {**fixed, **METADATA_TYPES}.items()]
+    fields += [f for f in (extra or []) if f.name not in fixed and f.name not in METADATA_TYPES]
+    schema = pa.schema(fields, metadata={SCHEMA_KEY: str(SCHEMA_VERSION).encode()})
+    return with_domain(schema, domain)
 
 
 def schema_version(table: pa.Table, source="verdicts") -> int:
@@ -111,14 +121,16 @@ def typed_verdicts(table: pa.Table, source="verdicts") -> pa.Table:
     Raises ``InputError`` naming ``source`` when a metadata value cannot take its column's type (a
     ``max_tokens`` of 1.5, a ``timestamp`` that is not ISO 8601).
     """
-    schema = verdict_schema(table.schema)
+    domain = domain_name_of(table)
+    fixed = verdict_types(domain)
+    schema = verdict_schema(table.schema, domain)
     columns = []
     for field in schema:
         if field.name not in table.column_names:
             columns.append(pa.nulls(table.num_rows, field.type))
             continue
         column = table.column(field.name)
-        if field.name in VERDICT_TYPES or field.name in METADATA_TYPES:
+        if field.name in fixed or field.name in METADATA_TYPES:
             column = _cast(column, field.name, field.type, source)
         if field.name in UNSET:
             column = _as_null(column, UNSET[field.name])

@@ -36,12 +36,13 @@ import pandas as pd
 import pyarrow as pa
 
 from .files import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
-from ..kernels.replay import ERROR_NAMES, STATUS_NAMES
+from ..domains.registry import domain_name_of, domain_named
+from ..kernels.replay import STATUS_NAMES
 from .errors import InputError, input_error
 from .parquet import read_parquet, write_parquet
 from .verdict_schema import VERDICT_TYPES, typed_verdicts, verdict_frame
 
-__all__ = ["VERDICT_COLUMNS", "KEY", "Verdicts", "check_verdicts", "as_verdicts", "check_metric_inputs",
+__all__ = ["VERDICT_COLUMNS", "KEY", "Verdicts", "stratum_of", "verdict_columns", "board_info", "check_verdicts", "as_verdicts", "check_metric_inputs",
            "check_against_bank", "read_verdicts", "write_verdicts"]
 
 VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema
@@ -59,6 +60,23 @@ TEXT_COLUMNS = ["error_kind", "normalization", "moves"]  # "" is a value (a CSV 
 METRIC_INPUTS = KEY + BOARD_INFO + ["status", "L", "optimal", "economy", "excess"]
 _NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
 _TRUE, _FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
+
+
+def stratum_of(df) -> str:
+    """The second stratum's column of a verdicts table (``k`` for the sliding puzzle, ``boxes`` for Sokoban)."""
+    return domain_named(domain_name_of(df)).stratum
+
+
+def verdict_columns(df) -> list[str]:
+    """``VERDICT_COLUMNS`` with the stratum column of ``df``'s domain in k's place."""
+    stratum = stratum_of(df)
+    return [stratum if c == "k" else c for c in VERDICT_COLUMNS]
+
+
+def board_info(df) -> list[str]:
+    """What is the same on every row of a board: ``BOARD_INFO`` with ``df``'s stratum column in k's place."""
+    stratum = stratum_of(df)
+    return [stratum if c == "k" else c for c in BOARD_INFO]
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,7 +147,7 @@ def _integers(rows: _Rows, col: str) -> np.ndarray:
         rows.refuse(~np.isfinite(number) | (number != np.floor(number)) | (np.abs(number) > 2.0 ** 53),
                     lambda i: f"{col} {_show(values.iat[i])} is not an integer")
         out = number.astype(np.int64)
-    low = INT_LOWER[col]
+    low = INT_LOWER.get(col, 0)  # a domain's second stratum (k, boxes) counts from 0
     rows.refuse(out < low, lambda i: f"{col} is {out[i]}, below its least value {low}")
     return out
 
@@ -230,13 +248,14 @@ def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optima
         rows.refuse(dup, f"duplicate output (condition {_show(df['condition'].iat[pos])}, board_id "
                          f"{_show(df['board_id'].iat[pos])}, trial {df['trial'].iat[pos]}); first seen at {rows.unit} "
                          f"{first}; every (condition, board_id, trial) is one output")
-    combos = ~df.duplicated(["board_id", *BOARD_INFO]).to_numpy()
+    info = board_info(df)
+    combos = ~df.duplicated(["board_id", *info]).to_numpy()
     clash = np.zeros(len(df), bool)
     clash[combos] = df["board_id"][combos].duplicated().to_numpy()
     if clash.any():
         pos = int(np.argmax(clash))
         first = int(np.argmax((df["board_id"] == df["board_id"].iat[pos]).to_numpy()))
-        col = next(c for c in BOARD_INFO if df[c].iat[pos] != df[c].iat[first])
+        col = next(c for c in info if df[c].iat[pos] != df[c].iat[first])
         rows.refuse(clash, f"{col} is {_show(df[col].iat[pos])} but {_show(df[col].iat[first])} on {rows.unit} "
                            f"{rows.first + first} for the same board")
     status = pd.Series(status)
@@ -254,15 +273,17 @@ def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optima
     return ref_optimal, ref_economy, ref_excess
 
 
-def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series) -> None:
-    require_columns(bank, ["board_id", "cohort", "k", "depth"], "bank rows", "read it with fastspe.bank.build.read_bank")
+def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series,
+                stratum: str = "k") -> None:
+    require_columns(bank, ["board_id", "cohort", stratum, "depth"], "bank rows",
+                    "read it with fastspe.bank.build.read_bank")
     if bank["board_id"].duplicated().any():
         raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
                          "than once; read the bank with fastspe.bank.build.read_bank")
     ids = rows.df["board_id"].astype(str)
     at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
     rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")
-    for col, mine in (("depth", depth), ("k", k), ("cohort", cohort.to_numpy(dtype=object))):
+    for col, mine in (("depth", depth), (stratum, k), ("cohort", cohort.to_numpy(dtype=object))):
         theirs = bank[col].to_numpy()[at]
         differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
         rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
@@ -300,7 +321,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     columns that disagree with ``L``, ``status`` and ``depth`` are refused, never repaired (see the
     module docstring).
     """
-    _require(df, VERDICT_COLUMNS, source)
+    _require(df, verdict_columns(df), source)
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
         raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
     df = df.reset_index(drop=True)
@@ -313,7 +334,9 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     for col in TEXT_COLUMNS:
         out[col] = _names(rows, col, allow_empty=True)
     rows = _Rows(df.assign(board_id=out["board_id"]), source, unit, first)
+    stratum = stratum_of(df)
     for col in INT_LOWER:
+        col = stratum if col == "k" else col
         out[col] = _integers(rows, col)
     for col in BOOL_COLUMNS:
         out[col] = _flags(rows, col)
@@ -325,7 +348,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     rows = _Rows(clean, source, unit, first)
     status, kind, mode, L = out["status"], out["error_kind"], out["parse_mode"], out["L"]
     _known(rows, status, "status", STATUS_NAMES)
-    _known(rows, kind, "error_kind", ERROR_NAMES)
+    _known(rows, kind, "error_kind", domain_named(domain_name_of(df)).error_names)
     _known(rows, mode, "parse_mode", PARSE_MODES)
     illegal = (status == "illegal").to_numpy(bool)
     has_kind = (kind != "").to_numpy(bool)
@@ -344,7 +367,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
     derived = _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
     if bank is not None:
-        _check_bank(rows, bank, out["depth"], out["k"], out["cohort"])
+        _check_bank(rows, bank, out["depth"], out[stratum], out["cohort"], stratum)
     exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
     clean = clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
     return Verdicts(clean, *derived, bank=bank)
@@ -370,13 +393,14 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts",
     Returns ``optimal`` (bool), ``economy`` and ``excess`` (float64) recomputed from ``L``, ``status``
     and ``depth`` (equal to the stored ones, which were checked), for exact metrics.
     """
-    _require(df, METRIC_INPUTS, source)
+    stratum = stratum_of(df)
+    _require(df, [stratum if c == "k" else c for c in METRIC_INPUTS], source)
     df = df.reset_index(drop=True)
     rows = _Rows(df, source, "row", 1)
     for col in ("condition", "board_id", "cohort", "layout", "status"):
         rows.refuse(df[col].isna().to_numpy(), f"{col} is missing")
     ints = {}
-    for col in ("trial", "k", "depth", "L"):
+    for col in ("trial", stratum, "depth", "L"):
         ints[col] = _integers(rows, col)  # names the first row that is not an integer in range
     status = df["status"]
     _known(rows, status, "status", STATUS_NAMES)
@@ -392,16 +416,17 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts",
     economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
     derived = _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
     if bank is not None:
-        _check_bank(rows, bank, ints["depth"], ints["k"], df["cohort"].astype(str))
+        _check_bank(rows, bank, ints["depth"], ints[stratum], df["cohort"].astype(str), stratum)
     return derived
 
 
 def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") -> None:
     """Every board of ``df`` is in ``bank`` with the bank's depth, k and cohort; ``InputError`` if not."""
-    _require(df, ["board_id", "cohort", "k", "depth"], source)
+    stratum = stratum_of(df)
+    _require(df, ["board_id", "cohort", stratum, "depth"], source)
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
-    _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, "k"),
-                rows.df["cohort"].astype(str))
+    _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, stratum),
+                rows.df["cohort"].astype(str), stratum)
 
 
 # ---- files ----------------------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ._common import cell, cluster_client, cluster_options, int_option, refuse_overwrite, say, seed_option
+from . import sokoban
 from .progress import progress
+from .sokoban import domain_option
 
 EXIT_FAILED, EXIT_UNPROVEN = 1, 3
 SHOWN_IDS = 5  # unproven board ids repeated in the summary line (all are on UNPROVEN lines)
@@ -21,7 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                              description="Build the boards a design asks for by h-raising random walks from the goal "
                                          "(bit-identical for a design and seed at any thread count) and write them, "
                                          "with their certificates, to --out.")
-    build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file")
+    build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file; "
+                                                         "--domain sokoban: 'sokoban-paper' (what 'paper' means there) or a "
+                                                         "design JSON file {seed, cells: [{cohort, boxes, depth, "
+                                                         "count}]}")
+    domain_option(build)
     build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)")
     build.add_argument("--out", required=True, help="bank file to write (.parquet or .jsonl)")
     cluster_options(build)
@@ -36,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                           "proves it. Exit 0: every board verified and every certificate proved "
                                           "optimal; 1: some board failed; 2: bad input; 3: no board failed but some "
                                           "search boards are not proved optimal (0 with --accept-unproven).")
-    verify.add_argument("file", help="bank file (.parquet or .jsonl)")
+    verify.add_argument("file", help="bank file (.parquet or .jsonl; a Sokoban bank is verified as one)")
+    domain_option(verify, default=None, what="refuse a bank of another domain (default: the bank's own)")
     verify.add_argument("--prove-depth", type=int_option(0, 10**6), metavar="N",
                         help="also prove optimal every search board with d* <= N above the breadth-first bound, "
                              "by a plain-Python IDA* (graph-distance heuristic); its time grows fast with the "
@@ -55,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args) -> int:
+    if args.domain == "sokoban":
+        return sokoban.build_command(args)
     from ..bank.build import stream_bank
     from ..bank.design import load_design
     from ..boundary.files import table_format
@@ -78,11 +87,16 @@ def _proposals(client) -> dict:
 
 
 def cmd_verify(args) -> int:
-    from ..bank.build import read_bank
+    from ..boundary.banks import bank_frame, read_bank_table
+    from ..domains.registry import domain_name_of
     from ..verify.bank import OPTIMALITY_BOUND, verify_bank
     from ..verify.optimal import check_prove_ids, optimality
 
-    bank = read_bank(args.file, meaning=False)  # the schema only: verify names every failing board
+    table = read_bank_table(args.file, meaning=False)  # the schema only: verify names every failing board
+    sokoban.check_domain(table, args.domain, args.file)
+    if domain_name_of(table) == "sokoban":
+        return sokoban.verify_command(args, table)
+    bank = bank_frame(table)
     prove_ids = check_prove_ids(bank, args.prove_board or ())  # before the long work
     with progress("bank verify", len(bank), "boards") as update:
         failures = verify_bank(bank, progress=update)
@@ -138,12 +152,15 @@ def cmd_show(args) -> int:
     from ..bank.build import read_bank
 
     bank = read_bank(args.file)
-    bank = bank.assign(blocks=bank["blocks"].map(tuple))
-    counts = bank.groupby(["cohort", "k", "blocks", "depth"], sort=True).size().reset_index(name="boards")
-    counts["blocks"] = [",".join(map(str, b)) or "-" for b in counts["blocks"]]
+    if "blocks" in bank.columns:
+        bank = bank.assign(blocks=bank["blocks"].map(tuple))
+        counts = bank.groupby(["cohort", "k", "blocks", "depth"], sort=True).size().reset_index(name="boards")
+        counts["blocks"] = [",".join(map(str, b)) or "-" for b in counts["blocks"]]
+    else:  # a Sokoban bank: levels per cohort, box count and depth
+        counts = bank.groupby(["cohort", "boxes", "depth"], sort=True).size().reset_index(name="boards")
     table = Table(title=cell(f"{args.file}: {len(bank):,} boards"))
     for col in counts.columns:
-        table.add_column(cell(col), justify="right" if col in ("k", "depth", "boards") else "left")
+        table.add_column(cell(col), justify="right" if col in ("k", "boxes", "depth", "boards") else "left")
     for row in counts.itertuples(index=False):
         table.add_row(*map(cell, row))
     say(table)

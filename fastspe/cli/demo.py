@@ -7,6 +7,7 @@ import time
 from ._common import draws_option, metrics_table, note, say, seed_option, trials_option
 from .progress import Stages
 from .report import STAGE_UNITS
+from .sokoban import domain_option
 
 # The defaults of fastspe.demo, repeated so that `--help` imports neither pandas nor numba (a test keeps them equal).
 DEFAULT_OUT = "fastspe-demo"
@@ -24,6 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--draws", type=draws_option, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
     p.add_argument("--trials", type=trials_option, default=3, metavar="N", help="answers per board and planner")
     p.add_argument("--seed", type=seed_option, default=DEMO_SEED, help="seed of the baseline planners")
+    domain_option(p, what="sliding (the paper bank) or sokoban (the default Sokoban bank, answered by its oracle, "
+                          "greedy and random baselines) (default: sliding)")
     p.set_defaults(func=run_demo_command)
 
 
@@ -33,7 +36,7 @@ def run_demo_command(args) -> int:
     start = time.perf_counter()
     with Stages("report", STAGE_UNITS) as report_progress:
         result = run_demo(args.out, draws=args.draws, trials=args.trials, seed=args.seed,
-                          stage=lambda what: note(f"· {what}"), progress=report_progress)
+                          stage=lambda what: note(f"· {what}"), progress=report_progress, domain=args.domain)
     say(metrics_table(result.headline, title="Primary cohort (Table 1): SPE = R x Q x E"))
     say(f"report: {result.report_path}")
     say(f"files:  {result.bank_path.name}, {result.responses_path.name}, {result.verdicts_path.name}, "

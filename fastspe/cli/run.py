@@ -9,6 +9,7 @@ from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFO
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
 from .progress import progress
+from .sokoban import check_domain, domain_option
 
 EXIT_INCOMPLETE = 1
 EXIT_INTERRUPTED = 130
@@ -50,6 +51,8 @@ def register(subparsers) -> None:
                    help="the answers' condition (default: --model as PROVIDER:MODEL); one condition keeps one set "
                         "of generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
+    domain_option(p, default=None, what="refuse a bank of another domain (default: the bank's own; a Sokoban bank "
+                                        "sends the Sokoban prompt, its baselines are oracle, greedy and random)")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
     p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
@@ -133,6 +136,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _refuse_model_options(args)
     bank = read_bank(args.bank)
+    check_domain(bank, args.domain, args.bank)
     if args.limit is not None:
         bank = bank.head(args.limit)
     if provider == "baseline":

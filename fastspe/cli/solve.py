@@ -7,7 +7,9 @@ import contextlib
 import json
 
 from ._common import fail, int_option, refuse_overwrite, say, text_option, warn
+from . import sokoban
 from .progress import progress
+from .sokoban import domain_option
 from ..errors import UserError
 
 MAX_NODES = 10**15
@@ -24,9 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--board", type=text_option,
                       help="cells row-major, separated by spaces or commas: 0 the blank, -1 a blocked cell")
-    what.add_argument("--input", help="JSONL file: one {id, rows, cols, blocks, board} object per line")
+    what.add_argument("--level", help="--domain sokoban: an XSB level file (# wall, . goal, $ box, * box on goal, "
+                                      "@ player, + player on goal)")
+    what.add_argument("--input", help="JSONL file: one {id, rows, cols, blocks, board} object per line "
+                                      "(--domain sokoban: one {id, level} object, the level as XSB text)")
     parser.add_argument("--out", help="JSONL file to write with --input (each line plus length, moves, h, h_search, "
-                                      "nodes, seconds, heuristic, or an error)")
+                                      "nodes, seconds, heuristic, or an error; Sokoban: length, pushes, moves, nodes, "
+                                      "seconds, or an error)")
+    domain_option(parser, what="sliding (boards, IDA*) or sokoban (levels, move-optimal A*) (default: sliding)")
     parser.add_argument("--rows", type=int_option(2, 8), default=4, help="rows of --board")
     parser.add_argument("--cols", type=int_option(2, 8), default=4, help="columns of --board")
     parser.add_argument("--blocks", type=text_option, default=None,
@@ -90,6 +97,10 @@ def _announce_build(heuristic: str, rows: int, cols: int, blocks) -> None:
 
 
 def cmd_solve(args) -> int:
+    if args.domain == "sokoban":
+        return sokoban.solve_command(args)
+    if args.level is not None:
+        return fail("--level is a Sokoban level: add --domain sokoban")
     if args.input is None:
         if args.out is not None:
             return fail("--out goes with --input; --board prints its answer")

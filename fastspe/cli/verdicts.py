@@ -36,6 +36,7 @@ def cmd_verify(args) -> int:
     import pandas as pd
 
     from ..boundary.banks import read_bank_table
+    from ..boundary.verdicts import stratum_of
     from ..verify.verdicts import FIELDS, verify_verdicts_files
 
     distinct_responses(args.responses)
@@ -51,5 +52,6 @@ def cmd_verify(args) -> int:
         say(f"{len(diffs)} difference(s) in {rows} output(s) of {compared} verdicts; if every row differs, check "
             "that --parse and --format-failure are the ones the file was scored with", err=True)
         return 1
-    say(f"ok: all {compared:,} verdicts re-derived independently ({', '.join(('parse',) + FIELDS)})")
+    fields = [stratum_of(bank) if f == "k" else f for f in ("parse",) + FIELDS]  # boxes for a Sokoban bank
+    say(f"ok: all {compared:,} verdicts re-derived independently ({', '.join(fields)})")
     return 0

@@ -5,6 +5,6 @@ The sliding puzzle (``domains.sliding``) is the first; domains know nothing of f
 
 from .._names import lazy_face
 
-_NAMES = {}
+_NAMES = {"Domain": "base", "Packed": "base", "domain_named": "registry", "domain_of": "registry"}
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_face(__name__, _NAMES)

@@ -34,6 +34,7 @@ class Packed(Protocol):
     cohort_names: Any  # pa.Array of str
     layout_index: np.ndarray  # int64 (m,), index into layout_names
     layout_names: Any  # pa.Array of str: the sliding layout tag; Sokoban: the level's size "RxC"
+    domain: str  # the name of the domain that packed it (a class attribute will do): scoring finds its replay
 
     def stratum_values(self) -> np.ndarray:  # int64 (m,), the second stratum (k, boxes)
         ...
@@ -56,6 +57,7 @@ class Domain:
         first_error int64, final_h int32, min_h int32, revisits int64, goal_midway bool), each (n,)
     render_prompt : a bank row (a mapping of its columns) -> the prompt text
     prompt_version : the prompt's version string, recorded with every answer
+    prompt_sha256 : the sha256 of the prompt's template, recorded with every answer
     """
 
     name: str
@@ -67,3 +69,4 @@ class Domain:
     replay: Callable[[Packed, np.ndarray, np.ndarray, np.ndarray], tuple]
     render_prompt: Callable[[Mapping], str]
     prompt_version: str
+    prompt_sha256: str

@@ -11,7 +11,7 @@ from .render import markdown_text
 def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
     """A Markdown summary for a terminal or a CI job page: one table of pooled verdicts per cohort."""
     name = (lambda c: markdown_text((labels or {}).get(c, c)))
-    pooled = result.table[(result.table["depth"] == "all") & (result.table["k"] == "all")]
+    pooled = result.table[(result.table["depth"] == "all") & (result.table[result.stratum] == "all")]
     regress = result.regressions()
     head = "REGRESSION" if len(regress) else "no regression"
     lines = [f"## fastspe compare: {head} on the {markdown_text(result.primary)} cohort", "",
@@ -36,7 +36,7 @@ def _holm_note(result: Comparison) -> str:
     """What the rows by depth and by k mean in ``compare.csv``, which of them are flagged, and whether
     the draws are enough for any of them to be."""
     t = result.table
-    rows = t[(t["depth"] != "all") | (t["k"] != "all")]
+    rows = t[(t["depth"] != "all") | (t[result.stratum] != "all")]
     alpha = 1.0 - result.level
     text = (f"Rows by depth and by k (compare.csv) are many tests at once: each has a two-sided paired bootstrap "
             f"p-value, Holm-adjusted over all rows by depth and by k of its candidate and cohort (`p_adjusted`), "
@@ -54,6 +54,7 @@ def _holm_note(result: Comparison) -> str:
     if flagged.empty:
         return text + " None is flagged."
     shown = [f"{markdown_text(r.candidate)} {markdown_text(r.cohort)} "
-             f"{'depth ' + str(r.depth) if r.depth != 'all' else 'k ' + str(r.k)} {r.metric} {r.estimate:+.3f} "
+             f"{'depth ' + str(r.depth) if r.depth != 'all' else result.stratum + ' ' + str(getattr(r, result.stratum))} "
+             f"{r.metric} {r.estimate:+.3f} "
              f"({r.verdict}, p_adjusted {r.p_adjusted:.2g})" for r in flagged.itertuples(index=False)]
     return text + " Flagged: " + "; ".join(shown) + "."

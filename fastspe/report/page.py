@@ -13,6 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
+from ..boundary.verdicts import stratum_of
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -21,10 +22,11 @@ LEVEL = 0.95
 
 
 def _strata_summary(bank: pd.DataFrame) -> str:
-    sizes = bank.groupby(list(DEFAULT_STRATA), sort=True).size()
+    stratum = stratum_of(bank)  # k, or a domain's own second stratum (boxes)
+    sizes = bank.groupby([stratum if c == "k" else c for c in DEFAULT_STRATA], sort=True).size()
     lo, hi = int(sizes.min()), int(sizes.max())
     each = f"{lo} boards each" if lo == hi else f"{lo} to {hi} boards each"
-    return f"{len(sizes)} strata (cohort x k x depth), {each}"
+    return f"{len(sizes)} strata (cohort x {stratum} x depth), {each}"
 
 
 def method_text(bank: pd.DataFrame, verdicts: pd.DataFrame, draws: int, seed: int) -> str:

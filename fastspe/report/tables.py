@@ -19,8 +19,9 @@ import pandas as pd
 from .._names import moved_names
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import PARSE_MODES, Verdicts
+from ..boundary.verdicts import PARSE_MODES, Verdicts, stratum_of
 from ..boundary.files import require_columns
+from ..domains.registry import domain_name_of, domain_named
 from ..kernels.replay import ERROR_NAMES
 from .render import caption_text
 
@@ -34,6 +35,11 @@ PRIMARY = "primary"
 H_THRESHOLD = 0.9
 ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
 MISSING = "n/a"  # how an undefined value prints
+
+
+def error_kinds(verdicts: pd.DataFrame) -> tuple[str, ...]:
+    """The error kinds of the verdicts' domain (``ERROR_KINDS`` for the sliding puzzle; Sokoban's wall, ...)."""
+    return tuple(k for k in domain_named(domain_name_of(verdicts)).error_names if k)
 RATE = ".3f"
 _NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
            "economy", "excess"]
@@ -101,10 +107,11 @@ def check_table_inputs(verdicts: Verdicts | pd.DataFrame) -> None:
         if verdicts.frame.empty:
             raise UserError("verdicts are empty: there is nothing to report")
         return
-    require_columns(verdicts, _NEEDED, "verdicts", "make them with `fastspe score`")
+    stratum = stratum_of(verdicts)
+    require_columns(verdicts, [stratum if c == "k" else c for c in _NEEDED], "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise UserError("verdicts are empty: there is nothing to report")
-    for col, known in (("error_kind", ("", *ERROR_KINDS)), ("parse_mode", PARSE_MODES)):
+    for col, known in (("error_kind", ("", *error_kinds(verdicts))), ("parse_mode", PARSE_MODES)):
         values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
         bad = ~values.isin(known).to_numpy()
         if bad.any():
@@ -204,9 +211,10 @@ def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: s
         "legal_noncompletion": status == "legal_noncompletion",
     }
     illegal = status == "illegal"
-    for k in ERROR_KINDS:
+    kinds = error_kinds(verdicts)
+    for k in kinds:
         parts[f"illegal_{k}"] = illegal & (kind == k)
-    other = illegal & ~kind.isin(ERROR_KINDS)
+    other = illegal & ~kind.isin(kinds)
     if other.any():
         parts["illegal_other"] = other
     counts = pd.DataFrame({name: mask.to_numpy(np.int64) for name, mask in parts.items()})
@@ -234,8 +242,9 @@ def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str 
     weighs the same, whatever its number of outputs)."""
     cells = _pick(metrics, "k_depth", cohort)
     cells = cells[(cells["metric"] == "C") & cells["condition"].isin(conditions)]
-    mean = cells.groupby(["condition", "k"], sort=True)["estimate"].mean().mul(100.0).unstack("k")
-    mean.columns = [f"k={k}" for k in mean.columns]
+    stratum = stratum_of(cells)  # k, or a domain's own second stratum (boxes)
+    mean = cells.groupby(["condition", stratum], sort=True)["estimate"].mean().mul(100.0).unstack(stratum)
+    mean.columns = [f"{stratum}={k}" for k in mean.columns]
     frame = _in_order(mean.reset_index(), conditions)
     return Table("table4_blocks", "Completion % on the «cohort» cohort by block count $k$, averaged equally over the "
                  "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4",

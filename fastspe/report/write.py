@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from ..errors import UserError
-from ..boundary.verdicts import Verdicts, as_verdicts
+from ..boundary.verdicts import Verdicts, as_verdicts, stratum_of
 from ..executor import Executor
 from ..extras import check_installed
 from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
@@ -89,7 +89,8 @@ def report_folder(out_dir) -> Path:
 
 def metrics_long(metrics: pd.DataFrame) -> pd.DataFrame:
     """``metrics.csv``: one row per (cohort, condition, depth, k, metric); ``all`` marks pooled rows."""
-    return metrics[METRICS_CSV_COLUMNS].reset_index(drop=True)
+    stratum = stratum_of(metrics)  # k, or a domain's own second stratum (boxes) in its place
+    return metrics[[stratum if c == "k" else c for c in METRICS_CSV_COLUMNS]].reset_index(drop=True)
 
 
 def display_names(order: Sequence[str], labels: Labels | None) -> dict:

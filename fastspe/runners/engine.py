@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..domains.base import Domain
+from ..domains.registry import domain_of
 from ..domains.sliding.prompt import prompt_sha256, render_prompt
 from .anthropic_runner import AnthropicMessages
 from .base import resolve_base_url
@@ -67,10 +69,19 @@ class BoardPrompts:
     board_ids: list
     prompts: list
     hashes: list
+    domain: Domain | None = None  # the bank's, when not the sliding puzzle
 
     @classmethod
     def of(cls, bank: pd.DataFrame) -> "BoardPrompts":
         ids, prompts, hashes = [], [], []
+        domain = domain_of(bank)
+        if domain.name != "sliding":  # a domain renders its prompt from the bank row
+            for row in bank.to_dict("records"):
+                prompt = domain.render_prompt(row)
+                ids.append(str(row["board_id"]))
+                prompts.append(prompt)
+                hashes.append(prompt_sha256(prompt))
+            return cls(ids, prompts, hashes, domain)
         for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
             prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
             ids.append(str(row.board_id))
@@ -83,8 +94,10 @@ class BoardPrompts:
         return {b: i for i, b in enumerate(self.board_ids)}
 
     def trial(self, condition: str, row: int, t: int) -> Trial:
+        prompt = {} if self.domain is None else {"prompt_version": self.domain.prompt_version,
+                                                 "prompt_sha256": self.domain.prompt_sha256}
         return Trial(trial_id(condition, self.board_ids[row], self.hashes[row], t), self.board_ids[row], int(t),
-                     self.prompts[row], int(row))
+                     self.prompts[row], int(row), **prompt)
 
 
 def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
@@ -280,7 +293,10 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
     logged as one completed attempt in the same format as model answers, under ``condition``
     (default ``baseline:PLANNER``), and trials already in the log are skipped.
     """
-    from ..planners.baselines import baseline_responses  # lazily: baselines may pull in numba kernels
+    if domain_of(bank).name == "sokoban":  # lazily: baselines may pull in numba kernels
+        from ..planners.sokoban_baselines import sokoban_baseline_responses as baseline_responses
+    else:
+        from ..planners.baselines import baseline_responses
 
     condition = f"{BASELINE}:{planner}" if condition is None else condition
     check_log_path(out)

@@ -31,6 +31,8 @@ class Trial:
     trial: int
     prompt: str
     row: int = 0  # the board's row in the bank
+    prompt_version: str = PROMPT_VERSION  # the domain's prompt (the sliding puzzle's Appendix B by default)
+    prompt_sha256: str = PROMPT_SHA256
 
 
 @dataclass
@@ -76,8 +78,8 @@ def trial_fields(trial: Trial, condition: str, provider: str, model: str, base_u
     by which fastspe and prompt."""
     return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
             "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
-            "fastspe_version": __version__, "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256,
-            "prompt_text_sha256": prompt_sha256(trial.prompt)}
+            "fastspe_version": __version__, "prompt_version": trial.prompt_version,
+            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_sha256(trial.prompt)}
 
 
 def answer_fields(answer, cost: float | None) -> dict:

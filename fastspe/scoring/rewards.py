@@ -21,9 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import UserError
+from ..domains.base import Packed
+from ..domains.registry import domain_named
 from ..kernels.replay import COMPLETE, ERROR_NAMES, STATUS_NAMES
 from .parse_column import MODE_NAMES
-from .score import BankTables, bank_tables, replay_answers
+from .score import bank_tables, replay_answers
 
 __all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "ERROR_NAMES", "MODE_NAMES"]
 
@@ -33,7 +35,8 @@ class Rewards:
     """Per-answer results, all NumPy arrays of length n.
 
     status : int8, index into ``STATUS_NAMES`` (0 complete, 1 legal_noncompletion, 2 illegal)
-    error_kind : int8, index into ``ERROR_NAMES`` ("" none, boundary, obstacle, invalid_action, format)
+    error_kind : int8, index into ``ERROR_NAMES`` ("" none, boundary, obstacle, invalid_action, format) for
+        the sliding puzzle, into the domain's ``error_names`` (``RewardScorer.error_names``) for any bank
     parse_mode : int8, index into ``MODE_NAMES`` (exact, normalized, no_plan)
     L : int64, the plan's action count; first_error : int64, index of the first illegal action or -1
     depth : int64, the board's certified d*
@@ -65,12 +68,14 @@ class RewardScorer:
 
     Parameters
     ----------
-    bank : DataFrame or Arrow table with the bank columns (``fastspe.bank.build.read_bank``, ``build_bank``)
+    bank : DataFrame or Arrow table with the bank columns of its domain (``fastspe.bank.build.read_bank``,
+        ``build_bank``; a Sokoban bank, ``boundary.banks.read_bank_table``), or one already packed
     parse : "lenient" or "strict"; format_failure : "illegal" or "noncompletion" (as ``fastspe score``)
     """
 
     def __init__(self, bank, parse: str = "lenient", format_failure: str = "illegal"):
-        self.tables: BankTables = bank if isinstance(bank, BankTables) else bank_tables(bank)
+        self.tables: Packed = bank if hasattr(bank, "stratum_values") else bank_tables(bank)
+        self.error_names: tuple[str, ...] = domain_named(self.tables.domain).error_names
         self.parse, self.format_failure = parse, format_failure
         replay_answers(self.tables, np.zeros(0, dtype=np.int64), [], parse, format_failure)  # checks the options
 

@@ -19,7 +19,6 @@ import pyarrow.compute as pc
 
 from .._names import moved_names
 from ..bank.build import bank_to_table
-from ..boundary.banks import BOARD_COLUMNS, board_matrix, table_layouts
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
@@ -28,14 +27,16 @@ from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
 from ..executor import Executor, in_process
 from ..boundary.files import table_format
-from ..kernels.replay import COMPLETE, ERROR_NAMES, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, \
-    STATUS_NAMES, key_layout, replay_plans
+from ..kernels.replay import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
+from ..domains.base import Packed
+from ..domains.registry import domain_named, domain_of
 from ..domains.sliding.layout import CODE_OF_BYTE
 from .parse_column import MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 
-__all__ = ["BankTables", "ScoreSummary", "bank_tables", "encode_moves", "score_responses", "score_file"]
-# fastspe 0.1 offered the verdicts reader here too; it lives in the boundary
-__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts"})
+__all__ = ["ScoreSummary", "bank_tables", "packed_bank", "encode_moves", "score_responses", "score_file"]
+# fastspe 0.1 offered the verdicts reader here too, and 0.2 the sliding puzzle's packed bank: they have moved
+__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts",
+                                     "BankTables": "fastspe.domains.sliding.pack"})
 
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
@@ -44,71 +45,14 @@ _NOT_METADATA = set(VERDICT_COLUMNS) | {"response", "status", "row", "event"}
 Progress = Callable[[int, int | None], None]
 
 
-@dataclass(frozen=True)
-class BankTables:
-    """A checked bank packed for the replay kernel.
-
-    boards : int8 (m, cells), initial boards padded with -1 to the widest layout
-    layout_index : int64 (m,), index of each board's layout in the stacked tables
-    moves : int16 (layouts, cells, 4); dist : int16 (layouts, cells, cells);
-    goal_cell : int16 (layouts, max_tile + 1); bits : field width of the exact state key
-    tags : layout tag of each board (object (m,))
-    ids : string (m,), the board ids (an Arrow array, for hashed look-ups)
-    depth, k : int64 (m,); cohort : object (m,)
-    cohort_code : int32 (m,), each board's cohort as an index into ``cohort_names`` (string array);
-    layout_names : string array, the tag of each layout (indexed by ``layout_index``)
-    """
-
-    boards: np.ndarray
-    layout_index: np.ndarray
-    moves: np.ndarray
-    dist: np.ndarray
-    goal_cell: np.ndarray
-    bits: int
-    tags: np.ndarray
-    ids: pa.Array
-    depth: np.ndarray
-    k: np.ndarray
-    cohort: np.ndarray
-    cohort_code: np.ndarray
-    cohort_names: pa.Array
-    layout_names: pa.Array
-
-    def rows_of(self, board_ids) -> np.ndarray:
-        """Bank rows of ``board_ids`` (any sequence or Arrow array of str), -1 where unknown."""
-        ids = board_ids if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else pa.array(board_ids, pa.string())
-        rows = pc.index_in(ids.cast(pa.string()), value_set=self.ids)
-        return pc.fill_null(rows, -1).to_numpy().astype(np.int64)
-
-
-def bank_tables(bank) -> BankTables:
-    """Check a bank (DataFrame or Arrow table; ``check_bank_table``) and pack it for replay."""
+def bank_tables(bank) -> Packed:
+    """Check a bank (DataFrame or Arrow table; ``check_bank_table``) and pack it for its domain's replay."""
     return packed_bank(bank_to_table(bank))
 
 
-def packed_bank(table: pa.Table) -> BankTables:
-    """Pack a bank table that ``check_bank_table`` has checked."""
-    found = table_layouts(table)
-    layouts = found.layouts
-    cells = max(lay.cells for lay in layouts)
-    max_tile = max(lay.tiles for lay in layouts)
-    nl = len(layouts)
-    moves = np.full((nl, cells, 4), -1, dtype=np.int16)
-    dist = np.full((nl, cells, cells), -1, dtype=np.int16)
-    goal_cell = np.zeros((nl, max_tile + 1), dtype=np.int16)
-    for i, lay in enumerate(layouts):
-        moves[i, :lay.cells] = lay.moves
-        dist[i, :lay.cells, :lay.cells] = lay.distances
-        goal_cell[i, :lay.tiles + 1] = lay.goal_cell
-    tags = np.array([lay.tag for lay in layouts], dtype=object)[found.index]
-    bits, _, _ = key_layout(cells, max_tile)
-    cohort = table.column("cohort").combine_chunks().cast(pa.string())
-    coded = pc.dictionary_encode(cohort)  # (a checked bank names every board's cohort: no nulls)
-    return BankTables(board_matrix(table.column(BOARD_COLUMNS[0]), cells), found.index, moves, dist, goal_cell, bits,
-                      tags, table.column("board_id").combine_chunks().cast(pa.string()),
-                      table.column("depth").to_numpy(), table.column("k").to_numpy(),
-                      cohort.to_numpy(zero_copy_only=False), coded.indices.to_numpy().astype(np.int32),
-                      coded.dictionary, pa.array([lay.tag for lay in layouts], pa.string()))
+def packed_bank(table: pa.Table) -> Packed:
+    """Pack a bank table that ``check_bank_table`` has checked, for its domain (``domains.registry``)."""
+    return domain_of(table).pack(table)
 
 
 def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -146,14 +90,13 @@ class Replayed:
     parsed: object  # parse_batch.ParsedColumn
 
 
-def replay_answers(tables: BankTables, rows: np.ndarray, texts, parse: str = "lenient",
+def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenient",
                    format_failure: str = "illegal") -> Replayed:
     """Parse ``texts`` (Arrow strings or a sequence) and replay each on bank row ``rows[i]``."""
     _check_options(parse, format_failure)
     parsed = parse_column(texts, strict=parse == "strict")
-    status, kind, first_error, final_h, min_h, revisits, midway = replay_plans(
-        tables.boards, rows, parsed.codes, parsed.offsets, tables.layout_index[rows], tables.moves, tables.dist,
-        tables.goal_cell, tables.bits)
+    status, kind, first_error, final_h, min_h, revisits, midway = domain_named(tables.domain).replay(
+        tables, rows, parsed.codes, parsed.offsets)
     no_plan = parsed.mode == MODE_NO_PLAN
     if format_failure == "illegal":
         status[no_plan] = ILLEGAL
@@ -169,13 +112,14 @@ def replay_answers(tables: BankTables, rows: np.ndarray, texts, parse: str = "le
     return Replayed(L, status, kind, first_error, final_h, min_h, revisits, midway, depth, complete, economy, parsed)
 
 
-def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
+def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
                   format_failure: str = "illegal") -> pa.Table:
     """Verdict rows (``VERDICT_COLUMNS`` then scalar metadata) of checked outputs.
 
     ``outputs`` has ``board_id, condition, trial, response, row`` (the bank row) and any metadata.
     """
     rows = outputs.column("row").to_numpy().astype(np.int64)
+    domain = domain_named(tables.domain)
     r = replay_answers(tables, rows, outputs.column("response"), parse, format_failure)
     p = r.parsed
     columns = {
@@ -183,12 +127,12 @@ def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
         "condition": outputs.column("condition").cast(pa.string()),
         "trial": outputs.column("trial").cast(pa.int64()),
         "cohort": _coded(tables.cohort_code[rows], tables.cohort_names),
-        "k": tables.k[rows],
+        domain.stratum: tables.stratum_values()[rows],
         "layout": _coded(tables.layout_index[rows], tables.layout_names),
         "depth": r.depth,
         "L": r.L,
         "status": _coded(r.status, _STATUS),
-        "error_kind": _coded(r.kind, _ERRORS),
+        "error_kind": _coded(r.kind, _error_names(domain)),
         "first_error": r.first_error,
         "parse_mode": _coded(p.mode, _MODES),
         "normalization": p.normalization_array(),
@@ -208,7 +152,14 @@ def verdict_table(tables: BankTables, outputs: pa.Table, parse: str = "lenient",
     return pa.table(columns)
 
 
-_STATUS, _ERRORS, _MODES = (pa.array(names, pa.string()) for names in (STATUS_NAMES, ERROR_NAMES, MODE_NAMES))
+_STATUS, _MODES = (pa.array(names, pa.string()) for names in (STATUS_NAMES, MODE_NAMES))
+_ERRORS: dict[str, pa.Array] = {}
+
+
+def _error_names(domain) -> pa.Array:
+    if domain.name not in _ERRORS:
+        _ERRORS[domain.name] = pa.array(domain.error_names, pa.string())
+    return _ERRORS[domain.name]
 
 
 def _coded(codes: np.ndarray, names: pa.Array) -> pa.Array:
@@ -248,7 +199,7 @@ def _metadata_columns(outputs: pa.Table) -> list[str]:
     return keep
 
 
-def _frame_outputs(resp: pd.DataFrame, tables: BankTables) -> pa.Table:
+def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
     """Validated responses (a DataFrame) as the Arrow outputs ``verdict_table`` takes."""
     columns = {"board_id": pa.array(resp["board_id"].astype(str).to_numpy(object), pa.string()),
                "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
@@ -307,7 +258,7 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
     return _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
 
 
-def _id_frame(tables: BankTables) -> pd.DataFrame:
+def _id_frame(tables: Packed) -> pd.DataFrame:
     return pd.DataFrame({"board_id": tables.ids.to_numpy(zero_copy_only=False)})
 
 
@@ -386,7 +337,7 @@ def _names(paths) -> str:
     return ", ".join(map(str, paths))
 
 
-def _stream(tables: BankTables, paths: list, out, parse, format_failure, summary: ScoreSummary,
+def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: ScoreSummary,
             progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None) -> None:
     """Read, check, score and write batch by batch; the next batch is read and the last one written (both
     mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored

@@ -35,6 +35,7 @@ from ..errors import UserError
 from ..executor import Executor
 from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
                         paired_differences)
+from ..boundary.verdicts import stratum_of
 from .metrics import board_sums
 
 DEFAULT_METRICS = ("SPE", "C", "R", "Q", "E")
@@ -77,11 +78,12 @@ class Comparison:
     draws: int
     seed: int
     level: float = DEFAULT_LEVEL
+    stratum: str = "k"  # the column of the second stratum (``boxes`` for Sokoban), in k's place in ``COLUMNS``
 
     def regressions(self) -> pd.DataFrame:
         """Pooled primary-cohort rows whose verdict is ``regression``."""
         t = self.table
-        return t[(t["cohort"] == self.primary) & (t["depth"] == "all") & (t["k"] == "all")
+        return t[(t["cohort"] == self.primary) & (t["depth"] == "all") & (t[self.stratum] == "all")
                  & (t["verdict"] == REGRESSION)]
 
 
@@ -210,8 +212,10 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     gorder = {"pooled": 0, "depth": 1, "k": 2}
     table = table.assign(_c=table["candidate"].map(crank), _g=table["grouping"].map(gorder),
                          _m=table["metric"].map(mrank)).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
-    table = table[COLUMNS].reset_index(drop=True)
-    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level))
+    stratum = stratum_of(sums)
+    table = table[[stratum if c == "k" else c for c in COLUMNS]].reset_index(drop=True)
+    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level),
+                      stratum)
 
 
 def summary_json(result: Comparison) -> dict:

@@ -21,6 +21,7 @@ from ..errors import UserError
 from ..executor import Executor, in_process
 from ..boundary.files import require_columns
 from ..kernels import MAX_SEED, bootstrap as kb
+from ..boundary.verdicts import stratum_of
 from .metrics import SUM_COLUMNS, metrics_from_sums
 
 DEFAULT_DRAWS = 5000
@@ -154,6 +155,16 @@ def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _in_domain(sums: pd.DataFrame, strata: tuple, groupings: dict) -> tuple[tuple, dict]:
+    """Strata and groupings with ``k`` read as the sums' own second stratum (``boxes`` for Sokoban); the
+    groupings keep their names (``k``, ``k_depth``: the second stratum's grouping, whatever its column)."""
+    stratum = stratum_of(sums)
+    if stratum == "k" or "k" in getattr(sums, "columns", ()):
+        return strata, groupings
+    swap = lambda cols: tuple(stratum if c == "k" else c for c in cols)  # noqa: E731
+    return swap(strata), {name: swap(cols) for name, cols in groupings.items()}
+
+
 def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
               groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
               conditions: Sequence[str] | None = None) -> PackedSums:
@@ -175,6 +186,7 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     if not isinstance(groupings, Mapping) or not groupings:
         raise UserError("groupings must be a non-empty mapping of name -> columns, e.g. {'pooled': ('cohort',)}")
     groupings = {str(name): _check_columns(cols, f"grouping {name!r}") for name, cols in groupings.items()}
+    strata, groupings = _in_domain(sums, strata, groupings)
     label_cols: list[str] = []
     for cols in groupings.values():
         label_cols += [c for c in cols if c not in label_cols]

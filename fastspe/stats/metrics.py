@@ -28,13 +28,13 @@ import pandas as pd
 
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import Verdicts, check_metric_inputs
+from ..boundary.verdicts import Verdicts, board_info, check_metric_inputs
 
 BOARD_KEYS = ["condition", "board_id"]
 BOARD_INFO = ["cohort", "k", "layout", "depth"]
 SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
 METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
-GROUPABLE = ("cohort", "condition", "depth", "k", "layout", "board_id")
+GROUPABLE = ("cohort", "condition", "depth", "k", "boxes", "layout", "board_id")  # k or boxes: the domain's
 
 
 def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
@@ -53,8 +53,9 @@ def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
         optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
     status = verdicts["status"]
     complete = (status == "complete").to_numpy()
+    info_columns = board_info(verdicts)  # the domain's second stratum (k, boxes) in k's place
     parts = pd.DataFrame({
-        **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + BOARD_INFO},
+        **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + info_columns},
         "n": 1,
         "legal": (status != "illegal").to_numpy(np.int64),
         "complete": complete.astype(np.int64),
@@ -65,8 +66,8 @@ def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
         "depth_sum": np.where(complete, verdicts["depth"].to_numpy(np.int64), 0),
     })
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
-    info = parts.groupby(BOARD_KEYS, sort=True)[BOARD_INFO].first()
-    return pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + BOARD_INFO + SUM_COLUMNS]
+    info = parts.groupby(BOARD_KEYS, sort=True)[info_columns].first()
+    return pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + info_columns + SUM_COLUMNS]
 
 
 def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..errors import UserError
 from .answer_format import parse_plan
+from .sokoban_replay import SokobanBoard, bank_levels, replay_sokoban
 
 __all__ = ["FIELDS", "Board", "Difference", "bank_boards", "replay", "rederive", "compare_verdicts",
            "verify_verdicts_files"]
@@ -134,14 +135,17 @@ def _truncated(meta: dict) -> bool:
 
 def rederive(board: Board, response: str, parse: str = "lenient", format_failure: str = "illegal",
              meta: dict | None = None) -> dict:
-    """Every compared verdict field of one answer (``FIELDS``), re-derived."""
+    """Every compared verdict field of one answer (``FIELDS``), re-derived; a Sokoban board
+    (``verify.sokoban_replay.SokobanBoard``) by its own replay, with ``boxes`` in k's place."""
     plan = parse_plan(response, strict=parse == "strict")
-    out = replay(board, plan.moves)
+    sokoban = isinstance(board, SokobanBoard)
+    out = (replay_sokoban if sokoban else replay)(board, plan.moves)
     if plan.mode == "no_plan":
         out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
             else ("legal_noncompletion", "")
     L, complete = len(plan.moves), out["status"] == "complete"
-    out.update(cohort=board.cohort, k=board.k, layout=board.layout.tag, depth=board.depth, L=L,
+    out["boxes" if sokoban else "k"] = board.boxes if sokoban else board.k
+    out.update(cohort=board.cohort, layout=board.layout.tag, depth=board.depth, L=L,
                parse_mode=plan.mode, normalization=plan.normalization, multiple_moves=plan.multiple,
                truncated=_truncated(meta or {}), optimal=complete and L == board.depth,
                economy=(board.depth / L if L else 1.0) if complete else math.nan,
@@ -212,7 +216,7 @@ def _as_text(v):
     return "" if not _present(v) else v if isinstance(v, str) else str(v)
 
 
-_KIND = {**dict.fromkeys(("k", "depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
+_KIND = {**dict.fromkeys(("k", "boxes", "depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
          **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
          **dict.fromkeys(("economy", "excess"), _as_float)}
 
@@ -237,7 +241,10 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
     rows of a verdicts file as read (values of any type). Returns the differences (responses' order,
     then verdicts without a response) and the number of verdicts compared.
     """
-    missing = [c for c in (*KEY, *FIELDS) if c not in verdicts.columns]
+    fields = FIELDS
+    if boards and isinstance(next(iter(boards.values())), SokobanBoard):  # a Sokoban bank's second stratum
+        fields = tuple("boxes" if f == "k" else f for f in FIELDS)
+    missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
         raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
     keys = list(zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text),
@@ -249,7 +256,7 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
             diffs.append(Difference(*key, "verdict", f"verdict appears again (data row {i + 1} of the "
                                                      f"verdicts; first at data row {stored_rows[key] + 1})", None))
         stored_rows.setdefault(key, i)
-    columns = {f: verdicts[f].tolist() for f in FIELDS}
+    columns = {f: verdicts[f].tolist() for f in fields}
     meta_names = [c for c in ("truncated", "finish_reason", "stop_reason") if c in responses.columns]
     meta = zip(*(responses[c].tolist() for c in meta_names)) if meta_names else repeat(())
     total, answered = len(responses), set()
@@ -264,7 +271,7 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
         if key[1] not in boards:
             raise UserError(f"board_id {key[1]!r} of the responses is not in the bank")
         derived = rederive(boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)))
-        for f in FIELDS:
+        for f in fields:
             stored = _KIND.get(f, _as_text)(columns[f][row])
             if not _same(stored, derived[f]):
                 diffs.append(Difference(*key, f, stored, derived[f]))
@@ -292,6 +299,10 @@ def bank_boards(bank) -> dict[str, Board]:
     return boards
 
 
+def _columns(bank) -> list:
+    return list(bank.column_names if hasattr(bank, "schema") else bank.columns)
+
+
 def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
                           progress: Progress | None = None) -> tuple[list[Difference], int]:
     """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file.
@@ -305,7 +316,8 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
                         f"{parse!r} and {format_failure!r}")
-    boards = bank_boards(read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank)
+    table = read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank
+    boards = bank_levels(table) if "level" in _columns(table) else bank_boards(table)
     answers = responses if isinstance(responses, pd.DataFrame) else \
         read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)

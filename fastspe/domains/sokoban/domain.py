@@ -9,7 +9,7 @@ import numpy as np
 from ...kernels.sokoban_replay import ERROR_NAMES, replay_levels
 from ..base import Domain
 from .pack import SokobanTables, pack_table
-from .prompt import PROMPT_VERSION, render_prompt
+from .prompt import PROMPT_SHA256, PROMPT_VERSION, render_prompt
 
 __all__ = ["DOMAIN", "replay"]
 
@@ -27,4 +27,4 @@ def _row_prompt(row: Mapping) -> str:
 
 DOMAIN = Domain(name="sokoban", stratum="boxes", stratum_label="boxes", error_names=ERROR_NAMES,
                 start_column="level", pack=pack_table, replay=replay, render_prompt=_row_prompt,
-                prompt_version=PROMPT_VERSION)
+                prompt_version=PROMPT_VERSION, prompt_sha256=PROMPT_SHA256)

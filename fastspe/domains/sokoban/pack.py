@@ -8,7 +8,7 @@ reaches. The ``layout`` of a row, in verdict tables, is its level's size ``"RxC"
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -78,6 +78,7 @@ class SokobanTables:
     layout_names: pa.Array
     levels: np.ndarray
     tables: LevelTables
+    domain: ClassVar[str] = "sokoban"  # domains.base.Packed: scoring finds its replay by it
 
     def stratum_values(self) -> np.ndarray:
         """The second stratum: each level's number of boxes."""
