@@ -36,7 +36,7 @@ class StringRows:
         ids = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
         self._data, self._offsets = _buffers(ids)
         self._ids = ids  # (keeps the buffers alive)
-        self._slots, self._hashes = id_table(self._data, self._offsets, min_bits)
+        self._slots = id_table(self._data, self._offsets, min_bits)
 
     def rows(self, values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """int64 (len(values),), each value's row in ``ids``, -1 where it is absent or null."""
@@ -48,7 +48,7 @@ class StringRows:
         if len(chunk) == 0:
             return np.zeros(0, dtype=np.int64)
         data, offsets = _buffers(chunk)
-        rows = id_rows(self._slots, self._hashes, self._data, self._offsets, data, offsets)
+        rows = id_rows(self._slots, self._data, self._offsets, data, offsets)
         if chunk.null_count:
             rows[pc.is_null(chunk).to_numpy(zero_copy_only=False)] = -1
         return rows

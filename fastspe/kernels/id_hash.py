@@ -25,23 +25,21 @@ def _fnv1a(data, lo, hi):
 
 @njit
 def id_table(data, offsets, min_bits=0):
-    """The slots (int64, a power of two at least twice the strings (and 2**min_bits), -1 where empty) holding row
-    numbers, and each row's hash (uint64). The strings must be distinct."""
+    """The slots: int64 (size, 2), a power of two at least twice the strings (and 2**min_bits) of (row, hash bits),
+    row -1 where empty (a row and its hash side by side: one cache line per probe). The strings must be distinct."""
     n = len(offsets) - 1
     bits = max(min_bits, 1)
     while (1 << bits) < 2 * n:
         bits += 1
     mask = (1 << bits) - 1
-    slots = np.full(1 << bits, -1, dtype=np.int64)
-    hashes = np.empty(n, dtype=np.uint64)
+    slots = np.full((1 << bits, 2), -1, dtype=np.int64)
     for r in range(n):
         h = _fnv1a(data, offsets[r], offsets[r + 1])
-        hashes[r] = h
         s = np.int64(h & np.uint64(mask))
-        while slots[s] >= 0:
+        while slots[s, 0] >= 0:
             s = (s + 1) & mask
-        slots[s] = r
-    return slots, hashes
+        slots[s, 0], slots[s, 1] = r, np.int64(h >> np.uint64(1))
+    return slots
 
 
 @njit
@@ -55,7 +53,7 @@ def _same(a, a_lo, a_hi, b, b_lo, b_hi):
 
 
 @njit(parallel=True)
-def id_rows(slots, hashes, set_data, set_offsets, data, offsets):
+def id_rows(slots, set_data, set_offsets, data, offsets):
     """The row in the set of each string ``data[offsets[i]:offsets[i + 1]]`` (int64 (n,), -1 if absent)."""
     n = len(offsets) - 1
     mask = len(slots) - 1
@@ -64,10 +62,11 @@ def id_rows(slots, hashes, set_data, set_offsets, data, offsets):
         lo, hi = offsets[i], offsets[i + 1]
         h = _fnv1a(data, lo, hi)
         s = np.int64(h & np.uint64(mask))
+        key = np.int64(h >> np.uint64(1))
         found = -1
-        while slots[s] >= 0:
-            r = slots[s]
-            if hashes[r] == h and _same(set_data, set_offsets[r], set_offsets[r + 1], data, lo, hi):
+        while slots[s, 0] >= 0:
+            r = slots[s, 0]
+            if slots[s, 1] == key and _same(set_data, set_offsets[r], set_offsets[r + 1], data, lo, hi):
                 found = r
                 break
             s = (s + 1) & mask
