@@ -121,9 +121,15 @@ def _line_keys(data: np.ndarray, at: int) -> list[str]:
 _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "string"  # how a column is built
 
 
+def _kinds_found(kind: np.ndarray) -> set:
+    """The value kinds (but absent and null) among a column's ``kind`` codes (a count per code: no sort)."""
+    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TIME_LIKE + 1)).tolist()) \
+        - {scan.ABSENT, scan.NULL}
+
+
 def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:
     """How to build a column of the explicit schema, or None if a value does not fit its type."""
-    found = set(np.unique(kind).tolist()) - {scan.ABSENT, scan.NULL}
+    found = _kinds_found(kind)
     if pa.types.is_string(kind_of_field) and found <= set(_TEXT_KINDS):
         return _STRING
     if pa.types.is_int64(kind_of_field) and found <= {scan.INT}:
@@ -133,7 +139,7 @@ def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:
 
 def _inferred_plan(kind: np.ndarray) -> str | None:
     """The type Arrow infers from the kinds of a column's values, or None where that is not certain."""
-    found = set(np.unique(kind).tolist()) - {scan.ABSENT, scan.NULL}
+    found = _kinds_found(kind)
     if not found:
         return _NULL
     if found <= {scan.TRUE, scan.FALSE}:
