@@ -50,21 +50,21 @@ def _kernel_rows(data: bytes, names: list[str]):
     if status != scan.CLEAN:
         return status, None, None
     rows = []
-    for line in range(kind.shape[1]):
+    for line in range(kind.shape[0]):
         row = {}
         for k, name in enumerate(names):
-            kd = int(kind[k, line])
+            kd = int(kind[line, k])
             if kd == scan.ABSENT:
                 continue
             if kd in (scan.TEXT, scan.TIME_LIKE):
                 offsets, chars, _ = scan.gather_strings(arr, np.array([k]), np.ones((1, 1), np.bool_),
-                                                        start[:, line:line + 1], end[:, line:line + 1],
-                                                        value[:, line:line + 1], escaped[:, line:line + 1])
+                                                        start[line:line + 1], end[line:line + 1],
+                                                        value[line:line + 1], escaped[line:line + 1])
                 v = chars.tobytes().decode("ascii")
             elif kd == scan.INT:
-                v = int(value[k, line])
+                v = int(value[line, k])
             elif kd == scan.FLOAT:
-                v = data[start[k, line]:end[k, line]].decode()
+                v = data[start[line, k]:end[line, k]].decode()
             else:
                 v = None
             row[name] = (kd, v)

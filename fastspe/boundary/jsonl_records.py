@@ -62,33 +62,35 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
         if status != scan.CLEAN:
             return None
         break
-    n = kind.shape[1]
-    plans = [(field.name, k, _typed_plan(kind[k], field.type)) for k, field in enumerate(schema)]
+    n = kind.shape[0]
+    columns_of_kind = kind.T.copy()  # (keys, lines): each key's kinds together, for the column checks
+    plans = [(field.name, k, _typed_plan(columns_of_kind[k], field.type)) for k, field in enumerate(schema)]
     others = sorted((k for k in range(len(schema), len(keys.names)) if first[k] >= 0), key=lambda k: first[k])
-    plans += [(keys.names[k], k, _inferred_plan(kind[k])) for k in others]
+    plans += [(keys.names[k], k, _inferred_plan(columns_of_kind[k])) for k in others]
     if any(plan is None for _, _, plan in plans):
         return None
     texts = [(k, plan) for _, k, plan in plans if plan in (_STRING, _DOUBLE)]
     for k, plan in texts:
         if plan == _DOUBLE:  # Arrow reads every number of the column as a double from its text
-            value[k] = end[k] - start[k]
-    valid = np.stack([kind[k] > scan.NULL for k, _ in texts]) if texts else np.zeros((0, n), dtype=np.bool_)
+            value[:, k] = end[:, k] - start[:, k]
+    valid = kind[:, [k for k, _ in texts]] > scan.NULL  # (lines, text columns)
     offsets, chars, base = scan.gather_strings(data, np.array([k for k, _ in texts], dtype=np.int64), valid, start,
                                                end, value, escaped)
     if texts and offsets.shape[0] == 0:  # more than a string array holds: leave it to pyarrow
         return None
-    strings = {k: _string_array(offsets[c], chars[base[c]:base[c + 1]], valid[c]) for c, (k, _) in enumerate(texts)}
+    strings = {k: _string_array(offsets[c], chars[base[c]:base[c + 1]], valid[:, c])
+               for c, (k, _) in enumerate(texts)}
     columns = {}
     for name, k, plan in plans:
-        present = kind[k] > scan.NULL
+        present = columns_of_kind[k] > scan.NULL
         if plan == _STRING:
             columns[name] = strings[k]
         elif plan == _DOUBLE:
             columns[name] = pc.cast(strings[k], pa.float64())
         elif plan == _INT:
-            columns[name] = pa.array(value[k], mask=~present)
+            columns[name] = pa.array(value[:, k].copy(), mask=~present)
         elif plan == _BOOL:
-            columns[name] = pa.array(kind[k] == scan.TRUE, mask=~present)
+            columns[name] = pa.array(columns_of_kind[k] == scan.TRUE, mask=~present)
         else:
             columns[name] = pa.nulls(n)
     table = pa.table(columns)
@@ -119,9 +121,15 @@ def _line_keys(data: np.ndarray, at: int) -> list[str]:
 _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "string"  # how a column is built
 
 
+def _kinds_found(kind: np.ndarray) -> set:
+    """The value kinds (but absent and null) among a column's ``kind`` codes (a count per code: no sort)."""
+    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TIME_LIKE + 1)).tolist()) \
+        - {scan.ABSENT, scan.NULL}
+
+
 def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:
     """How to build a column of the explicit schema, or None if a value does not fit its type."""
-    found = set(np.unique(kind).tolist()) - {scan.ABSENT, scan.NULL}
+    found = _kinds_found(kind)
     if pa.types.is_string(kind_of_field) and found <= set(_TEXT_KINDS):
         return _STRING
     if pa.types.is_int64(kind_of_field) and found <= {scan.INT}:
@@ -131,7 +139,7 @@ def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:
 
 def _inferred_plan(kind: np.ndarray) -> str | None:
     """The type Arrow infers from the kinds of a column's values, or None where that is not certain."""
-    found = set(np.unique(kind).tolist()) - {scan.ABSENT, scan.NULL}
+    found = _kinds_found(kind)
     if not found:
         return _NULL
     if found <= {scan.TRUE, scan.FALSE}:

@@ -158,7 +158,10 @@ class ResponseChecker:
     """
 
     def __init__(self, bank_ids: pa.Array):
+        from .string_rows import StringRows  # (here: numba, which the verdict checker must not load)
+
         self.bank_ids = bank_ids
+        self.bank_rows = StringRows(bank_ids)
         self.conditions: dict[str, int] = {}
         self.done: dict[int, SortedKeys] = {}
         self.failed: dict[int, SortedKeys] = {}
@@ -251,12 +254,12 @@ class ResponseChecker:
         trial = failed.column("trial").to_numpy()
         if trial.min() < 0 or trial.max() > MAX_TRIAL:
             raise NeedsLineReader("trial out of range")
-        rows = pc.index_in(failed.column("board_id"), value_set=self.bank_ids)
+        rows = self.bank_rows.rows(failed.column("board_id"))
         # a failed attempt on an unknown board cannot be lost from the bank's outputs; the line reader counts
         # it anyway, so leave that rare case to it
-        if rows.null_count:
+        if (rows < 0).any():
             raise NeedsLineReader("failed attempt on an unknown board")
-        keys = (rows.to_numpy().astype(np.uint64) << np.uint64(TRIAL_BITS)) | trial.astype(np.uint64)
+        keys = (rows.astype(np.uint64) << np.uint64(TRIAL_BITS)) | trial.astype(np.uint64)
         codes = self._codes(failed.column("condition"))
         for code in np.unique(codes):
             mine = self.failed.setdefault(int(code), SortedKeys())
@@ -264,10 +267,8 @@ class ResponseChecker:
             mine.add(fresh[~mine.contains(fresh)])
 
     def _rows(self, board_ids) -> np.ndarray | None:
-        rows = pc.index_in(board_ids, value_set=self.bank_ids)
-        if rows.null_count:
-            return None
-        return rows.to_numpy().astype(np.int64)
+        rows = self.bank_rows.rows(board_ids)
+        return None if (rows < 0).any() else rows
 
     def _codes(self, conditions) -> np.ndarray:
         for value in pc.unique(conditions).to_pylist():

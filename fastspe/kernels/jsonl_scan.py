@@ -36,6 +36,9 @@ _OPEN, _CLOSE, _MINUS, _PLUS, _DOT = 123, 125, 45, 43, 46
 _TIME_BYTE = np.zeros(256, dtype=np.bool_)
 for _b in b"0123456789-:+TtZz ":
     _TIME_BYTE[_b] = True
+_PLAIN = np.zeros(256, dtype=np.bool_)  # printable ASCII but the quote and the backslash
+_PLAIN[32:127] = True
+_PLAIN[[_QUOTE, _BACKSLASH]] = False
 _UNESCAPED = np.zeros(256, dtype=np.uint8)  # the byte an escape stands for (0: not an escape handled here)
 for _esc, _byte in zip(b'"\\/bfnrt', b'"\\/\b\f\n\r\t'):
     _UNESCAPED[_esc] = _byte
@@ -52,21 +55,19 @@ def _spaces(data, i, hi):
 def _string_end(data, i, hi, unescaped):
     """(index after the closing quote, decoded length, escaped) of the string whose content starts at ``i``;
     index -1 if it is not a plain string."""
-    length = 0
-    escaped = False
+    lo = i
+    escapes = 0
     while i < hi:
         b = data[i]
-        if b == _QUOTE:
-            return i + 1, length, escaped
-        if b < 32 or b >= 127:
-            return -1, 0, False
-        if b == _BACKSLASH:
-            if i + 1 >= hi or unescaped[data[i + 1]] == 0:
-                return -1, 0, False
-            escaped = True
+        if _PLAIN[b]:  # (one test per byte for the common case)
             i += 1
-        length += 1
-        i += 1
+            continue
+        if b == _QUOTE:
+            return i + 1, i - lo - escapes, escapes > 0
+        if b != _BACKSLASH or i + 1 >= hi or unescaped[data[i + 1]] == 0:
+            return -1, 0, False
+        escapes += 1
+        i += 2
     return -1, 0, False
 
 
@@ -134,17 +135,23 @@ def _literal(data, i, hi, word):
 
 
 @njit
-def _key_index(data, lo, hi, names, name_offsets):
+def _key_is(data, lo, hi, names, name_offsets, k):
+    a, b = name_offsets[k], name_offsets[k + 1]
+    if b - a != hi - lo:
+        return False
+    for j in range(hi - lo):
+        if data[lo + j] != names[a + j]:
+            return False
+    return True
+
+
+@njit
+def _key_index(data, lo, hi, names, name_offsets, guess):
+    """The index of the key ``data[lo:hi]`` (-1 if unknown), trying ``guess`` first (-1: no guess)."""
+    if guess >= 0 and _key_is(data, lo, hi, names, name_offsets, guess):
+        return guess
     for k in range(len(name_offsets) - 1):
-        a, b = name_offsets[k], name_offsets[k + 1]
-        if b - a != hi - lo:
-            continue
-        same = True
-        for j in range(hi - lo):
-            if data[lo + j] != names[a + j]:
-                same = False
-                break
-        if same:
+        if _key_is(data, lo, hi, names, name_offsets, k):
             return k
     return -1
 
@@ -183,10 +190,12 @@ def scan_records(data, names, name_offsets, parts=8):
     Returns
     -------
     status : CLEAN, UNCLEAN or UNKNOWN_KEY (then ``where`` holds the first unknown key's byte span)
-    kind : int8 (keys, lines), ABSENT ... TIME_LIKE
-    start, end : int64 (keys, lines), the value's bytes (a string's without its quotes, still escaped)
-    value : int64 (keys, lines), an INT's value or a string's decoded length
-    escaped : bool (keys, lines), the string holds escapes
+    kind : int8 (lines, keys), ABSENT ... TIME_LIKE
+    start, end : int64 (lines, keys), the value's bytes (a string's without its quotes, still escaped)
+    value : int64 (lines, keys), an INT's value or a string's decoded length
+    escaped : bool (lines, keys), the string holds escapes
+    (line-major: a line's fields lie together, so that the scan writes and the gather reads a few cache lines
+    per line, not one page per key)
     first : int64 (keys,), the order in which the keys first appear (line * 65536 + place), -1 if never
     where : int64 (2,)
     line_start : int64 (lines + 1,), where each line begins (and the end of ``data``)
@@ -194,11 +203,11 @@ def scan_records(data, names, name_offsets, parts=8):
     bounds, line0 = _segments(data, parts)
     n = line0[parts]
     nk = len(name_offsets) - 1
-    kind = np.zeros((nk, n), dtype=np.int8)
-    start = np.zeros((nk, n), dtype=np.int64)
-    end = np.zeros((nk, n), dtype=np.int64)
-    value = np.zeros((nk, n), dtype=np.int64)
-    escaped = np.zeros((nk, n), dtype=np.bool_)
+    kind = np.zeros((n, nk), dtype=np.int8)
+    start = np.zeros((n, nk), dtype=np.int64)
+    end = np.zeros((n, nk), dtype=np.int64)
+    value = np.zeros((n, nk), dtype=np.int64)
+    escaped = np.zeros((n, nk), dtype=np.bool_)
     line_start = np.zeros(n + 1, dtype=np.int64)
     line_start[n] = len(data)
     firsts = np.full((parts, nk), -1, dtype=np.int64)
@@ -223,23 +232,28 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
     """Scan the lines ``line_lo:line_hi`` of ``data[i:hi]`` into the arrays (see ``scan_records``); the status."""
     null, true, false = np.frombuffer(b"null", np.uint8), np.frombuffer(b"true", np.uint8), \
         np.frombuffer(b"false", np.uint8)
+    nk = len(name_offsets) - 1
+    after = np.full(nk + 1, -1, dtype=np.int64)  # the key that last followed each key (nk: a line's start):
+    # lines of one file mostly repeat one order of keys, so the guess saves the search through the names
     for line in range(line_lo, line_hi):
         line_start[line] = i
         if i >= hi or data[i] != _OPEN:
             return UNCLEAN
         i = _spaces(data, i + 1, hi)
         place = 0
+        prev = nk
         while True:
             if i >= hi or data[i] != _QUOTE:
                 return UNCLEAN
             key_end, _, key_escaped = _string_end(data, i + 1, hi, _UNESCAPED)
             if key_end < 0 or key_escaped:
                 return UNCLEAN
-            k = _key_index(data, i + 1, key_end - 1, names, name_offsets)
+            k = _key_index(data, i + 1, key_end - 1, names, name_offsets, after[prev])
+            after[prev], prev = k, k
             if k < 0:
                 where[0], where[1] = i + 1, key_end - 1
                 return UNKNOWN_KEY
-            if kind[k, line] != ABSENT:  # a duplicate key
+            if kind[line, k] != ABSENT:  # a duplicate key
                 return UNCLEAN
             if first[k] < 0:
                 first[k] = line * 65536 + place
@@ -255,20 +269,20 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
                 j, length, esc = _string_end(data, i + 1, hi, _UNESCAPED)
                 if j < 0:
                     return UNCLEAN
-                start[k, line], end[k, line], value[k, line], escaped[k, line] = i + 1, j - 1, length, esc
-                kind[k, line] = TIME_LIKE if _time_like(data, i + 1, j - 1, _TIME_BYTE) else TEXT
+                start[line, k], end[line, k], value[line, k], escaped[line, k] = i + 1, j - 1, length, esc
+                kind[line, k] = TIME_LIKE if _time_like(data, i + 1, j - 1, _TIME_BYTE) else TEXT
             elif b == 110 and _literal(data, i, hi, null):
-                kind[k, line], j = NULL, i + 4
+                kind[line, k], j = NULL, i + 4
             elif b == 116 and _literal(data, i, hi, true):
-                kind[k, line], j = TRUE, i + 4
+                kind[line, k], j = TRUE, i + 4
             elif b == 102 and _literal(data, i, hi, false):
-                kind[k, line], j = FALSE, i + 5
+                kind[line, k], j = FALSE, i + 5
             else:
                 j, whole, v = _number_end(data, i, hi)
                 if j < 0:
                     return UNCLEAN
-                kind[k, line] = INT if whole else FLOAT
-                start[k, line], end[k, line], value[k, line] = i, j, v
+                kind[line, k] = INT if whole else FLOAT
+                start[line, k], end[line, k], value[line, k] = i, j, v
             i = _spaces(data, j, hi)
             if i < hi and data[i] == _COMMA:
                 i = _spaces(data, i + 1, hi)
@@ -309,8 +323,8 @@ def block_cuts(data, block_size):
 
 @njit(parallel=True)
 def gather_strings(data, columns, valid, start, end, length, escaped):
-    """The decoded strings ``data[start[k, r]:end[k, r]]`` of the keys ``columns`` (m,), of the rows where
-    ``valid[c, r]``, each column's back to back, all in one pass over the lines (each line's bytes are read once).
+    """The decoded strings ``data[start[r, k]:end[r, k]]`` of the keys ``columns`` (m,), of the rows where
+    ``valid[r, c]``, each column's back to back, all in one pass over the lines (each line's bytes are read once).
 
     Returns
     -------
@@ -319,12 +333,12 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
     chars : uint8, the strings
     base : int64 (m + 1,), where each column's strings begin in ``chars``
     """
-    m, n = valid.shape
+    n, m = valid.shape
     offsets = np.zeros((m, n + 1), dtype=np.int64)
     for c in prange(m):
         k = columns[c]
         for r in range(n):
-            offsets[c, r + 1] = offsets[c, r] + (length[k, r] if valid[c, r] else 0)
+            offsets[c, r + 1] = offsets[c, r] + (length[r, k] if valid[r, c] else 0)
     base = np.zeros(m + 1, dtype=np.int64)
     for c in range(m):
         if offsets[c, n] >= 2**31:
@@ -333,12 +347,12 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
     out = np.empty(base[m], dtype=np.uint8)
     for r in prange(n):
         for c in range(m):
-            if not valid[c, r]:
+            if not valid[r, c]:
                 continue
             k = columns[c]
             at = base[c] + offsets[c, r]
-            lo, hi = start[k, r], end[k, r]
-            if not escaped[k, r]:
+            lo, hi = start[r, k], end[r, k]
+            if not escaped[r, k]:
                 for i in range(hi - lo):  # (a loop: a slice copy costs more than these short strings)
                     out[at + i] = data[lo + i]
                 continue
