@@ -179,3 +179,30 @@ def test_bank_build_levels_refuses_a_mix_of_sources(tmp_path, capsys):
     assert main(["bank", "build", "--domain", "sokoban", "--levels", str(tmp_path / "empty.xsb"), "--out", out]) == 2
     assert "no levels" in capsys.readouterr().err
     assert not (tmp_path / "b.parquet").exists()
+
+
+def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
+    design, bank = tmp_path / "d.json", tmp_path / "sk.parquet"
+    design.write_text(json.dumps({"seed": 5, "cells": [{"cohort": "primary", "boxes": b, "depth": 6, "count": 3}
+                                                       for b in (1, 2)]}))
+    assert main(["bank", "build", "--domain", "sokoban", "--design", str(design), "--out", str(bank)]) == 0
+    logs = []
+    for model in ("oracle", "random"):
+        logs.append(tmp_path / f"{model}.jsonl")
+        assert main(["run", "--bank", str(bank), "--model", f"baseline:{model}", "--trials", "2",
+                     "--out", str(logs[-1])]) == 0
+    both = tmp_path / "both.jsonl"
+    both.write_text("".join(p.read_text() for p in logs))
+    verdicts = tmp_path / "v.parquet"
+    assert main(["score", "--bank", str(bank), "--responses", str(both), "--out", str(verdicts)]) == 0
+    assert main(["report", "--bank", str(bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "rep"),
+                 "--no-figures", "--draws", "200"]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "Table 4: Primary completion percentages by boxes" in md and "cohort by boxes, averaged" in md
+    assert "| boxes=1 | boxes=2 |" in md and "`all` in depth or boxes marks pooled rows" in md
+    assert "block count" not in md and "cohort x boxes x depth" in md
+    assert main(["compare", "--bank", str(bank), "--verdicts", str(verdicts), "--baseline", "baseline:random",
+                 "--out", str(tmp_path / "cmp"), "--draws", "200"]) in (0, 1)
+    summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert "by depth and by boxes" in summary["rows_adjusted"]
+    capsys.readouterr()
