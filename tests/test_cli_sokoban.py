@@ -206,3 +206,18 @@ def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
     summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert "by depth and by boxes" in summary["rows_adjusted"]
     capsys.readouterr()
+
+
+def test_show_on_a_sokoban_bank_says_it_replays_sliding_answers_only(tmp_path, capsys):
+    src, bank = tmp_path / "levels.jsonl", tmp_path / "given.parquet"
+    src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(bank)]) == 0
+    log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
+    assert main(["run", "--bank", str(bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
+    assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(verdicts)]) == 0
+    capsys.readouterr()
+    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", "a",
+                 "--html", str(tmp_path / "a.html")]) == 2
+    err = capsys.readouterr().err
+    assert "a sokoban bank" in err and "sliding-puzzle answers only" in err and "Traceback" not in err
+    assert not (tmp_path / "a.html").exists()
