@@ -76,3 +76,148 @@ def test_bank_build_writes_a_sokoban_bank_that_names_its_domain(tmp_path, capsys
         scored = pq.read_table(verdicts)
         assert "boxes" in scored.column_names and "k" not in scored.column_names
         assert scored.schema.metadata[b"fastspe.domain"] == b"sokoban"
+
+
+# ---- bank build --levels: given levels, each certified by the exact solver ---------------------------------
+
+COLLECTION = """; Tiny 1
+#####
+#@$.#
+#####
+
+Title: Two boxes
+  #######
+  #     #
+  # $.  #
+  #  @$ #
+  #   . #
+  #######
+Author: nobody
+"""
+TWO = "#######\n#@$ . #\n# $ . #\n#######"
+
+
+def test_split_collection_finds_levels_titles_and_lines():
+    from fastspe.domains.sokoban.collection import split_collection
+
+    found = split_collection(COLLECTION)
+    assert [(lv.line, lv.title) for lv in found] == [(2, "Tiny 1"), (7, "Two boxes")]
+    assert found[0].text == LEVEL and found[1].text.splitlines()[0] == "  #######"
+    untitled = split_collection("\n\n" + LEVEL + "\n;\n" + TWO + "\n\n")
+    assert [(lv.line, lv.title, lv.text) for lv in untitled] == [(3, None, LEVEL), (7, None, TWO)]
+    assert split_collection("Title: x\n\n") == []
+
+
+def _bank_rows(path) -> list[dict]:
+    return pq.read_table(path).to_pandas().to_dict("records")
+
+
+def test_bank_build_levels_certifies_jsonl_and_xsb_collections(tmp_path, capsys):
+    from tests.naive_sokoban_bfs import naive_solve
+
+    src, out = tmp_path / "levels.jsonl", tmp_path / "given.parquet"
+    src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n\n" + json.dumps({"id": 7, "level": TWO}) + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--cohort", "given",
+                 "--out", str(out)]) == 0
+    rows = _bank_rows(out)
+    assert [(r["board_id"], r["cohort"], r["boxes"]) for r in rows] == [("a", "given", 1), ("7", "given", 2)]
+    for r, text in zip(rows, (LEVEL, TWO)):  # d* and pushes as an independent breadth-first search finds them
+        assert (r["depth"], r["pushes"]) == naive_solve(text)
+        assert len(r["certificate"]) == r["depth"]
+    assert pq.read_table(out).schema.metadata[b"fastspe.domain"] == b"sokoban"
+    xsb, out2 = tmp_path / "set.xsb", tmp_path / "set.parquet"
+    xsb.write_text(COLLECTION)
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(xsb), "--out", str(out2)]) == 0
+    rows = _bank_rows(out2)
+    assert [(r["board_id"], r["cohort"], r["depth"]) for r in rows] == [("Tiny 1", "custom", 1), ("Two boxes", "custom", 8)]
+    untitled = tmp_path / "untitled.xsb"
+    untitled.write_text(LEVEL + "\n\n" + TWO + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(untitled), "--out",
+                 str(tmp_path / "u.parquet")]) == 0
+    assert [r["board_id"] for r in _bank_rows(tmp_path / "u.parquet")] == ["custom-000", "custom-001"]
+    capsys.readouterr()
+    if _has("fastspe.verify.sokoban_bank", "verify_sokoban_bank"):
+        assert main(["bank", "verify", str(out2)]) == 0
+    log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
+    assert main(["run", "--bank", str(out), "--model", "baseline:oracle", "--out", str(log)]) == 0
+    assert main(["score", "--bank", str(out), "--responses", str(log), "--out", str(verdicts)]) == 0
+    scored = pq.read_table(verdicts).to_pandas()
+    assert set(scored["status"]) == {"complete"} and list(scored["L"]) == list(scored["depth"])
+
+
+@pytest.mark.parametrize("lines, message", [
+    ([{"id": "a", "level": LEVEL}, {"id": "d", "level": DEAD}], "line 2: level 'd': the level is dead"),
+    ([{"id": "a", "level": LEVEL}, {"id": "b", "level": "#####\n#@$x#\n#####"}], "line 2: level 'b': level line 2"),
+    ([{"id": "a", "level": LEVEL}, {"id": "a", "level": TWO}], "line 2: level 'a': ids must be distinct"),
+    ([{"id": "a", "level": LEVEL}, {"level": TWO}], "line 2: id must be"),
+    ([{"id": "a", "level": LEVEL}, {"id": "b", "level": 3}], "line 2: id 'b': level must be"),
+    ([{"id": "a", "level": LEVEL}, [1]], "line 2: not a JSON object with id and level"),
+])
+def test_bank_build_levels_names_the_line_of_a_bad_level_and_writes_nothing(tmp_path, capsys, lines, message):
+    src, out = tmp_path / "levels.jsonl", tmp_path / "given.parquet"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}: {message}" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [src]
+
+
+def test_bank_build_levels_refuses_a_mix_of_sources(tmp_path, capsys):
+    src, xsb = tmp_path / "levels.jsonl", tmp_path / "dead.xsb"
+    src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
+    out = str(tmp_path / "b.parquet")
+    assert main(["bank", "build", "--levels", str(src), "--out", out]) == 2
+    assert "add --domain sokoban" in capsys.readouterr().err
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--design", "sokoban-paper",
+                 "--out", out]) == 2
+    assert main(["bank", "build", "--domain", "sokoban", "--cohort", "x", "--out", out]) == 2
+    assert "--cohort goes with --levels" in capsys.readouterr().err
+    xsb.write_text("; fine\n" + LEVEL + "\n\n; stuck\n" + DEAD + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(xsb), "--out", out]) == 2
+    assert f"{xsb}: line 7: level 'stuck': the level is dead" in capsys.readouterr().err
+    (tmp_path / "empty.xsb").write_text("; nothing here\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(tmp_path / "empty.xsb"), "--out", out]) == 2
+    assert "no levels" in capsys.readouterr().err
+    assert not (tmp_path / "b.parquet").exists()
+
+
+def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
+    design, bank = tmp_path / "d.json", tmp_path / "sk.parquet"
+    design.write_text(json.dumps({"seed": 5, "cells": [{"cohort": "primary", "boxes": b, "depth": 6, "count": 3}
+                                                       for b in (1, 2)]}))
+    assert main(["bank", "build", "--domain", "sokoban", "--design", str(design), "--out", str(bank)]) == 0
+    logs = []
+    for model in ("oracle", "random"):
+        logs.append(tmp_path / f"{model}.jsonl")
+        assert main(["run", "--bank", str(bank), "--model", f"baseline:{model}", "--trials", "2",
+                     "--out", str(logs[-1])]) == 0
+    both = tmp_path / "both.jsonl"
+    both.write_text("".join(p.read_text() for p in logs))
+    verdicts = tmp_path / "v.parquet"
+    assert main(["score", "--bank", str(bank), "--responses", str(both), "--out", str(verdicts)]) == 0
+    assert main(["report", "--bank", str(bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "rep"),
+                 "--no-figures", "--draws", "200"]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "Table 4: Primary completion percentages by boxes" in md and "cohort by boxes, averaged" in md
+    assert "| boxes=1 | boxes=2 |" in md and "`all` in depth or boxes marks pooled rows" in md
+    assert "block count" not in md and "cohort x boxes x depth" in md
+    assert main(["compare", "--bank", str(bank), "--verdicts", str(verdicts), "--baseline", "baseline:random",
+                 "--out", str(tmp_path / "cmp"), "--draws", "200"]) in (0, 1)
+    summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert "by depth and by boxes" in summary["rows_adjusted"]
+    capsys.readouterr()
+
+
+def test_show_on_a_sokoban_bank_says_it_replays_sliding_answers_only(tmp_path, capsys):
+    src, bank = tmp_path / "levels.jsonl", tmp_path / "given.parquet"
+    src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(bank)]) == 0
+    log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
+    assert main(["run", "--bank", str(bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
+    assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(verdicts)]) == 0
+    capsys.readouterr()
+    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", "a",
+                 "--html", str(tmp_path / "a.html")]) == 2
+    err = capsys.readouterr().err
+    assert "a sokoban bank" in err and "sliding-puzzle answers only" in err and "Traceback" not in err
+    assert not (tmp_path / "a.html").exists()

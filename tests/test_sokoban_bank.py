@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 import fastspe.bank.sokoban as sokoban
 from fastspe.bank.acceptance import QuotaError
-from fastspe.bank.sokoban import (SOKOBAN_BANK_COLUMNS, SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
+from fastspe.bank.sokoban import (SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
                                   load_sokoban_design, sokoban_design_from_dict, xsb_text)
+from fastspe.domains.sokoban.columns import BANK_COLUMNS
 from fastspe.domains.sokoban.level import parse_level
 from fastspe.errors import UserError
 from fastspe.planners.sokoban import solve_level
@@ -34,7 +35,7 @@ def small_bank():
 
 
 def test_the_bank_is_balanced_and_certified(small_bank):
-    assert tuple(small_bank.column_names) == SOKOBAN_BANK_COLUMNS
+    assert tuple(small_bank.column_names) == BANK_COLUMNS
     assert small_bank.schema.metadata[b"fastspe.domain"] == b"sokoban"
     rows = small_bank.to_pylist()
     assert [(r["cohort"], r["boxes"], r["depth"]) for r in rows] == [

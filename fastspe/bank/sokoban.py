@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..boundary.text_files import read_design_json
+from ..domains.sokoban.columns import BANK_COLUMNS, BANK_SCHEMA
 from ..domains.sokoban.level import DIRECTIONS, MAX_BOXES, parse_level
 from ..errors import UserError
 from ..kernels import MAX_SEED
@@ -32,10 +33,9 @@ from .acceptance import QuotaError
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
            "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "bank_from_levels",
-           "SOKOBAN_BANK_COLUMNS", "xsb_text"]
+           "xsb_text"]
 
 SOKOBAN_PAPER_SEED = 20261010
-SOKOBAN_BANK_COLUMNS = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
 MAX_DEPTH = 120  # the deepest cell a design may ask for: deeper layers are rarely reached in a 10 x 10 room
 MAX_COUNT = 100_000
 ROOM_SIDES = (7, 10)  # rooms are 7..10 cells a side, walls included
@@ -211,7 +211,7 @@ def _box_levels(cells: list[tuple[int, SokobanCell]], seed: int, taken: set, pro
 
 
 def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress: Progress | None = None) -> pa.Table:
-    """The certified bank of ``design`` (its seed, or ``seed``) as an Arrow table with ``SOKOBAN_BANK_COLUMNS``,
+    """The certified bank of ``design`` (its seed, or ``seed``) as an Arrow table with ``domains.sokoban.columns.BANK_COLUMNS``,
     cells in design order; ``progress(levels_done, total)`` is called as levels are certified."""
     seed = design.seed if seed is None else _check_seed(seed, "seed")
     done = [0]
@@ -237,16 +237,15 @@ def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress:
 
 
 def _table(rows: list[tuple]) -> pa.Table:
-    schema = pa.schema([("board_id", pa.string()), ("cohort", pa.string()), ("depth", pa.int64()),
-                        ("level", pa.string()), ("boxes", pa.int64()), ("certificate", pa.string()),
-                        ("pushes", pa.int64())], metadata={"fastspe.domain": "sokoban"})
-    return pa.table({name: [r[k] for r in rows] for k, name in enumerate(SOKOBAN_BANK_COLUMNS)}, schema=schema)
+    return pa.table({name: [r[k] for r in rows] for k, name in enumerate(BANK_COLUMNS)}, schema=BANK_SCHEMA)
 
 
-def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None) -> pa.Table:
+def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None, where=None,
+                     progress: Progress | None = None) -> pa.Table:
     """A bank of given levels (XSB texts, e.g. a published set), each certified by the exact solver: ``depth`` its
     fewest moves, ``certificate`` a plan that short with the fewest pushes. ``ids`` default to COHORT-000, ...
-    A level that does not parse or has no plan raises a ``UserError`` naming it."""
+    A level that does not parse or has no plan raises a ``UserError`` naming it: ``where[i]`` (e.g. "FILE: line
+    N") and its id. ``progress(levels_done, total)`` is called as levels are certified."""
     from ..planners.sokoban import solve_level
 
     texts = list(texts)
@@ -254,14 +253,27 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
         raise UserError(f"cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
     width = max(3, len(str(len(texts) - 1)))
     ids = [f"{cohort}-{j:0{width}d}" for j in range(len(texts))] if ids is None else [str(i) for i in ids]
-    if len(ids) != len(texts) or len(set(ids)) != len(ids):
-        raise UserError(f"ids must be {len(texts)} distinct names, one per level")
+    where = [None] * len(texts) if where is None else list(where)
+    if len(ids) != len(texts) or len(where) != len(texts):
+        raise UserError(f"ids and where must give one name per level ({len(texts)})")
+    first: dict[str, int] = {}
+    for j, bid in enumerate(ids):
+        if bid in first:
+            raise UserError(f"{_named(where[j], bid)}: ids must be distinct, and level {first[bid] + 1} has this one"
+                            + (f" ({where[first[bid]]})" if where[first[bid]] else ""))
+        first[bid] = j
     rows = []
-    for bid, text in zip(ids, texts):
+    for bid, text, at in zip(ids, texts, where):
         try:
             level = parse_level(text)
             sol = solve_level(level, node_limit)
         except UserError as exc:
-            raise UserError(f"level {bid}: {exc}") from None
+            raise UserError(f"{_named(at, bid)}: {exc}") from None
         rows.append((bid, cohort, sol.length, level.text, len(level.boxes), sol.moves.replace(",", ""), sol.pushes))
+        if progress is not None:
+            progress(len(rows), len(texts))
     return _table(rows)
+
+
+def _named(where: str | None, bid: str) -> str:
+    return f"level {bid}" if where is None else f"{where}: level {bid!r}"

@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from ..domains.registry import domain_name_of
 from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
-from .sokoban_banks import SOKOBAN_BANK_COLUMNS, check_sokoban_bank_table
+from ..domains.sokoban.columns import BANK_COLUMNS as SOKOBAN_BANK_COLUMNS
+from .sokoban_banks import check_sokoban_bank_table
 from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank

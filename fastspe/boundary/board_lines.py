@@ -33,8 +33,9 @@ _JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a num
                type(None): "null"}
 
 
-def _read_line(raw: bytes) -> dict:
-    """One input line as a JSON object, or a UserError saying what is wrong with it."""
+def read_json_object(raw: bytes, fields: str = "rows, cols, blocks and board") -> dict:
+    """One input line as a JSON object, or a UserError saying what is wrong with it (``fields``: what the object
+    should hold, for the message)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -50,7 +51,7 @@ def _read_line(raw: bytes) -> dict:
     except ValueError:  # Python reads integers of at most 4300 digits
         raise UserError("holds an integer of thousands of digits") from None
     if not isinstance(record, dict):
-        raise UserError(f"not a JSON object with rows, cols, blocks and board (got {_JSON_KINDS[type(record)]})")
+        raise UserError(f"not a JSON object with {fields} (got {_JSON_KINDS[type(record)]})")
     return record
 
 
@@ -63,7 +64,7 @@ def read_board_lines(path, warn: Callable[[str], None]) -> list[dict]:
             if not raw.strip():
                 continue
             try:
-                records.append(_read_line(raw))
+                records.append(read_json_object(raw))
             except ValueError as exc:
                 message = f"{path}: line {number}: {exc}"
                 warn(message)

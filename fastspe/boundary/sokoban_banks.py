@@ -18,15 +18,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..domains.registry import with_domain
+from ..domains.sokoban.columns import BANK_COLUMNS
 from ..domains.sokoban.level import parse_level
 from ..errors import UserError
 from .bank_meaning import check_unique_ids
 from .bank_rows import RowErrors
 from .errors import InputError
 
-__all__ = ["SOKOBAN_BANK_COLUMNS", "check_sokoban_bank_table", "plan_lengths"]
+__all__ = ["check_sokoban_bank_table", "plan_lengths"]
 
-SOKOBAN_BANK_COLUMNS = ["board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes"]
 _TEXT = ("board_id", "cohort", "level", "certificate")
 _INT = ("depth", "boxes", "pushes")
 
@@ -41,7 +41,7 @@ def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = 
                              meaning: bool = True) -> pa.Table:
     """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``) with
     ``fastspe.domain: sokoban`` in its metadata. ``InputError`` names ``source``, the row and the board id."""
-    missing = [c for c in SOKOBAN_BANK_COLUMNS if c not in table.column_names]
+    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{source}: not a Sokoban bank: its rows lack columns {missing}; make one with "
                          "`fastspe bank build --domain sokoban`")
@@ -49,7 +49,7 @@ def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = 
         raise InputError(f"{source}: the bank has no levels")
     at = RowErrors(table, source, unit, line_of)
     cols = {}
-    for name in SOKOBAN_BANK_COLUMNS:
+    for name in BANK_COLUMNS:
         column = table.column(name).combine_chunks()
         if column.null_count:
             at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")

@@ -8,6 +8,7 @@ from ._common import cell, cluster_client, cluster_options, int_option, refuse_o
 from . import sokoban
 from .progress import progress
 from .sokoban import domain_option
+from ..errors import UserError
 
 EXIT_FAILED, EXIT_UNPROVEN = 1, 3
 SHOWN_IDS = 5  # unproven board ids repeated in the summary line (all are on UNPROVEN lines)
@@ -23,11 +24,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                              description="Build the boards a design asks for by h-raising random walks from the goal "
                                          "(bit-identical for a design and seed at any thread count) and write them, "
                                          "with their certificates, to --out.")
-    build.add_argument("--design", default="paper", help="'paper' (the paper's Appendix A) or a design JSON file; "
+    build.add_argument("--design", default=None, help="'paper' (the paper's Appendix A, the default) or a design "
+                                                      "JSON file; "
                                                          "--domain sokoban: 'sokoban-paper' (what 'paper' means there) or a "
                                                          "design JSON file {seed, cells: [{cohort, boxes, depth, "
                                                          "count}]}")
     domain_option(build)
+    build.add_argument("--levels", metavar="FILE",
+                       help="--domain sokoban: bank these levels instead of a design: a .jsonl file of {id, level} "
+                            "lines (as solve --input reads) or an XSB collection (levels separated by blank lines, "
+                            "';' or Title: lines naming them), each certified by the exact solver")
+    build.add_argument("--cohort", default="custom", help="--levels: the cohort of the banked levels (default: custom)")
+    build.add_argument("--max-nodes", type=int_option(1, 10**12), default=None,
+                       help="--levels: give up on a level after this many stored search states (default: 20,000,000)")
     build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)")
     build.add_argument("--out", required=True, help="bank file to write (.parquet or .jsonl)")
     cluster_options(build)
@@ -64,6 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_build(args) -> int:
     if args.domain == "sokoban":
         return sokoban.build_command(args)
+    for option, given in (("--levels", args.levels is not None), ("--cohort", args.cohort != "custom"),
+                          ("--max-nodes", args.max_nodes is not None)):
+        if given:
+            raise UserError("--levels takes Sokoban levels: add --domain sokoban" if option == "--levels" else
+                            f"{option} goes with --domain sokoban --levels (given Sokoban levels)")
+    args.design = args.design or "paper"
     from ..bank.build import stream_bank
     from ..bank.design import load_design
     from ..boundary.files import table_format

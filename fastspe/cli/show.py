@@ -63,11 +63,16 @@ def _pick(frame, board: str, condition: str | None, trial: int | None):
 def run_show(args) -> int:
     from ..bank.build import read_bank
     from ..boundary.verdicts import read_verdicts
+    from ..domains.registry import domain_name_of
     from ..report.viewer import plan_trace, trace_lines
 
     if args.html:
         refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--html": args.html})
     bank = read_bank(args.bank)
+    domain = domain_name_of(bank)
+    if domain != "sliding":
+        raise UserError(f"{args.bank}: a {domain} bank; fastspe show replays sliding-puzzle answers only for now "
+                        f"(the verdicts file has each answer's status, error_kind, first_error, final_h and min_h)")
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
     if row is None:

@@ -97,22 +97,48 @@ def _solve_record(record: dict, args, number: int) -> dict:
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
 def build_command(args) -> int:
-    """``fastspe bank build --domain sokoban``."""
+    """``fastspe bank build --domain sokoban``: from a design, or (``--levels``) of given levels."""
     from ..bank.sokoban import build_sokoban_bank, load_sokoban_design
     from ..boundary.banks import check_bank_table, write_bank_table
     from ..boundary.files import table_format
 
-    name = SOKOBAN_PAPER if args.design == "paper" else args.design  # the sliding default names the paper shape
-    refuse_overwrite({"--design": None if name == SOKOBAN_PAPER else name}, {"--out": args.out})
+    if args.levels is None:
+        for option, value in (("--cohort", args.cohort != "custom"), ("--max-nodes", args.max_nodes is not None)):
+            if value:
+                raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
+        name = SOKOBAN_PAPER if args.design in (None, "paper") else args.design  # 'paper': the sliding name
+        refuse_overwrite({"--design": None if name == SOKOBAN_PAPER else name}, {"--out": args.out})
+    else:
+        for option, value in (("--design", args.design), ("--seed", args.seed)):
+            if value is not None:
+                raise UserError(f"{option} builds levels from a design; --levels banks the given ones: give one or the other")
+        refuse_overwrite({"--levels": args.levels}, {"--out": args.out})
     if table_format(args.out, allowed=(".parquet", ".jsonl")) != "parquet":
         raise UserError(f"{args.out}: a Sokoban bank is a .parquet file (it records its domain in the file)")
-    design = load_sokoban_design(name, seed=args.seed)
-    with progress("bank build", design.total, "levels") as update:
-        table = build_sokoban_bank(design, progress=update)
+    if args.levels is None:
+        design = load_sokoban_design(name, seed=args.seed)
+        with progress("bank build", design.total, "levels") as update:
+            table = build_sokoban_bank(design, progress=update)
+        done = f"(seed {design.seed})"
+    else:
+        table = _given_levels_bank(args)
+        done = f"from {args.levels}"
     table = check_bank_table(table, "the built bank")
     write_bank_table(table, args.out)
-    say(f"wrote {table.num_rows:,} certified levels to {args.out} (seed {design.seed})", err=True)
+    say(f"wrote {table.num_rows:,} certified levels to {args.out} {done}", err=True)
     return 0
+
+
+def _given_levels_bank(args):
+    """The bank of ``--levels``: every level certified (d*, pushes, an optimal plan) before anything is written."""
+    from ..bank.sokoban import bank_from_levels
+    from ..boundary.level_files import read_given_levels
+
+    given = read_given_levels(args.levels)
+    ids = None if any(g.id is None for g in given) else [g.id for g in given]
+    texts, where = [g.text for g in given], [g.where for g in given]
+    with progress("bank build", len(given), "levels") as update:
+        return bank_from_levels(texts, ids, args.cohort, args.max_nodes, where, progress=update)
 
 
 def verify_command(args, table) -> int:

@@ -38,8 +38,9 @@ def _holm_note(result: Comparison) -> str:
     t = result.table
     rows = t[(t["depth"] != "all") | (t[result.stratum] != "all")]
     alpha = 1.0 - result.level
-    text = (f"Rows by depth and by k (compare.csv) are many tests at once: each has a two-sided paired bootstrap "
-            f"p-value, Holm-adjusted over all rows by depth and by k of its candidate and cohort (`p_adjusted`), "
+    by = f"by depth and by {result.stratum}"
+    text = (f"Rows {by} (compare.csv) are many tests at once: each has a two-sided paired bootstrap "
+            f"p-value, Holm-adjusted over all rows {by} of its candidate and cohort (`p_adjusted`), "
             f"and keeps its verdict only when that is below {alpha:g}, so the chance of any false flag among them "
             f"is at most {alpha:g}. Pooled rows (the gate above) are not adjusted.")
     if rows.empty:

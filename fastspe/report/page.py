@@ -114,10 +114,10 @@ def examples_html(examples: Sequence, names: dict) -> list[str]:
 
 
 def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, str, list[Path]]],
-          examples: Sequence = (), names: dict | None = None) -> tuple[str, str]:
+          examples: Sequence = (), names: dict | None = None, stratum: str = "k") -> tuple[str, str]:
     """``report.md`` and ``report.html`` texts; ``figures`` are (title, caption, paths), the title "Figure N: ...",
     an SVG among the paths; ``examples`` (``examples.Example``) are linked from the page, under the conditions'
-    shown ``names``."""
+    shown ``names``; ``stratum`` is the second stratum's column in ``metrics.csv`` (``k``, ``boxes``)."""
     md = ["# fastspe report\n", method]
     if figures:
         md.append("## Figures\n")
@@ -128,8 +128,8 @@ def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tup
     md += [md_section(t) for t in tables]
     drawn = "and `figures/` hold the tables (CSV, Markdown, LaTeX) and figures (PDF, PNG, SVG)" if figures else \
         "holds the tables (CSV, Markdown, LaTeX); figures were not drawn"
-    md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or k "
-              f"marks pooled rows); `tables/` {drawn}.\n")
+    md.append("## Files\n\n`metrics.csv` holds every estimate with its interval in long form (`all` in depth or "
+              f"{stratum} marks pooled rows); `tables/` {drawn}.\n")
     page = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fastspe report</title>",
             f"<style>{_CSS}</style></head><body>", "<h1>fastspe report</h1>"]
     page += [f"<p>{_markdown_inline(p)}</p>" for p in method.strip().split("\n\n")]

@@ -246,9 +246,11 @@ def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str 
     mean = cells.groupby(["condition", stratum], sort=True)["estimate"].mean().mul(100.0).unstack(stratum)
     mean.columns = [f"{stratum}={k}" for k in mean.columns]
     frame = _in_order(mean.reset_index(), conditions)
-    return Table("table4_blocks", "Completion % on the «cohort» cohort by block count $k$, averaged equally over the "
+    label = domain_named(domain_name_of(cells)).stratum_label
+    words, short = ("block count $k$", "block count") if stratum == "k" else (label, label)  # the sliding words stay
+    return Table("table4_blocks", f"Completion % on the «cohort» cohort by {words}, averaged equally over the "
                  "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4",
-                 values={"cohort": cohort}, heading="Primary completion percentages by block count")
+                 values={"cohort": cohort}, heading=f"Primary completion percentages by {short}")
 
 
 def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:

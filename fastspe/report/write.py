@@ -183,7 +183,8 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
             if figures:
                 figures.cancel()  # nothing may write into the folder once it is given up
             raise
-        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names)
+        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names,
+                         stratum_of(metrics))
         write_text(md, out / "report.md")
         write_text(page, out / "report.html")
     return final / "report.md"

@@ -227,7 +227,8 @@ def summary_json(result: Comparison) -> dict:
             for row in result.table.to_dict("records")]
     return {"baseline": result.baseline, "primary_cohort": result.primary, "margin": result.margin,
             "draws": result.draws, "seed": result.seed, "boards": result.boards,
-            "rows_adjusted": "Holm, per candidate and cohort over the rows by depth and by k; pooled rows unadjusted",
+            "rows_adjusted": f"Holm, per candidate and cohort over the rows by depth and by {result.stratum}; pooled rows "
+                             "unadjusted",
             "regression": bool(len(result.regressions())), "rows": rows,
             "sign_tests": [{**s.__dict__} for s in result.signs]}
 

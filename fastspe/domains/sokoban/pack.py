@@ -16,11 +16,10 @@ import pyarrow.compute as pc
 
 from ...errors import UserError
 from ...kernels.sokoban_replay import MAX_BOXES, MAX_CELLS
+from .columns import BANK_COLUMNS
 from .level import DEAD_PUSHES, Level, parse_level
 
-__all__ = ["LevelTables", "SokobanTables", "pack_levels", "pack_table", "BANK_COLUMNS"]
-
-BANK_COLUMNS = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
+__all__ = ["LevelTables", "SokobanTables", "pack_levels", "pack_table"]
 
 
 @dataclass(frozen=True)
