@@ -81,6 +81,14 @@ def test_metrics_csv(report, verdicts):
     assert ((m["lo"] <= m["estimate"] + tol) & (m["estimate"] <= m["hi"] + tol))[defined].all()
 
 
+def test_depth_table_shows_only_the_depths_each_cohort_tests(report, verdicts):
+    table = pd.read_csv(report.parent / "tables" / "by_depth.csv")
+    tested = verdicts[["cohort", "depth"]].drop_duplicates()
+    shown = table[["cohort", "depth"]].drop_duplicates()
+    assert sorted(map(tuple, shown.values.tolist())) == sorted(map(tuple, tested.values.tolist()))
+    assert table["N"].notna().all() and (table["N"] > 0).all()
+
+
 def test_report_states_the_method(report):
     md = report.read_text()
     assert "300 stratified whole-board bootstrap draws, seed 5" in md

@@ -289,7 +289,11 @@ def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
     shown = ("R", "Q", "E", "G", "SPE")
     frame = _wide(_pick(metrics, "depth"), ["cohort", "depth", "condition"], shown, conditions, with_intervals=True)
     frame = _in_order(frame, conditions, first=["cohort", "depth"])
-    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$, per cohort.", frame,
+    # metrics cover every cohort at every depth of the bank; a depth a cohort does not test has no outputs
+    tested = frame.groupby(["cohort", "depth"], observed=True)["N"].transform(lambda n: n.fillna(0).gt(0).any())
+    frame = frame[tested.astype(bool)].reset_index(drop=True)
+    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$, per cohort (the depths "
+                 "each cohort tests).", frame,
                  dict(_FORMATS), intervals=_intervals_of(shown), heading="Results by certified depth")
 
 
