@@ -9,6 +9,7 @@ answers many in parallel, as arrays, for the bank builder.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -62,6 +63,16 @@ def _level(level) -> Level:
     raise UserTypeError(f"a level is a Level or XSB text, got {type(level).__name__}")
 
 
+@functools.cache
+def _search_loaded() -> None:
+    """Load (or compile) the search kernel once, on a one-push level, so ``seconds`` times searches alone."""
+    from ..kernels.sokoban_search import search
+
+    tiny = parse_level("#####\n#@$.#\n#####")
+    search(tiny.wall, tiny.goal, np.array(tiny.boxes, dtype=np.int64), tiny.player, tiny.rows, tiny.cols, 10,
+           _NO_BOUND, True)
+
+
 def solve_level(level, node_limit: int | None = None, breadth_first: bool = False) -> SokobanSolution:
     """The move-optimal plan of ``level`` (a ``Level`` or XSB text), or ``SokobanUnsolved`` saying why not.
 
@@ -70,6 +81,7 @@ def solve_level(level, node_limit: int | None = None, breadth_first: bool = Fals
 
     level = _level(level)
     limit = _node_limit(node_limit)
+    _search_loaded()
     start = time.perf_counter()
     status, length, pushes, plan, _, stored = search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64),
                                                      level.player, level.rows, level.cols, limit, _NO_BOUND,
