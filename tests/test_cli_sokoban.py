@@ -208,7 +208,7 @@ def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
     capsys.readouterr()
 
 
-def test_show_on_a_sokoban_bank_says_it_replays_sliding_answers_only(tmp_path, capsys):
+def test_show_replays_an_answer_on_a_sokoban_bank(tmp_path, capsys):
     src, bank = tmp_path / "levels.jsonl", tmp_path / "given.parquet"
     src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
     assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(bank)]) == 0
@@ -216,8 +216,8 @@ def test_show_on_a_sokoban_bank_says_it_replays_sliding_answers_only(tmp_path, c
     assert main(["run", "--bank", str(bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(verdicts)]) == 0
     capsys.readouterr()
-    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", "a",
-                 "--html", str(tmp_path / "a.html")]) == 2
-    err = capsys.readouterr().err
-    assert "a sokoban bank" in err and "sliding-puzzle answers only" in err and "Traceback" not in err
-    assert not (tmp_path / "a.html").exists()
+    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", "a", "--trial", "0",
+                 "--format", "grid", "--html", str(tmp_path / "a.html")]) == 0
+    out = capsys.readouterr()
+    assert "status complete · L = 1" in out.out and "#@$.#" in out.out and "# @*#" in out.out
+    assert out.err == "" and (tmp_path / "a.html").read_text().startswith("<!DOCTYPE html>")

@@ -82,3 +82,28 @@ def test_the_page_loads_and_the_slider_walks_every_step(browser, tmp_path):
     browser.find_elements("css selector", "#moves li")[1].click()  # a move in the list is a step to go to
     assert board_on_page(browser) == list(trace.steps[2].board)
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+
+
+def test_the_sokoban_page_draws_the_level_of_every_step(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    from fastspe.report.sokoban_viewer import sokoban_trace
+
+    level = "#######\n#@$ . #\n# $ . #\n#######"
+    row = {"board_id": "two", "condition": EVIL, "trial": 0, "moves": "DURRRR"}  # a revisit, pushes, a blocked push
+    trace = sokoban_trace({"level": level, "depth": 7, "pushes": 4}, row)
+    assert trace.illegal is not None and trace.illegal.kind == "box_blocked" and trace.revisits
+    page = tmp_path / "sokoban.html"
+    write_trace_page(trace, page)
+    browser.get(page.as_uri())
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+    assert browser.execute_script("return window.hacked") is None
+    drawn = lambda: browser.find_element("id", "board").get_property("textContent")  # noqa: E731
+    assert drawn() == level
+    slider = browser.find_element("id", "step")
+    for step in trace.steps[1:]:
+        slider.send_keys(Keys.ARROW_RIGHT)
+        assert drawn() == trace.text(step)
+    assert "next: move 6 (R): pushes a box" in browser.find_element("id", "step-label").text
+    browser.find_element("tag name", "body").send_keys(Keys.HOME)
+    assert drawn() == level

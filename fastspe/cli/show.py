@@ -17,7 +17,7 @@ def register(subparsers) -> None:
         description="Replay one verdict's plan on its board: the board after each move on a terminal, one line per "
                     "move on a pipe, with the first illegal move (and why), the closest approach to the goal (least "
                     "h and its step) and every revisited state. --html writes the same as one self-contained page "
-                    "with a step slider.")
+                    "with a step slider. On a Sokoban bank the level is drawn in XSB after each move.")
     p.add_argument("--bank", required=True, help="bank file the answers were scored against (.parquet or .jsonl)")
     p.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
     p.add_argument("--board", required=True, type=text_option, metavar="ID", help="board_id to show")
@@ -64,24 +64,25 @@ def run_show(args) -> int:
     from ..bank.build import read_bank
     from ..boundary.verdicts import read_verdicts
     from ..domains.registry import domain_name_of
+    from ..report.sokoban_viewer import sokoban_trace, sokoban_trace_lines
     from ..report.viewer import plan_trace, trace_lines
 
     if args.html:
         refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--html": args.html})
     bank = read_bank(args.bank)
-    domain = domain_name_of(bank)
-    if domain != "sliding":
-        raise UserError(f"{args.bank}: a {domain} bank; fastspe show replays sliding-puzzle answers only for now "
-                        f"(the verdicts file has each answer's status, error_kind, first_error, final_h and min_h)")
+    sokoban = domain_name_of(bank) == "sokoban"
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
     if row is None:
         raise UserError(f"--board {args.board!r} has several answers: give --condition and --trial to pick one")
-    trace = plan_trace(bank[bank["board_id"] == args.board].iloc[0].to_dict(), row)
+    trace = (sokoban_trace if sokoban else plan_trace)(bank[bank["board_id"] == args.board].iloc[0].to_dict(), row)
     for what in trace.disagreements():
         warn(f"the replay here and the verdict differ ({what}); was the verdicts file scored against this bank?")
     mode = args.format if args.format != "auto" else ("grid" if sys.stdout.isatty() else "trace")
-    _print_grid(trace) if mode == "grid" else say("\n".join(trace_lines(trace)))
+    if mode == "grid":
+        _print_levels(trace) if sokoban else _print_grid(trace)
+    else:
+        say("\n".join((sokoban_trace_lines if sokoban else trace_lines)(trace)))
     if args.html:
         from ..report.viewer_html import write_trace_page
 
@@ -113,7 +114,33 @@ def _print_grid(trace) -> None:
         note = step_note(trace, step)
         say(f"\nstep {step.number} ({head}) · h = {step.h}" + (f" · {note}" if note else ""))
         board(step.board, step.tile)
+    _say_illegal(trace)
+
+
+def _say_illegal(trace) -> None:
     if trace.illegal is not None:
         bad = trace.illegal
         say(f"\nmove {bad.number} {bad.move!r}: {bad.reason}; the replay stops here" if bad.kind != "format"
             else f"\n{bad.reason}: the answer has no plan to replay")
+
+
+def _print_levels(trace) -> None:
+    """A Sokoban answer: the level in XSB after every move, the box just pushed reversed on a colour terminal."""
+    from rich.text import Text
+
+    from ..report.sokoban_viewer import pushed_at, sokoban_summary_lines
+    from ..report.viewer import step_note
+
+    say("\n".join(sokoban_summary_lines(trace)))
+    for step in trace.steps:
+        head = "start" if step.number == 0 else f"move {step.number}: {step.move}" + (", push" if step.pushed >= 0
+                                                                                       else "")
+        note = step_note(trace, step)
+        say(f"\nstep {step.number} ({head}) · h = {step.h}" + (f" · {note}" if note else ""))
+        box = pushed_at(trace, step)
+        for r, line in enumerate(trace.text(step).split("\n")):
+            if box is not None and r == box[0]:
+                say(Text.assemble(line[:box[1]], (line[box[1]], "bold reverse"), line[box[1] + 1:]))
+            else:
+                say(line)
+    _say_illegal(trace)

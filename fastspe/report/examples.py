@@ -1,8 +1,8 @@
 """Example pages for the report: per condition and certified depth, the first failure and the best completion.
 
-A reviewer asking "show me one" gets a replay page (``viewer_html``) per cell of the primary cohort,
-chosen deterministically: the first failure is the first answer that does not complete in (board_id,
-trial) order; the best completion is the complete answer with the fewest excess moves, ties in the same
+A reviewer asking "show me one" gets a replay page (``viewer_html``: a board, or a Sokoban level) per cell of the
+primary cohort, chosen deterministically: the first failure is the first answer that does not complete in
+(board_id, trial) order; the best completion is the complete answer with the fewest excess moves, ties in the same
 order. At most ``MAX_DEPTHS`` depths per condition (spread over the range), two pages each.
 """
 
@@ -15,13 +15,16 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..domains.registry import domain_name_of
+from .sokoban_viewer import sokoban_trace
 from .viewer import plan_trace
 from .viewer_html import write_trace_page
 
 FOLDER = "examples"
 MAX_DEPTHS = 8
 KINDS = ("first failure", "best completion")
-_BOARD_COLUMNS = ("rows", "cols", "blocks", "initial", "depth")
+_BOARD_COLUMNS = {"sliding": ("rows", "cols", "blocks", "initial", "depth"), "sokoban": ("level", "depth")}
+_TRACES = {"sliding": plan_trace, "sokoban": sokoban_trace}
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order:
                    cohort: str) -> list[Example]:
     """Write the example pages of ``cohort`` under ``out/examples/`` and return them in (condition, depth) order;
     none when the bank lacks its boards (a bank of board facts only)."""
-    if not set(_BOARD_COLUMNS) <= set(bank.columns):
+    domain = domain_name_of(bank)
+    if not set(_BOARD_COLUMNS[domain]) <= set(bank.columns):
         return []
     boards = bank.drop_duplicates("board_id").set_index("board_id")
     part = verdicts[verdicts["cohort"] == cohort]
@@ -72,7 +76,7 @@ def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order:
         for depth in spread(int(d) for d in mine["depth"].unique()):
             for kind, row in chosen(mine[mine["depth"] == depth]).items():
                 href = f"{FOLDER}/c{n + 1:02d}-d{depth}-{kind.split()[0]}.html"
-                trace = plan_trace(boards.loc[row["board_id"]].to_dict(), row)
+                trace = _TRACES[domain](boards.loc[row["board_id"]].to_dict(), row)
                 write_trace_page(trace, out / href)
                 examples.append(Example(condition, depth, kind, href, trace.status))
     return examples

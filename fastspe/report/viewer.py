@@ -16,7 +16,8 @@ from ..domains.sliding.layout import BOUNDARY, DIRECTIONS, Layout
 
 # why an action is illegal, by the verdict's error kind
 REASONS = {"boundary": "off the board", "obstacle": "into a block", "invalid_action": "invalid action",
-           "format": "no move list in the answer"}
+           "format": "no move list in the answer",
+           "wall": "into a wall", "box_blocked": "pushes a box into a wall or another box"}  # Sokoban's two
 
 
 @dataclass(frozen=True)
@@ -37,29 +38,16 @@ class Illegal:
 
     number: int
     move: str
-    kind: str  # boundary, obstacle, invalid_action or format
+    kind: str  # a key of REASONS
 
     @property
     def reason(self) -> str:
         return REASONS[self.kind]
 
 
-@dataclass(frozen=True)
-class Trace:
-    """A verdict row replayed: the steps of its legal prefix and what the replay found."""
-
-    board_id: str
-    condition: str
-    trial: int
-    rows: int
-    cols: int
-    blocks: tuple[int, ...]
-    goal: tuple[int, ...]
-    depth: int
-    moves: str
-    steps: tuple[Step, ...]
-    illegal: Illegal | None
-    verdict: dict = field(default_factory=dict, repr=False)  # the row's status, L, first_error, ...
+class Replayed:
+    """What a trace says from its ``steps`` (each with ``number``, ``h``, ``revisit_of``), ``illegal``, ``moves``
+    and ``verdict``, in any domain: the sliding puzzle's ``Trace`` and Sokoban's ``SokobanTrace``."""
 
     @property
     def status(self) -> str:
@@ -94,13 +82,31 @@ class Trace:
         for name, mine in found.items():
             if name not in self.verdict:
                 continue
-            theirs = _plain(self.verdict[name], name)
+            theirs = verdict_value(self.verdict[name], name)
             if theirs != mine:
                 out.append(f"{name}: verdict {theirs!r}, replay {mine!r}")
         return out
 
 
-def _plain(value, name: str):
+@dataclass(frozen=True)
+class Trace(Replayed):
+    """A verdict row replayed: the steps of its legal prefix and what the replay found."""
+
+    board_id: str
+    condition: str
+    trial: int
+    rows: int
+    cols: int
+    blocks: tuple[int, ...]
+    goal: tuple[int, ...]
+    depth: int
+    moves: str
+    steps: tuple[Step, ...]
+    illegal: Illegal | None
+    verdict: dict = field(default_factory=dict, repr=False)  # the row's status, L, first_error, ...
+
+
+def verdict_value(value, name: str):
     """A verdict cell as the replay states it: a missing error kind is "", a missing first error -1."""
     missing = value is None or (isinstance(value, float) and math.isnan(value))
     if name == "error_kind":
@@ -108,6 +114,11 @@ def _plain(value, name: str):
     if name == "status":
         return str(value)
     return -1 if missing else int(value)
+
+
+def format_failure(verdict_row: dict) -> Illegal | None:
+    """The verdict's own call on an answer without a move list (no replay can find that), else None."""
+    return Illegal(0, "", "format") if verdict_value(verdict_row.get("error_kind"), "error_kind") == "format" else None
 
 
 def replay_moves(layout: Layout, initial, moves: str) -> tuple[list[Step], Illegal | None]:
@@ -143,8 +154,7 @@ def plan_trace(bank_row: dict, verdict_row: dict) -> Trace:
     layout = Layout(int(bank_row["rows"]), int(bank_row["cols"]), tuple(int(b) for b in bank_row["blocks"]))
     moves = str(verdict_row.get("moves") or "")
     steps, illegal = replay_moves(layout, bank_row["initial"], moves)
-    if _plain(verdict_row.get("error_kind"), "error_kind") == "format":  # no move list: the verdict's call
-        illegal = Illegal(0, "", "format")
+    illegal = format_failure(verdict_row) or illegal
     return Trace(str(verdict_row["board_id"]), str(verdict_row["condition"]), int(verdict_row["trial"]),
                  layout.rows, layout.cols, layout.blocks, tuple(int(v) for v in layout.goal), int(bank_row["depth"]),
                  moves, tuple(steps), illegal, dict(verdict_row))
@@ -167,7 +177,7 @@ def grid_lines(board, cols: int, moved_tile: int = 0) -> list[str]:
     return ["".join(cells[i:i + cols]) for i in range(0, len(cells), cols)]
 
 
-def step_note(trace: Trace, step: Step) -> str:
+def step_note(trace: Replayed, step: Step) -> str:
     """What is remarkable about a step: the closest approach, a revisit."""
     notes = []
     if step.number == trace.closest.number:
@@ -178,10 +188,14 @@ def step_note(trace: Trace, step: Step) -> str:
 
 
 def summary_lines(trace: Trace) -> list[str]:
-    """The verdict in words: status, length, first illegal move, closest approach, revisits."""
-    out = [f"board {trace.board_id} ({trace.rows}x{trace.cols}, blocks {list(trace.blocks) or 'none'}, "
-           f"d* = {trace.depth}) · condition {trace.condition} · trial {trace.trial}",
-           f"status {trace.status} · L = {len(trace.moves)} · h {trace.steps[0].h} -> {trace.final.h}"]
+    """The verdict in words: the board, then ``verdict_lines``."""
+    return [f"board {trace.board_id} ({trace.rows}x{trace.cols}, blocks {list(trace.blocks) or 'none'}, "
+            f"d* = {trace.depth}) · condition {trace.condition} · trial {trace.trial}"] + verdict_lines(trace)
+
+
+def verdict_lines(trace: Replayed) -> list[str]:
+    """Status, length, first illegal move, closest approach, revisits (any domain's trace)."""
+    out = [f"status {trace.status} · L = {len(trace.moves)} · h {trace.steps[0].h} -> {trace.final.h}"]
     if trace.illegal is not None:
         bad = trace.illegal
         out.append("first illegal: none taken, " + bad.reason if bad.kind == "format" else
@@ -198,12 +212,17 @@ def summary_lines(trace: Trace) -> list[str]:
 
 
 def trace_lines(trace: Trace) -> list[str]:
-    """The compact trace for a pipe: a header, then one line per move (step, move, moved tile, h after it)."""
+    """The compact trace for a pipe: the summary, then one line per move (step, move, moved tile, h after it)."""
+    return summary_lines(trace) + move_table(trace, "tile", lambda step: str(step.tile))
+
+
+def move_table(trace: Replayed, what: str, moved) -> list[str]:
+    """A header and one line per move: step, move, ``moved(step)`` under the heading ``what``, h, note."""
     rows = [("0", "-", "-", str(trace.steps[0].h), step_note(trace, trace.steps[0]))]
-    rows += [(str(s.number), s.move, str(s.tile), str(s.h), step_note(trace, s)) for s in trace.steps[1:]]
+    rows += [(str(s.number), s.move, moved(s), str(s.h), step_note(trace, s)) for s in trace.steps[1:]]
     if trace.illegal is not None and trace.illegal.kind != "format":
         rows.append((str(trace.illegal.number), trace.illegal.move, "-", "-", f"illegal: {trace.illegal.reason}"))
-    return summary_lines(trace) + [_columns(("step", "move", "tile", "h", "note"))] + [_columns(r) for r in rows]
+    return [_columns(("step", "move", what, "h", "note"))] + [_columns(r) for r in rows]
 
 
 def _columns(row) -> str:
