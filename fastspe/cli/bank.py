@@ -24,11 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                              description="Build the boards a design asks for by h-raising random walks from the goal "
                                          "(bit-identical for a design and seed at any thread count) and write them, "
                                          "with their certificates, to --out.")
-    build.add_argument("--design", default=None, help="'paper' (the paper's Appendix A, the default) or a design "
-                                                      "JSON file; "
-                                                         "--domain sokoban: 'sokoban-paper' (what 'paper' means there) or a "
-                                                         "design JSON file {seed, cells: [{cohort, boxes, depth, "
-                                                         "count}]}")
+    build.add_argument("--design", default=None, help="'paper' (the paper's Appendix A) or a design JSON file; "
+                                                      "--domain sokoban: 'sokoban-paper' (what 'paper' means "
+                                                      "there) or a design JSON file {seed, cells: [{cohort, boxes, "
+                                                      "depth, count}]} (default: paper)")
     domain_option(build)
     build.add_argument("--levels", metavar="FILE",
                        help="--domain sokoban: bank these levels instead of a design: a .jsonl file of {id, level} "
