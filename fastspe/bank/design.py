@@ -80,7 +80,7 @@ def paper_design(seed: int = PAPER_SEED) -> Design:
                 layouts, quota = PAPER_LAYOUTS[k]
                 for blocks in layouts:
                     cells.append(DesignCell(cohort, Layout(4, 4, blocks), depth, quota))
-    return Design(seed=_check_seed(seed, "seed"), rows=4, cols=4, cells=tuple(cells))
+    return Design(seed=check_seed(seed, "seed"), rows=4, cols=4, cells=tuple(cells))
 
 
 def max_distinct_boards(layout: Layout, depth: int) -> int:
@@ -114,31 +114,44 @@ def max_distinct_boards(layout: Layout, depth: int) -> int:
     return min(sum(walks.values()), math.factorial(len(free)) // 2)
 
 
-def _check_seed(seed, where: str) -> int:
+def check_seed(seed, where: str) -> int:
+    """A design's seed: an integer in 0..MAX_SEED (not a bool)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise UserError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
     return seed
 
 
-def design_from_dict(spec, source: str = "design", seed: int | None = None) -> Design:
-    """Validate a design given as a dict (as read from JSON); errors name the offending key."""
+def design_seed(spec, source: str, seed: int | None, keys: tuple[str, ...], what: str) -> int:
+    """What every design file is checked for first: a JSON object (``what`` names it) with no keys but ``keys``,
+    and a seed (``seed`` when given, else the file's)."""
     if not isinstance(spec, dict):
-        raise UserError(f"{source}: a design is a JSON object with seed, rows, cols and cells")
-    unknown = set(spec) - {"seed", "rows", "cols", "cells"}
+        raise UserError(f"{source}: {what} is a JSON object with {', '.join(keys[:-1])} and {keys[-1]}")
+    unknown = set(spec) - set(keys)
     if unknown:
-        raise UserError(f"{source}: unknown keys {sorted(unknown)} (allowed: seed, rows, cols, cells)")
+        raise UserError(f"{source}: unknown keys {sorted(unknown)} (allowed: {', '.join(keys)})")
     if seed is None:
         if "seed" not in spec:
             raise UserError(f"{source}: no seed (give \"seed\" in the file or --seed)")
         seed = spec["seed"]
-    seed = _check_seed(seed, f"{source}: seed")
-    rows, cols = spec.get("rows", 4), spec.get("cols", 4)
-    for key, value in (("rows", rows), ("cols", cols)):
-        if not _is_int(value):
-            raise UserError(f"{source}: {key} must be an integer, got {value!r}")
+    return check_seed(seed, f"{source}: seed")
+
+
+def design_cells(spec, source: str) -> list:
+    """A design file's ``cells``: a non-empty list (each cell is the caller's to check)."""
     cells_spec = spec.get("cells")
     if not isinstance(cells_spec, list) or not cells_spec:
         raise UserError(f"{source}: cells must be a non-empty list")
+    return cells_spec
+
+
+def design_from_dict(spec, source: str = "design", seed: int | None = None) -> Design:
+    """Validate a design given as a dict (as read from JSON); errors name the offending key."""
+    seed = design_seed(spec, source, seed, ("seed", "rows", "cols", "cells"), "a design")
+    rows, cols = spec.get("rows", 4), spec.get("cols", 4)
+    for key, value in (("rows", rows), ("cols", cols)):
+        if not is_json_int(value):
+            raise UserError(f"{source}: {key} must be an integer, got {value!r}")
+    cells_spec = design_cells(spec, source)
     cells, seen = [], set()
     for i, cell in enumerate(cells_spec):
         where = f"{source}: cells[{i}]"
@@ -157,7 +170,7 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         if not isinstance(blocks, list):
             raise UserError(f"{where}.blocks must be a list of cell indices, got {blocks!r}")
         for j, b in enumerate(blocks):
-            if not _is_int(b):
+            if not is_json_int(b):
                 raise UserError(f"{where}.blocks[{j}] must be an integer cell index, got {b!r}")
         try:
             layout = Layout(rows, cols, tuple(blocks))
@@ -165,7 +178,7 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
             raise UserError(f"{where}: {exc}") from None
         for key, low in (("depth", 1), ("count", 1)):
             v = cell[key]
-            if not _is_int(v) or v < low:
+            if not is_json_int(v) or v < low:
                 raise UserError(f"{where}.{key} must be an integer >= {low}, got {v!r}")
         retreat = _check_retreat(cell, where)
         max_h = layout.tiles * int(layout.distances.max())
@@ -197,7 +210,7 @@ def _check_retreat(cell: dict, where: str) -> int | None:
     if "retreat" not in cell or cell["retreat"] is None:
         return None
     r = cell["retreat"]
-    if not _is_int(r) or r < 0:
+    if not is_json_int(r) or r < 0:
         raise UserError(f"{where}.retreat must be an even integer >= 0, got {r!r}")
     if r % 2:
         raise UserError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
@@ -207,7 +220,7 @@ def _check_retreat(cell: dict, where: str) -> int | None:
     return r
 
 
-def _is_int(value) -> bool:
+def is_json_int(value) -> bool:
     """A JSON integer: not a bool (JSON true/false), float (2.5 or 1e12), string or null."""
     return isinstance(value, int) and not isinstance(value, bool)
 

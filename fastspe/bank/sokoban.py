@@ -28,8 +28,8 @@ from ..boundary.text_files import read_design_json
 from ..domains.sokoban.columns import BANK_COLUMNS, BANK_SCHEMA
 from ..domains.sokoban.level import DIRECTIONS, MAX_BOXES, parse_level
 from ..errors import UserError
-from ..kernels import MAX_SEED
 from .acceptance import QuotaError
+from .design import check_seed, design_cells, design_seed, is_json_int
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
            "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "bank_from_levels",
@@ -72,22 +72,12 @@ class SokobanDesign:
         return sum(c.count for c in self.cells)
 
 
-def _check_seed(seed, where: str) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise UserError(f"{where}: the seed must be an integer in 0..2**63-1, got {seed!r}")
-    return seed
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def sokoban_paper_design(seed: int = SOKOBAN_PAPER_SEED) -> SokobanDesign:
     """The paper's shape: 320 primary levels (boxes 1..4 x d* 10, 20, 30, 40, 20 each) and 80 stress levels
     (boxes 2, 3 x d* 50, 60, 20 each)."""
     cells = [SokobanCell("primary", b, d, 20) for d in (10, 20, 30, 40) for b in (1, 2, 3, 4)]
     cells += [SokobanCell("stress", b, d, 20) for d in (50, 60) for b in (2, 3)]
-    return SokobanDesign(_check_seed(seed, "seed"), tuple(cells))
+    return SokobanDesign(check_seed(seed, "seed"), tuple(cells))
 
 
 SOKOBAN_PAPER_DESIGN = sokoban_paper_design()
@@ -95,19 +85,8 @@ SOKOBAN_PAPER_DESIGN = sokoban_paper_design()
 
 def sokoban_design_from_dict(spec, source: str = "design", seed: int | None = None) -> SokobanDesign:
     """Validate a Sokoban design given as a dict (as read from JSON); errors name the offending key."""
-    if not isinstance(spec, dict):
-        raise UserError(f"{source}: a Sokoban design is a JSON object with seed and cells")
-    unknown = set(spec) - {"seed", "cells"}
-    if unknown:
-        raise UserError(f"{source}: unknown keys {sorted(unknown)} (allowed: seed, cells)")
-    if seed is None:
-        if "seed" not in spec:
-            raise UserError(f"{source}: no seed (give \"seed\" in the file or --seed)")
-        seed = spec["seed"]
-    seed = _check_seed(seed, f"{source}: seed")
-    cells_spec = spec.get("cells")
-    if not isinstance(cells_spec, list) or not cells_spec:
-        raise UserError(f"{source}: cells must be a non-empty list")
+    seed = design_seed(spec, source, seed, ("seed", "cells"), "a Sokoban design")
+    cells_spec = design_cells(spec, source)
     cells, seen = [], set()
     for i, cell in enumerate(cells_spec):
         where = f"{source}: cells[{i}]"
@@ -124,7 +103,7 @@ def sokoban_design_from_dict(spec, source: str = "design", seed: int | None = No
             raise UserError(f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
         for key, low, high in (("boxes", 1, MAX_BOXES), ("depth", 1, MAX_DEPTH), ("count", 1, MAX_COUNT)):
             v = cell[key]
-            if not _is_int(v) or not low <= v <= high:
+            if not is_json_int(v) or not low <= v <= high:
                 raise UserError(f"{where}.{key} must be an integer in {low}..{high}, got {v!r}")
         key = (cohort, cell["boxes"], cell["depth"])
         if key in seen:
@@ -213,7 +192,7 @@ def _box_levels(cells: list[tuple[int, SokobanCell]], seed: int, taken: set, pro
 def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress: Progress | None = None) -> pa.Table:
     """The certified bank of ``design`` (its seed, or ``seed``) as an Arrow table with ``domains.sokoban.columns.BANK_COLUMNS``,
     cells in design order; ``progress(levels_done, total)`` is called as levels are certified."""
-    seed = design.seed if seed is None else _check_seed(seed, "seed")
+    seed = design.seed if seed is None else check_seed(seed, "seed")
     done = [0]
 
     def tick(n: int, _):

@@ -95,10 +95,17 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
                                         layout.moves, layout.distances, layout.goal_cell, max(width, 1))
         slots = (where[:, None] * trials + np.arange(trials)).ravel()
         texts[slots] = answer_texts(plans, lengths)
+    return response_frame(rows["board_id"], name, trials, texts)
+
+
+def response_frame(board_ids, name: str, trials: int, texts) -> pd.DataFrame:
+    """A baseline's responses as a run log's answered attempts (``RESPONSE_COLUMNS``): ``trials`` per board, in
+    board order, ``texts`` board-major."""
+    board_ids = np.asarray(board_ids, dtype=object)
     return pd.DataFrame({
-        "board_id": np.repeat(rows["board_id"].to_numpy(dtype=object), trials),
+        "board_id": np.repeat(board_ids, trials),
         "condition": CONDITION_PREFIX + name,
-        "trial": np.tile(np.arange(trials, dtype=np.int64), n),
+        "trial": np.tile(np.arange(trials, dtype=np.int64), len(board_ids)),
         "response": texts,
         "finish_reason": "stop",
         "status": "ok",

@@ -25,7 +25,7 @@ from ..domains.sokoban.level import DIRECTIONS, Level, parse_level
 from ..errors import UserError, UserTypeError
 from ..kernels import MAX_SEED
 from ..kernels.planners import TRIAL_SLOTS
-from .baselines import ANSWER_PREFIX, CONDITION_PREFIX, RESPONSE_COLUMNS, board_keys, check_int
+from .baselines import ANSWER_PREFIX, CONDITION_PREFIX, board_keys, check_int, response_frame
 
 __all__ = ["SOKOBAN_PLANNERS", "sokoban_planner_name", "sokoban_baseline_responses", "greedy_plan", "random_plan"]
 
@@ -133,14 +133,5 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
             else:
                 moves = random_plan(int(depth), rng)
             texts.append(ANSWER_PREFIX + ",".join(moves))
-    n = len(bank)
-    return pd.DataFrame({
-        "board_id": np.repeat(bank["board_id"].to_numpy(dtype=object), trials),
-        "condition": CONDITION_PREFIX + name,
-        "trial": np.tile(np.arange(trials, dtype=np.int64), n),
-        "response": texts,
-        "finish_reason": "stop",
-        "status": "ok",
-        "attempt": 1,
-    }, columns=RESPONSE_COLUMNS)
+    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts)
 
