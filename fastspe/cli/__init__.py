@@ -54,6 +54,22 @@ def main(argv: list[str] | None = None) -> int:
         return fail(os_error_text(exc))
     except KeyboardInterrupt:
         return fail("interrupted", code=130)
+    except SystemError as exc:
+        if _from_interrupt(exc):
+            return fail("interrupted", code=130)
+        raise
+
+
+def _from_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` came of a Ctrl-C: one that lands while a compiled kernel runs reaches Python as a
+    SystemError ("returned a result with an exception set") caused by the KeyboardInterrupt."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def run() -> None:
