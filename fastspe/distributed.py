@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import importlib.util
+import itertools
 import logging
 import os
+import sys
+import threading
 from collections import deque
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -29,6 +33,8 @@ BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker be
 PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of boards and paths at d* = 40)
 FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces double from there
 
+
+_END = object()
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")  # Dask's network protocols (inproc: only inside one process)
 
@@ -52,42 +58,152 @@ def check_scheduler(address: str) -> str:
 
 
 @contextlib.contextmanager
-def cluster(scheduler: str | None = None, workers: int | None = None):
+def cluster(scheduler: str | None = None, workers: int | None = None, preload: Sequence[str] = ()):
     """A ``distributed.Client`` for the block, or None (in-process) when neither argument is given.
 
     ``scheduler``: the address of a running Dask scheduler (``tcp://host:8786``). ``workers``: start a
     local cluster of that many worker processes (one thread each; Numba kernels inside a task share the
     machine's cores between them), stopped when the block ends. Workers import the same fastspe as
-    this process (its folder leads their ``PYTHONPATH``).
+    this process. ``preload``: modules the tasks will need, imported once for all local workers
+    (``_local_cluster``).
     """
-    if scheduler is not None and workers is not None:
-        raise UserError("give either a scheduler address or a number of workers, not both")
-    if scheduler is None and workers is None:
+    if not _asked_for(scheduler, workers):
         yield None
         return
+    if scheduler is not None:
+        dd = require("distributed", NEEDED_FOR)
+        with dd.Client(scheduler) as client:
+            yield client
+        return
+    with _local_cluster(workers, tuple(preload)) as client:
+        yield client
+
+
+def _asked_for(scheduler: str | None, workers: int | None) -> bool:
+    """Whether a cluster is asked for; a ``UserError`` for arguments that cannot give one."""
+    if scheduler is not None and workers is not None:
+        raise UserError("give either a scheduler address or a number of workers, not both")
     if scheduler is not None:
         try:
             check_scheduler(scheduler)
         except UserError as exc:
             raise UserError(f"scheduler {exc}") from None
-    dd = require("distributed", NEEDED_FOR)
-    if scheduler is not None:
-        with dd.Client(scheduler) as client:
-            yield client
-        return
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    elif workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise UserError(f"workers must be a whole number >= 1, got {workers!r}")
-    here = str(Path(__file__).resolve().parents[1])
-    env = {"PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p),
-           "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
-    with dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                         silence_logs=logging.ERROR, env=env) as local, \
-            dd.Client(local, direct_to_workers=True) as client:  # results come straight back, not via the scheduler
-        yield client
+    return scheduler is not None or workers is not None
+
+
+@contextlib.contextmanager
+def _local_cluster(workers: int, preload: tuple):
+    """A LocalCluster of ``workers`` processes forked from one forkserver: the server imports Dask, this
+    program's main module and ``preload`` once, while this process goes on (its own imports, reading
+    the inputs); each worker is then a fork of it, ready in milliseconds, instead of a fresh interpreter
+    importing everything again (Dask's default, ``spawn``: about 1 CPU-second per worker). The server is
+    stopped with the cluster, so nothing outlives the block."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if importlib.util.find_spec("distributed") is None:
+        require("distributed", NEEDED_FOR)  # the MissingExtra, before any process is started
+    ours = getattr(forkserver._forkserver, "_forkserver_pid", None) is None  # not running yet: we stop it too
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        list(dict.fromkeys(("distributed", _main_module(), *preload))))
+    forkserver.ensure_running()  # its imports run beside this process's own, from here on
+    try:
+        import dask
+
+        dd = require("distributed", NEEDED_FOR)
+        env = {"PYTHONPATH": os.pathsep.join(p for p in (_HERE, os.environ.get("PYTHONPATH")) if p),
+               "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
+                dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                silence_logs=logging.ERROR, env=env) as local, \
+                dd.Client(local, direct_to_workers=True) as client:  # results come straight back
+            yield client
+    finally:
+        if ours:
+            with contextlib.suppress(Exception):  # (private, but the one way to end it before this process ends)
+                forkserver._forkserver._stop()
+
+
+_HERE = str(Path(__file__).resolve().parents[1])
+
+
+def _main_module() -> str:
+    """What a forked worker imports as its main module (as a spawned one would): ``fastspe.__main__`` under
+    ``python -m fastspe``; ``__main__`` (the script, by path) otherwise."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return spec.name if spec is not None and spec.name else "__main__"
+
+
+def _share_of_cores() -> None:
+    """A local worker's share of the cores for Numba's parallel kernels. A forked worker imported Numba in the
+    forkserver, before the Nanny set ``NUMBA_NUM_THREADS`` in its environment, so it is applied here (per call:
+    the setting is the calling thread's)."""
+    wanted = os.environ.get("NUMBA_NUM_THREADS", "")
+    if wanted.isdigit() and int(wanted) >= 1:
+        import numba
+
+        numba.set_num_threads(min(int(wanted), numba.config.NUMBA_NUM_THREADS))
+
+
+class Starting:
+    """A cluster that ``cluster_in_background`` is starting; ``client()`` waits for it to be up."""
+
+    def __init__(self):
+        self._up = threading.Event()
+        self._stop = threading.Event()
+        self._client = None
+        self._error: BaseException | None = None
+
+    def client(self):
+        self._up.wait()
+        if self._error is not None:
+            raise self._error
+        return self._client
+
+
+@contextlib.contextmanager
+def cluster_in_background(scheduler: str | None = None, workers: int | None = None, preload: Sequence[str] = ()):
+    """As ``cluster``, but the block runs at once while a thread starts the cluster: it gets a ``Starting``
+    (None in-process), which ``executor`` and ``ordered_map`` take in place of a client, so that reading the
+    inputs overlaps the cluster's start. The arguments are checked before the block; the cluster is closed
+    when the block ends, however it ends (a start that failed raises at the first ``client()``, or at the end
+    of a block that never asked for it)."""
+    if not _asked_for(scheduler, workers):
+        yield None
+        return
+    starting = Starting()
+
+    def run():
+        try:
+            with cluster(scheduler, workers, preload) as client:
+                starting._client = client
+                starting._up.set()
+                starting._stop.wait()
+        except BaseException as exc:  # handed to the block's thread
+            starting._error = exc
+        finally:
+            starting._up.set()
+
+    thread = threading.Thread(target=run, name="fastspe-cluster", daemon=True)
+    thread.start()
+    try:
+        yield starting
+    finally:
+        starting._stop.set()
+        thread.join()
+    if starting._error is not None:
+        raise starting._error
+
+
+def _client(client):
+    return client.client() if isinstance(client, Starting) else client
 
 
 def executor(client) -> Callable[..., Iterator] | None:
-    """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers; None for None."""
+    """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers (a client, or the
+    ``Starting`` of ``cluster_in_background``); None for None."""
     if client is None:
         return None
 
@@ -105,11 +221,16 @@ def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int
     this one (and ``items`` may be a generator that reads them from a file meanwhile). A task whose worker
     dies is run again elsewhere by Dask; its result is the same, since it depends only on its inputs.
     """
+    items = iter(items)
+    first = next(items, _END)  # (read while a ``Starting`` cluster starts)
+    if first is _END:
+        return
+    client = _client(client)
     ahead = ahead or max(2, 2 * sum(client.nthreads().values()))
     [shared_future] = client.scatter([Sealed(shared)], broadcast=True, hash=False)
     pending: deque = deque()
     try:
-        for item in items:
+        for item in itertools.chain([first], items):
             item = Sealed(item)
             if item.nbytes > BIG_ITEM:  # a batch of answers travels as data to one worker, not in the task itself
                 [item] = client.scatter([item], hash=False)
@@ -139,14 +260,39 @@ class Sealed:
     def __sizeof__(self) -> int:  # what Dask's memory accounting sees
         return self.nbytes
 
+    def __reduce__(self):
+        return Sealed, (compacted(self.value),)
+
+
+def compacted(value):
+    """``value`` with each Arrow array that is a slice of larger buffers copied to buffers of its own, chunk by
+    chunk (the chunks stay as they are). Pickle sends an array's buffers whole: the columns of a batch read from
+    a file are slices of the batch's buffers, which would travel once per chunk and per column (4x the batch's
+    bytes for a 4-chunk table). Tuples, lists and dicts are compacted item by item; anything else is as it is."""
+    import pyarrow as pa
+
+    if isinstance(value, pa.Table):
+        return pa.Table.from_arrays([compacted(column) for column in value.columns], schema=value.schema)
+    if isinstance(value, pa.ChunkedArray):
+        return pa.chunked_array([compacted(chunk) for chunk in value.chunks], value.type)
+    if isinstance(value, pa.Array):
+        return pa.concat_arrays([value]) if value.get_total_buffer_size() > 2 * value.nbytes + 4096 else value
+    if type(value) in (tuple, list):
+        return type(value)(compacted(v) for v in value)
+    if type(value) is dict:
+        return {k: compacted(v) for k, v in value.items()}
+    return value
+
 
 def _run_sealed(fn: Callable, shared: Sealed, item: Sealed, *args) -> Sealed:
+    _share_of_cores()
     return Sealed(fn(shared.value, item.value, *args))
 
 
 def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream: int):
     from .kernels.walks import propose_walks
 
+    _share_of_cores()
     goal, moves, raises = layout
     return propose_walks(goal, moves, raises, depth, seed, stream, first, count)
 

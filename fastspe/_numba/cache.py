@@ -188,10 +188,10 @@ def locked_compile(dispatcher, cache: KernelCache):
     it goes on unlocked: the keyed data files keep that correct, the lock only saves duplicate work.
     """
     compile_unlocked = dispatcher.compile
-    lock = folder_mod.compile_lock(cache.folder)
 
     @functools.wraps(compile_unlocked)
     def compile(sig):
+        lock = folder_mod.compile_lock(cache.folder)  # looked up per call: a forked child gets a fresh one
         args, _ = sigutils.normalize_signature(sig)
         if tuple(args) in dispatcher.overloads or (global_compiler_lock.is_locked() and not lock.held):
             return compile_unlocked(sig)

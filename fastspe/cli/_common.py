@@ -312,3 +312,14 @@ def cluster_client(args):
 
     with cluster(args.scheduler, args.workers) as client:
         yield client
+
+
+@contextlib.contextmanager
+def cluster_starting(args, preload=()):
+    """As ``cluster_client``, but the block goes on while the cluster starts: it gets a
+    ``fastspe.distributed.Starting`` (None in-process) for ``fastspe.distributed.executor``. ``preload``: the
+    modules the workers' tasks need, imported once for all local workers."""
+    from ..distributed import cluster_in_background
+
+    with cluster_in_background(args.scheduler, args.workers, preload) as starting:
+        yield starting

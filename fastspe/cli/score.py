@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._common import cluster_client, cluster_options, metrics_table, refuse_overwrite, say, warn
+from ._common import cluster_options, cluster_starting, metrics_table, refuse_overwrite, say, warn
 from .progress import progress
 from .import_inspect import inspect_task
 from ..errors import UserError
@@ -82,14 +82,14 @@ def run_score(args) -> int:
 
     refuse_overwrite({"--bank": args.bank, **distinct_responses(args.responses)}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
-    bank = read_bank_table(args.bank)
     if any(map(is_inspect_log, args.responses)):
-        summary = _score_in_memory(bank, args)
-    else:
-        with cluster_client(args) as client, progress("score", None, "answers") as update:
-            summary = score_file(bank, args.responses, args.out, parse=args.parse,
+        summary = _score_in_memory(read_bank_table(args.bank), args)
+    else:  # the cluster starts while the bank and the first batch are read
+        with cluster_starting(args, preload=("fastspe.scoring.score",)) as cluster, \
+                progress("score", None, "answers") as update:
+            summary = score_file(read_bank_table(args.bank), args.responses, args.out, parse=args.parse,
                                  format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update,
-                                 executor=executor(client))
+                                 executor=executor(cluster))
     if summary.lost_outputs:
         warn(f"{', '.join(args.responses)}: {summary.lost_outputs} output(s) have only failed attempts and are not "
              f"scored")
