@@ -5,6 +5,10 @@ cores: at 2 workers the Dask path costs < 20% more than in-process (a 10k-board 
 5,000 draws; 1M answers scored; a 200k-board bank). The cluster is started once, outside the timings (its
 start, 1-2 s, is printed apart); each Dask run is also checked equal to the in-process one. Each figure
 is the best of 3 runs, in-process and Dask interleaved.
+
+``test_cli_score_with_workers`` (issue 21) times the whole command as a user runs it, cluster start and
+shutdown included: ``fastspe score`` against ``fastspe score --workers 2`` on a run log of 200,000 answers
+(``FASTSPE_BENCH_CLI_ANSWERS``), two processes in turn, best of 3; target: ``--workers 2`` <= 1.5x.
 ``FASTSPE_BENCH_ANSWERS`` / ``FASTSPE_BENCH_BOARDS`` (bank) / ``FASTSPE_BENCH_BOOTSTRAP_BOARDS`` /
 ``FASTSPE_BENCH_CONDITIONS`` change the sizes.
 """
@@ -13,7 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,6 +40,8 @@ ANSWERS = int(os.environ.get("FASTSPE_BENCH_ANSWERS", "1000000"))
 BOARDS = int(os.environ.get("FASTSPE_BENCH_BOARDS", "200000"))
 CONDITIONS = int(os.environ.get("FASTSPE_BENCH_CONDITIONS", "24"))
 BOOTSTRAP_BOARDS = int(os.environ.get("FASTSPE_BENCH_BOOTSTRAP_BOARDS", "10000"))
+CLI_ANSWERS = int(os.environ.get("FASTSPE_BENCH_CLI_ANSWERS", "200000"))
+CLI_BOARDS = 100_000  # the run log's bank, as benchmarks/bench_score.py builds it
 DRAWS = 5000
 OVERHEAD = 0.20
 
@@ -112,3 +121,36 @@ def test_bank_build(benchmark, client, tmp_path):
 
     assert remote().equals(build_bank_table(design))
     _compare(benchmark, f"bank build, {BOARDS:,} boards (k = 0, d* = 40)", lambda: build_bank_table(design), remote)
+
+
+def _fastspe(*argv: str) -> float:
+    """Run ``python -m fastspe ARGV`` as its own process; its wall time, start and exit included."""
+    env = {**os.environ, "FASTSPE_PROGRESS": "off",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[1]),
+                                                     os.environ.get("PYTHONPATH")) if p)}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "fastspe", *argv], check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def test_cli_score_with_workers(benchmark, tmp_path):
+    design, bank, log = tmp_path / "design.json", tmp_path / "bank.parquet", tmp_path / "answers.jsonl"
+    design.write_text(json.dumps({"seed": 7, "cells": [{"cohort": "primary", "depth": 40, "count": CLI_BOARDS}]}))
+    _fastspe("bank", "build", "--design", str(design), "--out", str(bank))
+    _fastspe("run", "--bank", str(bank), "--model", "baseline:random", "--trials", str(-(-CLI_ANSWERS // CLI_BOARDS)),
+             "--out", str(log))
+    score = ("score", "--bank", str(bank), "--responses", str(log), "--out")
+    local, dask = (score + (str(tmp_path / "a.parquet"),)), (score + (str(tmp_path / "b.parquet"), "--workers", "2"))
+    _fastspe(*local), _fastspe(*dask)  # kernels compiled or loaded from the cache once
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    times: dict = {"local": [], "dask": []}
+    for _ in range(3):  # interleaved, so that a shared machine's load drifts onto both alike
+        times["local"].append(_fastspe(*local))
+        times["dask"].append(_fastspe(*dask))
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    best = {k: min(v) for k, v in times.items()}
+    ratio = best["dask"] / best["local"]
+    benchmark.extra_info.update(local_s=best["local"], dask_s=best["dask"], ratio=ratio)
+    print(f"\nfastspe score, {CLI_ANSWERS:,} answers, whole process: in-process {best['local']:.2f} s, "
+          f"--workers 2 {best['dask']:.2f} s (cluster start and shutdown included); ratio {ratio:.2f}x")
+    target(ratio <= 1.5, f"score --workers 2 <= 1.5x the in-process command, got {ratio:.2f}x")

@@ -9,6 +9,7 @@ Section 2.2: completion, legality, first error, economy d*/L and excess L - d* o
 from __future__ import annotations
 
 import os
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -25,7 +26,7 @@ from ..boundary.response_stream import NeedsLineReader, ResponseChecker, respons
 from ..boundary.responses import KEY, combine_responses, read_responses, validate_responses
 from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
-from ..executor import Executor, in_process
+from ..executor import Executor
 from ..boundary.files import table_format
 from ..kernels.replay import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
 from ..domains.base import Packed
@@ -113,15 +114,16 @@ def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenien
 
 
 def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
-                  format_failure: str = "illegal") -> pa.Table:
+                  format_failure: str = "illegal", replayed: dict | None = None) -> pa.Table:
     """Verdict rows (``VERDICT_COLUMNS`` then scalar metadata) of checked outputs.
 
-    ``outputs`` has ``board_id, condition, trial, response, row`` (the bank row) and any metadata.
+    ``outputs`` has ``board_id, condition, trial, response, row`` (the bank row) and any metadata;
+    ``replayed``: its ``replayed_columns``, where they were computed elsewhere.
     """
     rows = outputs.column("row").to_numpy().astype(np.int64)
     domain = domain_named(tables.domain)
-    r = replay_answers(tables, rows, outputs.column("response"), parse, format_failure)
-    p = r.parsed
+    if replayed is None:
+        replayed = replayed_columns(tables, rows, outputs.column("response"), parse, format_failure)
     columns = {
         "board_id": outputs.column("board_id").cast(pa.string()),
         "condition": outputs.column("condition").cast(pa.string()),
@@ -129,7 +131,28 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "cohort": _coded(tables.cohort_code[rows], tables.cohort_names),
         domain.stratum: tables.stratum_values()[rows],
         "layout": _coded(tables.layout_index[rows], tables.layout_names),
-        "depth": r.depth,
+        "depth": tables.depth[rows],
+        **{name: replayed[name] for name in _REPLAYED[:7]},
+        "truncated": _truncated(outputs),
+        **{name: replayed[name] for name in _REPLAYED[7:]},
+    }
+    for name in _metadata_columns(outputs):
+        columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
+    return pa.table(columns)
+
+
+_REPLAYED = ("L", "status", "error_kind", "first_error", "parse_mode", "normalization", "multiple_moves",
+             "final_h", "min_h", "revisits", "goal_midway", "optimal", "economy", "excess", "moves")
+
+
+def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "lenient",
+                     format_failure: str = "illegal") -> dict:
+    """The verdict columns that parsing and replaying give (``_REPLAYED``), from the outputs' bank rows and
+    answer texts alone: the part of a verdict that an executor runs elsewhere."""
+    domain = domain_named(tables.domain)
+    r = replay_answers(tables, rows, texts, parse, format_failure)
+    p = r.parsed
+    return {
         "L": r.L,
         "status": _coded(r.status, _STATUS),
         "error_kind": _coded(r.kind, _error_names(domain)),
@@ -137,7 +160,6 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "parse_mode": _coded(p.mode, _MODES),
         "normalization": p.normalization_array(),
         "multiple_moves": p.multiple,
-        "truncated": _truncated(outputs),
         "final_h": r.final_h,
         "min_h": r.min_h,
         "revisits": r.revisits,
@@ -147,9 +169,30 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
         "moves": moves_strings(p.codes, p.offsets),
     }
-    for name in _metadata_columns(outputs):
-        columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
-    return pa.table(columns)
+
+
+def _replayed_batch(tables: Packed, answers: tuple, parse: str, format_failure: str) -> dict:
+    rows, texts = answers
+    return replayed_columns(tables, rows, texts, parse, format_failure)
+
+
+def _verdict_tables(tables: Packed, batches, parse: str, format_failure: str, executor: Executor | None):
+    """``verdict_table`` of each batch of outputs, in order. An executor is handed only each batch's bank rows
+    and answer texts and hands back only the replayed columns (a fifth of the batch's bytes each way, for a
+    run log's metadata); the batch's own columns are joined to them here."""
+    if executor is None:
+        for outputs in batches:
+            yield verdict_table(tables, outputs, parse, format_failure)
+        return
+    waiting: deque = deque()
+
+    def answers():
+        for outputs in batches:
+            waiting.append(outputs)
+            yield outputs.column("row").to_numpy().astype(np.int64), outputs.column("response")
+
+    for replayed in executor(_replayed_batch, tables, answers(), parse, format_failure):
+        yield verdict_table(tables, waiting.popleft(), parse, format_failure, replayed)
 
 
 _STATUS, _MODES = (pa.array(names, pa.string()) for names in (STATUS_NAMES, MODE_NAMES))
@@ -363,7 +406,7 @@ def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: Sc
                     yield outputs
 
         writing = None
-        for verdicts in (executor or in_process)(verdict_table, tables, checked_outputs(), parse, format_failure):
+        for verdicts in _verdict_tables(tables, checked_outputs(), parse, format_failure, executor):
             if writing is not None:
                 writing.result()  # in order, and any error surfaces here
             writing = io.submit(checked_write, verdicts)
