@@ -184,3 +184,33 @@ def test_missing_dask_names_the_extra(monkeypatch):
     with pytest.raises(MissingExtra, match=r"pip install 'fastspe\[dask\]'"):
         with cluster(workers=1):
             pass
+
+
+def test_sliced_arrow_columns_travel_compacted_with_their_chunks():
+    import pickle
+
+    from fastspe.distributed import Sealed
+
+    whole = pa.array([f"answer {i:06d} " * 4 for i in range(20_000)])
+    # four chunks that are slices of one buffer, as a batch read from a file is
+    table = pa.table({"response": pa.chunked_array([whole.slice(i, 5_000) for i in range(0, 20_000, 5_000)]),
+                      "n": pa.chunked_array([pa.array(range(5_000))] * 4)})
+    back = pickle.loads(pickle.dumps(Sealed(table), protocol=5)).value
+    assert back.equals(table) and [len(c) for c in back.column("response").chunks] == [5_000] * 4
+    assert len(pickle.dumps(Sealed(table), protocol=5)) < 1.2 * table.nbytes < len(pickle.dumps(table, protocol=5))
+
+
+def test_a_cluster_started_in_background_serves_the_block_and_stops(tmp_path):
+    from multiprocessing import forkserver
+
+    from fastspe.distributed import Starting, cluster_in_background
+
+    with cluster_in_background(workers=1) as starting:
+        assert isinstance(starting, Starting)
+        assert list(ordered_map(starting, _item, None, [3, 1, 2])) == [3, 1, 2]
+    assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None  # the forkserver went with it
+    with cluster_in_background() as none:
+        assert none is None
+    with pytest.raises(fastspe.errors.UserError, match="whole number"):
+        with cluster_in_background(workers=0):
+            pass
