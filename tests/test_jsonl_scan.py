@@ -18,7 +18,8 @@ from tests.naive_jsonl_scan import naive_scan
 
 KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag"]
 NASTY_TEXT = st.text(st.sampled_from(list("MOVES: U,D,L,R\n\t\"\\/é→\x01 2026-12-01T20:35:41.5Z")), max_size=30)
-VALUES = st.one_of(NASTY_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False),
+LONG_TEXT = st.text(st.sampled_from(list("0123456789abcdef,MOVES: UDLR")), min_size=28, max_size=90)  # both copies
+VALUES = st.one_of(NASTY_TEXT, LONG_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False),
                    st.booleans(), st.none(), st.sampled_from(["2026-12-01", "2026-12-01T20:35:41", "20:35"]),
                    st.lists(st.integers(), max_size=2), st.dictionaries(st.sampled_from("ab"), st.integers(),
                                                                           max_size=1))
@@ -127,3 +128,14 @@ def test_columns_are_chunked_as_pyarrow_chunks_them(block):
         return
     assert [len(c) for c in table.column("trial").chunks] == [len(c) for c in expected.column("trial").chunks]
     assert table.equals(expected)
+
+
+@pytest.mark.parametrize("size", [0, 1, 31, 32, 33, 64, 200])
+def test_strings_of_every_length_are_gathered_whole(size):
+    """Short strings are copied byte by byte, long ones as slices: both give every byte, plain and escaped."""
+    text = "".join("0123456789abcdefMOVES: UDLR,"[i % 28] for i in range(size))
+    lines = [{"board_id": text, "condition": "c", "trial": 0, "response": text + "\n" + text}, {"board_id": "b",
+             "condition": text[::-1], "trial": 1, "response": text}]
+    data = ("\n".join(json.dumps(line) for line in lines) + "\n").encode()
+    table = scanned_table(np.frombuffer(data, dtype=np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
+    assert table.select(["board_id", "condition", "trial", "response"]).to_pylist() == lines

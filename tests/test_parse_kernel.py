@@ -181,6 +181,27 @@ def test_fuzz_plan_like_noise(texts):
     assert_same_as_reference(texts)
 
 
+COMPACT_NEAR_MISSES = ["", ",", ",,", " ", "u", "X", "UD", ".", "\n", ", "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(MOVES, st.integers(0, 40), st.sampled_from(COMPACT_NEAR_MISSES),
+                          st.sampled_from(["MOVES: ", "MOVES:", "Plan first.\nMOVES: ", "moves: "]),
+                          st.sampled_from(["", "\n", " ", ".", ","])), min_size=1, max_size=30))
+def test_compact_lists_and_their_near_misses(items):
+    """``U,D,L`` lists (read in one pass by ``kernels.parse_list.comma_letters``) and the same lists with one
+    byte put in, taken out or a letter swapped for another piece: the kernel agrees with the reference."""
+    texts = []
+    for moves, at, piece, label, after in items:
+        body = ",".join(moves)
+        at = min(at, len(body))
+        texts.append(label + body + after)
+        texts.append(label + body[:at] + piece + body[at + 1:] + after)
+    assert_same_as_reference(texts)
+    compact = [t for t, (m, *_rest) in zip(texts[::2], items) if t == "MOVES: " + ",".join(m)]
+    assert parse_column(compact).compiled == len(compact)
+
+
 def test_the_kernel_decides_exact_answers_and_prose_alone():
     rng = np.random.default_rng(0)
     plans = ["".join(rng.choice(list("UDLR"), size=int(rng.integers(1, 80)))) for _ in range(300)]

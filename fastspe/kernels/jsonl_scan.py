@@ -353,8 +353,11 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
             at = base[c] + offsets[c, r]
             lo, hi = start[r, k], end[r, k]
             if not escaped[r, k]:
-                for i in range(hi - lo):  # (a loop: a slice copy costs more than these short strings)
-                    out[at + i] = data[lo + i]
+                if hi - lo >= 32:  # hashes, answers: a slice copy (a short string costs less as a loop)
+                    out[at:at + hi - lo] = data[lo:hi]
+                else:
+                    for i in range(hi - lo):
+                        out[at + i] = data[lo + i]
                 continue
             i = lo
             while i < hi:

@@ -35,7 +35,7 @@ import numpy as np
 from .._numba import njit, prange
 from .parse_bytes import (BARE_BAD, LABEL_MARKUP, LEAD, LETTER, LINE_BREAK, M_LETTER, SPACE, STRIP, TAG_CASE,
                           TAG_FENCE, TAG_INLINE, TAG_LABEL, TAG_MARKUP, lower, skip_until)
-from .parse_list import clean_list, list_moves, list_tags
+from .parse_list import clean_list, comma_letters, list_moves, list_tags
 
 PLAN, NO_PLAN, UNDECIDED = 0, 2, -1
 
@@ -179,6 +179,9 @@ def _scan_answer(data, lo, hi, byte_class, no_output):
     tags = last_tags | cleaning_tags | (TAG_FENCE if fences_before_last % 2 else 0)
     if start == end:
         return PLAN, 0, start, end, multiple, tags
+    count = comma_letters(data, start, end, no_output, 0, False)
+    if count >= 0:  # the common exact list, in one pass
+        return PLAN, count, start, end, multiple, tags
     reading = list_tags(data, start, end, byte_class)
     if reading < 0:
         return UNDECIDED, 0, 0, 0, multiple, 0
@@ -248,6 +251,6 @@ def write_codes(data, list_start, list_end, byte_class, other_codes, other_offse
         if k >= 0:
             lo = other_offsets[k]
             codes[at:at + other_offsets[k + 1] - lo] = other_codes[lo:other_offsets[k + 1]]
-        elif list_end[a] > list_start[a]:
+        elif list_end[a] > list_start[a] and comma_letters(data, list_start[a], list_end[a], codes, at, True) < 0:
             list_moves(data, list_start[a], list_end[a], byte_class, codes, at, True)
     return codes

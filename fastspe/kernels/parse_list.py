@@ -210,6 +210,28 @@ def list_moves(data, lo, hi, byte_class, out, at, write):
 
 
 @njit
+def comma_letters(data, lo, hi, out, at, write):
+    """Moves of ``data[lo:hi]`` if it is exactly ``[UDLR](,[UDLR])*`` (capitals, no spaces: the shape most
+    answers have), written to ``out[at:]`` if ``write``; -1 if it is not that shape (nothing is written).
+
+    One pass for what ``list_tags`` (exact, tags 0) and ``list_moves`` (one move per letter) read of such a list.
+    """
+    n = hi - lo
+    if n % 2 == 0:
+        return -1
+    for k in range(1, n, 2):
+        if data[lo + k] != _COMMA:
+            return -1
+    for k in range(0, n, 2):
+        if not _is_upper(data[lo + k]) or _CODE[data[lo + k]] < 0:
+            return -1
+    if write:
+        for k in range(0, n, 2):
+            out[at + k // 2] = _CODE[data[lo + k]]
+    return (n + 1) // 2
+
+
+@njit
 def _wrapped(data, lo, hi, byte_class):
     """Whether the non-empty ``data[lo:hi]`` starts or ends with a bracket or quote."""
     return lo < hi and (byte_class[data[lo]] & WRAP or byte_class[data[hi - 1]] & WRAP) != 0
