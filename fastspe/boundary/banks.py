@@ -123,10 +123,10 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     width = int(cells.max())
     initial = board_matrix(cols["initial"], width)
     goal = board_matrix(cols["goal"], width)
-    check_boards(initial, goal, layouts, at)
-    check_depths(cols, ints, initial, layouts, at)
+    h_true = check_boards(initial, goal, layouts, at)
+    check_depths(cols, ints, h_true, at)
     ids = cols["board_id"]
-    at.first(pc.equal(pc.utf8_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
+    at.first(pc.equal(pc.binary_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
     check_unique_ids(ids, at)
 
     out = {name: cols[name] for name in names}

@@ -1,0 +1,117 @@
+"""A bank's row checks in one pass over its bytes (``boundary.bank_meaning`` raises for the rows they flag).
+
+- ``board_faults``: per board, is its goal not its layout's, is -1 not exactly on the blocked cells, are the
+  values on it not the goal's values, and h(initial), all in one pass over the two boards;
+- ``move_letters_only``: per string of an Arrow string array, does it hold only U, D, L, R;
+- ``id_runs``: the rows where a run of strictly increasing ids of one byte length starts.
+
+Each flag is computed for every row (an error counts the rows like the first), and nothing raises: the
+caller has range-checked the cells (-1..63). Plain-Python twins: ``tests/naive_bank_check.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import njit
+
+SPAN = 128  # value + 1 of an int8 cell, masked to 0..127: the width of the distance table's last axis
+
+
+@njit
+def board_faults(initial, goal, layout, goals, steps):
+    """``initial``, ``goal``: int8 (n, width); ``layout``: int64 (n,), each board's row of ``goals`` (int8
+    (L, width), -1 padded) and ``steps`` (int64 (L, width, SPAN): the distance from a cell to the goal cell
+    of value v at ``[.., v + 1]``, 0 for the blank, blocks and values beyond the board). Returns bool (n,)
+    ``goal_wrong``, ``blocks_wrong``, ``values_wrong`` (the set of values on the board is not the goal's,
+    or a value is outside -1..63) and int64 (n,) ``h`` (meaningful where the three are False)."""
+    n, width = initial.shape
+    lays = goals.shape[0]
+    one = np.uint64(1)
+    goal_lo = np.zeros(lays, dtype=np.uint64)  # the set of value + 1 on each goal: bits 0..63, then 64
+    goal_hi = np.zeros(lays, dtype=np.uint64)
+    for j in range(lays):
+        for c in range(width):
+            v = np.int64(goals[j, c]) + 1
+            if v < 64:
+                goal_lo[j] |= one << np.uint64(v)
+            else:
+                goal_hi[j] |= one << np.uint64(v - 64)
+    goal_wrong = np.zeros(n, dtype=np.bool_)
+    blocks_wrong = np.zeros(n, dtype=np.bool_)
+    values_wrong = np.zeros(n, dtype=np.bool_)
+    h = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        j = layout[i]
+        g_bad, b_bad, v_bad = False, False, False
+        lo, hi = np.uint64(0), np.uint64(0)
+        total = 0
+        for c in range(width):
+            want = goals[j, c]
+            a = initial[i, c]
+            g_bad |= goal[i, c] != want
+            b_bad |= (a == -1) != (want == -1)
+            raw = np.int64(a) + 1
+            v_bad |= (raw < 0) | (raw > 64)  # -128..-2 and 64..127: never on a goal
+            v = raw & (SPAN - 1)  # in the tables whatever the value
+            if v < 64:
+                lo |= one << np.uint64(v)
+            else:
+                hi |= one << np.uint64(v & 63)
+            total += steps[j, c, v]
+        goal_wrong[i], blocks_wrong[i] = g_bad, b_bad
+        values_wrong[i] = v_bad or lo != goal_lo[j] or hi != goal_hi[j]
+        h[i] = total
+    return goal_wrong, blocks_wrong, values_wrong, h
+
+
+@njit
+def _stray_bytes(data, lo, hi):
+    """Any byte in ``data[lo:hi]`` other than U, D, L, R (one branch-free pass)."""
+    part = data[lo:hi]
+    stray = np.uint8(0)
+    for k in range(part.size):
+        b = part[np.uintp(k)]  # an unsigned index: no wraparound test per byte
+        stray |= np.uint8((b != 85) & (b != 68) & (b != 76) & (b != 82))
+    return stray != 0
+
+
+@njit
+def move_letters_only(data, offsets):
+    """bool (n,): does ``data[offsets[i]:offsets[i + 1]]`` hold only the bytes of U, D, L, R."""
+    n = len(offsets) - 1
+    ok = np.ones(n, dtype=np.bool_)
+    if n == 0 or not _stray_bytes(data, offsets[0], offsets[n]):  # the usual case: one pass, no per-row work
+        return ok
+    for i in range(n):
+        ok[i] = not _stray_bytes(data, offsets[i], offsets[i + 1])
+    return ok
+
+
+@njit
+def id_runs(data, offsets, limit):
+    """(starts, status): the first row of each run of ids of one byte length, each greater than the one
+    before (bytewise); status 1 when two neighbours are equal, 2 when there are more than ``limit`` runs
+    (``starts`` is then empty), else 0."""
+    n = len(offsets) - 1
+    starts = np.zeros(limit, dtype=np.int64)
+    if n == 0:
+        return starts[:0], 0
+    count = 1
+    for i in range(1, n):
+        a, b = offsets[i - 1], offsets[i]
+        width = b - a
+        fresh = width != offsets[i + 1] - b
+        if not fresh:
+            k = 0
+            while k < width and data[a + k] == data[b + k]:
+                k += 1
+            if k == width:
+                return starts[:0], 1
+            fresh = data[b + k] < data[a + k]
+        if fresh:
+            if count == limit:
+                return starts[:0], 2
+            starts[count] = i
+            count += 1
+    return starts[:count], 0
