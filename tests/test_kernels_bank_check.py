@@ -6,10 +6,10 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from fastspe.boundary.bank_meaning import _layout_tables, _steps_table, _string_buffers
+from fastspe.boundary.bank_meaning import _layout_tables, _steps_table, string_buffers
 from fastspe.boundary.bank_rows import BankLayouts
 from fastspe.domains.sliding.layout import Layout
-from fastspe.kernels.bank_check import board_faults, id_runs, move_letters_only
+from fastspe.kernels.bank_check import ascii_only, board_faults, id_runs, move_letters_only
 
 from .naive_bank_check import naive_board_faults, naive_id_runs, naive_move_letters_only
 from .strategies import layouts
@@ -73,7 +73,7 @@ _TEXT = st.text(alphabet="UDLRudlx\u00e9", max_size=6)
 @settings(max_examples=300, deadline=None)
 def test_move_letters_only_matches_twin(strings, lo):
     array = pa.array(strings, pa.string()).slice(min(lo, len(strings)))
-    data, offsets = _string_buffers(array)
+    data, offsets = string_buffers(array)
     assert move_letters_only(data, offsets).tolist() == naive_move_letters_only([s.encode() for s in array.to_pylist()])
 
 
@@ -81,6 +81,12 @@ def test_move_letters_only_matches_twin(strings, lo):
                 max_size=14), st.integers(1, 4))
 @settings(max_examples=300, deadline=None)
 def test_id_runs_match_twin(ids, limit):
-    data, offsets = _string_buffers(pa.array(ids, pa.string()))
+    data, offsets = string_buffers(pa.array(ids, pa.string()))
     starts, status = id_runs(data, offsets, limit)
     assert (starts.tolist(), status) == naive_id_runs([s.encode() for s in ids], limit)
+
+
+@given(st.binary(max_size=80), st.integers(0, 80), st.integers(0, 80))
+@settings(max_examples=200, deadline=None)
+def test_ascii_only_matches_twin(data, lo, hi):
+    assert ascii_only(np.frombuffer(data, dtype=np.uint8), lo, hi) == all(b < 128 for b in data[lo:hi])

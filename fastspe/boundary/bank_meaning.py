@@ -61,11 +61,11 @@ def _steps_table(goals: np.ndarray, dist: np.ndarray) -> np.ndarray:
 
 def _only_move_letters(strings: pa.Array) -> np.ndarray:
     """bool (n,): each string holds only U, D, L, R."""
-    data, offsets = _string_buffers(strings)
+    data, offsets = string_buffers(strings)
     return move_letters_only(data, offsets)
 
 
-def _string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """The bytes (uint8) and the n + 1 offsets into them of a string array, without a copy."""
     if not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
         strings = strings.cast(pa.large_string())
@@ -132,7 +132,7 @@ def _ids_ordered_apart(ids: pa.Array) -> bool:
     repeat."""
     if len(ids) < 2:
         return True
-    data, offsets = _string_buffers(ids)
+    data, offsets = string_buffers(ids)
     starts, status = id_runs(data, offsets, _MAX_RUNS)
     if status:
         return False

@@ -30,11 +30,12 @@ from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from ..domains.registry import domain_name_of
 from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
 from ..domains.sokoban.columns import BANK_COLUMNS as SOKOBAN_BANK_COLUMNS
+from ..kernels.bank_check import ascii_only
 from .sokoban_banks import check_sokoban_bank_table
 from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
-from .bank_meaning import check_boards, check_depths, check_unique_ids
+from .bank_meaning import check_boards, check_depths, check_unique_ids, string_buffers
 from .files import atomic_path
 from .parquet import parquet_row_groups, read_parquet, write_parquet
 
@@ -62,30 +63,35 @@ def bank_format(path) -> str:
     return suffix[1:]
 
 
-def read_bank_table(path, meaning: bool = True) -> pa.Table:
+def read_bank_table(path, meaning: bool = True, then=None):
     """Read and check a bank file; the table has ``BANK_COLUMNS`` (+ optional ones) in canonical types.
 
     ``meaning=False`` checks the schema only (columns, types, nulls, value ranges) and leaves the boards'
     meaning to the caller: ``fastspe bank verify`` reports every failing board instead of the first.
+    With ``then``, returns ``then(table)``, run (for Parquet) while the content digest is still computed.
     """
     fmt = bank_format(path)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such file")
+    then = then or (lambda table: table)
     if fmt == "parquet":  # checked while the content digest is computed
-        return read_parquet(path, "bank", then=lambda table: check_bank_table(table, str(path), "row", meaning=meaning))
+        return read_parquet(path, "bank", then=lambda table: then(check_bank_table(table, str(path), "row",
+                                                                                  meaning=meaning, fresh=True)))
     table = read_jsonl_bank(path, _JSON_SCHEMA)
-    return check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning)
+    return then(check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning))
 
 
 # -- checking --------------------------------------------------------------------------------------
 
 def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                     meaning: bool = True) -> pa.Table:
+                     meaning: bool = True, fresh: bool = False) -> pa.Table:
     """Check a bank table (schema and meaning) and return it in canonical types.
 
     Canonical: strings as ``string``; integer columns ``int64``; ``blocks`` ``list<int8>``; boards
     ``fixed_size_list<int8>[cells]`` when every board has the same size, else ``list<int8>``.
-    Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id.
+    Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id. ``fresh``: the
+    table is a reader's own, so a column of one chunk is used as it is (else it is copied into a buffer of
+    its exact size, as the content digest of a table about to be written wants it).
     """
     if domain_name_of(table) == "sokoban":
         return check_sokoban_bank_table(table, source, unit, line_of, meaning)
@@ -103,7 +109,7 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
         column = table.column(name)
         if column.null_count:
             at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
-    cols = {name: _canonical(table.column(name), name, at) for name in names}
+    cols = {name: _canonical(table.column(name), name, at, fresh) for name in names}
     if not meaning:
         return pa.table({name: cols[name] for name in names})
     ints = {c: cols[c].to_numpy(zero_copy_only=False) for c in INT_COLUMNS if c in cols}
@@ -136,15 +142,16 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     return pa.table(out)
 
 
-def _canonical(column, name: str, at: RowErrors) -> pa.Array:
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.chunk(0) if fresh and column.num_chunks == 1 else column.combine_chunks()
     kind = column.type
     if name in STRING_COLUMNS:
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
             raise at.column_error(name, f"must be text, the file stores {kind}")
         column = column.cast(pa.string())
-        try:  # Arrow's JSON reader does not check that strings are UTF-8
-            column.validate(full=True)
+        try:  # Arrow's JSON reader does not check that strings are UTF-8 (ASCII is: one compiled pass)
+            column.validate(full=not _ascii_text(column))
         except pa.ArrowInvalid:
             row = next(i for i in range(len(column)) if not _valid(column.slice(i, 1)))  # errors only: a loop
             raise at.error(row, f"{name} is not UTF-8 text") from None
@@ -170,8 +177,19 @@ def _canonical(column, name: str, at: RowErrors) -> pa.Array:
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
     if pa.types.is_fixed_size_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0:
         return column
+    if pa.types.is_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0 and \
+            (not len(column) or column.offsets[0].as_py() == 0):  # the same list<int8>, without copying it
+        return pa.ListArray.from_arrays(column.offsets, flat)
     offsets = np.concatenate([[0], np.cumsum(_lengths(column))]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
+
+
+def _ascii_text(strings: pa.Array) -> bool:
+    """Every byte of a string array's values below 128 (so valid UTF-8)."""
+    data, offsets = string_buffers(strings)
+    if len(offsets) < 2:
+        return True
+    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and ascii_only(data, offsets[0], offsets[-1]))
 
 
 def _valid(array: pa.Array) -> bool:

@@ -3,7 +3,8 @@
 - ``board_faults``: per board, is its goal not its layout's, is -1 not exactly on the blocked cells, are the
   values on it not the goal's values, and h(initial), all in one pass over the two boards;
 - ``move_letters_only``: per string of an Arrow string array, does it hold only U, D, L, R;
-- ``id_runs``: the rows where a run of strictly increasing ids of one byte length starts.
+- ``id_runs``: the rows where a run of strictly increasing ids of one byte length starts;
+- ``ascii_only``: is every byte of a buffer below 128 (ASCII text is valid UTF-8).
 
 Each flag is computed for every row (an error counts the rows like the first), and nothing raises: the
 caller has range-checked the cells (-1..63). Plain-Python twins: ``tests/naive_bank_check.py``.
@@ -74,6 +75,16 @@ def _stray_bytes(data, lo, hi):
         b = part[np.uintp(k)]  # an unsigned index: no wraparound test per byte
         stray |= np.uint8((b != 85) & (b != 68) & (b != 76) & (b != 82))
     return stray != 0
+
+
+@njit
+def ascii_only(data, lo, hi):
+    """Every byte of ``data[lo:hi]`` below 128."""
+    part = data[lo:hi]
+    seen = np.uint8(0)
+    for k in range(part.size):
+        seen |= part[np.uintp(k)]
+    return seen < 128
 
 
 @njit
