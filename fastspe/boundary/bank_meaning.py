@@ -101,7 +101,7 @@ def check_depths(cols: dict, ints: dict, h_true: np.ndarray, at: RowErrors) -> N
                                                  "depth = h")
     at.first(searched & (h > depth), lambda i: f"depth is {depth[i]}, below its lower bound h = {h[i]}")
     # every move changes h by one, so a plan of length depth from h to 0 has depth - h even
-    at.first((depth - h) % 2 != 0, lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of "
+    at.first((depth - h) & 1 != 0, lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of "
                                              "that length reaches the goal")
     if "retreat" in ints:
         retreat = ints["retreat"]

@@ -224,6 +224,8 @@ def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.
 
 
 def _lengths(column) -> np.ndarray:
+    if pa.types.is_fixed_size_list(column.type) and not column.null_count:  # every board one size: no pass
+        return np.full(len(column), column.type.list_size, dtype=np.int64)
     return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
@@ -274,7 +276,10 @@ def bank_frame(table: pa.Table):
         frame.insert(BANK_COLUMNS.index("blocks"), "blocks", pd.Series(blocks.to_pylist(), dtype=object))
         return frame
     mask = blocks_mask(blocks)
-    uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
+    if len(mask) and (mask == mask[0]).all():  # one layout (most banks): no sort
+        uniq, first, index = mask[:1], np.zeros(1, dtype=np.intp), np.zeros(len(mask), dtype=np.intp)
+    else:
+        uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
     shared = np.empty(len(uniq), dtype=object)
     shared[:] = [blocks[int(i)].as_py() for i in first]
     frame.insert(BANK_COLUMNS.index("blocks"), "blocks", shared[np.asarray(index).ravel()])

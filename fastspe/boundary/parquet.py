@@ -13,12 +13,14 @@ A file without the digest (written by another tool, or by fastspe before 0.2) is
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -102,11 +104,24 @@ def _hash_array(h, column: pa.Array) -> None:
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         size = f"[{kind.list_size}]" if pa.types.is_fixed_size_list(kind) else ""
         h.update(f"list{size}\x00".encode())
-        _hash_ipc(h, pc.list_value_length(column).cast(pa.int64()))
+        _hash_ipc(h, _list_lengths(column))
         _hash_array(h, column.flatten())
     else:
         h.update(f"{kind}\x00".encode())
         _hash_ipc(h, column)
+
+
+def _list_lengths(column: pa.Array) -> pa.Array:
+    """int64 length of each list (null for a null list); for fixed-size lists without nulls, a constant
+    array made once per size and length (the same IPC bytes, without a pass over the lists)."""
+    if pa.types.is_fixed_size_list(column.type) and not column.null_count:
+        return _constant_lengths(column.type.list_size, len(column))
+    return pc.list_value_length(column).cast(pa.int64())
+
+
+@functools.lru_cache(maxsize=8)
+def _constant_lengths(size: int, rows: int) -> pa.Array:
+    return pa.array(np.full(rows, size, dtype=np.int64))
 
 
 def _zero_nulls(column: pa.Array) -> pa.Array:

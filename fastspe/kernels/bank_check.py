@@ -66,25 +66,55 @@ def board_faults(initial, goal, layout, goals, steps):
     return goal_wrong, blocks_wrong, values_wrong, h
 
 
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_LETTERS = tuple(np.uint64(int.from_bytes(bytes([c]) * 8, "little")) for c in b"UDLR")
+
+
+@njit(inline="always")
+def _zero_bytes(y):
+    """0x80 in each byte of the word ``y`` that is zero, 0 in the others (exact: no carry between bytes)."""
+    return ~(((y & _LOW7) + _LOW7) | y | _LOW7)
+
+
+@njit(inline="always")
+def _clamp(data, lo, hi):
+    """``lo``, ``hi`` (>= 0) as the bounds of the slice ``data[lo:hi]``."""
+    hi = min(hi, data.size)
+    return min(lo, hi), hi
+
+
 @njit
 def _stray_bytes(data, lo, hi):
-    """Any byte in ``data[lo:hi]`` other than U, D, L, R (one branch-free pass)."""
-    part = data[lo:hi]
-    stray = np.uint8(0)
-    for k in range(part.size):
-        b = part[np.uintp(k)]  # an unsigned index: no wraparound test per byte
-        stray |= np.uint8((b != 85) & (b != 68) & (b != 76) & (b != 82))
+    """Any byte in ``data[lo:hi]`` other than U, D, L, R: eight bytes a step (a word each byte of which is
+    tested against the four letters), the tail a byte at a time."""
+    lo, hi = _clamp(data, lo, hi)
+    whole = (hi - lo) // 8 * 8
+    words = data[lo:lo + whole].view(np.uint64)
+    u, d, l, r = _LETTERS
+    stray = np.uint64(0)
+    for k in range(words.size):
+        x = words[np.uintp(k)]  # an unsigned index: no wraparound test per word
+        stray |= (_zero_bytes(x ^ u) | _zero_bytes(x ^ d) | _zero_bytes(x ^ l) | _zero_bytes(x ^ r)) ^ _HIGH
+    for k in range(lo + whole, hi):
+        b = data[k]
+        if b != 85 and b != 68 and b != 76 and b != 82:
+            return True
     return stray != 0
 
 
 @njit
 def ascii_only(data, lo, hi):
-    """Every byte of ``data[lo:hi]`` below 128."""
-    part = data[lo:hi]
-    seen = np.uint8(0)
-    for k in range(part.size):
-        seen |= part[np.uintp(k)]
-    return seen < 128
+    """Every byte of ``data[lo:hi]`` below 128 (eight bytes a step)."""
+    lo, hi = _clamp(data, lo, hi)
+    whole = (hi - lo) // 8 * 8
+    words = data[lo:lo + whole].view(np.uint64)
+    seen = np.uint64(0)
+    for k in range(words.size):
+        seen |= words[np.uintp(k)]
+    for k in range(lo + whole, hi):
+        seen |= np.uint64(data[k])
+    return (seen & _HIGH) == 0
 
 
 @njit
