@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from ..domains.registry import domain_name_of
-from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
+from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups, list_lengths
 from ..domains.sokoban.columns import BANK_COLUMNS as SOKOBAN_BANK_COLUMNS
 from ..kernels.bank_check import ascii_only
 from .sokoban_banks import check_sokoban_bank_table
@@ -119,10 +119,10 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
         at.first((values < MIN_SIDE) | (values > MAX_SIDE),
                  lambda i, s=side, v=values: f"{s} is {v[i]}, must be {MIN_SIDE}..{MAX_SIDE}")
     cells = rows * ncols
-    blocks_len = _lengths(cols["blocks"])
+    blocks_len = list_lengths(cols["blocks"])
     at.first(blocks_len != ints["k"], lambda i: f"k is {ints['k'][i]} but blocks lists {blocks_len[i]} cells")
     for name in BOARD_COLUMNS:
-        length = _lengths(cols[name])
+        length = list_lengths(cols[name])
         at.first(length != cells, lambda i, nm=name, ln=length: f"{nm} has {ln[i]} cells, a {rows[i]}x{ncols[i]} "
                                                                   f"board has {cells[i]}")
     layouts = _bank_layouts(rows, ncols, cols["blocks"], at)
@@ -162,7 +162,7 @@ def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Arra
         raise at.column_error(name, f"must be a list of integers, the file stores {kind}")
     if column.flatten().null_count:
         # a null inside a board: name its row
-        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        owners = np.repeat(np.arange(len(column)), list_lengths(column))
         at.first(np.isin(np.arange(len(column)), owners[column.flatten().is_null().to_numpy(zero_copy_only=False)]),
                  lambda i: f"{name} holds a null cell")
     flat = column.flatten()
@@ -172,7 +172,7 @@ def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Arra
         values = _as_int64(flat, name, at, owners_of=column).to_numpy()
     if len(values) and (values.min() < -1 or values.max() >= _MAX_CELLS):  # two reductions, no temporaries
         bad = (values < -1) | (values >= _MAX_CELLS)
-        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        owners = np.repeat(np.arange(len(column)), list_lengths(column))
         row = int(owners[np.flatnonzero(bad)[0]])
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
     if pa.types.is_fixed_size_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0:
@@ -180,7 +180,7 @@ def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Arra
     if pa.types.is_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0 and \
             (not len(column) or column.offsets[0].as_py() == 0):  # the same list<int8>, without copying it
         return pa.ListArray.from_arrays(column.offsets, flat)
-    offsets = np.concatenate([[0], np.cumsum(_lengths(column))]).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum(list_lengths(column))]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
 
 
@@ -208,7 +208,7 @@ def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.
     if pa.types.is_integer(kind):
         if pa.types.is_uint64(kind) and len(column) and pc.max(column).as_py() >= 2**63:
             hit = int(np.flatnonzero(column.to_numpy(zero_copy_only=False) >= np.uint64(2**63))[0])
-            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[hit])
+            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), list_lengths(owners_of))[hit])
             raise at.error(row, f"{name} holds a value beyond int64")
         return column.cast(pa.int64())
     if pa.types.is_floating(kind):
@@ -217,16 +217,10 @@ def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             if owners_of is not None:
-                row = int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[row])
+                row = int(np.repeat(np.arange(len(owners_of)), list_lengths(owners_of))[row])
             raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, not an integer")
         return pa.array(values.astype(np.int64))
     raise at.column_error(name, f"must be integers, the file stores {kind}")
-
-
-def _lengths(column) -> np.ndarray:
-    if pa.types.is_fixed_size_list(column.type) and not column.null_count:  # every board one size: no pass
-        return np.full(len(column), column.type.list_size, dtype=np.int64)
-    return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
