@@ -90,3 +90,14 @@ def test_id_runs_match_twin(ids, limit):
 @settings(max_examples=200, deadline=None)
 def test_ascii_only_matches_twin(data, lo, hi):
     assert ascii_only(np.frombuffer(data, dtype=np.uint8), lo, hi) == all(b < 128 for b in data[lo:hi])
+
+
+@given(st.lists(st.text(alphabet="ab", max_size=20), max_size=14), st.booleans(), st.integers(0, 3))
+@settings(max_examples=300, deadline=None)
+def test_id_runs_of_long_ids_match_twin(ids, ordered, lo):
+    # ids past 8 bytes (compared a word at a time), sorted or not, at any offset into the buffers
+    ids = sorted(ids) if ordered else ids
+    array = pa.array(["x" * 9 + s for s in ids], pa.string()).slice(min(lo, len(ids)))
+    data, offsets = string_buffers(array)
+    starts, status = id_runs(data, offsets, 8)
+    assert (starts.tolist(), status) == naive_id_runs([s.encode() for s in array.to_pylist()], 8)

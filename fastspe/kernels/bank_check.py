@@ -130,6 +130,17 @@ def move_letters_only(data, offsets):
 
 
 @njit
+def _phase_words(data):
+    """``data`` as eight arrays of words, the p-th starting at byte p: the word at any byte ``at`` is
+    ``words[at % 8][at // 8]`` (zero-copy views; the words that would run past the end are left out)."""
+    n = data.size
+    return (data[0:n // 8 * 8].view(np.uint64), data[1:1 + (n - 1) // 8 * 8].view(np.uint64),
+            data[2:2 + (n - 2) // 8 * 8].view(np.uint64), data[3:3 + (n - 3) // 8 * 8].view(np.uint64),
+            data[4:4 + (n - 4) // 8 * 8].view(np.uint64), data[5:5 + (n - 5) // 8 * 8].view(np.uint64),
+            data[6:6 + (n - 6) // 8 * 8].view(np.uint64), data[7:7 + (n - 7) // 8 * 8].view(np.uint64))
+
+
+@njit
 def id_runs(data, offsets, limit):
     """(starts, status): the first row of each run of ids of one byte length, each greater than the one
     before (bytewise); status 1 when two neighbours are equal, 2 when there are more than ``limit`` runs
@@ -138,6 +149,7 @@ def id_runs(data, offsets, limit):
     starts = np.zeros(limit, dtype=np.int64)
     if n == 0:
         return starts[:0], 0
+    words = _phase_words(data) if data.size >= 8 else _phase_words(np.zeros(16, dtype=np.uint8))
     count = 1
     for i in range(1, n):
         a, b = offsets[i - 1], offsets[i]
@@ -145,6 +157,9 @@ def id_runs(data, offsets, limit):
         fresh = width != offsets[i + 1] - b
         if not fresh:
             k = 0
+            wa, wb = words[a % 8], words[b % 8]
+            while k + 8 <= width and wa[(a + k) // 8] == wb[(b + k) // 8]:  # equal prefixes a word at a time
+                k += 8
             while k < width and data[a + k] == data[b + k]:
                 k += 1
             if k == width:
