@@ -270,13 +270,15 @@ def bank_frame(table: pa.Table):
         frame.insert(BANK_COLUMNS.index("blocks"), "blocks", pd.Series(blocks.to_pylist(), dtype=object))
         return frame
     mask = blocks_mask(blocks)
-    if len(mask) and (mask == mask[0]).all():  # one layout (most banks): no sort
-        uniq, first, index = mask[:1], np.zeros(1, dtype=np.intp), np.zeros(len(mask), dtype=np.intp)
+    if len(mask) and (mask == mask[0]).all():  # one layout (most banks): no sort, one list for every row
+        column = np.empty(len(mask), dtype=object)
+        column.fill(blocks[0].as_py())
     else:
         uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
-    shared = np.empty(len(uniq), dtype=object)
-    shared[:] = [blocks[int(i)].as_py() for i in first]
-    frame.insert(BANK_COLUMNS.index("blocks"), "blocks", shared[np.asarray(index).ravel()])
+        shared = np.empty(len(uniq), dtype=object)
+        shared[:] = [blocks[int(i)].as_py() for i in first]
+        column = shared[np.asarray(index).ravel()]
+    frame.insert(BANK_COLUMNS.index("blocks"), "blocks", column)
     return frame
 
 
