@@ -226,4 +226,4 @@ def read_bank(path, meaning: bool = True) -> pd.DataFrame:
 
     ``meaning=False`` checks only the schema (for ``verify_bank``, which reports every failing board).
     """
-    return bank_frame(read_bank_table(path, meaning=meaning))
+    return read_bank_table(path, meaning=meaning, then=bank_frame)  # the frame built while the digest runs

@@ -28,13 +28,14 @@ import pyarrow.compute as pc
 
 from ..domains.sliding.layout import MAX_SIDE, MIN_SIDE, Layout
 from ..domains.registry import domain_name_of
-from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups
+from ..domains.sliding.pack import blocks_mask, board_matrix, layout_groups, list_lengths
 from ..domains.sokoban.columns import BANK_COLUMNS as SOKOBAN_BANK_COLUMNS
+from ..kernels.bank_check import ascii_only
 from .sokoban_banks import check_sokoban_bank_table
 from .bank_rows import BankLayouts, RowErrors
 from .errors import InputError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
-from .bank_meaning import check_boards, check_depths, check_unique_ids
+from .bank_meaning import check_boards, check_depths, check_unique_ids, string_buffers
 from .files import atomic_path
 from .parquet import parquet_row_groups, read_parquet, write_parquet
 
@@ -62,30 +63,35 @@ def bank_format(path) -> str:
     return suffix[1:]
 
 
-def read_bank_table(path, meaning: bool = True) -> pa.Table:
+def read_bank_table(path, meaning: bool = True, then=None):
     """Read and check a bank file; the table has ``BANK_COLUMNS`` (+ optional ones) in canonical types.
 
     ``meaning=False`` checks the schema only (columns, types, nulls, value ranges) and leaves the boards'
     meaning to the caller: ``fastspe bank verify`` reports every failing board instead of the first.
+    With ``then``, returns ``then(table)``, run (for Parquet) while the content digest is still computed.
     """
     fmt = bank_format(path)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such file")
+    then = then or (lambda table: table)
     if fmt == "parquet":  # checked while the content digest is computed
-        return read_parquet(path, "bank", then=lambda table: check_bank_table(table, str(path), "row", meaning=meaning))
+        return read_parquet(path, "bank", then=lambda table: then(check_bank_table(table, str(path), "row",
+                                                                                  meaning=meaning, fresh=True)))
     table = read_jsonl_bank(path, _JSON_SCHEMA)
-    return check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning)
+    return then(check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning))
 
 
 # -- checking --------------------------------------------------------------------------------------
 
 def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                     meaning: bool = True) -> pa.Table:
+                     meaning: bool = True, fresh: bool = False) -> pa.Table:
     """Check a bank table (schema and meaning) and return it in canonical types.
 
     Canonical: strings as ``string``; integer columns ``int64``; ``blocks`` ``list<int8>``; boards
     ``fixed_size_list<int8>[cells]`` when every board has the same size, else ``list<int8>``.
-    Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id.
+    Raises ``InputError`` naming ``source``, the row (``unit`` N, 1-based) and the board id. ``fresh``: the
+    table is a reader's own, so a column of one chunk is used as it is (else it is copied into a buffer of
+    its exact size, as the content digest of a table about to be written wants it).
     """
     if domain_name_of(table) == "sokoban":
         return check_sokoban_bank_table(table, source, unit, line_of, meaning)
@@ -103,7 +109,7 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
         column = table.column(name)
         if column.null_count:
             at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
-    cols = {name: _canonical(table.column(name), name, at) for name in names}
+    cols = {name: _canonical(table.column(name), name, at, fresh) for name in names}
     if not meaning:
         return pa.table({name: cols[name] for name in names})
     ints = {c: cols[c].to_numpy(zero_copy_only=False) for c in INT_COLUMNS if c in cols}
@@ -113,20 +119,20 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
         at.first((values < MIN_SIDE) | (values > MAX_SIDE),
                  lambda i, s=side, v=values: f"{s} is {v[i]}, must be {MIN_SIDE}..{MAX_SIDE}")
     cells = rows * ncols
-    blocks_len = _lengths(cols["blocks"])
+    blocks_len = list_lengths(cols["blocks"])
     at.first(blocks_len != ints["k"], lambda i: f"k is {ints['k'][i]} but blocks lists {blocks_len[i]} cells")
     for name in BOARD_COLUMNS:
-        length = _lengths(cols[name])
+        length = list_lengths(cols[name])
         at.first(length != cells, lambda i, nm=name, ln=length: f"{nm} has {ln[i]} cells, a {rows[i]}x{ncols[i]} "
                                                                   f"board has {cells[i]}")
     layouts = _bank_layouts(rows, ncols, cols["blocks"], at)
     width = int(cells.max())
     initial = board_matrix(cols["initial"], width)
     goal = board_matrix(cols["goal"], width)
-    check_boards(initial, goal, layouts, at)
-    check_depths(cols, ints, initial, layouts, at)
+    h_true = check_boards(initial, goal, layouts, at)
+    check_depths(cols, ints, h_true, at)
     ids = cols["board_id"]
-    at.first(pc.equal(pc.utf8_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
+    at.first(pc.equal(pc.binary_length(ids), 0).to_numpy(zero_copy_only=False), lambda i: "board_id is empty")
     check_unique_ids(ids, at)
 
     out = {name: cols[name] for name in names}
@@ -136,15 +142,16 @@ def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", l
     return pa.table(out)
 
 
-def _canonical(column, name: str, at: RowErrors) -> pa.Array:
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.chunk(0) if fresh and column.num_chunks == 1 else column.combine_chunks()
     kind = column.type
     if name in STRING_COLUMNS:
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
             raise at.column_error(name, f"must be text, the file stores {kind}")
         column = column.cast(pa.string())
-        try:  # Arrow's JSON reader does not check that strings are UTF-8
-            column.validate(full=True)
+        try:  # Arrow's JSON reader does not check that strings are UTF-8 (ASCII is: one compiled pass)
+            column.validate(full=not _ascii_text(column))
         except pa.ArrowInvalid:
             row = next(i for i in range(len(column)) if not _valid(column.slice(i, 1)))  # errors only: a loop
             raise at.error(row, f"{name} is not UTF-8 text") from None
@@ -155,7 +162,7 @@ def _canonical(column, name: str, at: RowErrors) -> pa.Array:
         raise at.column_error(name, f"must be a list of integers, the file stores {kind}")
     if column.flatten().null_count:
         # a null inside a board: name its row
-        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        owners = np.repeat(np.arange(len(column)), list_lengths(column))
         at.first(np.isin(np.arange(len(column)), owners[column.flatten().is_null().to_numpy(zero_copy_only=False)]),
                  lambda i: f"{name} holds a null cell")
     flat = column.flatten()
@@ -165,13 +172,24 @@ def _canonical(column, name: str, at: RowErrors) -> pa.Array:
         values = _as_int64(flat, name, at, owners_of=column).to_numpy()
     if len(values) and (values.min() < -1 or values.max() >= _MAX_CELLS):  # two reductions, no temporaries
         bad = (values < -1) | (values >= _MAX_CELLS)
-        owners = np.repeat(np.arange(len(column)), _lengths(column))
+        owners = np.repeat(np.arange(len(column)), list_lengths(column))
         row = int(owners[np.flatnonzero(bad)[0]])
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
     if pa.types.is_fixed_size_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0:
         return column
-    offsets = np.concatenate([[0], np.cumsum(_lengths(column))]).astype(np.int32)
+    if pa.types.is_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0 and \
+            (not len(column) or column.offsets[0].as_py() == 0):  # the same list<int8>, without copying it
+        return pa.ListArray.from_arrays(column.offsets, flat)
+    offsets = np.concatenate([[0], np.cumsum(list_lengths(column))]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
+
+
+def _ascii_text(strings: pa.Array) -> bool:
+    """Every byte of a string array's values below 128 (so valid UTF-8)."""
+    data, offsets = string_buffers(strings)
+    if len(offsets) < 2:
+        return True
+    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and ascii_only(data, offsets[0], offsets[-1]))
 
 
 def _valid(array: pa.Array) -> bool:
@@ -190,7 +208,7 @@ def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.
     if pa.types.is_integer(kind):
         if pa.types.is_uint64(kind) and len(column) and pc.max(column).as_py() >= 2**63:
             hit = int(np.flatnonzero(column.to_numpy(zero_copy_only=False) >= np.uint64(2**63))[0])
-            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[hit])
+            row = hit if owners_of is None else int(np.repeat(np.arange(len(owners_of)), list_lengths(owners_of))[hit])
             raise at.error(row, f"{name} holds a value beyond int64")
         return column.cast(pa.int64())
     if pa.types.is_floating(kind):
@@ -199,14 +217,10 @@ def _as_int64(column: pa.Array, name: str, at: RowErrors, owners_of=None) -> pa.
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             if owners_of is not None:
-                row = int(np.repeat(np.arange(len(owners_of)), _lengths(owners_of))[row])
+                row = int(np.repeat(np.arange(len(owners_of)), list_lengths(owners_of))[row])
             raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, not an integer")
         return pa.array(values.astype(np.int64))
     raise at.column_error(name, f"must be integers, the file stores {kind}")
-
-
-def _lengths(column) -> np.ndarray:
-    return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
@@ -256,10 +270,15 @@ def bank_frame(table: pa.Table):
         frame.insert(BANK_COLUMNS.index("blocks"), "blocks", pd.Series(blocks.to_pylist(), dtype=object))
         return frame
     mask = blocks_mask(blocks)
-    uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
-    shared = np.empty(len(uniq), dtype=object)
-    shared[:] = [blocks[int(i)].as_py() for i in first]
-    frame.insert(BANK_COLUMNS.index("blocks"), "blocks", shared[np.asarray(index).ravel()])
+    if len(mask) and (mask == mask[0]).all():  # one layout (most banks): no sort, one list for every row
+        column = np.empty(len(mask), dtype=object)
+        column.fill(blocks[0].as_py())
+    else:
+        uniq, first, index = np.unique(mask, return_index=True, return_inverse=True)
+        shared = np.empty(len(uniq), dtype=object)
+        shared[:] = [blocks[int(i)].as_py() for i in first]
+        column = shared[np.asarray(index).ravel()]
+    frame.insert(BANK_COLUMNS.index("blocks"), "blocks", column)
     return frame
 
 

@@ -13,12 +13,14 @@ A file without the digest (written by another tool, or by fastspe before 0.2) is
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -96,17 +98,30 @@ def _hash_array(h, column: pa.Array) -> None:
     """Feed one array to ``h``: lists as their lengths and flattened values, so that the name of a list's
     child field (``item`` in memory, ``element`` after a Parquet round trip) does not matter."""
     if column.null_count:
-        h.update(_ipc_bytes(pc.is_valid(column)))
+        _hash_ipc(h, pc.is_valid(column))
         column = _zero_nulls(column)
     kind = column.type
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         size = f"[{kind.list_size}]" if pa.types.is_fixed_size_list(kind) else ""
         h.update(f"list{size}\x00".encode())
-        h.update(_ipc_bytes(pc.list_value_length(column).cast(pa.int64())))
+        _hash_ipc(h, _list_lengths(column))
         _hash_array(h, column.flatten())
     else:
         h.update(f"{kind}\x00".encode())
-        h.update(_ipc_bytes(column))
+        _hash_ipc(h, column)
+
+
+def _list_lengths(column: pa.Array) -> pa.Array:
+    """int64 length of each list (null for a null list); for fixed-size lists without nulls, a constant
+    array made once per size and length (the same IPC bytes, without a pass over the lists)."""
+    if pa.types.is_fixed_size_list(column.type) and not column.null_count:
+        return _constant_lengths(column.type.list_size, len(column))
+    return pc.list_value_length(column).cast(pa.int64())
+
+
+@functools.lru_cache(maxsize=8)
+def _constant_lengths(size: int, rows: int) -> pa.Array:
+    return pa.array(np.full(rows, size, dtype=np.int64))
 
 
 def _zero_nulls(column: pa.Array) -> pa.Array:
@@ -119,13 +134,30 @@ def _zero_nulls(column: pa.Array) -> pa.Array:
     return pc.fill_null(column, zero)
 
 
-def _ipc_bytes(array: pa.Array) -> pa.Buffer:
-    """The IPC stream of ``array`` as one column ``c`` (hashed as it is: no copy into Python bytes)."""
+class _HashSink:
+    """A write-only file that feeds what it is given to a hash: Arrow's IPC writer hands it the framing as
+    small ``bytes`` and each body buffer as the array's own ``Buffer`` (no copy), so a column is hashed
+    without its IPC stream ever being put together in memory."""
+
+    closed = False
+
+    def __init__(self, h):
+        self._h = h
+
+    def write(self, data) -> int:
+        self._h.update(data)
+        return memoryview(data).nbytes
+
+    def flush(self) -> None:
+        pass
+
+
+def _hash_ipc(h, array: pa.Array) -> None:
+    """Feed ``h`` the IPC stream of ``array`` as one column ``c``: the bytes a stream written to a buffer
+    would hold, framing and padding included (the digest of files written before stays the same)."""
     batch = pa.record_batch([array], names=["c"])
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, batch.schema) as writer:
+    with pa.ipc.new_stream(pa.PythonFile(_HashSink(h), mode="w"), batch.schema) as writer:
         writer.write_batch(batch)
-    return sink.getvalue()
 
 
 @contextlib.contextmanager

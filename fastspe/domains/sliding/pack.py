@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from ...kernels.replay import key_layout
 from .layout import Layout
 
-__all__ = ["BankTables", "packed_bank", "board_matrix", "blocks_mask", "layout_groups"]
+__all__ = ["BankTables", "packed_bank", "board_matrix", "blocks_mask", "layout_groups", "list_lengths"]
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,11 @@ def packed_bank(table: pa.Table) -> BankTables:
 
 def blocks_mask(blocks: pa.Array) -> np.ndarray:
     """uint64 (n,): bit c set for each blocked cell c of each row of a ``list<int>`` column."""
-    lengths = _lengths(blocks)
-    values = blocks.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    flat = blocks.flatten()
+    if not len(flat):  # no blocks anywhere (open boards): no pass over the rows
+        return np.zeros(len(blocks), dtype=np.uint64)
+    lengths = list_lengths(blocks)
+    values = flat.to_numpy(zero_copy_only=False).astype(np.int64)
     owners = np.repeat(np.arange(len(lengths)), lengths)
     mask = np.zeros(len(lengths), dtype=np.uint64)
     np.bitwise_or.at(mask, owners, np.left_shift(np.uint64(1), values.astype(np.uint64)))
@@ -128,7 +131,7 @@ def board_matrix(column, width: int | None = None) -> np.ndarray:
         for i, b in enumerate(lists):
             out[i, :len(b)] = b
         return out
-    lengths = _lengths(arrow)
+    lengths = list_lengths(arrow)
     values = arrow.flatten().to_numpy(zero_copy_only=False).astype(np.int8, copy=False)
     n = len(lengths)
     width = int(lengths.max(initial=0)) if width is None else width
@@ -155,5 +158,8 @@ def _as_arrow_lists(column):
     return None
 
 
-def _lengths(column) -> np.ndarray:
+def list_lengths(column) -> np.ndarray:
+    """int64 (n,): the length of each list of an Arrow list column."""
+    if pa.types.is_fixed_size_list(column.type) and not column.null_count:  # every board one size: no pass
+        return np.full(len(column), column.type.list_size, dtype=np.int64)
     return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
