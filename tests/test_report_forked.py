@@ -48,6 +48,14 @@ def load_json_tool():
     import json.tool  # noqa: F401 - a module this test process has not loaded
 
 
+def length(data):
+    return len(data)
+
+
+def slow_setup():
+    time.sleep(2.0)
+
+
 def broken_setup():
     raise UserError("matplotlib is broken")
 
@@ -91,6 +99,18 @@ def test_results_arrive_whatever_order_they_are_asked_for(server, tmp_path):
     assert quick.result() != os.getpid()
     slow.result()
     assert (tmp_path / "slow").read_text() == "late"
+
+
+@needs_fork
+def test_submit_does_not_wait_for_the_setup():
+    started = forked.server(slow_setup)
+    try:
+        t = time.monotonic()
+        call = started.submit(HERE, "length", b"x" * 4_000_000)  # far more than a pipe holds
+        assert time.monotonic() - t < 1.0
+        assert call.result() == 4_000_000
+    finally:
+        started.close()
 
 
 @needs_fork

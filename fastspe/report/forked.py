@@ -21,9 +21,12 @@ import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import queue
 import signal
 import sys
+import threading
 import warnings
+from multiprocessing.reduction import ForkingPickler
 from typing import Callable
 
 from ..errors import UserError
@@ -177,11 +180,23 @@ class Server:
         server_end.close()
         self._results: dict = {}
         self._jobs = 0
+        # Jobs go out from a thread: a pipe holds 64 KB, and the server reads none until its setup is done
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._sender = threading.Thread(target=self._send_all, name="fastspe-figure-jobs", daemon=True)
+        self._sender.start()
+
+    def _send_all(self) -> None:
+        while (payload := self._outbox.get()) is not None:
+            try:
+                self._conn.send_bytes(payload)
+            except OSError:  # the server is gone: ``result()`` says so
+                return
 
     def submit(self, module: str, name: str, *args, **kwargs) -> "_Pending":
-        """``module.name(*args, **kwargs)`` in a fork of the server (arguments and result pickled)."""
+        """``module.name(*args, **kwargs)`` in a fork of the server (arguments and result pickled, here and
+        now: the arguments may change after); returns at once."""
         self._jobs += 1
-        self._conn.send((self._jobs, (module, name, args, kwargs)))
+        self._outbox.put(ForkingPickler.dumps((self._jobs, (module, name, args, kwargs))))
         return _Pending(self, self._jobs)
 
     def _result(self, job: int):
@@ -198,15 +213,19 @@ class Server:
         return value
 
     def close(self) -> None:
-        if not self._conn.closed:
-            _send(self._conn, None)
-            self._conn.close()
+        self._outbox.put(ForkingPickler.dumps(None))  # the server's end of jobs
+        self._stop_sending()
         self._process.join()
 
     def cancel(self) -> None:
         if self._process.is_alive():
             self._process.terminate()
         self._process.join()
+        self._stop_sending()
+
+    def _stop_sending(self) -> None:
+        self._outbox.put(None)
+        self._sender.join(timeout=10)  # a send to a server that is gone fails at once
         self._conn.close()
 
 
