@@ -46,6 +46,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args) -> int:
+    import pandas  # noqa: F401 - loaded before the fork: the figure server needs it too
+    from ..report import forked
+
+    # Forked before the other imports: matplotlib loads there while the inputs are read and the bootstrap runs
+    server = None if args.no_figures else forked.figure_server()
+    try:
+        return _report(args, server)
+    except BaseException:
+        if server is not None:
+            server.cancel()
+        raise
+
+
+def _report(args, server) -> int:
     from ..bank.build import read_bank
     from ..boundary.verdicts import read_verdicts
     from ..distributed import executor
@@ -68,6 +82,6 @@ def cmd_report(args) -> int:
                             figures=not args.no_figures, runs=tuple(args.runs or ()), dpi=args.dpi)
     with cluster_client(args) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
-                            options=options, executor=executor(client))
+                            options=options, executor=executor(client), figure_server=server)
     say(f"wrote {path} ({verdicts.frame['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

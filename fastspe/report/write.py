@@ -128,7 +128,8 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
 
 def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
                  seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
-                 options: ReportOptions | None = None, executor: Executor | None = None) -> Path:
+                 options: ReportOptions | None = None, executor: Executor | None = None,
+                 figure_server=None) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -145,6 +146,9 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     options : labels, titles, interval cells, run logs (``ReportOptions``)
     executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask); the
         report is byte-for-byte the same wherever they run
+    figure_server : a ``forked.figure_server()`` started earlier (the CLI starts it before it reads the
+        inputs, so matplotlib loads meanwhile), or None to start one here; ``write_report`` closes it,
+        or cancels it when the report fails
 
     The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
     is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
@@ -152,24 +156,27 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     bank and verdicts, say) are kept.
     """
     options = options or ReportOptions(figures=figures)
-    if options.figures:  # before the bootstrap, not after it
-        check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
-    checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
-    check_table_inputs(checked)  # nothing to report from no verdicts
-    verdicts = checked.frame
-    sums = board_sums(checked)
-    final = report_folder(out_dir)
-    runs = _run_stats(options.runs, verdicts)  # a bad log fails before the bootstrap
-    stage = progress or (lambda name, done, total: None)
-    # matplotlib loads in a forked process while the bootstrap runs; each figure is drawn in a fork of it
-    server = forked.server(_load_figures) if options.figures else None
+    server = figure_server
     try:
+        if options.figures:  # before the bootstrap, not after it
+            check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
+        elif server is not None:
+            server.close()  # nothing to draw
+            server = None
+        checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
+        check_table_inputs(checked)  # nothing to report from no verdicts
+        sums = board_sums(checked)
+        final = report_folder(out_dir)
+        runs = _run_stats(options.runs, checked.frame)  # a bad log fails before the bootstrap
+        stage = progress or (lambda name, done, total: None)
+        if options.figures and server is None:  # matplotlib loads there while the bootstrap runs
+            server = forked.figure_server()
         path = _write(bank, checked, sums, final, runs, draws, seed, stage, options, executor, server)
     except BaseException:
-        if server:
+        if server is not None:
             server.cancel()
         raise
-    if server:
+    if server is not None:
         server.close()
     return path
 
@@ -206,12 +213,6 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
                 server.cancel()  # before the folder is removed: nothing may write into it once it is given up
             raise
     return final / "report.md"
-
-
-def _load_figures() -> None:
-    from . import figures
-
-    figures.warm()
 
 
 def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
