@@ -56,6 +56,18 @@ def slow_setup():
     time.sleep(2.0)
 
 
+def pids_side_by_side():
+    return forked.side_by_side([pid, pid, pid])
+
+
+def fails_side_by_side(message):
+    return forked.side_by_side([pid, lambda: fail(message)])
+
+
+def writes_side_by_side(seconds, folder):
+    forked.side_by_side([lambda: sleep_then_write(seconds, f"{folder}/a"), lambda: sleep_then_write(seconds, f"{folder}/b")])
+
+
 def broken_setup():
     raise UserError("matplotlib is broken")
 
@@ -151,6 +163,31 @@ def test_cancel_stops_the_running_calls(server, tmp_path):
     server.cancel()
     time.sleep(3.5)
     assert time.monotonic() - started < 10 and not flag.exists()
+
+
+@needs_fork
+def test_a_job_runs_its_parts_side_by_side_in_forks_of_itself(server):
+    first, second, third = server.submit(HERE, "pids_side_by_side").result()
+    assert len({first, second, third, os.getpid()}) == 4
+
+
+def test_parts_outside_a_job_run_here_one_after_the_other():
+    assert forked.side_by_side([pid, pid]) == [os.getpid()] * 2
+
+
+@needs_fork
+def test_a_part_that_fails_fails_the_job(server):
+    with pytest.raises(UserError, match="second part"):
+        server.submit(HERE, "fails_side_by_side", "second part").result()
+
+
+@needs_fork
+def test_cancel_stops_the_parts_of_a_job_too(server, tmp_path):
+    server.submit(HERE, "writes_side_by_side", 3.0, str(tmp_path))
+    time.sleep(0.5)
+    server.cancel()
+    time.sleep(3.5)
+    assert list(tmp_path.iterdir()) == []
 
 
 @needs_fork

@@ -48,6 +48,7 @@ from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..boundary.files import write_figure  # noqa: E402
+from .forked import side_by_side  # noqa: E402
 
 ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"  # poorer .. better, Figure 1 only
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)
@@ -134,15 +135,18 @@ def _title(fig: Figure, text: str, titles: bool) -> None:
         fig.suptitle(wrapped(text, int(fig.get_figwidth() * 72 / (0.58 * 9))))
 
 
-@_styled
 def _save(fig: Figure, stem: str | Path, dpi: int = DPI) -> list[Path]:
+    """The figure in every format (``FORMATS``), side by side in a figure server's job (``forked.side_by_side``:
+    each format draws the whole figure again, so the formats of the largest figure need not wait in line)."""
     stem = Path(stem)
-    paths = []
-    for ext in FORMATS:
-        path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a stem may hold a dot
-        write_figure(fig, path, format=ext, dpi=dpi if ext == "png" else PRINT_DPI, metadata=_META[ext])
-        paths.append(path)
-    return paths
+    return side_by_side([functools.partial(_save_as, fig, stem, ext, dpi) for ext in FORMATS])
+
+
+@_styled
+def _save_as(fig: Figure, stem: Path, ext: str, dpi: int) -> Path:
+    path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a stem may hold a dot
+    write_figure(fig, path, format=ext, dpi=dpi if ext == "png" else PRINT_DPI, metadata=_META[ext])
+    return path
 
 
 def warm() -> None:

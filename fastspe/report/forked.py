@@ -17,6 +17,7 @@ not apply and is silenced for those forks only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import multiprocessing.connection
@@ -27,7 +28,7 @@ import sys
 import threading
 import warnings
 from multiprocessing.reduction import ForkingPickler
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..errors import UserError
 
@@ -91,24 +92,65 @@ def _call(job):
     return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
 
-def _fork_call(job, keep_closed) -> tuple[int, object]:
-    """``job`` in a fork of this process (the server): (its pid, the end its (ok, value) arrives on)."""
+_in_job = False  # True in a server's job: its own forks (``side_by_side``) pay, and die with it
+
+
+def _fork(work: Callable, keep_closed=(), job: bool = False) -> tuple[int, object]:
+    """``work()`` in a fork of this process: (its pid, the end its (ok, value) arrives on). A ``job`` (a
+    server's) leads a process group of its own, so that a cancel kills the forks it makes too."""
+    global _in_job
     receive, send = multiprocessing.Pipe(duplex=False)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_FORK_WARNING, category=DeprecationWarning)
         pid = os.fork()
-    if pid == 0:  # the fork: only the job, then out without the server's exit handlers
+    if pid == 0:  # the fork: only the work, then out without the server's exit handlers
         try:
+            if job:
+                os.setpgid(0, 0)
+                _in_job = True
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the server's handler, which kills its children
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
             receive.close()
             for conn in keep_closed:
                 conn.close()
-            _run(lambda: _call(job), send)
+            _run(work, send)
         finally:
             os._exit(0)
     send.close()
     return pid, receive
+
+
+def _outcome(pid: int, receive) -> tuple[bool, object]:
+    """The (ok, value) of a fork (``_fork``) once it ends; a fork that died without a word is an error."""
+    try:
+        value = receive.recv()
+    except EOFError:
+        value = None
+    receive.close()
+    _, status = os.waitpid(pid, 0)
+    return value or (False, _died(os.waitstatus_to_exitcode(status)))
+
+
+def side_by_side(calls: Sequence[Callable]) -> list:
+    """Each call's value, in order. In a server's job (a figure), every call but the first runs in a fork
+    of it, beside the first, here (the formats of one figure saved at once); elsewhere they run one after
+    the other, here. Either way the same values, and the first error raised."""
+    if not _in_job or len(calls) < 2:
+        return [call() for call in calls]
+    forks = [_fork(call) for call in calls[1:]]
+    try:
+        values = [calls[0]()]
+    except BaseException:
+        for pid, receive in forks:  # none may go on writing once the job has failed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            _outcome(pid, receive)
+        raise
+    for ok, value in [_outcome(pid, receive) for pid, receive in forks]:
+        if not ok:
+            raise value
+        values.append(value)
+    return values
 
 
 def _serve(setup: Callable, conn) -> None:
@@ -119,11 +161,10 @@ def _serve(setup: Callable, conn) -> None:
 
     def stop(*_):  # and wait for them: none may write a byte once the cancel returns
         for _, pid in running.values():
-            try:
-                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)  # the job and the forks it made (``side_by_side``)
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
         os._exit(1)
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -147,18 +188,14 @@ def _serve(setup: Callable, conn) -> None:
                     _send(conn, (job[0], (False, failed)))
                 else:  # SIGTERM held off until the new job is in ``running``, where ``stop`` finds it
                     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-                    pid, receive = _fork_call(job[1], [conn, *running])
+                    pid, receive = _fork(lambda job=job[1]: _call(job), [conn, *running], job=True)
+                    with contextlib.suppress(OSError):  # here too: a cancel right after the fork finds its group
+                        os.setpgid(pid, pid)
                     running[receive] = (job[0], pid)
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
                 continue
             job_id, pid = running.pop(ready)
-            try:
-                value = ready.recv()
-            except EOFError:
-                value = None
-            ready.close()
-            _, status = os.waitpid(pid, 0)
-            _send(conn, (job_id, value or (False, _died(os.waitstatus_to_exitcode(status)))))
+            _send(conn, (job_id, _outcome(pid, ready)))
     conn.close()
 
 
