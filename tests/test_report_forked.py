@@ -200,8 +200,9 @@ def test_close_waits_for_the_server():
 
 def test_without_fork_the_calls_run_here(monkeypatch):
     monkeypatch.setattr(forked, "can_fork", lambda: False)
+    sys.modules.pop("json.tool", None)
     here = forked.server(load_json_tool)
-    assert isinstance(here, forked.InProcess) and "json.tool" in sys.modules
+    assert isinstance(here, forked.InProcess) and "json.tool" not in sys.modules  # no setup to share here
     handle = here.submit(HERE, "pid")
     assert isinstance(handle, forked.Done) and handle.result() == os.getpid()
     with pytest.raises(UserError, match="at once"):

@@ -278,10 +278,11 @@ class _Pending:
 
 
 class InProcess:
-    """``Server``'s stand-in where no fork pays (``can_fork``): ``setup()`` here, each call run at once."""
+    """``Server``'s stand-in where no fork pays (``can_fork``): each call run at once, here. No setup: it only
+    pays where forks share what it loads; here each call loads what it needs itself."""
 
     def __init__(self, setup: Callable):
-        setup()
+        pass
 
     def submit(self, module: str, name: str, *args, **kwargs) -> Done:
         return Done(_call((module, name, args, kwargs)))
