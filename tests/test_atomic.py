@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -87,6 +89,32 @@ def test_full_disk_names_the_file_and_leaves_nothing(tmp_path, monkeypatch, wher
     assert listing(tmp_path) == (["metrics.csv"] if existed else [])
     if existed:
         assert final.read_text() == "old"
+
+
+def test_a_folder_is_synced_whole_before_its_swap(tmp_path, monkeypatch):
+    synced, real = [], io.os.fsync
+    monkeypatch.setattr(io.os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real(fd)))
+    final = tmp_path / "report"
+    with io.atomic_dir(final) as build:
+        io.write_text("a", build / "report.md")
+        io.write_text("b", build / "tables" / "t.md")
+        assert synced == []  # not file by file: all at once below
+    assert {Path(p).relative_to(build).as_posix() for p in synced if Path(p).is_relative_to(build)} == {
+        "report.md", "tables/t.md", "tables", "."}
+    assert (final / "tables" / "t.md").read_text() == "b" and listing(tmp_path) == ["report"]
+    io.write_text("c", tmp_path / "alone.md")  # outside a folder being built: synced at once, as ever
+    assert Path(synced[-2]).name.startswith(".alone.md.") and Path(synced[-1]) == tmp_path  # its temporary, its folder
+
+
+def test_full_disk_found_at_a_folders_sync_keeps_the_old_folder(tmp_path, monkeypatch):
+    final = tmp_path / "report"
+    final.mkdir()
+    (final / "report.md").write_text("old")
+    with pytest.raises(OSError, match=rf"cannot write {re.escape(str(final))}: No space left on device"):
+        with io.atomic_dir(final) as build:
+            io.write_text("new", build / "report.md")
+            monkeypatch.setattr(io.os, "fsync", _full_disk)
+    assert (final / "report.md").read_text() == "old" and listing(tmp_path) == ["report"]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -258,7 +258,27 @@ def test_three_formats_byte_identical_across_runs(inputs, tmp_path):
     assert b"<dc:date>" not in first[1].read_bytes()
     from PIL import Image
     with Image.open(first[0]) as png:
-        assert png.info["dpi"][0] == pytest.approx(300, abs=0.5) and png.size[0] == 2100  # 7 in at 300 dpi
+        assert png.info["dpi"][0] == pytest.approx(150, abs=0.5) and png.size[0] == 1050  # 7 in at 150 dpi
+
+
+def test_dpi_is_the_png_resolution_only(inputs, tmp_path):
+    from PIL import Image
+
+    metrics, _, keys = inputs(3)
+    low = figures.figure1_heatmap(metrics, keys, "primary", tmp_path / "low" / "f1")
+    high = figures.figure1_heatmap(metrics, keys, "primary", tmp_path / "high" / "f1", dpi=300)
+    with Image.open(low[0]) as png_low, Image.open(high[0]) as png_high:
+        assert (png_low.size[0], png_high.size[0]) == (1050, 2100) and png_high.info["dpi"][0] == pytest.approx(300, abs=0.5)
+    for a, b in zip(low[1:], high[1:]):  # SVG and PDF are vector files: the same bytes at any dpi
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_warm_draws_nothing_that_changes_the_bytes(inputs, tmp_path):
+    metrics, _, keys = inputs(3)
+    cold = figures.figure2_bars(metrics, keys, "primary", tmp_path / "cold" / "f2")
+    figures.warm()
+    warmed = figures.figure2_bars(metrics, keys, "primary", tmp_path / "warm" / "f2")
+    assert [p.read_bytes() for p in cold] == [p.read_bytes() for p in warmed]
 
 
 def test_trajectory_frame_by_hand():

@@ -346,9 +346,15 @@ def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     assert list(runs["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"] and (runs["answers"] == 120).all()  # 40 boards x 3 trials
     assert set(pd.read_csv(a / "metrics.csv")["condition"]) == {"baseline:noisy", "baseline:oracle", "baseline:greedy"}
     svg = (a / "figures" / "figure2_economy_spe.svg").read_text()
-    assert main(base + ["--out", str(tmp_path / "b"), "--labels", str(labels)]) == 0
+    assert main(base + ["--out", str(tmp_path / "b"), "--labels", str(labels), "--dpi", "300"]) == 0
     titled = (tmp_path / "b" / "figures" / "figure2_economy_spe.svg").read_text()
     assert len(titled) > len(svg)  # the title's glyphs are drawn only with titles
+    from PIL import Image
+    for folder, dpi in (("a", 150), ("b", 300)):  # 150 unless asked
+        with Image.open(tmp_path / folder / "figures" / "figure2_economy_spe.png") as png:
+            assert png.info["dpi"][0] == pytest.approx(dpi, abs=0.5) and png.size[0] == 3.5 * dpi
+    assert main(base + ["--out", str(tmp_path / "d"), "--dpi", "5"]) == 2
+    assert "--dpi: must be a whole number in 20..1,200, got '5'" in capsys.readouterr().err
     assert (tmp_path / "b" / "tables" / "table1_primary.csv").read_bytes() == (a / "tables" / "table1_primary.csv").read_bytes()
     assert not (tmp_path / "b" / "tables" / "run_stats.csv").exists()
     clash = tmp_path / "clash.json"

@@ -42,5 +42,8 @@ def test_cli_defaults_match_the_library():
     from fastspe.cli import report as cli_report
 
     assert (cli_report.DEFAULT_DRAWS, cli_report.DEFAULT_SEED) == (intervals.DEFAULT_DRAWS, intervals.DEFAULT_SEED)
+    from fastspe.report import figures
+
+    assert cli_report.DEFAULT_DPI == figures.DPI
     assert (cli_demo.DEFAULT_OUT, cli_demo.DEMO_DRAWS, cli_demo.DEMO_SEED) == (demo.DEFAULT_OUT, demo.DEMO_DRAWS,
                                                                              demo.DEMO_SEED)

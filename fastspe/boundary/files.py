@@ -99,6 +99,33 @@ def remove_stale_temps(final: str | os.PathLike) -> None:
                 os.unlink(path)
 
 
+# Folders that ``atomic_dir`` is building in this process: what is written in them is synced once, all of
+# it together, before the folder is swapped in (one group commit, where a sync per file cost 2 x 3.5 ms)
+_BUILDING: set[Path] = set()
+
+
+def _fsync_file(path) -> None:
+    fd = os.open(path, os.O_RDWR)  # Windows syncs only files open for writing
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_tree(root: Path) -> None:
+    """Sync every file under ``root``, then every folder, side by side: the file system commits syncs that
+    wait together at once, where one after the other each waits for its own journal commit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    files, folders = [], []
+    for folder, _, names in os.walk(root):
+        folders.append(Path(folder))
+        files += [Path(folder) / name for name in names]
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(_fsync_file, files))  # raises the first error (a full disk) here
+        list(pool.map(_fsync_dir, reversed(folders)))
+
+
 def _fsync_dir(folder: Path) -> None:
     if os.name == "nt":
         return
@@ -135,18 +162,16 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     final.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(final)
     tmp = temp_sibling(final)
+    later = not _BUILDING.isdisjoint(final.parents)  # in a folder atomic_dir syncs whole before its swap
     try:
         # O_EXCL: never write through a name someone else made; 0o666 & ~umask, the usual permissions
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         yield tmp
-        if tmp.is_file():  # a full disk may only show when the data reach it: sync before the rename
-            fd = os.open(tmp, os.O_RDWR)  # Windows syncs only files open for writing
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        if tmp.is_file() and not later:  # a full disk may only show when the data reach it: sync first
+            _fsync_file(tmp)
         os.replace(tmp, final)
-        _fsync_dir(final.parent)
+        if not later:
+            _fsync_dir(final.parent)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -165,7 +190,8 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     are not possible), then the old folder is renamed aside, the new one renamed in and the old one
     removed. On any failure before the swap the old folder is untouched and the new one removed; a
     writer that dies between the two renames leaves ``.NAME.<pid>.<random>.old``, which the next
-    writer of ``path`` moves back (``remove_stale_temps``).
+    writer of ``path`` moves back (``remove_stale_temps``). What ``atomic_path`` writes in the new folder
+    is synced all together just before the swap, not file by file.
     """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -173,7 +199,12 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     build = temp_sibling(final)
     try:
         build.mkdir()  # in a read-only folder this fails: the error names ``path``, not the temporary
-        yield build
+        _BUILDING.add(build)
+        try:
+            yield build
+        finally:
+            _BUILDING.discard(build)
+        _sync_tree(build)  # a full disk may only show now: before the swap, the error naming ``path``
         if final.is_dir():
             _carry_over(final, build)
             shutil.copymode(final, build)

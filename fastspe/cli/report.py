@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import cluster_client, cluster_options, draws_option, refuse_overwrite, say, seed_option, warn
+from ._common import (cluster_client, cluster_options, draws_option, int_option, refuse_overwrite, say, seed_option,
+                      warn)
 from .progress import Stages
 
 # Also in fastspe.stats.intervals (DEFAULT_DRAWS, DEFAULT_SEED); repeated here so that `--help` imports no numba.
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
+DEFAULT_DPI = 150  # also fastspe.report.figures.DPI; here so that `--help` imports no matplotlib
+dpi_option = int_option(20, 1200)
 STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}
 
 
@@ -29,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--labels", metavar="FILE",
                         help="display names and order of the conditions: CSV with header condition,label, or JSON "
                              "{condition: label} (default: the condition keys, ranked by primary SPE)")
+    report.add_argument("--dpi", type=dpi_option, default=DEFAULT_DPI, metavar="N",
+                        help="dots per inch of the PNG figures, 300 for print (SVG and PDF are vector files, the same "
+                             "at any)")
     report.add_argument("--no-titles", action="store_true",
                         help="figures without titles (the captions go in the paper)")
     report.add_argument("--interval-cells", action="store_true",
@@ -40,6 +46,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args) -> int:
+    import pandas  # noqa: F401 - loaded before the fork: the figure server needs it too
+    from ..report import forked
+
+    # Forked before the other imports: matplotlib loads there while the inputs are read and the bootstrap runs
+    server = None if args.no_figures else forked.figure_server()
+    try:
+        return _report(args, server)
+    except BaseException:
+        if server is not None:
+            server.cancel()
+        raise
+
+
+def _report(args, server) -> int:
     from ..bank.build import read_bank
     from ..boundary.verdicts import read_verdicts
     from ..distributed import executor
@@ -59,9 +79,9 @@ def cmd_report(args) -> int:
             warn(f"{args.labels}: {len(unknown)} labelled condition(s) have no verdicts and are left out: "
                  f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
     options = ReportOptions(labels=labels, titles=not args.no_titles, interval_cells=args.interval_cells,
-                            figures=not args.no_figures, runs=tuple(args.runs or ()))
+                            figures=not args.no_figures, runs=tuple(args.runs or ()), dpi=args.dpi)
     with cluster_client(args) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
-                            options=options, executor=executor(client))
+                            options=options, executor=executor(client), figure_server=server)
     say(f"wrote {path} ({verdicts.frame['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
     return 0

@@ -47,17 +47,16 @@ def spread(values: Sequence[int], most: int = MAX_DEPTHS) -> list[int]:
     return [values[i] for i in picks]
 
 
-def chosen(cell: pd.DataFrame) -> dict:
-    """The kind -> verdict row of one condition x depth cell (a kind the cell has no answer for is left out)."""
-    cell = cell.sort_values(["board_id", "trial"], kind="stable")
+def chosen(positions: np.ndarray, complete: np.ndarray, excess: np.ndarray) -> dict:
+    """The kind -> row position of one condition x depth cell, from its rows' ``positions`` in (board_id, trial)
+    order and every row's ``complete`` flag and ``excess`` moves (a kind the cell has no answer for is left out)."""
     out = {}
-    failed = cell[cell["status"] != "complete"]
+    failed = positions[~complete[positions]]
     if len(failed):
-        out[KINDS[0]] = failed.iloc[0].to_dict()
-    done = cell[cell["status"] == "complete"]
+        out[KINDS[0]] = int(failed[0])
+    done = positions[complete[positions]]
     if len(done):
-        excess = done["L"].to_numpy(np.int64) - done["depth"].to_numpy(np.int64)
-        out[KINDS[1]] = done.iloc[int(np.argmin(excess))].to_dict()  # argmin: the first of the least
+        out[KINDS[1]] = int(done[np.argmin(excess[done])])  # argmin: the first of the least
     return out
 
 
@@ -69,12 +68,18 @@ def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order:
     if not set(_BOARD_COLUMNS[domain]) <= set(bank.columns):
         return []
     boards = bank.drop_duplicates("board_id").set_index("board_id")
-    part = verdicts[verdicts["cohort"] == cohort]
+    part = verdicts[verdicts["cohort"] == cohort].sort_values(["board_id", "trial"], kind="stable")
+    cells = part.groupby(["condition", "depth"], sort=False).indices  # each cell's rows, still in that order
+    complete = (part["status"] == "complete").to_numpy(bool)
+    excess = part["L"].to_numpy(np.int64) - part["depth"].to_numpy(np.int64)
+    depths: dict = {}
+    for condition, depth in cells:
+        depths.setdefault(condition, []).append(int(depth))
     examples = []
     for n, condition in enumerate(order):
-        mine = part[part["condition"] == condition]
-        for depth in spread(int(d) for d in mine["depth"].unique()):
-            for kind, row in chosen(mine[mine["depth"] == depth]).items():
+        for depth in spread(depths.get(condition, ())):
+            for kind, pos in chosen(cells[condition, depth], complete, excess).items():
+                row = part.iloc[pos].to_dict()
                 href = f"{FOLDER}/c{n + 1:02d}-d{depth}-{kind.split()[0]}.html"
                 trace = _TRACES[domain](boards.loc[row["board_id"]].to_dict(), row)
                 write_trace_page(trace, out / href)

@@ -1,4 +1,5 @@
-"""The paper's figures (matplotlib, Agg), each written as PDF, PNG (300 dpi) and SVG with no timestamps.
+"""The paper's figures (matplotlib, Agg), each written as PDF, PNG (``DPI``, 150 unless asked; 300 for print)
+and SVG with no timestamps.
 
 - Figure 1 (``figure1_heatmap``): R, Q and E in percent (one decimal) per condition (rows) and certified
   depth (columns), blue better and orange poorer on each panel's stated linear scale, a narrow white
@@ -47,6 +48,7 @@ from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..boundary.files import write_figure  # noqa: E402
+from .forked import side_by_side  # noqa: E402
 
 ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"  # poorer .. better, Figure 1 only
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)
@@ -55,7 +57,8 @@ SMALL = 0.05  # a bar shorter than this (of 1) gets its value written beside it
 CMAP = LinearSegmentedColormap.from_list("fastspe_orange_blue", [ORANGE, PALE, BLUE])
 HEAT_METRICS = ("R", "Q", "E")
 FORMATS = ("png", "svg", "pdf")  # the order of the returned paths: [1] stays the SVG, as before
-DPI = 300
+DPI = 150  # the PNG's default: a screen's and a page's; 300 for print is asked for (``--dpi``)
+PRINT_DPI = 300  # SVG and PDF are saved with it, as always (their bytes stay as they were), and the trend's PNG
 WIDE, NARROW = 7.0, 3.5  # inches: a two-column figure*, one column
 WRAP = 22  # characters a line of a condition label
 GUTTER_WIDTH = 0.35  # of a depth column
@@ -132,15 +135,32 @@ def _title(fig: Figure, text: str, titles: bool) -> None:
         fig.suptitle(wrapped(text, int(fig.get_figwidth() * 72 / (0.58 * 9))))
 
 
-@_styled
-def _save(fig: Figure, stem: str | Path) -> list[Path]:
+def _save(fig: Figure, stem: str | Path, dpi: int = DPI) -> list[Path]:
+    """The figure in every format (``FORMATS``), side by side in a figure server's job (``forked.side_by_side``:
+    each format draws the whole figure again, so the formats of the largest figure need not wait in line)."""
     stem = Path(stem)
-    paths = []
-    for ext in FORMATS:
-        path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a stem may hold a dot
-        write_figure(fig, path, format=ext, dpi=DPI, metadata=_META[ext])
-        paths.append(path)
-    return paths
+    return side_by_side([functools.partial(_save_as, fig, stem, ext, dpi) for ext in FORMATS])
+
+
+@_styled
+def _save_as(fig: Figure, stem: Path, ext: str, dpi: int) -> Path:
+    path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a stem may hold a dot
+    write_figure(fig, path, format=ext, dpi=dpi if ext == "png" else PRINT_DPI, metadata=_META[ext])
+    return path
+
+
+def warm() -> None:
+    """Load what a figure's first save in each format loads (backends, the PDF's font subsetter and font
+    tables, Pillow's image plugins) by saving a small figure of text in every format to memory: done once
+    in the process that forks one process per figure (``forked.Server``), so no figure loads them again."""
+    import io
+
+    with rc_context(_RC):
+        fig = _figure(1.0, 1.0)
+        fig.subplots().set_title("warm")
+        _freeze(fig)
+        for ext in FORMATS:  # into memory, never a file (files go through boundary.files.write_figure)
+            fig.canvas.print_figure(io.BytesIO(), format=ext, dpi=10, metadata=_META[ext])
 
 
 def heat_scale(values: np.ndarray) -> tuple[float, float]:
@@ -231,9 +251,10 @@ def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: st
 
 
 def figure1_heatmap(metrics: pd.DataFrame, conditions: Sequence[str], primary: str, stem: str | Path,
-                    labels: Mapping[str, str] | None = None, titles: bool = True) -> list[Path]:
-    """Write Figure 1 to ``stem``.png/.svg/.pdf (returned in that order); see ``heatmap_figure``."""
-    return _save(heatmap_figure(metrics, conditions, primary, labels, titles), stem)
+                    labels: Mapping[str, str] | None = None, titles: bool = True, dpi: int = DPI) -> list[Path]:
+    """Write Figure 1 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see
+    ``heatmap_figure``."""
+    return _save(heatmap_figure(metrics, conditions, primary, labels, titles), stem, dpi)
 
 
 @_styled
@@ -289,9 +310,9 @@ def _bar_notes(ax, rows: np.ndarray, est: np.ndarray, hi: np.ndarray, height: fl
 
 
 def figure2_bars(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str, stem: str | Path,
-                 labels: Mapping[str, str] | None = None, titles: bool = True) -> list[Path]:
-    """Write Figure 2 to ``stem``.png/.svg/.pdf (returned in that order); see ``bars_figure``."""
-    return _save(bars_figure(metrics, conditions, cohort, labels, titles), stem)
+                 labels: Mapping[str, str] | None = None, titles: bool = True, dpi: int = DPI) -> list[Path]:
+    """Write Figure 2 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see ``bars_figure``."""
+    return _save(bars_figure(metrics, conditions, cohort, labels, titles), stem, dpi)
 
 
 def _ratio_ticks(ax, values: np.ndarray) -> None:
@@ -337,9 +358,10 @@ def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], prima
 
 
 def figure3_trajectories(trajectory: pd.DataFrame, conditions: Sequence[str], labels: Mapping[str, str] | None,
-                         primary: str, stem: str | Path, titles: bool = True) -> list[Path]:
-    """Write Figure 3 to ``stem``.png/.svg/.pdf (returned in that order); see ``trajectory_figure``."""
-    return _save(trajectory_figure(trajectory, conditions, primary, labels, titles), stem)
+                         primary: str, stem: str | Path, titles: bool = True, dpi: int = DPI) -> list[Path]:
+    """Write Figure 3 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see
+    ``trajectory_figure``."""
+    return _save(trajectory_figure(trajectory, conditions, primary, labels, titles), stem, dpi)
 
 
 @_styled
@@ -369,6 +391,7 @@ def trend_figure(trend: pd.DataFrame, metric: str, cohort: str, titles: bool = T
     return fig
 
 
-def figure_trend(trend: pd.DataFrame, metric: str, cohort: str, stem: str | Path, titles: bool = True) -> list[Path]:
-    """Write the trend figure to ``stem``.png/.svg/.pdf; see ``trend_figure``."""
-    return _save(trend_figure(trend, metric, cohort, titles), stem)
+def figure_trend(trend: pd.DataFrame, metric: str, cohort: str, stem: str | Path, titles: bool = True,
+                 dpi: int = PRINT_DPI) -> list[Path]:
+    """Write the trend figure to ``stem``.png/.svg/.pdf (``dpi`` the PNG's); see ``trend_figure``."""
+    return _save(trend_figure(trend, metric, cohort, titles), stem, dpi)

@@ -139,6 +139,12 @@ def _numeric(frame: pd.DataFrame, col) -> bool:
     return pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col])
 
 
+def _rows(text: pd.DataFrame) -> list[tuple]:
+    """The rows of a frame of strings as tuples (``itertuples(index=False)`` without a pandas call per row)."""
+    columns = [text.iloc[:, i].tolist() for i in range(text.shape[1])]
+    return list(zip(*columns)) if columns else [()] * len(text)
+
+
 def markdown_rows(table) -> str:
     """The GitHub-flavoured Markdown table (numbers right-aligned), every cell and header literal text
     (``markdown_text``); for a table with no rows, the sentence that says why, in italics."""
@@ -148,7 +154,7 @@ def markdown_rows(table) -> str:
     shown = table.shown_columns()
     lines = ["| " + " | ".join(markdown_text(c) for c in shown) + " |",
              "|" + "|".join("---:" if _numeric(table.frame, c) else ":---" for c in shown) + "|"]
-    lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in text.itertuples(index=False)]
+    lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in _rows(text)]
     return "\n".join(lines) + "\n"
 
 
@@ -169,7 +175,7 @@ def to_latex(table) -> str:
     shown = table.shown_columns()
     align = "".join("r" if _numeric(table.frame, c) else "l" for c in shown)
     body = [" & ".join(header_latex(c) for c in shown) + r" \\", r"\midrule"]
-    body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
+    body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in _rows(text)]
     return "\n".join([*head, rf"\begin{{tabular}}{{{align}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}",
                       r"\end{table}", ""])
 

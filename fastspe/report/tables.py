@@ -73,7 +73,15 @@ class Table:
 
     def formatted(self) -> pd.DataFrame:
         """The shown columns as strings: numbers formatted, undefined values as ``MISSING``, and
-        ``est [lo, hi]`` cells when ``interval_cells``."""
+        ``est [lo, hi]`` cells when ``interval_cells``. Made once per table (the CSV, Markdown, LaTeX and
+        both pages show the same cells), so callers read it and leave it as it is."""
+        made = self.__dict__.get("_formatted")  # a frozen dataclass: the cache is set past its __setattr__
+        if made is None:
+            made = self._format()
+            object.__setattr__(self, "_formatted", made)
+        return made
+
+    def _format(self) -> pd.DataFrame:
         out = pd.DataFrame(index=self.frame.index)
         for col in self.shown_columns():
             spec = self.formats.get(col)

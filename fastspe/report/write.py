@@ -26,6 +26,7 @@ from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bo
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
+from . import forked
 from .examples import write_examples
 from .page import method_text, pages
 from .render import write_table_files
@@ -42,13 +43,15 @@ Stage = Callable[[str, int, int], None]  # progress(stage, done, total)
 @dataclass(frozen=True)
 class ReportOptions:
     """How the report looks: ``labels`` (display names and order), ``titles`` in figures, ``interval_cells``
-    (``est [lo, hi]`` in Table 1), ``figures`` drawn at all, ``runs``: run logs for the cost table."""
+    (``est [lo, hi]`` in Table 1), ``figures`` drawn at all, ``runs``: run logs for the cost table, ``dpi``:
+    the PNGs' resolution (None: ``figures.DPI``, 150; 300 for print; SVG and PDF do not depend on it)."""
 
     labels: Labels | None = None
     titles: bool = True
     interval_cells: bool = False
     figures: bool = True
     runs: Sequence = ()
+    dpi: int | None = None
 
 
 def report_folder(out_dir) -> Path:
@@ -125,7 +128,8 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
 
 def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
                  seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
-                 options: ReportOptions | None = None, executor: Executor | None = None) -> Path:
+                 options: ReportOptions | None = None, executor: Executor | None = None,
+                 figure_server=None) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -142,6 +146,9 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     options : labels, titles, interval cells, run logs (``ReportOptions``)
     executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask); the
         report is byte-for-byte the same wherever they run
+    figure_server : a ``forked.figure_server()`` started earlier (the CLI starts it before it reads the
+        inputs, so matplotlib loads meanwhile), or None to start one here; ``write_report`` closes it,
+        or cancels it when the report fails
 
     The report is built in a temporary folder beside ``out_dir`` and swapped in whole once every file
     is written (``io.atomic_dir``): a report that fails or is killed part-way leaves the old one as it
@@ -149,44 +156,62 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     bank and verdicts, say) are kept.
     """
     options = options or ReportOptions(figures=figures)
-    if options.figures:  # before the bootstrap, not after it
-        check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
-    checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
-    check_table_inputs(checked)  # nothing to report from no verdicts
+    server = figure_server
+    try:
+        if options.figures:  # before the bootstrap, not after it
+            check_installed("matplotlib", "the report's figures (--no-figures writes the tables only)")
+        elif server is not None:
+            server.close()  # nothing to draw
+            server = None
+        checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
+        check_table_inputs(checked)  # nothing to report from no verdicts
+        sums = board_sums(checked)
+        final = report_folder(out_dir)
+        runs = _run_stats(options.runs, checked.frame)  # a bad log fails before the bootstrap
+        stage = progress or (lambda name, done, total: None)
+        if options.figures and server is None:  # matplotlib loads there while the bootstrap runs
+            server = forked.figure_server()
+        path = _write(bank, checked, sums, final, runs, draws, seed, stage, options, executor, server)
+    except BaseException:
+        if server is not None:
+            server.cancel()
+        raise
+    if server is not None:
+        server.close()
+    return path
+
+
+def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
+           options: ReportOptions, executor, server) -> Path:
     verdicts = checked.frame
-    sums = board_sums(checked)
-    final = report_folder(out_dir)
-    runs = _run_stats(options.runs, verdicts)  # a bad log fails before the bootstrap
-    stage = progress or (lambda name, done, total: None)
     metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
                                   progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
     primary = primary_cohort(metrics)
     ranking = condition_order(metrics, primary)
     order = options.labels.ordered(ranking) if options.labels else ranking
     names = display_names(order, options.labels)
-    paired = _paired(sums, order, draws, seed, stage, executor)
     trajectories = trajectory_frame(verdicts)  # Figure 3 draws the table's numbers
-    extra = _extra_tables(checked, trajectories, bank, order, runs)
-    tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra)
     with atomic_dir(final) as out:
-        total = len(tables) + 3 * options.figures
-        figures = _Figures(out, trajectories, metrics, order, names, primary, options.titles) \
-            if options.figures else None  # Figure 1 draws in a forked process meanwhile (``forked``)
         try:
+            figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options)
+            paired = _paired(sums, order, draws, seed, stage, executor)
+            extra = _extra_tables(checked, trajectories, bank, order, runs)
+            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra)
+            total = len(tables) + 3 * bool(figures)
             write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
             for n, table in enumerate(tables, start=1):
                 write_table_files(table, out / "tables")
                 stage("tables and figures", n, total)
-            drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
             examples = write_examples(out, bank, verdicts, order, primary)
+            drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
+            md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names,
+                             stratum_of(metrics))
+            write_text(md, out / "report.md")
+            write_text(page, out / "report.html")
         except BaseException:
-            if figures:
-                figures.cancel()  # nothing may write into the folder once it is given up
+            if server:
+                server.cancel()  # before the folder is removed: nothing may write into it once it is given up
             raise
-        md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names,
-                         stratum_of(metrics))
-        write_text(md, out / "report.md")
-        write_text(page, out / "report.html")
     return final / "report.md"
 
 
@@ -215,31 +240,28 @@ def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataF
 
 
 class _Figures:
-    """The three figures: Figure 1 (the largest, half the drawing) starts in a forked process at once where
-    that pays (``forked.in_child``), Figures 2 and 3 draw here in ``finish``, which then waits for Figure 1.
-    The files are the same bytes whichever process draws them."""
+    """The three figures, each drawn in a fork of the figure server (``forked.server``) as soon as its
+    numbers are known, beside the tables; ``finish`` waits for them. The files are the same bytes whichever
+    process draws them."""
 
-    def __init__(self, out: Path, trajectories, metrics, order, names, primary, titles: bool):
-        from . import figures  # matplotlib loads only here, before the fork: the child need not load it again
-        from .forked import in_child
-
-        self.folder, self.figures = out / "figures", figures
-        self.args = (trajectories, metrics, order, names, primary, titles)
-        self.gutter = metrics["cohort"].nunique() > 1
-        self.first = in_child(lambda: figures.figure1_heatmap(metrics, order, primary, self.folder /
-                                                              "figure1_horizon_metrics", labels=names, titles=titles))
+    def __init__(self, server, out: Path, trajectories, metrics, order, names, primary, options: ReportOptions):
+        folder, module = out / "figures", f"{__package__}.figures"
+        look = {"titles": options.titles, **({"dpi": options.dpi} if options.dpi is not None else {})}
+        self.primary, self.gutter = primary, metrics["cohort"].nunique() > 1
+        self.pending = [server.submit(module, "figure1_heatmap", metrics, order, primary,
+                                      folder / "figure1_horizon_metrics", labels=names, **look),
+                        server.submit(module, "figure2_bars", metrics, order, primary, folder / "figure2_economy_spe",
+                                      labels=names, **look),
+                        server.submit(module, "figure3_trajectories", trajectories, order, names, primary,
+                                      folder / "figure3_trajectories", **look)]
 
     def finish(self, tick) -> list[tuple[str, list[Path]]]:
         """The figures as (title, caption, paths); ``tick(n)`` after the n-th is written."""
-        trajectories, metrics, order, names, primary, titles = self.args
-        fig2 = self.figures.figure2_bars(metrics, order, primary, self.folder / "figure2_economy_spe", labels=names,
-                                         titles=titles)
-        tick(1)
-        fig3 = self.figures.figure3_trajectories(trajectories, order, names, primary,
-                                                 self.folder / "figure3_trajectories", titles=titles)
-        tick(2)
-        fig1 = self.first.result()
-        tick(3)
+        fig1, fig2, fig3 = [], [], []
+        for n, (paths, pending) in enumerate(zip((fig1, fig2, fig3), self.pending), start=1):
+            paths += pending.result()
+            tick(n)
+        primary = self.primary
         gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter
                   else "")
         return [("Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
@@ -255,5 +277,3 @@ class _Figures:
                  "approach min h / d* (plans that do not complete), and the share of plans that revisit a state.",
                  fig3)]
 
-    def cancel(self) -> None:
-        self.first.cancel()
