@@ -219,11 +219,8 @@ def comma_letters(data, lo, hi, out, at, write):
     n = hi - lo
     if n % 2 == 0:
         return -1
-    for k in range(1, n, 2):
-        if data[lo + k] != _COMMA:
-            return -1
-    for k in range(0, n, 2):
-        if not _is_upper(data[lo + k]) or _CODE[data[lo + k]] < 0:
+    for k in range(0, n, 2):  # a capital move letter, then (but after the last) a comma
+        if not _is_upper(data[lo + k]) or _CODE[data[lo + k]] < 0 or (k + 1 < n and data[lo + k + 1] != _COMMA):
             return -1
     if write:
         for k in range(0, n, 2):
