@@ -44,7 +44,8 @@ class NeedsLineReader(Exception):
 # -- batches of a file -----------------------------------------------------------------------------
 
 def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
-    """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt)."""
+    """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt), their text
+    proven UTF-8 (Arrow's JSON and CSV readers do not check that; the line reader names the line)."""
     fmt = table_format(path)
     if not Path(path).is_file():
         raise UserError(f"{path}: no such file")
@@ -78,11 +79,11 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                 if cut == 0:  # one line longer than a chunk: read on
                     continue
                 data = np.frombuffer(mapped, dtype=np.uint8, count=cut - lo, offset=lo)
-                table = scanned_table(data, _FIELDS, keys)
+                table = scanned_table(data, _FIELDS, keys)  # (its strings are printable ASCII: no UTF-8 check)
                 del data  # (no view may outlive the mapping)
                 if table is None:
                     try:
-                        table = read_object_lines(mapped[lo:cut], options)
+                        table = _utf8(read_object_lines(mapped[lo:cut], options))
                     except (ValueError, pa.ArrowException) as exc:  # pyarrow's errors, non-UTF-8, a bad line
                         raise NeedsLineReader(str(exc)[:200]) from None
                 lo = cut
@@ -98,9 +99,17 @@ def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                                parse_options=pcsv.ParseOptions(newlines_in_values=True),
                                convert_options=pcsv.ConvertOptions(column_types=types))
         for batch in reader:
-            yield pa.Table.from_batches([batch])
+            yield _utf8(pa.Table.from_batches([batch]))
     except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
         raise NeedsLineReader(str(exc)[:200]) from None
+
+
+def _utf8(table: pa.Table) -> pa.Table:
+    try:
+        table.validate(full=True)
+    except pa.ArrowInvalid:
+        raise NeedsLineReader("text that is not UTF-8") from None
+    return table
 
 
 def _parquet_tables(path) -> Iterator[pa.Table]:
@@ -167,12 +176,9 @@ class ResponseChecker:
         self.failed: dict[int, SortedKeys] = {}
 
     def check(self, table: pa.Table) -> pa.Table:
-        """The completed outputs of ``table`` with a ``row`` column (bank row, int64); raises
-        ``NeedsLineReader`` on anything the line reader would refuse or must explain."""
-        try:  # Arrow's JSON reader does not check that strings are UTF-8; the line reader names the line
-            table.validate(full=True)
-        except pa.ArrowInvalid:
-            raise NeedsLineReader("text that is not UTF-8") from None
+        """The completed outputs of ``table`` (from ``response_tables``: its text proven UTF-8) with a ``row``
+        column (bank row, int64); raises ``NeedsLineReader`` on anything the line reader would refuse or must
+        explain."""
         for name in REQUIRED:
             if name not in table.column_names:
                 if table.num_rows == 0:
