@@ -296,3 +296,15 @@ def test_a_second_local_cluster_at_once_finds_its_own_ports(client):
             ports = {c.scheduler_info()["services"]["dashboard"] for c in (client, other)}
     assert not [w for w in caught if "already in use" in str(w.message)]
     assert len(ports) == 2 and 8787 not in ports
+
+
+def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
+    import signal
+    import subprocess
+    import sys
+
+    code = "import signal, fastspe._forkserver; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout == "True\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
