@@ -1,4 +1,4 @@
-"""The content digest as fastspe 0.2 computed it (``fastspe.content_blake2b``): each column's IPC stream put
+"""The content digest as fastspe 0.2 computed it (``fastspe.content_blake2b``, format 1): each column's IPC stream put
 together in a buffer, then hashed. ``fastspe.boundary.parquet`` hashes the same bytes without building the
 streams; this twin is what it must agree with on every table, quirks included: Arrow's IPC writer keeps an
 offset-0 buffer whole when it is within 64 bytes of the size needed, so those slack bytes are hashed too."""
@@ -13,10 +13,14 @@ import pyarrow.compute as pc
 DIGEST_ROWS = 1 << 16
 
 
-def naive_table_digest(table: pa.Table, slice_rows: int = DIGEST_ROWS, batches=None) -> str:
+def naive_table_digest(table: pa.Table, slice_rows: int = DIGEST_ROWS, batches=None, algorithm="blake2b") -> str:
     """fastspe 0.2's ``ContentDigest`` fed ``table`` (or ``batches``, tables of one schema) one at a time,
-    as it ran (serially here): the pending rows concatenated, full slices hashed, the rest kept."""
-    outer, pending, pending_rows, rows = hashlib.blake2b(digest_size=32), [], 0, 0
+    as it ran (serially here): the pending rows concatenated, full slices hashed, the rest kept. Format 2
+    hashes the same bytes by ``algorithm="sha256"``."""
+    def new():
+        return hashlib.blake2b(digest_size=32) if algorithm == "blake2b" else hashlib.sha256()
+
+    outer, pending, pending_rows, rows = new(), [], 0, 0
     for part in ([table] if batches is None else batches):
         pending.append(part)
         pending_rows += part.num_rows
@@ -25,17 +29,16 @@ def naive_table_digest(table: pa.Table, slice_rows: int = DIGEST_ROWS, batches=N
             whole = pa.concat_tables(pending)
             full = (whole.num_rows // slice_rows) * slice_rows
             for start in range(0, full, slice_rows):
-                outer.update(_slice_digest(whole.slice(start, slice_rows)))
+                outer.update(_slice_digest(whole.slice(start, slice_rows), new()))
             rest = whole.slice(full)
             pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
     if pending_rows or not rows:
-        outer.update(_slice_digest(pa.concat_tables(pending) if pending else pa.table({})))
+        outer.update(_slice_digest(pa.concat_tables(pending) if pending else pa.table({}), new()))
     outer.update(str(rows).encode())
     return outer.hexdigest()
 
 
-def _slice_digest(table: pa.Table) -> bytes:
-    h = hashlib.blake2b(digest_size=32)
+def _slice_digest(table: pa.Table, h) -> bytes:
     for name, column in zip(table.column_names, table.columns):
         h.update(f"\x00{name}\x00".encode())
         _hash_array(h, column.chunk(0) if column.num_chunks == 1 else column.combine_chunks())

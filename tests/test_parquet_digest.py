@@ -38,9 +38,9 @@ def tables(draw):
     return table
 
 
-@given(tables(), st.integers(1, 9), st.lists(st.integers(1, 12), max_size=6))
+@given(tables(), st.integers(1, 9), st.lists(st.integers(1, 12), max_size=6), st.sampled_from(["sha256", "blake2b"]))
 @settings(max_examples=300, deadline=None)
-def test_digest_is_the_ipc_stream_digest(table, slice_rows, cuts):
+def test_digest_is_the_ipc_stream_digest(table, slice_rows, cuts, algorithm):
     batches, at = [], 0
     for size in cuts:
         batches.append(table.slice(at, size))
@@ -48,11 +48,11 @@ def test_digest_is_the_ipc_stream_digest(table, slice_rows, cuts):
     if at < table.num_rows:
         batches.append(table.slice(at))
     with mock.patch.object(parquet, "DIGEST_ROWS", slice_rows):  # several slices in a small table
-        assert table_digest(table) == naive_table_digest(table, slice_rows)
-        digest = ContentDigest()  # fed in batches of any size
+        assert table_digest(table, algorithm) == naive_table_digest(table, slice_rows, algorithm=algorithm)
+        digest = ContentDigest(algorithm)  # fed in batches of any size
         for batch in batches:
             digest.update(batch)
-        assert digest.hexdigest() == naive_table_digest(table, slice_rows, batches)
+        assert digest.hexdigest() == naive_table_digest(table, slice_rows, batches, algorithm)
 
 
 def test_digest_of_a_table_over_several_slices_of_the_real_size():
@@ -63,7 +63,7 @@ def test_digest_of_a_table_over_several_slices_of_the_real_size():
     table = pa.table({"board_id": ids, "initial": boards, "seed": pa.array(rng.integers(0, 2**62, n))})
     chunked = pa.Table.from_batches(table.to_batches(max_chunksize=50_000))  # chunks across slice boundaries
     for whole in (table, chunked, table.slice(7)):
-        assert table_digest(whole) == naive_table_digest(whole)
+        assert table_digest(whole) == naive_table_digest(whole, algorithm="sha256")
     assert table_digest(table) == table_digest(chunked)  # (chunks hash alike when each slice is a whole buffer)
 
 
@@ -72,6 +72,34 @@ def test_digest_values_of_fastspe_0_2():
     t = pa.table({"board_id": ["a-0", "a-1", None], "k": pa.array([0, 2, None], pa.int64()),
                   "blocks": pa.array([[], [3, 5], None], pa.list_(pa.int8())),
                   "initial": pa.array([[1, 0, 2, 3], [0, 1, 2, 3], None], pa.list_(pa.int8(), 4))})
-    assert table_digest(t) == "a1e8eee4004389087b87a855d89a3ad5f721e48fc6ae502aa769b49fbed7451b"
-    assert table_digest(pa.concat_tables([t] * 30000)) == \
+    assert table_digest(t, "blake2b") == "a1e8eee4004389087b87a855d89a3ad5f721e48fc6ae502aa769b49fbed7451b"
+    assert table_digest(pa.concat_tables([t] * 30000), "blake2b") == \
         "6d76e69d7832e66096c78459f4f7512444ebd3480b98b90b75033347da16dcac"
+
+
+def test_format_1_files_verify_by_blake2b_and_refuse_changes(tmp_path):
+    """A file of format 1 (its digest by BLAKE2b, under ``fastspe.content_blake2b``) reads as before; one whose
+    values were changed under that key is refused; format 2 files carry SHA-256 under their own key."""
+    import pyarrow.parquet as pq
+    import pytest
+    from fastspe.boundary.errors import InputError
+    from fastspe.boundary.parquet import read_parquet, write_parquet
+
+    t = pa.table({"board_id": ["a-0", "a-1"], "depth": pa.array([3, 4], pa.int64())})
+    new = tmp_path / "new.parquet"
+    write_parquet(t, new, "bank")
+    meta = pq.read_metadata(new).metadata
+    assert meta[b"fastspe.format"] == b"2" and b"fastspe.content_blake2b" not in meta
+    assert meta[b"fastspe.content_sha256"].decode() == naive_table_digest(t, algorithm="sha256")
+
+    def format_1(table, digest_of):
+        path = tmp_path / "old.parquet"
+        pq.write_table(table.replace_schema_metadata({b"fastspe.kind": b"bank", b"fastspe.format": b"1",
+                                                      b"fastspe.content_blake2b": naive_table_digest(digest_of).encode()}),
+                       path, write_page_checksum=True)
+        return path
+
+    assert read_parquet(format_1(t, t), "bank").equals(t)
+    changed = t.set_column(1, "depth", pa.array([3, 5], pa.int64()))
+    with pytest.raises(InputError, match="does not match the checksum"):
+        read_parquet(format_1(changed, t), "bank")

@@ -29,7 +29,7 @@ from filelock import FileLock, Timeout
 from ..errors import UserError
 from ..kernels import MAX_SEED
 from .errors import InputError, input_error
-from .parquet import DIGEST_KEY
+from .parquet import stored_digest
 
 INDEX = "index.jsonl"
 LOCK = "index.lock"
@@ -275,5 +275,5 @@ def footer_digest(path: Path) -> str | None:
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable Parquet file ({str(exc).strip()[:200]}); the store is damaged") \
             from None
-    stored = meta.get(DIGEST_KEY)
-    return None if stored is None else stored.decode(errors="replace")
+    stored = stored_digest(meta)
+    return None if stored is None else stored[1]

@@ -70,9 +70,10 @@ def store_path(store=None) -> Path:
 
 
 def bank_hash(bank_table) -> str:
-    """A digest of the bank's boards (ids, layouts, initial boards, depths), whatever its file format."""
+    """A digest of the bank's boards (ids, layouts, initial boards, depths), whatever its file format.
+    BLAKE2b, as since the store began: a run stored before format 2 must still match its bank."""
     cols = [c for c in _BANK_COLUMNS if c in bank_table.column_names]
-    return table_digest(bank_table.select(cols).sort_by("board_id"))[:32]
+    return table_digest(bank_table.select(cols).sort_by("board_id"), "blake2b")[:32]
 
 
 # ---- the store ----------------------------------------------------------------------------------------
