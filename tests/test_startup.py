@@ -49,16 +49,19 @@ def test_cli_defaults_match_the_library():
                                                                              demo.DEMO_SEED)
 
 
-@pytest.mark.parametrize("given, expected", [(None, "0"), ("250", "250")])
-def test_the_cli_asks_pyarrow_pool_to_hand_freed_pages_back_before_pyarrow_loads(given, expected):
-    """``fastspe.cli`` sets ``MIMALLOC_PURGE_DELAY`` (a streamed build's peak is otherwise the pages mimalloc keeps)
-    before anything has loaded pyarrow, where mimalloc reads it; a value the user set stays."""
+@pytest.mark.parametrize("command, given, expected", [(["bank", "build"], None, "0"), (["bank", "build"], "250", "250"),
+                                                     (["score"], None, "unset"), (["score"], "250", "250")])
+def test_a_bank_command_asks_pyarrow_pool_to_hand_freed_pages_back_before_pyarrow_loads(command, given, expected):
+    """``fastspe bank ...`` sets ``MIMALLOC_PURGE_DELAY`` (a streamed build's peak is otherwise the pages mimalloc
+    keeps) before anything has loaded pyarrow, where mimalloc reads it; other commands keep mimalloc's reuse; a
+    value the user set stays."""
     env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_PURGE_DELAY"}
     env["PYTHONPATH"] = str(REPO)
     if given is not None:
         env["MIMALLOC_PURGE_DELAY"] = given
     probe = ("import os, sys\nimport fastspe.cli\nassert 'pyarrow' not in sys.modules\n"
-             "print(os.environ['MIMALLOC_PURGE_DELAY'])")
-    proc = subprocess.run([sys.executable, "-c", probe], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+             "print(os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'))")
+    proc = subprocess.run([sys.executable, "-c", probe, *command], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == expected

@@ -12,10 +12,13 @@ import os
 import sys
 import warnings
 
-# mimalloc (pyarrow's memory pool) keeps freed pages a while for reuse; a streamed bank build or score frees and
-# allocates a row group at a time, so the kept pages add up to the peak (1M boards: ~720 -> ~600 MB): hand them back
-# at once. Read when pyarrow first allocates, so it must come before any import of pyarrow; a user's value wins.
-os.environ.setdefault("MIMALLOC_PURGE_DELAY", "0")
+# mimalloc (pyarrow's memory pool) keeps freed pages a while for reuse. A streamed bank build frees and allocates a
+# row group at a time, so the kept pages add up to its peak (1M boards: ~720 -> ~600 MB): for ``fastspe bank``, hand
+# them back at once. Other commands keep the reuse: handing pages back makes a 1M-answer score fault in ~165,000
+# pages again (0.5 CPU-s). Read when pyarrow first allocates, so it must come before any import of pyarrow (and so
+# it follows the process's own command line); a user's value wins.
+if sys.argv[1:2] == ["bank"]:
+    os.environ.setdefault("MIMALLOC_PURGE_DELAY", "0")
 
 from .. import __version__  # noqa: E402
 from ..errors import FastspeError
