@@ -42,10 +42,11 @@ def jsonl_lines(draw, max_lines=6):
     return ("\n".join(lines) + draw(st.sampled_from(["\n", ""]))).encode()
 
 
-def _kernel_rows(data: bytes, names: list[str]):
+def _kernel_rows(data: bytes, names: list[str], scratch=None):
     keys = KnownKeys(names)
     arr = np.frombuffer(data, dtype=np.uint8)
-    status, kind, start, end, value, escaped, first, where, _ = scan.scan_records(arr, keys.bytes, keys.offsets)
+    status, kind, start, end, value, escaped, first, where, _ = scan.scan_records(arr, keys.bytes, keys.offsets,
+                                                                                  scratch=scratch)
     if status == scan.UNKNOWN_KEY:
         return status, None, bytes(arr[where[0]:where[1]]).decode()
     if status != scan.CLEAN:
@@ -139,3 +140,23 @@ def test_strings_of_every_length_are_gathered_whole(size):
     data = ("\n".join(json.dumps(line) for line in lines) + "\n").encode()
     table = scanned_table(np.frombuffer(data, dtype=np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
     assert table.select(["board_id", "condition", "trial", "response"]).to_pylist() == lines
+
+
+
+@settings(max_examples=150, deadline=None)
+@given(jsonl_lines(), jsonl_lines())
+def test_a_reused_scratch_scans_as_its_twin(first, second):
+    """The arrays kept from one chunk to the next hold nothing of the chunk before (a key absent now but present
+    then reads as absent), whether the next chunk has fewer lines or more: each scan agrees with the twin, and
+    its arrays equal those of a scan into fresh ones."""
+    scratch = scan.Scratch()
+    for data in (first, second, first):
+        status, rows, unknown = naive_scan(data, KEYS)
+        k_status, k_rows, k_unknown = _kernel_rows(data, KEYS, scratch)
+        assert (k_status, k_rows if status == scan.CLEAN else None, k_unknown if status == scan.UNKNOWN_KEY else None) \
+            == (status, rows if status == scan.CLEAN else None, unknown if status == scan.UNKNOWN_KEY else None)
+        arr, keys = np.frombuffer(data, dtype=np.uint8), KnownKeys(KEYS)
+        reused = scan.scan_records(arr, keys.bytes, keys.offsets, scratch=scratch)
+        if reused[0] == scan.CLEAN:
+            for a, b in zip(reused[1:], scan.scan_records(arr, keys.bytes, keys.offsets)[1:]):
+                np.testing.assert_array_equal(a, b)

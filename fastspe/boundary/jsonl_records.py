@@ -29,6 +29,7 @@ class KnownKeys:
 
     def __init__(self, names):
         self.names = list(names)
+        self.scratch = scan.Scratch()  # (a file's chunks are scanned one after another)
         self._pack()
 
     def learn(self, name: str) -> bool:
@@ -52,7 +53,8 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
 
     ``keys`` must start with the ``schema`` names, in order; keys found on the way are added to it."""
     while True:
-        status, kind, start, end, value, escaped, first, where, line_start = scan.scan_records(data, keys.bytes, keys.offsets)
+        status, kind, start, end, value, escaped, first, where, line_start = scan.scan_records(
+            data, keys.bytes, keys.offsets, scratch=keys.scratch)
         if status == scan.UNKNOWN_KEY:
             name = bytes(data[where[0]:where[1]]).decode("ascii")  # (printable ASCII: the scanner checked)
             # the other new keys of its line too, so that a file's first line costs one scan, not one per key

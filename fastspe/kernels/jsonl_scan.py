@@ -179,13 +179,30 @@ def _segments(data, parts):
     return bounds, np.cumsum(lines)
 
 
-@njit(parallel=True)
-def scan_records(data, names, name_offsets, parts=8):
+class Scratch:
+    """``scan_records``' per-field arrays, kept from one chunk of a file to the next: each chunk's values are copied
+    out into its table before the next chunk is scanned, and fresh arrays (25 MB for a 32 MB chunk of a run log)
+    would be faulted in from the system again, which costs a third of the scan."""
+
+    def __init__(self):
+        self._flat: tuple = ()
+
+    def arrays(self, n: int, nk: int) -> tuple:
+        need = n * nk
+        if not self._flat or self._flat[0].size < need:
+            size = max(need, 2 * self._flat[0].size if self._flat else 0)
+            self._flat = tuple(np.empty(size, dtype=t) for t in (np.int8, np.int64, np.int64, np.int64, np.bool_))
+        return tuple(a[:need].reshape(n, nk) for a in self._flat)
+
+
+def scan_records(data, names, name_offsets, parts=8, scratch: Scratch | None = None):
     """Kinds and spans of every known key's value on every line of ``data`` (uint8), in ``parts`` pieces at once.
 
     Parameters
     ----------
     names, name_offsets : the known keys' bytes back to back; key k is ``names[name_offsets[k]:name_offsets[k + 1]]``
+    scratch : where the per-field arrays are made (views of it are returned, valid until its next use); fresh
+        arrays without it
 
     Returns
     -------
@@ -195,35 +212,47 @@ def scan_records(data, names, name_offsets, parts=8):
     value : int64 (lines, keys), an INT's value or a string's decoded length
     escaped : bool (lines, keys), the string holds escapes
     (line-major: a line's fields lie together, so that the scan writes and the gather reads a few cache lines
-    per line, not one page per key)
+    per line, not one page per key; all zero where a key is absent)
     first : int64 (keys,), the order in which the keys first appear (line * 65536 + place), -1 if never
     where : int64 (2,)
     line_start : int64 (lines + 1,), where each line begins (and the end of ``data``)
     """
     bounds, line0 = _segments(data, parts)
+    n, nk = int(line0[parts]), len(name_offsets) - 1
+    kind, start, end, value, escaped = (scratch or Scratch()).arrays(n, nk)
+    status, first, where, line_start = _scan_parts(data, names, name_offsets, bounds, line0, kind, start, end, value,
+                                                   escaped)
+    return status, kind, start, end, value, escaped, first, where, line_start
+
+
+@njit(parallel=True)
+def _scan_parts(data, names, name_offsets, bounds, line0, kind, start, end, value, escaped):
+    """``scan_records`` over the pieces ``bounds`` (lines from ``line0``) at once, into the given arrays."""
+    parts = len(bounds) - 1
     n = line0[parts]
     nk = len(name_offsets) - 1
-    kind = np.zeros((n, nk), dtype=np.int8)
-    start = np.zeros((n, nk), dtype=np.int64)
-    end = np.zeros((n, nk), dtype=np.int64)
-    value = np.zeros((n, nk), dtype=np.int64)
-    escaped = np.zeros((n, nk), dtype=np.bool_)
     line_start = np.zeros(n + 1, dtype=np.int64)
     line_start[n] = len(data)
     firsts = np.full((parts, nk), -1, dtype=np.int64)
     status = np.zeros(parts, dtype=np.int64)
     wheres = np.zeros((parts, 2), dtype=np.int64)
     for p in prange(parts):
-        status[p] = _scan_lines(data, bounds[p], bounds[p + 1], line0[p], line0[p + 1], names, name_offsets,
+        lo, hi = line0[p], line0[p + 1]  # (the arrays may hold an earlier chunk's values: zero this piece's rows)
+        kind[lo:hi] = ABSENT
+        start[lo:hi] = 0
+        end[lo:hi] = 0
+        value[lo:hi] = 0
+        escaped[lo:hi] = False
+        status[p] = _scan_lines(data, bounds[p], bounds[p + 1], lo, hi, names, name_offsets,
                                 kind, start, end, value, escaped, firsts[p], wheres[p], line_start)
     first = np.full(nk, -1, dtype=np.int64)
     for p in range(parts):  # the first piece that fails decides (an unknown key there is learned first)
         if status[p] != CLEAN:
-            return status[p], kind, start, end, value, escaped, first, wheres[p], line_start
+            return status[p], first, wheres[p], line_start
         for k in range(nk):
             if first[k] < 0:
                 first[k] = firsts[p, k]
-    return CLEAN, kind, start, end, value, escaped, first, wheres[0], line_start
+    return CLEAN, first, wheres[0], line_start
 
 
 @njit
