@@ -363,16 +363,22 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
     base : int64 (m + 1,), where each column's strings begin in ``chars``
     """
     n, m = valid.shape
-    offsets = np.zeros((m, n + 1), dtype=np.int64)
+    offsets = np.zeros((m, n + 1), dtype=np.int32)  # (Arrow's own offsets: made once, no int64 copy to narrow)
+    totals = np.zeros(m, dtype=np.int64)
     for c in prange(m):
         k = columns[c]
+        at = 0
         for r in range(n):
-            offsets[c, r + 1] = offsets[c, r] + (length[r, k] if valid[r, c] else 0)
+            at += length[r, k] if valid[r, c] else 0
+            if at >= 2**31:
+                break
+            offsets[c, r + 1] = at
+        totals[c] = at
     base = np.zeros(m + 1, dtype=np.int64)
     for c in range(m):
-        if offsets[c, n] >= 2**31:
+        if totals[c] >= 2**31:
             return np.zeros((0, 0), dtype=np.int32), np.zeros(0, dtype=np.uint8), base
-        base[c + 1] = base[c] + offsets[c, n]
+        base[c + 1] = base[c] + totals[c]
     out = np.empty(base[m], dtype=np.uint8)
     for r in prange(n):
         for c in range(m):
@@ -397,4 +403,4 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
                 out[at] = b
                 at += 1
                 i += 1
-    return offsets.astype(np.int32), out, base
+    return offsets, out, base
