@@ -266,6 +266,10 @@ def test_an_empty_column():
 TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVES:** D", "prose here", "MOVES:", "hold up"]
 
 
+def _slices(arr: pa.Array, cuts: list[int]) -> pa.ChunkedArray:
+    return pa.chunked_array([arr.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])], type=arr.type)
+
+
 @pytest.mark.parametrize("make", [
     lambda t: pa.array(t, type=pa.string()),
     lambda t: pa.array(t, type=pa.large_string()),
@@ -273,10 +277,15 @@ TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVE
     lambda t: pa.chunked_array([pa.array(t[:3]), pa.array(t[3:], type=pa.string())]),
     lambda t: pa.chunked_array([pa.array(t[:5], type=pa.large_string()), pa.array(t[5:], type=pa.large_string())]),
     lambda t: pa.array(["x", "y", *t], type=pa.string()).slice(2),  # an offset into the buffers
+    # back-to-back slices of one array (a scanned JSONL batch), read in place; from an offset; and with a gap
+    lambda t: _slices(pa.array(t, type=pa.string()), [0, 2, 2, 6, len(t)]),
+    lambda t: _slices(pa.array(["x", *t], type=pa.string()), [1, 4, len(t) + 1]),
+    lambda t: pa.chunked_array([pa.array(["x", *t[:4]]).slice(1), pa.array(["y", "z", *t[4:]]).slice(2)]),
     lambda t: pd.Series(t, dtype=object),
     lambda t: np.array(t, dtype=object),
     tuple,
-], ids=["string", "large_string", "string_view", "chunked", "chunked_large", "sliced", "series", "ndarray", "tuple"])
+], ids=["string", "large_string", "string_view", "chunked", "chunked_large", "sliced", "back_to_back",
+        "back_to_back_offset", "slices_apart", "series", "ndarray", "tuple"])
 def test_input_kinds(make):
     col = parse_column(make(TEXTS))
     assert col.to_plans() == reference(TEXTS, False)

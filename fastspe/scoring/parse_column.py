@@ -143,19 +143,46 @@ def _is_string_type(t: pa.DataType) -> bool:
 
 
 def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
-    """A (chunked) string array's bytes, without a copy where it is already a large string array."""
+    """A (chunked) string array's bytes, without a copy of the text where it is one array or its chunks are
+    back-to-back slices of one array (a scanned batch of a JSONL file)."""
     if isinstance(arr, pa.ChunkedArray):
-        chunks = [c.cast(pa.large_string()) for c in arr.chunks]
-        arr = pa.concat_arrays(chunks) if chunks else pa.array([], type=pa.large_string())
-    arr = arr.cast(pa.large_string())
+        whole = _unsliced(arr)
+        if whole is not None:
+            arr = whole
+        else:
+            chunks = [c.cast(pa.large_string()) for c in arr.chunks]
+            arr = pa.concat_arrays(chunks) if chunks else pa.array([], type=pa.large_string())
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.large_string())
     if arr.null_count:  # a null's slot of the data may be non-empty: make it ""
         arr = arr.fill_null("")
     _, offset_buf, data_buf = arr.buffers()
     n = len(arr)
-    offsets = np.frombuffer(offset_buf, dtype=np.int64)[arr.offset:arr.offset + n + 1] if n else np.zeros(1, np.int64)
+    wide = np.int32 if pa.types.is_string(arr.type) else np.int64
+    offsets = np.frombuffer(offset_buf, dtype=wide)[arr.offset:arr.offset + n + 1].astype(np.int64) if n \
+        else np.zeros(1, np.int64)
     data = np.frombuffer(data_buf if data_buf is not None else b"", dtype=np.uint8)
     return _Texts(data, offsets, lambda idx: arr.take(pa.array(idx, type=pa.int64())).to_pylist(),
                   np.empty(0, dtype=np.int64))
+
+
+def _unsliced(column: pa.ChunkedArray) -> pa.Array | None:
+    """The one string array whose back-to-back slices ``column``'s chunks are (same buffers, each chunk starting
+    where the one before ends), as one array over those buffers; None for any other chunked array."""
+    chunks = column.chunks
+    if not chunks or not pa.types.is_string(column.type):
+        return None
+    first = chunks[0]
+    buffers = first.buffers()
+    at = first.offset
+    for chunk in chunks:
+        if chunk.offset != at or any((x is None) != (y is None) or x is not None and x.address != y.address
+                                     for x, y in zip(chunk.buffers(), buffers)):
+            return None
+        at += len(chunk)
+    if buffers[1].size < 4 * (at + 1):
+        return None
+    return pa.Array.from_buffers(pa.string(), at - first.offset, buffers, offset=first.offset)
 
 
 def _sequence_texts(items: Sequence) -> _Texts:
