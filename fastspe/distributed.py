@@ -162,6 +162,11 @@ class Starting:
             raise self._error
         return self._client
 
+    def release(self) -> None:
+        """No task will come any more: the cluster starts closing now, while this program finishes its work (the
+        end of the block still waits for it to be closed)."""
+        self._stop.set()
+
 
 @contextlib.contextmanager
 def cluster_in_background(scheduler: str | None = None, workers: int | None = None, preload: Sequence[str] = ()):
@@ -201,14 +206,18 @@ def _client(client):
     return client.client() if isinstance(client, Starting) else client
 
 
-def executor(client) -> Callable[..., Iterator] | None:
+def executor(client, once: bool = False) -> Callable[..., Iterator] | None:
     """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers (a client, or the
-    ``Starting`` of ``cluster_in_background``); None for None."""
+    ``Starting`` of ``cluster_in_background``); None for None. ``once``: it runs one map only, so a starting
+    cluster is released (``Starting.release``) as soon as the map's last result is in, and its workers close
+    while the caller writes that result."""
     if client is None:
         return None
 
     def run(fn, shared, items, *args):
-        return ordered_map(client, fn, shared, items, *args)
+        yield from ordered_map(client, fn, shared, items, *args)
+        if once and isinstance(client, Starting):
+            client.release()
 
     return run
 

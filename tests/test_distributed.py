@@ -200,6 +200,24 @@ def test_sliced_arrow_columns_travel_compacted_with_their_chunks():
     assert len(pickle.dumps(Sealed(table), protocol=5)) < 1.2 * table.nbytes < len(pickle.dumps(table, protocol=5))
 
 
+def test_a_once_executor_lets_the_cluster_close_after_its_last_result():
+    """``executor(starting, once=True)``: the cluster starts closing as soon as the map's last result is in (the
+    caller still writing it), not when the block ends; an executor for several maps leaves it up."""
+    import time
+
+    from fastspe.distributed import cluster_in_background
+
+    with cluster_in_background(workers=1) as starting:
+        again = executor(starting)
+        assert list(again(_item, None, [3, 1])) == [3, 1] and list(again(_item, None, [2])) == [2]
+        assert starting._client.status == "running"
+        assert list(executor(starting, once=True)(_item, None, [3, 1, 2])) == [3, 1, 2]
+        deadline = time.monotonic() + 30
+        while starting._client.status not in ("closing", "closed") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert starting._client.status in ("closing", "closed")
+
+
 def test_a_cluster_started_in_background_serves_the_block_and_stops(tmp_path):
     from multiprocessing import forkserver
 

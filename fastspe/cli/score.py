@@ -75,21 +75,25 @@ def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False):
 
 
 def run_score(args) -> int:
-    from ..boundary.banks import read_bank_table
     from ..boundary.files import table_format
-    from ..distributed import executor
-    from ..scoring.score import score_file
 
     refuse_overwrite({"--bank": args.bank, **distinct_responses(args.responses)}, {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
     if any(map(is_inspect_log, args.responses)):
+        from ..boundary.banks import read_bank_table
+
         summary = _score_in_memory(read_bank_table(args.bank), args)
-    else:  # the cluster starts while the bank and the first batch are read
-        with cluster_starting(args, preload=("fastspe.scoring.score",)) as cluster, \
-                progress("score", None, "answers") as update:
-            summary = score_file(read_bank_table(args.bank), args.responses, args.out, parse=args.parse,
-                                 format_failure=args.format_failure, skip_invalid=args.skip_invalid, progress=update,
-                                 executor=executor(cluster))
+    else:  # the cluster starts before scoring is even imported: its workers' imports run beside ours, then
+        # beside reading the bank and the first batch
+        with cluster_starting(args, preload=("fastspe.scoring.score",)) as cluster:
+            from ..boundary.banks import read_bank_table
+            from ..distributed import executor
+            from ..scoring.score import score_file
+
+            with progress("score", None, "answers") as update:
+                summary = score_file(read_bank_table(args.bank), args.responses, args.out, parse=args.parse,
+                                     format_failure=args.format_failure, skip_invalid=args.skip_invalid,
+                                     progress=update, executor=executor(cluster, once=True))
     if summary.lost_outputs:
         warn(f"{', '.join(args.responses)}: {summary.lost_outputs} output(s) have only failed attempts and are not "
              f"scored")
