@@ -175,8 +175,11 @@ def test_the_verifier_takes_tables_and_names_missing_columns(small_bank):
     assert "lacks the columns ['pushes']" in verify_sokoban_bank(small_bank.drop(["pushes"]))[0][1]
 
 
+# (4 boxes at depth 6 is too shallow to be reached by reverse play from many rooms: 8 of seeds 0-59 find no level
+# in the 200 rooms a level may take, a QuotaError, so a random draw failed one suite run in five; depth 8 found one
+# for every seed of 0-79)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**63 - 1), st.sampled_from([(1, 5), (1, 21), (2, 9), (2, 18), (3, 7), (3, 13), (4, 6)]))
+@given(st.integers(0, 2**63 - 1), st.sampled_from([(1, 5), (1, 21), (2, 9), (2, 18), (3, 7), (3, 13), (4, 8)]))
 def test_generated_levels_equal_the_twin(seed, cell):
     boxes, depth = cell
     bank = build_sokoban_bank(sokoban_design_from_dict({"seed": seed, "cells": [
