@@ -114,7 +114,7 @@ def _local_cluster(workers: int, preload: tuple):
 
         dd = require("distributed", NEEDED_FOR)
         env = {"PYTHONPATH": os.pathsep.join(p for p in (_HERE, os.environ.get("PYTHONPATH")) if p),
-               "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
+               SHARE_OF_CORES: str(max(1, (os.cpu_count() or 1) // workers))}
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
                 dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                 silence_logs=logging.ERROR, env=env) as local, \
@@ -136,11 +136,17 @@ def _main_module() -> str:
     return spec.name if spec is not None and spec.name else "__main__"
 
 
+# A local worker's share of the cores, in its environment under fastspe's own name: a forked worker imported Numba in
+# the forkserver, where its thread pool took its size from ``NUMBA_NUM_THREADS`` as it was then, and Numba reads that
+# variable again before every compile and refuses a value that differs from the running pool's, so with the share
+# in ``NUMBA_NUM_THREADS`` a worker failed on its first kernel that was not in the cache yet.
+SHARE_OF_CORES = "FASTSPE_WORKER_THREADS"
+
+
 def _share_of_cores() -> None:
-    """A local worker's share of the cores for Numba's parallel kernels. A forked worker imported Numba in the
-    forkserver, before the Nanny set ``NUMBA_NUM_THREADS`` in its environment, so it is applied here (per call:
-    the setting is the calling thread's)."""
-    wanted = os.environ.get("NUMBA_NUM_THREADS", "")
+    """A local worker's share of the cores (``SHARE_OF_CORES``) for Numba's parallel kernels, applied per call (the
+    setting is the calling thread's)."""
+    wanted = os.environ.get(SHARE_OF_CORES, "")
     if wanted.isdigit() and int(wanted) >= 1:
         import numba
 

@@ -50,6 +50,44 @@ def _item(_shared, item):
     return item
 
 
+_COLD_KERNEL = """
+import os, sys
+import numba  # imported in the forkserver too, as fastspe.scoring is by score --workers, before the workers' env is set
+import numpy as np
+from fastspe.distributed import _share_of_cores, cluster, ordered_map
+
+
+def compile_a_new_kernel(_shared, n):
+    _share_of_cores()
+    kernel = numba.njit(parallel=True)(lambda a: a.sum())  # not in any cache: Numba compiles it here
+    return float(kernel(np.arange(n, dtype=np.float64))), numba.get_num_threads()
+
+
+if __name__ == "__main__":
+    with cluster(workers=2, preload=("numba",)) as client:
+        print(list(ordered_map(client, compile_a_new_kernel, None, [10, 100])))
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a worker's share of one core is the whole pool")
+def test_a_worker_compiles_kernels_the_cache_lacks(tmp_path):
+    """A local worker compiles a kernel missing from the cache: its share of the cores does not change the Numba
+    setting its thread pool was started with (on a cold cache every task of ``score --workers 2`` failed with
+    "Cannot set NUMBA_NUM_THREADS to a different value once the threads have been launched")."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "cold.py"
+    script.write_text(_COLD_KERNEL)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == repr([(45.0, (os.cpu_count() or 1) // 2),
+                                                         (4950.0, (os.cpu_count() or 1) // 2)])
+
+
 def test_arrow_tables_travel_with_their_chunks(client):
     # Dask's Arrow serializer would re-chunk columns at common boundaries, and Parquet pages follow chunks
     table = pa.table({"a": pa.chunked_array([[1, 2], [3]]), "b": pa.chunked_array([["x"], ["y", "z"]])})
