@@ -262,8 +262,7 @@ def test_ctrl_c_ends_a_local_cluster_quietly(tmp_path):
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], cwd=tmp_path, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         assert proc.stdout.readline() == "up\n"
         time.sleep(1.0)  # the naps (a batch's time each) are running on the workers
