@@ -107,7 +107,7 @@ def _local_cluster(workers: int, preload: tuple):
         require("distributed", NEEDED_FOR)  # the MissingExtra, before any process is started
     ours = getattr(forkserver._forkserver, "_forkserver_pid", None) is None  # not running yet: we stop it too
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        list(dict.fromkeys(("distributed", _main_module(), *preload))))
+        list(dict.fromkeys(("fastspe._forkserver", "distributed", _main_module(), *preload))))
     forkserver.ensure_running()  # its imports run beside this process's own, from here on
     try:
         import dask
@@ -117,9 +117,20 @@ def _local_cluster(workers: int, preload: tuple):
                SHARE_OF_CORES: str(max(1, (os.cpu_count() or 1) // workers))}
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
                 dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                silence_logs=logging.ERROR, env=env) as local, \
+                                silence_logs=logging.CRITICAL, env=env,
+                                # the scheduler's HTTP routes (it serves some without a dashboard) on a free
+                                # local port: not 8787 on every interface, which a second run would find taken
+                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as local, \
                 dd.Client(local, direct_to_workers=True) as client:  # results come straight back
-            yield client
+            # (the cluster's own logs are silenced in the workers too: what goes wrong in one reaches this
+            # program as the exception of its task, or as the lost worker Dask retries the task for)
+            try:
+                yield client
+            except KeyboardInterrupt:
+                # tasks the shutdown cuts off (a scatter in flight) would log "Task exception was never
+                # retrieved" below the command's own "interrupted"
+                logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+                raise
     finally:
         if ours:
             with contextlib.suppress(Exception):  # (private, but the one way to end it before this process ends)

@@ -272,3 +272,94 @@ def test_a_cluster_started_in_background_serves_the_block_and_stops(tmp_path):
     with pytest.raises(fastspe.errors.UserError, match="whole number"):
         with cluster_in_background(workers=0):
             pass
+
+
+def _sigint_handler(_shared, _item):
+    import signal
+
+    return repr(signal.getsignal(signal.SIGINT))
+
+
+def test_local_workers_leave_ctrl_c_to_this_process(client):
+    import signal
+
+    assert set(ordered_map(client, _sigint_handler, None, range(4))) == {repr(signal.SIG_IGN)}
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process still hears it
+
+
+def nap(_shared, seconds):
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+_INTERRUPTED = """
+import sys
+from fastspe.distributed import cluster, ordered_map
+from tests.test_distributed import nap
+try:
+    with cluster(workers=2) as client:
+        print("up", flush=True)
+        list(ordered_map(client, nap, None, [0.2] * 1000))
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_ends_a_local_cluster_quietly(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: the workers must leave it to this process, which
+    closes the cluster; no worker dies printing Dask's tracebacks, and no process of the group is left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "up\n"
+        time.sleep(1.0)  # the naps (a batch's time each) are running on the workers
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err.strip() == "error: interrupted", err
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the forkserver and the workers went with the cluster
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("a process of the cluster outlived it")
+
+
+def test_a_second_local_cluster_at_once_finds_its_own_ports(client):
+    """Two runs with ``--workers`` at once: neither takes a fixed port (Dask's scheduler serves HTTP on 8787 by
+    default, and warns "Port 8787 is already in use" to the second), and nothing listens beyond this machine."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with cluster(workers=1) as other:
+            ports = {c.scheduler_info()["services"]["dashboard"] for c in (client, other)}
+    assert not [w for w in caught if "already in use" in str(w.message)]
+    assert len(ports) == 2 and 8787 not in ports
+
+
+def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
+    import signal
+    import subprocess
+    import sys
+
+    code = "import signal, fastspe._forkserver; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout == "True\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -1,0 +1,13 @@
+"""Settings for the whole test session."""
+
+import signal
+
+
+def pytest_configure(config):
+    # Several tests send Ctrl-C (SIGINT) to this process or to a command it starts, and expect it to be heard.
+    # A process started as a background job of a non-interactive shell (`python -m pytest ... &` in a script,
+    # nohup) inherits SIGINT ignored; Python then keeps SIG_IGN rather than installing its KeyboardInterrupt
+    # handler, and every child inherits it again. Those tests would hang (test_limiter's Ctrl-C test) or fail
+    # for a reason of the launcher's, not fastspe's, so the session hears Ctrl-C however it was started.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
