@@ -13,11 +13,12 @@ import sys
 import warnings
 
 # mimalloc (pyarrow's memory pool) keeps freed pages a while for reuse. A streamed bank build frees and allocates a
-# row group at a time, so the kept pages add up to its peak (1M boards: ~720 -> ~600 MB): for ``fastspe bank``, hand
-# them back at once. Other commands keep the reuse: handing pages back makes a 1M-answer score fault in ~165,000
-# pages again (0.5 CPU-s). Read when pyarrow first allocates, so it must come before any import of pyarrow (and so
-# it follows the process's own command line); a user's value wins.
-if sys.argv[1:2] == ["bank"]:
+# row group at a time, so the kept pages add up to its peak (1M boards: ~720 -> ~600 MB), and a report forks its
+# figures from a process whose kept pages every fork copies the tables of: hand them back at once. ``fastspe score``
+# keeps the reuse: handing pages back makes a 1M-answer score fault in ~165,000 pages again (0.5 CPU-s). Read when
+# pyarrow first allocates, so it must come before any import of pyarrow (and so it follows the process's own command
+# line); a user's value wins.
+if sys.argv[1:2] != ["score"]:
     os.environ.setdefault("MIMALLOC_PURGE_DELAY", "0")
 
 from .. import __version__  # noqa: E402
