@@ -175,6 +175,13 @@ def test_the_verifier_takes_tables_and_names_missing_columns(small_bank):
     assert "lacks the columns ['pushes']" in verify_sokoban_bank(small_bank.drop(["pushes"]))[0][1]
 
 
+def test_a_cell_too_shallow_for_its_boxes_says_so():
+    """4 boxes at exactly 6 moves: no room of seed 1 gives one; the error names the cell and points both ways."""
+    with pytest.raises(QuotaError, match=r"cell c-b4-d6: only 0 of 1 levels .* another depth .* very shallow ones"):
+        build_sokoban_bank(sokoban_design_from_dict({"seed": 1, "cells": [
+            {"cohort": "c", "boxes": 4, "depth": 6, "count": 1}]}))
+
+
 # (4 boxes at depth 6 is too shallow to be reached by reverse play from many rooms: 8 of seeds 0-59 find no level
 # in the 200 rooms a level may take, a QuotaError, so a random draw failed one suite run in five; depth 8 found one
 # for every seed of 0-79)

@@ -185,7 +185,8 @@ def _box_levels(cells: list[tuple[int, SokobanCell]], seed: int, taken: set, pro
     for i, c in cells:
         if len(have[i]) < c.count:
             raise QuotaError(f"cell {c.name}: only {len(have[i])} of {c.count} levels after {start:,} rooms; ask for "
-                             f"fewer levels or a smaller depth")
+                             f"fewer levels or another depth (deep levels are rare, and so are very shallow ones "
+                             f"with many boxes)")
     return have
 
 
