@@ -158,8 +158,8 @@ def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
         arr = arr.fill_null("")
     _, offset_buf, data_buf = arr.buffers()
     n = len(arr)
-    wide = np.int32 if pa.types.is_string(arr.type) else np.int64
-    offsets = np.frombuffer(offset_buf, dtype=wide)[arr.offset:arr.offset + n + 1].astype(np.int64) if n \
+    offset_type = np.int32 if pa.types.is_string(arr.type) else np.int64
+    offsets = np.frombuffer(offset_buf, dtype=offset_type)[arr.offset:arr.offset + n + 1].astype(np.int64) if n \
         else np.zeros(1, np.int64)
     data = np.frombuffer(data_buf if data_buf is not None else b"", dtype=np.uint8)
     return _Texts(data, offsets, lambda idx: arr.take(pa.array(idx, type=pa.int64())).to_pylist(),
