@@ -17,6 +17,7 @@ import importlib.util
 import itertools
 import logging
 import os
+import signal
 import sys
 import threading
 from collections import deque
@@ -35,6 +36,7 @@ FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces do
 
 
 _END = object()
+WAKE = 0.5  # seconds: how often a wait on the cluster looks at the Ctrl-C latch (``_latched_interrupts``)
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")  # Dask's network protocols (inproc: only inside one process)
 
@@ -70,13 +72,69 @@ def cluster(scheduler: str | None = None, workers: int | None = None, preload: S
     if not _asked_for(scheduler, workers):
         yield None
         return
-    if scheduler is not None:
-        dd = require("distributed", NEEDED_FOR)
-        with dd.Client(scheduler) as client:
+    with _latched_interrupts():
+        if scheduler is not None:
+            dd = require("distributed", NEEDED_FOR)
+            with dd.Client(scheduler) as client:
+                yield client
+            return
+        with _local_cluster(workers, tuple(preload)) as client:
             yield client
+
+
+_interrupted = threading.Event()
+
+
+@contextlib.contextmanager
+def _latched_interrupts():
+    """While a cluster is in use, a Ctrl-C is latched as well as raised. Python raises KeyboardInterrupt in whatever
+    the main thread runs at that moment; when that is a finalizer (a Dask future's ``__del__``, run as a consumed
+    result is dropped), Python prints the exception as "ignored" and drops it, and the program went on waiting for
+    its remaining tasks. Waits on the cluster (``_result``) look at the latch and raise it again, and so does the
+    end of the block. Only in the main thread, and only over Python's own handler (not an embedding program's)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield  # (an enclosing block latches already, or the SIGINT handler is not Python's own)
         return
-    with _local_cluster(workers, tuple(preload)) as client:
-        yield client
+    _interrupted.clear()
+
+    def latch(signum, frame):
+        _interrupted.set()
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, latch)
+    try:
+        yield
+        _raise_if_interrupted()
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _raise_if_interrupted() -> None:
+    """The latched Ctrl-C, raised once."""
+    if _interrupted.is_set():
+        _interrupted.clear()
+        raise KeyboardInterrupt
+
+
+def _result(future):
+    """``future.result()``, waking every ``WAKE`` seconds until it is done to raise a latched Ctrl-C
+    (``_latched_interrupts``). The wait has the timeout, not ``result``: a result that takes longer than ``WAKE`` to
+    come over the network would be fetched again and again."""
+    from distributed import wait
+
+    try:
+        while True:
+            _raise_if_interrupted()
+            try:
+                wait(future, timeout=WAKE)
+                break
+            except TimeoutError:
+                continue
+        return future.result()
+    except KeyboardInterrupt:
+        _interrupted.clear()  # raised here, so not lost (the usual case: a program mostly waits on its cluster)
+        raise
 
 
 def _asked_for(scheduler: str | None, workers: int | None) -> bool:
@@ -174,7 +232,8 @@ class Starting:
         self._error: BaseException | None = None
 
     def client(self):
-        self._up.wait()
+        while not self._up.wait(WAKE):
+            _raise_if_interrupted()
         if self._error is not None:
             raise self._error
         return self._client
@@ -209,12 +268,13 @@ def cluster_in_background(scheduler: str | None = None, workers: int | None = No
             starting._up.set()
 
     thread = threading.Thread(target=run, name="fastspe-cluster", daemon=True)
-    thread.start()
-    try:
-        yield starting
-    finally:
-        starting._stop.set()
-        thread.join()
+    with _latched_interrupts():  # (the thread cannot latch: signal handlers are the main thread's)
+        thread.start()
+        try:
+            yield starting
+        finally:
+            starting._stop.set()
+            thread.join()
     if starting._error is not None:
         raise starting._error
 
@@ -262,9 +322,9 @@ def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int
                 [item] = client.scatter([item], hash=False)
             pending.append(client.submit(_run_sealed, fn, shared_future, item, *args, pure=False))
             if len(pending) >= ahead:
-                yield pending.popleft().result().value
+                yield _result(pending.popleft()).value
         while pending:
-            yield pending.popleft().result().value
+            yield _result(pending.popleft()).value
     finally:
         client.cancel([*pending, shared_future])
 
@@ -372,7 +432,7 @@ class Proposals:
             i += 1
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
-        parts = [self._pieces[i].result() for i in range(first, last + 1)]
+        parts = [_result(self._pieces[i]) for i in range(first, last + 1)]
         lo = start - self._start(first)
         return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
 
