@@ -13,7 +13,7 @@ import sys
 from multiprocessing import forkserver
 
 
-def _preloaded_by_a_forkserver() -> bool:
+def preloaded_by_a_forkserver() -> bool:
     """Whether this import runs inside ``multiprocessing.forkserver.main``'s preloads."""
     frame = sys._getframe(1)
     while frame is not None:
@@ -23,5 +23,5 @@ def _preloaded_by_a_forkserver() -> bool:
     return False
 
 
-if _preloaded_by_a_forkserver():
+if preloaded_by_a_forkserver():
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -165,7 +165,7 @@ def _local_cluster(workers: int, preload: tuple):
         require("distributed", NEEDED_FOR)  # the MissingExtra, before any process is started
     ours = getattr(forkserver._forkserver, "_forkserver_pid", None) is None  # not running yet: we stop it too
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        list(dict.fromkeys(("fastspe._forkserver", "distributed", _main_module(), *preload))))
+        list(dict.fromkeys(("fastspe._forkserver", "distributed", _main_module(), *preload, "fastspe._numba.warm"))))
     forkserver.ensure_running()  # its imports run beside this process's own, from here on
     try:
         import dask

@@ -393,3 +393,41 @@ def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout == "True\n"
     assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # (a cluster of this module latches it)
+
+
+def _forked_worker_state():
+    """In a process forked from a forkserver: whether Numba's tables were there before its first kernel, whether
+    GNU OpenMP had started (a fork would have aborted), and whether a parallel kernel then runs."""
+    import sys
+
+    import numba.np.ufunc.parallel as parallel
+
+    from fastspe.kernels.id_hash import id_rows, id_table
+
+    tables, openmp = "numba.cpython.listobj" in sys.modules, parallel._is_initialized
+    data, offsets = np.frombuffer(b"abcde", np.uint8), np.array([0, 2, 5], np.int64)
+    slots = id_table(data, offsets)
+    return tables, openmp, id_rows(slots, data, offsets, data, offsets).tolist()
+
+
+_FORKED = """
+import multiprocessing
+from tests.test_distributed import _forked_worker_state
+if __name__ == "__main__":
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["fastspe._forkserver", "fastspe._numba.warm"])
+    with context.Pool(1) as pool:
+        print(pool.apply(_forked_worker_state))
+"""
+
+
+def test_the_forkserver_builds_numbas_tables_for_its_workers_without_starting_openmp(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    script = tmp_path / "forked.py"
+    script.write_text(_FORKED)
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip() == "(True, False, [0, 1])", out.stderr[-2000:]
