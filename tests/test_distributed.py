@@ -431,3 +431,36 @@ def test_the_forkserver_builds_numbas_tables_for_its_workers_without_starting_op
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.stdout.strip() == "(True, False, [0, 1])", out.stderr[-2000:]
+
+
+_ENDED = """
+import os
+from multiprocessing import forkserver
+from fastspe.distributed import cluster, ordered_map
+from tests.test_distributed import nap
+if __name__ == "__main__":
+    with cluster(workers=1) as client:
+        server = forkserver._forkserver._forkserver_pid
+        assert list(ordered_map(client, nap, None, [0.0, 0.0])) == [0.0, 0.0]
+    try:
+        os.kill(server, 0)
+        print("forkserver left")
+    except ProcessLookupError:
+        print("forkserver gone")
+    print(forkserver._forkserver._forkserver_pid, forkserver._forkserver._forkserver_address)
+"""
+
+
+def test_a_local_cluster_ends_its_forkserver_and_leaves_nothing(tmp_path):
+    """The forkserver is killed, not asked to exit (its exit was 0.35 s of interpreter finalization at the end of
+    every command): it is reaped, its socket is gone, and nothing complains."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    script = tmp_path / "ended.py"
+    script.write_text(_ENDED)
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300, start_new_session=True)
+    assert out.stdout.splitlines() == ["forkserver gone", "None None"], out.stdout + out.stderr
+    assert out.returncode == 0 and out.stderr.strip() == "", out.stderr

@@ -13,11 +13,12 @@ import re
 import secrets
 import shutil
 from pathlib import Path
-from typing import Iterator
-
-import pandas as pd
+from typing import TYPE_CHECKING, Iterator
 
 from ..errors import UserError, UserTypeError
+
+if TYPE_CHECKING:  # (pandas is imported where it is used: `score --workers` imports this module before it
+    import pandas as pd  # starts the cluster, and pandas' 0.3-0.5 s delayed the start)
 
 TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv")
 
@@ -27,6 +28,8 @@ def require_columns(df, columns, what: str, fix: str) -> None:
 
     ``what`` names the table in the message (a file path, "verdicts", ...), ``fix`` says how to get a good one.
     """
+    import pandas as pd
+
     if not isinstance(df, pd.DataFrame):
         raise UserTypeError(f"{what} must be a DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
@@ -283,6 +286,8 @@ _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|
 
 def text_cells(values: pd.Series) -> pd.Series:
     """The string cells of ``values``, ``""`` for anything else (NaN, numbers, flags), ready for ``.str``."""
+    import pandas as pd
+
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
         return values.fillna("")
     if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
@@ -297,6 +302,8 @@ def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
     gets one more quote, so every original string has exactly one escaped form. Only string cells of
     text columns change; numbers, and strings that read as numbers (``-1``, ``+2.5e3``), stay as they are.
     """
+    import pandas as pd
+
     out = None
     for col in df.columns:
         values = df[col]
@@ -338,6 +345,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, formulas_escaped: boo
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
     """Read a Parquet, JSONL or CSV table chosen by extension; errors name the file and line."""
+    import pandas as pd
+
     fmt = table_format(path)
     p = Path(path)
     if not p.is_file():
