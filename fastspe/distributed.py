@@ -36,6 +36,7 @@ FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces do
 
 
 _END = object()
+ABANDON_START = 10.0  # seconds an interrupted ``cluster_in_background`` waits for its cluster to start and close
 WAKE = 0.5  # seconds: how often a wait on the cluster looks at the Ctrl-C latch (``_latched_interrupts``)
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")  # Dask's network protocols (inproc: only inside one process)
@@ -283,11 +284,18 @@ def cluster_in_background(scheduler: str | None = None, workers: int | None = No
     thread = threading.Thread(target=run, name="fastspe-cluster", daemon=True)
     with _latched_interrupts():  # (the thread cannot latch: signal handlers are the main thread's)
         thread.start()
+        interrupted = False
         try:
             yield starting
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             starting._stop.set()
-            thread.join()
+            # a Ctrl-C while this thread imported a module can leave Python's import lock held, and a start still
+            # importing (Dask's Nanny does, as it forks a worker) then waits for ever: after an interrupt, give it a
+            # while, then leave it (it closes the cluster itself, should it ever come up: ``_stop`` is set)
+            thread.join(ABANDON_START if interrupted else None)
     if starting._error is not None:
         raise starting._error
 

@@ -464,3 +464,29 @@ def test_a_local_cluster_ends_its_forkserver_and_leaves_nothing(tmp_path):
                          timeout=300, start_new_session=True)
     assert out.stdout.splitlines() == ["forkserver gone", "None None"], out.stdout + out.stderr
     assert out.returncode == 0 and out.stderr.strip() == "", out.stderr
+
+
+def test_an_interrupted_block_does_not_wait_for_ever_on_a_start_that_hangs(monkeypatch):
+    """Seen by hand: Ctrl-C about 1 s into `score --workers 2` (on the code before too) could leave Python's import
+    lock held, and the cluster's start, still importing, hung; the command waited for it for ever."""
+    import contextlib
+    import threading
+    import time
+
+    import fastspe.distributed as fd
+
+    never = threading.Event()
+
+    @contextlib.contextmanager
+    def hanging(*args):
+        never.wait()  # a start that never comes up
+        yield None
+
+    monkeypatch.setattr(fd, "cluster", hanging)
+    monkeypatch.setattr(fd, "ABANDON_START", 0.5)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with fd.cluster_in_background(workers=2):
+            raise KeyboardInterrupt
+    assert time.monotonic() - start < 5
+    never.set()  # (lets the thread end)
