@@ -1,4 +1,5 @@
-"""Bank builds, scoring and bootstrap draws on Dask workers, bit-identical to one process.
+"""Bank builds, scoring and bootstrap draws on other processes, bit-identical to one process: on a Dask cluster
+(``cluster``), or on the local worker processes of ``workers.pool`` (what the CLI's ``--workers N`` runs on).
 
 Every random stream in fastspe is counter-based, so work splits into index ranges whose results do
 not depend on who computes them: bootstrap draws by draw-index range, scoring by response batch, bank
@@ -6,7 +7,8 @@ builds by proposal-index range. Workers compute the ranges; the driver keeps eve
 depends on order (accepting boards, the duplicate-key check, writing files, percentiles) and consumes
 the ranges in order, so files and tables are byte-for-byte those of an in-process run.
 
-Dask is an extra (``fastspe[dask]``) and is imported only when a cluster is asked for.
+Dask is an extra (``fastspe[dask]``) and is imported only when a cluster is asked for; the local pool needs
+nothing beyond the base install.
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ import itertools
 import logging
 import os
 import signal
-import sys
 import threading
 from collections import deque
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from .errors import UserError
 from .extras import require
+from .workers.forkserver import (IMPORT_ROOT, SHARE_OF_CORES, apply_share_of_cores, end_forkserver, share_of_cores,
+                                 start_forkserver)
+from .workers.pool import ProcessPool, compacted
 
 NEEDED_FOR = "--scheduler/--workers (running on Dask)"
 BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker before their task is submitted
@@ -154,26 +157,20 @@ def _asked_for(scheduler: str | None, workers: int | None) -> bool:
 
 @contextlib.contextmanager
 def _local_cluster(workers: int, preload: tuple):
-    """A LocalCluster of ``workers`` processes forked from one forkserver: the server imports Dask, this
-    program's main module and ``preload`` once, while this process goes on (its own imports, reading
-    the inputs); each worker is then a fork of it, ready in milliseconds, instead of a fresh interpreter
+    """A LocalCluster of ``workers`` processes forked from one forkserver (``workers.forkserver``): the server
+    imports Dask, this program's main module and ``preload`` once, while this process goes on (its own imports,
+    reading the inputs); each worker is then a fork of it, ready in milliseconds, instead of a fresh interpreter
     importing everything again (Dask's default, ``spawn``: about 1 CPU-second per worker). The server is
     stopped with the cluster, so nothing outlives the block."""
-    import multiprocessing
-    from multiprocessing import forkserver
-
     if importlib.util.find_spec("distributed") is None:
         require("distributed", NEEDED_FOR)  # the MissingExtra, before any process is started
-    ours = getattr(forkserver._forkserver, "_forkserver_pid", None) is None  # not running yet: we stop it too
-    multiprocessing.get_context("forkserver").set_forkserver_preload(
-        list(dict.fromkeys(("fastspe._forkserver", "distributed", _main_module(), *preload, "fastspe._numba.warm"))))
-    forkserver.ensure_running()  # its imports run beside this process's own, from here on
+    ours = start_forkserver(("distributed", *preload))
     try:
         import dask
 
         dd = require("distributed", NEEDED_FOR)
-        env = {"PYTHONPATH": os.pathsep.join(p for p in (_HERE, os.environ.get("PYTHONPATH")) if p),
-               SHARE_OF_CORES: str(max(1, (os.cpu_count() or 1) // workers))}
+        env = {"PYTHONPATH": os.pathsep.join(p for p in (IMPORT_ROOT, os.environ.get("PYTHONPATH")) if p),
+               SHARE_OF_CORES: share_of_cores(workers)}
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
                 dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                 silence_logs=logging.CRITICAL, env=env,
@@ -192,48 +189,10 @@ def _local_cluster(workers: int, preload: tuple):
                 raise
     finally:
         if ours:
-            _end_forkserver()
+            end_forkserver()
 
 
-def _end_forkserver() -> None:
-    """Ends the forkserver that ``_local_cluster`` started, after its cluster has closed (its workers are gone). It
-    is killed: it holds nothing but a copy of the imports, and its orderly exit (an interpreter's finalization of
-    Dask, Numba and Arrow) took 0.35-0.4 s at the end of every command."""
-    from multiprocessing import forkserver
-
-    server = forkserver._forkserver
-    with contextlib.suppress(Exception):  # (private, but the one way to end it before this process ends)
-        pid = server._forkserver_pid
-        if pid is not None:
-            os.kill(pid, signal.SIGKILL)
-        server._stop()  # (reaps it and removes its socket)
-
-
-_HERE = str(Path(__file__).resolve().parents[1])
-
-
-def _main_module() -> str:
-    """What a forked worker imports as its main module (as a spawned one would): ``fastspe.__main__`` under
-    ``python -m fastspe``; ``__main__`` (the script, by path) otherwise."""
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    return spec.name if spec is not None and spec.name else "__main__"
-
-
-# A local worker's share of the cores, in its environment under fastspe's own name: a forked worker imported Numba in
-# the forkserver, where its thread pool took its size from ``NUMBA_NUM_THREADS`` as it was then, and Numba reads that
-# variable again before every compile and refuses a value that differs from the running pool's, so with the share
-# in ``NUMBA_NUM_THREADS`` a worker failed on its first kernel that was not in the cache yet.
-SHARE_OF_CORES = "FASTSPE_WORKER_THREADS"
-
-
-def _share_of_cores() -> None:
-    """A local worker's share of the cores (``SHARE_OF_CORES``) for Numba's parallel kernels, applied per call (the
-    setting is the calling thread's)."""
-    wanted = os.environ.get(SHARE_OF_CORES, "")
-    if wanted.isdigit() and int(wanted) >= 1:
-        import numba
-
-        numba.set_num_threads(min(int(wanted), numba.config.NUMBA_NUM_THREADS))
+_share_of_cores = apply_share_of_cores  # (a task's first step on a worker)
 
 
 class Starting:
@@ -305,7 +264,7 @@ def _client(client):
 
 
 def executor(client, once: bool = False) -> Callable[..., Iterator] | None:
-    """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers (a client, or the
+    """The executor (``fastspe.executor``) that runs pieces on ``client``'s workers (a client, a ``ProcessPool`` or the
     ``Starting`` of ``cluster_in_background``); None for None. ``once``: it runs one map only, so a starting
     cluster is released (``Starting.release``) as soon as the map's last result is in, and its workers close
     while the caller writes that result."""
@@ -321,13 +280,17 @@ def executor(client, once: bool = False) -> Callable[..., Iterator] | None:
 
 
 def ordered_map(client, fn: Callable, shared, items: Iterable, *args, ahead: int | None = None) -> Iterator:
-    """``fn(shared, item, *args)`` on the workers for each item, yielded in the order of ``items``.
+    """``fn(shared, item, *args)`` on the workers for each item, yielded in the order of ``items``. ``client``: a
+    Dask client, a ``Starting`` or a ``workers.pool.ProcessPool`` (its ``map``).
 
     ``shared`` goes to every worker once (broadcast), not with each task. Up to ``ahead`` tasks (default:
     twice the worker threads) are in flight, so workers compute the next pieces while the caller consumes
     this one (and ``items`` may be a generator that reads them from a file meanwhile). A task whose worker
     dies is run again elsewhere by Dask; its result is the same, since it depends only on its inputs.
     """
+    if isinstance(client, ProcessPool):
+        yield from client.map(fn, shared, items, *args, ahead=ahead)
+        return
     items = iter(items)
     first = next(items, _END)  # (read while a ``Starting`` cluster starts)
     if first is _END:
@@ -371,26 +334,6 @@ class Sealed:
         return Sealed, (compacted(self.value),)
 
 
-def compacted(value):
-    """``value`` with each Arrow array that is a slice of larger buffers copied to buffers of its own, chunk by
-    chunk (the chunks stay as they are). Pickle sends an array's buffers whole: the columns of a batch read from
-    a file are slices of the batch's buffers, which would travel once per chunk and per column (4x the batch's
-    bytes for a 4-chunk table). Tuples, lists and dicts are compacted item by item; anything else is as it is."""
-    import pyarrow as pa
-
-    if isinstance(value, pa.Table):
-        return pa.Table.from_arrays([compacted(column) for column in value.columns], schema=value.schema)
-    if isinstance(value, pa.ChunkedArray):
-        return pa.chunked_array([compacted(chunk) for chunk in value.chunks], value.type)
-    if isinstance(value, pa.Array):
-        return pa.concat_arrays([value]) if value.get_total_buffer_size() > 2 * value.nbytes + 4096 else value
-    if type(value) in (tuple, list):
-        return type(value)(compacted(v) for v in value)
-    if type(value) is dict:
-        return {k: compacted(v) for k, v in value.items()}
-    return value
-
-
 def _run_sealed(fn: Callable, shared: Sealed, item: Sealed, *args) -> Sealed:
     _share_of_cores()
     return Sealed(fn(shared.value, item.value, *args))
@@ -406,9 +349,9 @@ def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, strea
 
 class Proposals:
     """A drop-in for the ``propose_walks`` kernel in ``bank.build_bank_table`` that computes proposals on
-    workers in pieces, keeping up to ``ahead`` pieces (default: one per worker thread) in flight past the
-    last range asked for. Proposal i depends only on (seed, stream, i), so a range cut from pieces is the
-    kernel's range.
+    workers (of a Dask client or a ``workers.pool.ProcessPool``) in pieces, keeping up to ``ahead`` pieces
+    (default: one per worker thread) in flight past the last range asked for. Proposal i depends only on
+    (seed, stream, i), so a range cut from pieces is the kernel's range.
 
     Pieces start at ``first`` proposals and double up to ``piece``, as ``build_cell``'s requests grow: a
     small cell (most cells of the paper's design) needs about ``first`` proposals, a large one millions.
@@ -416,7 +359,8 @@ class Proposals:
 
     def __init__(self, client, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE, ahead: int | None = None):
         self.client = client
-        self.ahead = ahead or max(1, sum(client.nthreads().values()))
+        self._pool = isinstance(client, ProcessPool)
+        self.ahead = ahead or max(1, client.workers if self._pool else sum(client.nthreads().values()))
         self._starts = [0]  # piece i covers proposals _starts[i] .. _starts[i + 1] - 1
         while self._starts[-1] < piece:
             self._starts.append(self._starts[-1] + min(max(first, self._starts[-1]), piece))
@@ -440,28 +384,36 @@ class Proposals:
         if cell != self._cell:  # a new design cell: drop the last cell's pieces, send this layout once
             self.close()
             self._cell = cell
-            [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
+            if self._pool:
+                self._layout = self.client.share((goal, moves, raises))
+            else:
+                [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
         first, last = self._piece_of(start), self._piece_of(start + count - 1)
         # speculate at most ``ahead`` pieces and ``count`` proposals past this range: enough to keep the workers
         # busy while this range is accepted here, little wasted past a cell's last request
         i = first
         while i <= last or (i <= last + self.ahead and self._start(i) < start + 2 * count):
             if i not in self._pieces:
-                self._pieces[i] = self.client.submit(_proposal_piece, self._layout, self._start(i),
-                                                     self._start(i + 1) - self._start(i), int(depth), int(seed),
-                                                     int(stream), pure=False)
+                piece = (self._layout, self._start(i), self._start(i + 1) - self._start(i), int(depth), int(seed),
+                         int(stream))
+                self._pieces[i] = (self.client.submit(_proposal_piece, *piece) if self._pool else
+                                   self.client.submit(_proposal_piece, *piece, pure=False))
             i += 1
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
-        parts = [_result(self._pieces[i]) for i in range(first, last + 1)]
+        parts = [self._pieces[i].result() if self._pool else _result(self._pieces[i]) for i in range(first, last + 1)]
         lo = start - self._start(first)
         return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
 
     def close(self) -> None:
         """Cancel the pieces in flight."""
-        futures = list(self._pieces.values()) + ([self._layout] if self._layout is not None else [])
-        if futures:
-            self.client.cancel(futures)
+        if self._pool:
+            for task in self._pieces.values():
+                task.cancel()
+        else:
+            futures = list(self._pieces.values()) + ([self._layout] if self._layout is not None else [])
+            if futures:
+                self.client.cancel(futures)
         self._pieces.clear()
         self._cell = self._layout = None
 

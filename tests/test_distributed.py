@@ -388,7 +388,7 @@ def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
     import subprocess
     import sys
 
-    code = "import signal, fastspe._forkserver; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    code = "import signal, fastspe.workers.forkserver; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout == "True\n"
@@ -415,7 +415,7 @@ import multiprocessing
 from tests.test_distributed import _forked_worker_state
 if __name__ == "__main__":
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["fastspe._forkserver", "fastspe._numba.warm"])
+    context.set_forkserver_preload(["fastspe.workers.forkserver", "fastspe._numba.warm"])
     with context.Pool(1) as pool:
         print(pool.apply(_forked_worker_state))
 """

@@ -70,24 +70,29 @@ def test_the_cli_asks_pyarrow_pool_to_hand_freed_pages_back_before_pyarrow_loads
 
 CLUSTER_FIRST = """
 import contextlib, sys
-import fastspe.distributed
+import {module} as where
 from fastspe.cli import main
 
 @contextlib.contextmanager
-def starting(*args, **kwargs):  # (records what was imported when the cluster was asked for; scores in-process)
+def starting(*args, **kwargs):  # (records what was imported when the workers were asked for; scores in-process)
     print(sorted(m for m in {heavy!r} if m in sys.modules))
     yield None
 
-fastspe.distributed.cluster_in_background = starting
-sys.exit(main(["score", "--bank", "missing.parquet", "--responses", "r.jsonl", "--out", "v.parquet", "--workers", "2"]))
+where.{name} = starting
+sys.exit(main(["score", "--bank", "missing.parquet", "--responses", "r.jsonl", "--out", "v.parquet", *{option!r}]))
 """
 
 
-def test_score_with_workers_starts_its_cluster_before_the_heavy_imports():
-    """The cluster's forkserver imports Dask, pandas and Numba on the other core while this program imports its own:
-    a heavy import before the start (pandas, for checking the output's name) made the whole command wait for it."""
+@pytest.mark.parametrize("module, name, option", [
+    ("fastspe.workers.pool", "process_pool", ["--workers", "2"]),
+    ("fastspe.distributed", "cluster_in_background", ["--scheduler", "tcp://127.0.0.1:1"])])
+def test_score_with_workers_starts_its_cluster_before_the_heavy_imports(module, name, option):
+    """The workers' forkserver imports pandas and Numba (and Dask, for a cluster) on the other core while this
+    program imports its own: a heavy import before the start (pandas, for checking the output's name) made the
+    whole command wait for it."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", CLUSTER_FIRST.format(heavy=HEAVY)], env=env, cwd=REPO,
+    script = CLUSTER_FIRST.format(module=module, name=name, heavy=HEAVY, option=option)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout.splitlines()[:1] == ["[]"], proc.stdout + proc.stderr
     assert "missing.parquet" in proc.stderr  # (then it went on to read the bank, in-process)

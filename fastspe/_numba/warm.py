@@ -1,4 +1,4 @@
-"""Imported last by the forkserver that forks the local Dask workers (``fastspe.distributed._local_cluster``).
+"""Imported last by the forkserver that forks the local workers (``fastspe.workers.forkserver``).
 
 Numba builds its compiler's tables (the typing and lowering registries: about 100 modules imported and their
 functions registered) on a process's first kernel, compiled or loaded from the cache. Built here, once, they are
@@ -8,7 +8,7 @@ GNU OpenMP's threads, after which a fork aborts ("fork() called from a process a
 Imported anywhere else, it does nothing.
 """
 
-from .._forkserver import preloaded_by_a_forkserver
+from ..workers.forkserver import preloaded_by_a_forkserver
 
 
 def build_tables() -> None:

@@ -285,7 +285,7 @@ def metrics_table(frame, title: str | None = None):
     return view
 
 
-# -- Dask ---------------------------------------------------------------------------------------
+# -- Dask and local workers ----------------------------------------------------------------------
 
 def cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS`` or ``--workers N`` (one or neither): where the heavy part runs."""
@@ -294,8 +294,8 @@ def cluster_options(parser: argparse.ArgumentParser) -> None:
                        help="run on the Dask cluster of this scheduler (tcp://host:8786); results are the same "
                             "byte for byte (needs fastspe[dask])")
     group.add_argument("--workers", type=int_option(1, 4096), metavar="N",
-                       help="run on a local Dask cluster of N worker processes, started and stopped here "
-                            "(needs fastspe[dask]); without this or --scheduler: in this process")
+                       help="run on N local worker processes, started and stopped here; results are the same "
+                            "byte for byte; without this or --scheduler: in this process")
 
 
 def scheduler_address(text: str) -> str:
@@ -306,20 +306,33 @@ def scheduler_address(text: str) -> str:
 
 
 @contextlib.contextmanager
-def cluster_client(args):
-    """The ``distributed.Client`` that ``cluster_options`` asked for, or None (in-process)."""
+def cluster_client(args, preload=()):
+    """Where ``cluster_options`` asked the work to run: a ``distributed.Client`` for ``--scheduler``, a
+    ``fastspe.workers.pool.ProcessPool`` for ``--workers``, or None (in-process); each goes to
+    ``fastspe.distributed.executor`` or ``Proposals``. ``preload``: the modules the tasks need, imported once for
+    all local workers, beside this process's own imports."""
+    if args.workers is not None:
+        from ..workers.pool import process_pool
+
+        with process_pool(args.workers, preload) as pool:
+            yield pool
+        return
     from ..distributed import cluster  # imports dask only when asked for a cluster
 
-    with cluster(args.scheduler, args.workers) as client:
+    with cluster(args.scheduler) as client:
         yield client
 
 
 @contextlib.contextmanager
 def cluster_starting(args, preload=()):
-    """As ``cluster_client``, but the block goes on while the cluster starts: it gets a
-    ``fastspe.distributed.Starting`` (None in-process) for ``fastspe.distributed.executor``. ``preload``: the
-    modules the workers' tasks need, imported once for all local workers."""
+    """As ``cluster_client``, but the block goes on while a Dask cluster starts: it gets a
+    ``fastspe.distributed.Starting`` in place of its client. (A local pool's forkserver starts beside the block
+    anyway, and its workers are forked at the first task.)"""
+    if args.scheduler is None:
+        with cluster_client(args, preload) as pool:
+            yield pool
+        return
     from ..distributed import cluster_in_background
 
-    with cluster_in_background(args.scheduler, args.workers, preload) as starting:
+    with cluster_in_background(args.scheduler, None, preload) as starting:
         yield starting

@@ -85,14 +85,15 @@ def cmd_build(args) -> int:
     refuse_overwrite({"--design": None if args.design == "paper" else args.design}, {"--out": args.out})
     table_format(args.out, allowed=(".parquet", ".jsonl"))
     design = load_design(args.design, seed=args.seed)
-    with cluster_client(args) as client, progress("bank build", design.total, "boards") as update:
+    with cluster_client(args, preload=("fastspe.kernels.walks",)) as client, \
+            progress("bank build", design.total, "boards") as update:
         rows = stream_bank(design, args.out, progress=update, **_proposals(client))
     say(f"wrote {rows:,} certified boards to {args.out} (seed {design.seed})", err=True)
     return 0
 
 
 def _proposals(client) -> dict:
-    """``build_bank_table``'s ``propose`` for a Dask client (none for in-process)."""
+    """``build_bank_table``'s ``propose`` for a Dask client or a local pool (none for in-process)."""
     if client is None:
         return {}
     from ..distributed import Proposals

@@ -68,7 +68,7 @@ def cmd_compare(args) -> int:
     # each file is checked against the bank; compare checks the joined table once more (keys across files)
     verdicts = pd.concat([read_verdicts(v, bank=bank).frame for v in args.verdicts], ignore_index=True)
     metrics = metric_list(args)
-    with cluster_client(args) as client:
+    with cluster_client(args, preload=("fastspe.stats.intervals",)) as client:
         result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin,
                          draws=args.draws, seed=args.seed, executor=executor(client))
     text = summary_markdown(result)

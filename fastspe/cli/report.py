@@ -80,7 +80,7 @@ def _report(args, server) -> int:
                  f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
     options = ReportOptions(labels=labels, titles=not args.no_titles, interval_cells=args.interval_cells,
                             figures=not args.no_figures, runs=tuple(args.runs or ()), dpi=args.dpi)
-    with cluster_client(args) as client, Stages("report", STAGE_UNITS) as stage:
+    with cluster_client(args, preload=("fastspe.stats.intervals",)) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
                             options=options, executor=executor(client), figure_server=server)
     say(f"wrote {path} ({verdicts.frame['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
