@@ -272,3 +272,46 @@ def test_a_worker_compiles_kernels_the_cache_lacks(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     share = (os.cpu_count() or 1) // 2
     assert done.stdout.strip().splitlines()[-1] == repr([(45.0, share), (4950.0, share)])
+
+
+_KILLED = """
+import os, sys
+from fastspe.workers.pool import process_pool
+from tests.test_worker_pool import nap, _where
+if __name__ == "__main__":
+    with process_pool(2) as pool:
+        print(*sorted({pid for _, pid, _ in pool.map(_where, None, range(4))}), pool._folder, flush=True)
+        list(pool.map(nap, None, [0.5] * 1000))
+"""
+
+
+def test_workers_end_by_themselves_when_the_pool_process_is_killed_and_its_folder_goes_later(tmp_path):
+    """SIGKILL leaves no process of the pool behind (a ``concurrent.futures`` worker alone waits for ever); the
+    folder it could not remove is removed by the next pool."""
+    import time
+
+    script = tmp_path / "killed.py"
+    script.write_text(_KILLED)
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=ENV, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        *workers, folder = proc.stdout.readline().split()
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert _gone(proc.pid), "a worker outlived the killed process"
+        assert workers and not any(_alive(int(pid)) for pid in workers)
+        assert os.path.isdir(folder)
+        with process_pool(1) as pool:
+            assert not os.path.exists(folder) and os.path.isdir(pool._folder)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

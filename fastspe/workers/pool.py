@@ -7,12 +7,14 @@ a few tasks ahead), at a fraction of the cost on one machine: no scheduler, no e
 
 - What every task of a map reads (a packed bank, packed sums) is pickled once into a file of a private temporary
   folder; a worker unpickles it on its first task of the map and keeps it for the next ones, so it reaches each
-  worker once, not with each task. The folder goes with the pool.
+  worker once, not with each task. The folder goes with the pool (or, if its process was killed, with the next
+  pool started on this machine).
 - A task whose worker dies (killed, out of memory) is run again on a new pool of workers, up to ``RETRIES`` times;
   its result is the same, since it depends only on its inputs. An exception raised by a task is raised here.
 - The workers ignore Ctrl-C (``workers.forkserver``): it is this process's to handle; an interrupted block drops
   the tasks not started and the workers end as their task is done (a second Ctrl-C kills them), and the
-  forkserver, if the pool started it, goes with the pool.
+  forkserver, if the pool started it, goes with the pool. A worker ends by itself once this process is gone, even
+  killed with SIGKILL.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import threading
 from collections import deque
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +34,7 @@ from typing import Callable, Iterable, Iterator
 from ..errors import UserError
 from .forkserver import SHARE_OF_CORES, apply_share_of_cores, end_forkserver, share_of_cores, start_forkserver
 
+FOLDER_PREFIX = "fastspe-workers-"  # + this process's id: the pool's folder in the temporary folder
 RETRIES = 3  # times a task is run again after its worker died (as Dask's distributed.scheduler.allowed-failures)
 _END = object()
 
@@ -76,8 +80,18 @@ def _value_of(ref: _SharedRef):
     return _held[ref.token]
 
 
-def _worker_starts(share: str) -> None:
+def _worker_starts(share: str, alive) -> None:
     os.environ[SHARE_OF_CORES] = share
+    threading.Thread(target=_end_with_the_pool, args=(alive,), name="fastspe-alive", daemon=True).start()
+
+
+def _end_with_the_pool(alive) -> None:
+    """A worker's watch on the pool's process: ``alive`` is the reading end of a pipe whose only writer is that
+    process, so it reads end-of-file once the process is gone, however it ended (killed with SIGKILL: a worker of
+    ``concurrent.futures`` holds both ends of its task queue and would wait for a task for ever)."""
+    with contextlib.suppress(BaseException):
+        alive.recv_bytes()
+    os._exit(1)
 
 
 def _task(fn: Callable, shared, args: tuple):
@@ -122,8 +136,10 @@ class ProcessPool:
             raise UserError(f"workers must be a whole number >= 1, got {workers!r}")
         self.workers = workers
         self._ours = start_forkserver(tuple(preload))
-        self._folder = tempfile.mkdtemp(prefix="fastspe-workers-")
+        _remove_stale_folders()
+        self._folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         self._executor = None
+        self._alive = None  # (the reading end goes to each worker: ``_end_with_the_pool``; the writing end stays here)
         self._generation = 0
 
     def share(self, value) -> Shared:
@@ -162,8 +178,11 @@ class ProcessPool:
             from concurrent.futures import ProcessPoolExecutor
             import multiprocessing
 
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                                 initializer=_worker_starts, initargs=(share_of_cores(self.workers),))
+            context = multiprocessing.get_context("forkserver")
+            if self._alive is None:
+                self._alive = context.Pipe(duplex=False)
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_starts,
+                                                 initargs=(share_of_cores(self.workers), self._alive[0]))
         try:
             return self._generation, self._executor.submit(_task, *call)
         except BrokenProcessPool:  # (a worker died before: the task that found out gave up)
@@ -197,10 +216,34 @@ class ProcessPool:
                     self._executor.shutdown(wait=True)
                 self._executor = None
         finally:
+            if self._alive is not None:
+                for end in self._alive:
+                    end.close()
+                self._alive = None
             if self._ours:
                 end_forkserver()
                 self._ours = False
             shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _remove_stale_folders() -> None:
+    """The folders of pools whose process is gone (killed before it could remove its own)."""
+    root = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for name in os.listdir(root):
+            pid = name[len(FOLDER_PREFIX):].partition("-")[0]
+            if name.startswith(FOLDER_PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process)
+        return True
+    return True
 
 
 @contextlib.contextmanager
