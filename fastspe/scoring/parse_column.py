@@ -29,6 +29,7 @@ MODE_NAMES = (_ref.EXACT, _ref.NORMALIZED, _ref.NO_PLAN)  # indexed by the mode 
 _MODE_OF_NAME = {name: code for code, name in enumerate(MODE_NAMES)}
 _LETTER_OF_CODE = np.full(256, ord(_ref.INVALID), dtype=np.uint8)  # action code -> its letter, "?" if no move
 _LETTER_OF_CODE[:4] = DIRECTION_BYTES
+_LETTERS = _LETTER_OF_CODE.tobytes()  # (for ``bytes.translate``: a byte-to-byte table, no index array of intp)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
     Built from the buffers, with no Python loop per plan: a ``pa.StringArray``, or a
     ``pa.LargeStringArray`` when the plans hold 2**31 actions or more.
     """
-    chars = pa.py_buffer(_LETTER_OF_CODE[np.asarray(codes, dtype=np.uint8)])
+    chars = pa.py_buffer(np.ascontiguousarray(codes, dtype=np.uint8).tobytes().translate(_LETTERS))
     offsets = np.asarray(offsets, dtype=np.int64)
     n = len(offsets) - 1
     if offsets[-1] < 2**31:
