@@ -293,7 +293,10 @@ def test_a_failed_poll_is_tried_again(server, bank, tmp_path, monkeypatch):
     def flaky(self, batch_id, **kw):  # the first poll's connection drops
         if not failed:
             failed.append(batch_id)
-            raise openai.APIConnectionError(request=None)
+            # (a request of the SDK's own HTTP library: openai 3.x reads its headers, and uses httpx2, not httpx)
+            with openai.DefaultHttpxClient() as http:
+                request = http.build_request("GET", f"{server.openai_url}/batches/{batch_id}")
+            raise openai.APIConnectionError(request=request)
         return real(self, batch_id, **kw)
     monkeypatch.setattr(openai.resources.batches.Batches, "retrieve", flaky)
     summary = batch(server, out, bank)

@@ -26,6 +26,7 @@ from fastspe.stats.metrics import board_sums  # noqa: E402
 from fastspe.scoring.score import score_file  # noqa: E402
 
 from .naive_bootstrap import synthetic_verdicts  # noqa: E402
+from .test_worker_pool import DiesOnce, run_script  # noqa: E402  (as for the local pool, on Dask's workers)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -170,19 +171,6 @@ def test_cli_with_workers_is_byte_identical(files, tmp_path):
     assert main(compare + ["--out", str(tmp_path / "d"), "--workers", "2"]) == 0
     for name in ("compare.csv", "compare.json", "compare.md"):
         assert (tmp_path / "c" / name).read_bytes() == (tmp_path / "d" / name).read_bytes(), name
-
-
-class DiesOnce:
-    """``intervals.draw_range`` that kills its worker process the first time it meets draw ``first``."""
-
-    def __init__(self, marker: Path, first: int):
-        self.marker, self.first = marker, first
-
-    def __call__(self, arrays, draws, *args):
-        if draws[0] == self.first and not self.marker.exists():
-            self.marker.write_text(str(os.getpid()))
-            os._exit(1)  # the worker process dies mid-task; its nanny starts a new one
-        return intervals.draw_range(arrays, draws, *args)
 
 
 def test_a_killed_worker_is_replaced_and_the_result_is_the_same(client, tmp_path):
@@ -454,14 +442,7 @@ if __name__ == "__main__":
 def test_a_local_cluster_ends_its_forkserver_and_leaves_nothing(tmp_path):
     """The forkserver is killed, not asked to exit (its exit was 0.35 s of interpreter finalization at the end of
     every command): it is reaped, its socket is gone, and nothing complains."""
-    import subprocess
-    import sys
-
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    script = tmp_path / "ended.py"
-    script.write_text(_ENDED)
-    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300, start_new_session=True)
+    out = run_script(tmp_path, _ENDED)
     assert out.stdout.splitlines() == ["forkserver gone", "None None"], out.stdout + out.stderr
     assert out.returncode == 0 and out.stderr.strip() == "", out.stderr
 

@@ -32,6 +32,14 @@ REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
 
 
+def run_script(folder: Path, code: str, env: dict = ENV, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    """``code`` run as a script file of its own (its workers import it as their main module), in a new session."""
+    script = folder / "script.py"
+    script.write_text(code)
+    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                          start_new_session=True)
+
+
 @pytest.fixture(scope="module")
 def pool():
     with process_pool(2) as p:
@@ -109,7 +117,7 @@ def _always_dies(_shared, _item):
 
 def test_a_task_that_kills_every_worker_is_given_up_with_a_clear_error():
     with process_pool(1) as p:
-        with pytest.raises(WorkerDied, match=f"died {RETRIES + 1} times running the same task"):
+        with pytest.raises(WorkerDied, match=f"died {RETRIES + 1} times before a task \\(_always_dies\\) could finish"):
             list(p.map(_always_dies, None, [0]))
         assert list(p.map(_item, None, [1, 2])) == [1, 2]
 
@@ -237,10 +245,7 @@ def test_ctrl_c_ends_the_pool_quietly_and_leaves_no_process(tmp_path):
 
 
 def test_the_pool_ends_its_forkserver_and_removes_its_folder(tmp_path):
-    script = tmp_path / "ended.py"
-    script.write_text(_ENDED)
-    out = subprocess.run([sys.executable, str(script)], cwd=REPO, env=ENV, capture_output=True, text=True,
-                         timeout=300, start_new_session=True)
+    out = run_script(tmp_path, _ENDED)
     assert out.stdout.splitlines() == ["forkserver gone", "False None"], out.stdout + out.stderr
     assert out.returncode == 0 and out.stderr.strip() == "", out.stderr
 
@@ -264,11 +269,7 @@ if __name__ == "__main__":
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a worker's share of one core is the whole pool")
 def test_a_worker_compiles_kernels_the_cache_lacks(tmp_path):
-    script = tmp_path / "cold.py"
-    script.write_text(_COLD_KERNEL)
-    env = {k: v for k, v in ENV.items() if k != "NUMBA_NUM_THREADS"}
-    done = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    done = run_script(tmp_path, _COLD_KERNEL, env={k: v for k, v in ENV.items() if k != "NUMBA_NUM_THREADS"})
     assert done.returncode == 0, done.stderr[-3000:]
     share = (os.cpu_count() or 1) // 2
     assert done.stdout.strip().splitlines()[-1] == repr([(45.0, share), (4950.0, share)])

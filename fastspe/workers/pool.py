@@ -40,7 +40,8 @@ _END = object()
 
 
 class WorkerDied(UserError):
-    """A task's worker process died more than ``RETRIES`` times."""
+    """The workers died more than ``RETRIES`` times before a task finished (every task waiting on a pool that a
+    dead worker broke is run again, so the one that kills its worker is, in order, the first to give up)."""
 
 
 class Shared:
@@ -116,9 +117,9 @@ class Task:
                 self._failures += 1
                 if self._failures > RETRIES:
                     name = getattr(self._call[0], "__name__", self._call[0])
-                    raise WorkerDied(f"a worker process died {self._failures} times running the same task ({name}): "
-                                     f"killed, out of memory, or it failed to start (a script that starts workers "
-                                     f"needs `if __name__ == \"__main__\":`)") from exc
+                    raise WorkerDied(f"worker processes died {self._failures} times before a task ({name}) could "
+                                     f"finish: killed, out of memory, or they failed to start (a script that starts "
+                                     f"workers needs `if __name__ == \"__main__\":`)") from exc
                 self._pool._restart(self._generation)
                 self._generation, self._future = self._pool._submit(self._call)
 
