@@ -32,7 +32,7 @@ from .workers.forkserver import (IMPORT_ROOT, SHARE_OF_CORES, apply_share_of_cor
                                  start_forkserver)
 from .workers.pool import ProcessPool, compacted
 
-NEEDED_FOR = "--scheduler/--workers (running on Dask)"
+NEEDED_FOR = "--scheduler (a Dask cluster)"
 BIG_ITEM = 1 << 20  # bytes: items larger than this are scattered to a worker before their task is submitted
 PROPOSAL_PIECE = 1 << 16  # proposals per worker task in a bank build (~4 MB of boards and paths at d* = 40)
 FIRST_PIECE = 1024  # the first piece of a cell (as bank.FIRST_CHUNK); pieces double from there
