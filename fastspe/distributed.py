@@ -192,9 +192,6 @@ def _local_cluster(workers: int, preload: tuple):
             end_forkserver()
 
 
-_share_of_cores = apply_share_of_cores  # (a task's first step on a worker)
-
-
 class Starting:
     """A cluster that ``cluster_in_background`` is starting; ``client()`` waits for it to be up."""
 
@@ -335,16 +332,46 @@ class Sealed:
 
 
 def _run_sealed(fn: Callable, shared: Sealed, item: Sealed, *args) -> Sealed:
-    _share_of_cores()
+    apply_share_of_cores()
     return Sealed(fn(shared.value, item.value, *args))
 
 
 def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream: int):
     from .kernels.walks import propose_walks
 
-    _share_of_cores()
+    apply_share_of_cores()
     goal, moves, raises = layout
     return propose_walks(goal, moves, raises, depth, seed, stream, first, count)
+
+
+class _DaskTasks:
+    """A Dask client behind the calls ``Proposals`` makes of a ``workers.pool.ProcessPool``: ``share`` a value
+    with every worker, ``submit`` a task, ``release`` a shared value."""
+
+    def __init__(self, client):
+        self.client = client
+        self.workers = sum(client.nthreads().values())
+
+    def share(self, value):
+        [future] = self.client.scatter([value], broadcast=True, hash=False)
+        return future
+
+    def submit(self, fn: Callable, shared, *args) -> "_DaskTask":
+        return _DaskTask(self.client.submit(fn, shared, *args, pure=False))
+
+    def release(self, shared) -> None:
+        self.client.cancel([shared])
+
+
+class _DaskTask:
+    def __init__(self, future):
+        self.future = future
+
+    def result(self):
+        return _result(self.future)
+
+    def cancel(self) -> None:
+        self.future.cancel()
 
 
 class Proposals:
@@ -359,8 +386,8 @@ class Proposals:
 
     def __init__(self, client, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE, ahead: int | None = None):
         self.client = client
-        self._pool = isinstance(client, ProcessPool)
-        self.ahead = ahead or max(1, client.workers if self._pool else sum(client.nthreads().values()))
+        self._tasks = client if isinstance(client, ProcessPool) else _DaskTasks(client)
+        self.ahead = ahead or max(1, self._tasks.workers)
         self._starts = [0]  # piece i covers proposals _starts[i] .. _starts[i + 1] - 1
         while self._starts[-1] < piece:
             self._starts.append(self._starts[-1] + min(max(first, self._starts[-1]), piece))
@@ -384,36 +411,29 @@ class Proposals:
         if cell != self._cell:  # a new design cell: drop the last cell's pieces, send this layout once
             self.close()
             self._cell = cell
-            if self._pool:
-                self._layout = self.client.share((goal, moves, raises))
-            else:
-                [self._layout] = self.client.scatter([(goal, moves, raises)], broadcast=True, hash=False)
+            self._layout = self._tasks.share((goal, moves, raises))
         first, last = self._piece_of(start), self._piece_of(start + count - 1)
         # speculate at most ``ahead`` pieces and ``count`` proposals past this range: enough to keep the workers
         # busy while this range is accepted here, little wasted past a cell's last request
         i = first
         while i <= last or (i <= last + self.ahead and self._start(i) < start + 2 * count):
             if i not in self._pieces:
-                piece = (self._layout, self._start(i), self._start(i + 1) - self._start(i), int(depth), int(seed),
-                         int(stream))
-                self._pieces[i] = (self.client.submit(_proposal_piece, *piece) if self._pool else
-                                   self.client.submit(_proposal_piece, *piece, pure=False))
+                self._pieces[i] = self._tasks.submit(_proposal_piece, self._layout, self._start(i),
+                                                     self._start(i + 1) - self._start(i), int(depth), int(seed),
+                                                     int(stream))
             i += 1
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
-        parts = [self._pieces[i].result() if self._pool else _result(self._pieces[i]) for i in range(first, last + 1)]
+        parts = [self._pieces[i].result() for i in range(first, last + 1)]
         lo = start - self._start(first)
         return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
 
     def close(self) -> None:
         """Cancel the pieces in flight."""
-        if self._pool:
-            for task in self._pieces.values():
-                task.cancel()
-        else:
-            futures = list(self._pieces.values()) + ([self._layout] if self._layout is not None else [])
-            if futures:
-                self.client.cancel(futures)
+        for task in self._pieces.values():
+            task.cancel()
+        if self._layout is not None:
+            self._tasks.release(self._layout)
         self._pieces.clear()
         self._cell = self._layout = None
 

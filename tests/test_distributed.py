@@ -55,11 +55,12 @@ _COLD_KERNEL = """
 import os, sys
 import numba  # imported in the forkserver too, as fastspe.scoring is by score --workers, before the workers' env is set
 import numpy as np
-from fastspe.distributed import _share_of_cores, cluster, ordered_map
+from fastspe.distributed import cluster, ordered_map
+from fastspe.workers.forkserver import apply_share_of_cores
 
 
 def compile_a_new_kernel(_shared, n):
-    _share_of_cores()
+    apply_share_of_cores()
     kernel = numba.njit(parallel=True)(lambda a: a.sum())  # not in any cache: Numba compiles it here
     return float(kernel(np.arange(n, dtype=np.float64))), numba.get_num_threads()
 

@@ -56,16 +56,12 @@ class Shared:
             pickle.dump(compacted(value), f, protocol=pickle.HIGHEST_PROTOCOL)
 
     def __reduce__(self):  # (travels as its token and path)
-        return _shared_ref, (self.token, self.path)
+        return _SharedRef, (self.token, self.path)
 
 
 class _SharedRef:
     def __init__(self, token: int, path: str):
         self.token, self.path = token, path
-
-
-def _shared_ref(token: int, path: str) -> _SharedRef:
-    return _SharedRef(token, path)
 
 
 _held: dict = {}  # in a worker: token -> the shared value, the last one or two (a map ahead of the last)
@@ -147,6 +143,11 @@ class ProcessPool:
         """``value`` for every task that is handed it in place of the value itself."""
         return Shared(self._folder, value)
 
+    def release(self, shared: Shared) -> None:
+        """No task will be handed ``shared`` any more: its file goes (a worker keeps the value it read)."""
+        with contextlib.suppress(OSError):
+            os.remove(shared.path)
+
     def submit(self, fn: Callable, shared, *args) -> Task:
         """``fn(shared, *args)`` on a worker (``shared``: a value, or a ``share``)."""
         return Task(self, fn, shared, tuple(compacted(a) for a in args))
@@ -171,8 +172,7 @@ class ProcessPool:
         finally:
             for task in pending:
                 task.cancel()
-            with contextlib.suppress(OSError):
-                os.remove(held.path)
+            self.release(held)
 
     def _submit(self, call: tuple) -> tuple[int, Future]:
         if self._executor is None:
