@@ -377,7 +377,8 @@ def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
     import subprocess
     import sys
 
-    code = "import signal, fastspe.workers.forkserver; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    code = ("import signal, fastspe.workers.forkserver; "
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout == "True\n"
