@@ -16,7 +16,9 @@ from fastspe.boundary.response_stream import _FIELDS  # noqa: F401  (the reader'
 from fastspe.kernels import jsonl_scan as scan
 from tests.naive_jsonl_scan import naive_scan
 
-KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag"]
+# (keys that begin with another key, longer and shorter than a word: the scanner's guess must not take them)
+KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag",
+        "trial_id", "latency_seconds"]
 NASTY_TEXT = st.text(st.sampled_from(list("MOVES: U,D,L,R\n\t\"\\/é→\x01 2026-12-01T20:35:41.5Z")), max_size=30)
 LONG_TEXT = st.text(st.sampled_from(list("0123456789abcdef,MOVES: UDLR")), min_size=28, max_size=90)  # both copies
 VALUES = st.one_of(NASTY_TEXT, LONG_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False),

@@ -1,5 +1,7 @@
-"""The content digest hashes Arrow's buffers in place: the same value as the IPC streams built and hashed
-(``tests/naive_digest.py``, fastspe 0.2's way), on every table, however it is chunked, sliced or fed."""
+"""The digests of fastspe's Parquet files. Format 3's: SHA-256 of the file's pages as written, beside a twin that
+walks the footer. Formats 1 and 2's content digest (still verified on read, and ``table_digest`` for identities):
+it hashes Arrow's buffers in place, the same value as the IPC streams built and hashed (``tests/naive_digest.py``,
+fastspe 0.2's way), on every table, however it is chunked, sliced or fed."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from unittest import mock
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from fastspe.boundary import parquet
@@ -77,29 +80,81 @@ def test_digest_values_of_fastspe_0_2():
         "6d76e69d7832e66096c78459f4f7512444ebd3480b98b90b75033347da16dcac"
 
 
-def test_format_1_files_verify_by_blake2b_and_refuse_changes(tmp_path):
-    """A file of format 1 (its digest by BLAKE2b, under ``fastspe.content_blake2b``) reads as before; one whose
-    values were changed under that key is refused; format 2 files carry SHA-256 under their own key."""
+def test_format_1_and_2_files_verify_by_their_content_digest_and_refuse_changes(tmp_path):
+    """Files of format 1 (a BLAKE2b digest of the decoded columns, under ``fastspe.content_blake2b``) and format 2
+    (SHA-256 of the same, under ``fastspe.content_sha256``) read as before; one whose values were changed under
+    that key is refused."""
     import pyarrow.parquet as pq
-    import pytest
+    from fastspe.boundary.errors import InputError
+    from fastspe.boundary.parquet import read_parquet
+
+    t = pa.table({"board_id": ["a-0", "a-1"], "depth": pa.array([3, 4], pa.int64())})
+    changed = t.set_column(1, "depth", pa.array([3, 5], pa.int64()))
+    for version, key, algorithm in (("1", "blake2b", "blake2b"), ("2", "sha256", "sha256")):
+        def old_file(table, digest_of):
+            path = tmp_path / f"old-{version}.parquet"
+            pq.write_table(table.replace_schema_metadata({
+                b"fastspe.kind": b"bank", b"fastspe.format": version.encode(),
+                f"fastspe.content_{key}".encode(): naive_table_digest(digest_of, algorithm=algorithm).encode()}),
+                path, write_page_checksum=True)
+            return path
+
+        assert read_parquet(old_file(t, t), "bank").equals(t)
+        with pytest.raises(InputError, match="does not match the checksum"):
+            read_parquet(old_file(changed, t), "bank")
+
+
+def _file_sha256(path) -> str:
+    """The twin of the format 3 digest: SHA-256 of the whole file, the stored digest's 64 characters (the only
+    place they appear) read as zeros."""
+    import hashlib
+    import pyarrow.parquet as pq
+
+    stored = pq.read_metadata(path).metadata[b"fastspe.file_sha256"]
+    data = open(path, "rb").read()
+    assert data.count(stored) == 1
+    return hashlib.sha256(data.replace(stored, b"0" * 64)).hexdigest()
+
+
+@pytest.mark.parametrize("rows", [0, 1, 5000])
+def test_format_3_files_carry_the_digest_of_their_bytes(tmp_path, rows):
+    import pyarrow.parquet as pq
+    from fastspe.boundary.parquet import parquet_stream, read_parquet
+
+    t = pa.table({"board_id": [f"a-{i}" for i in range(rows)], "depth": pa.array(range(rows), pa.int64()),
+                  "initial": pa.array([[i % 16, 0] for i in range(rows)], pa.list_(pa.int8(), 2))})
+    path = tmp_path / "new.parquet"
+    with parquet_stream(path, "bank") as write:  # several row groups
+        for lo in range(0, max(rows, 1), 2000):
+            write(t.slice(lo, 2000))
+    meta = pq.read_metadata(path).metadata
+    assert meta[b"fastspe.format"] == b"3"
+    assert not any(k.startswith(b"fastspe.content_") for k in meta)
+    assert meta[b"fastspe.file_sha256"].decode() == _file_sha256(path)
+    assert read_parquet(path, "bank").equals(t)
+
+
+def test_format_3_refuses_other_pages_under_its_footer_and_a_changed_footer(tmp_path):
+    """Pages changed with their CRCs recomputed decode to other values: only the digest refuses them. So does a
+    footer that names a column otherwise (no CRC covers a footer)."""
+    import pyarrow.parquet as pq
     from fastspe.boundary.errors import InputError
     from fastspe.boundary.parquet import read_parquet, write_parquet
 
-    t = pa.table({"board_id": ["a-0", "a-1"], "depth": pa.array([3, 4], pa.int64())})
-    new = tmp_path / "new.parquet"
-    write_parquet(t, new, "bank")
-    meta = pq.read_metadata(new).metadata
-    assert meta[b"fastspe.format"] == b"2" and b"fastspe.content_blake2b" not in meta
-    assert meta[b"fastspe.content_sha256"].decode() == naive_table_digest(t, algorithm="sha256")
-
-    def format_1(table, digest_of):
-        path = tmp_path / "old.parquet"
-        pq.write_table(table.replace_schema_metadata({b"fastspe.kind": b"bank", b"fastspe.format": b"1",
-                                                      b"fastspe.content_blake2b": naive_table_digest(digest_of).encode()}),
-                       path, write_page_checksum=True)
-        return path
-
-    assert read_parquet(format_1(t, t), "bank").equals(t)
-    changed = t.set_column(1, "depth", pa.array([3, 5], pa.int64()))
+    t = pa.table({"depth": pa.array([3, 4, 5, 6], pa.int64())})
+    other = pa.table({"depth": pa.array([3, 4, 5, 7], pa.int64())})
+    path, fake = tmp_path / "v.parquet", tmp_path / "other.parquet"
+    write_parquet(t, path, "verdicts")
+    pq.write_table(other, fake, compression="zstd", write_page_checksum=True)
+    good, bad = path.read_bytes(), fake.read_bytes()
+    good_end = len(good) - 8 - int.from_bytes(good[-8:-4], "little")
+    bad_end = len(bad) - 8 - int.from_bytes(bad[-8:-4], "little")
+    assert good_end == bad_end  # same sizes: the other file's pages fit under this file's footer
+    path.write_bytes(bad[:bad_end] + good[good_end:])
+    assert pq.read_table(path).column("depth").to_pylist() == [3, 4, 5, 7]  # pyarrow reads it, CRCs and all
     with pytest.raises(InputError, match="does not match the checksum"):
-        read_parquet(format_1(changed, t), "bank")
+        read_parquet(path, "verdicts")
+    path.write_bytes(good[:good_end] + good[good_end:].replace(b"depth", b"dEpth"))
+    assert pq.read_table(path).column_names == ["dEpth"]
+    with pytest.raises(InputError, match="does not match the checksum"):
+        read_parquet(path, "verdicts")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit, prange
+from .._numba.words import load_word
 
 ABSENT, NULL, FALSE, TRUE, INT, FLOAT, TEXT, TIME_LIKE = 0, 1, 2, 3, 4, 5, 6, 7
 CLEAN, UNCLEAN, UNKNOWN_KEY = 0, 1, 2
@@ -146,6 +147,26 @@ def _key_is(data, lo, hi, names, name_offsets, k):
 
 
 @njit
+def _key_follows(data, lo, hi, names, name_offsets, k):
+    """Whether key ``k`` and the quote that ends it start at ``data[lo]``: the key string there is key ``k``, as
+    ``_string_end`` and ``_key_index`` would find (a known key is printable ASCII, without quote or backslash),
+    compared a word at a time in one pass."""
+    a, b = name_offsets[k], name_offsets[k + 1]
+    if lo + b - a >= hi or data[lo + b - a] != _QUOTE:
+        return False
+    j = 0
+    while j + 8 <= b - a:
+        if load_word(data, lo + j) != load_word(names, a + j):
+            return False
+        j += 8
+    while j < b - a:
+        if data[lo + j] != names[a + j]:
+            return False
+        j += 1
+    return True
+
+
+@njit
 def _key_index(data, lo, hi, names, name_offsets, guess):
     """The index of the key ``data[lo:hi]`` (-1 if unknown), trying ``guess`` first (-1: no guess)."""
     if guess >= 0 and _key_is(data, lo, hi, names, name_offsets, guess):
@@ -201,6 +222,7 @@ def scan_records(data, names, name_offsets, parts=8, scratch: Scratch | None = N
     Parameters
     ----------
     names, name_offsets : the known keys' bytes back to back; key k is ``names[name_offsets[k]:name_offsets[k + 1]]``
+        (printable ASCII without quote or backslash, as ``boundary.jsonl_records.KnownKeys`` keeps them)
     scratch : where the per-field arrays are made (views of it are returned, valid until its next use); fresh
         arrays without it
 
@@ -217,6 +239,8 @@ def scan_records(data, names, name_offsets, parts=8, scratch: Scratch | None = N
     where : int64 (2,)
     line_start : int64 (lines + 1,), where each line begins (and the end of ``data``)
     """
+    # (keys are compared a word at a time: each must be one run of bytes; a no-op for a file's buffer)
+    data, names = np.ascontiguousarray(data), np.ascontiguousarray(names)
     bounds, line0 = _segments(data, parts)
     n, nk = int(line0[parts]), len(name_offsets) - 1
     kind, start, end, value, escaped = (scratch or Scratch()).arrays(n, nk)
@@ -263,7 +287,8 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
         np.frombuffer(b"false", np.uint8)
     nk = len(name_offsets) - 1
     after = np.full(nk + 1, -1, dtype=np.int64)  # the key that last followed each key (nk: a line's start):
-    # lines of one file mostly repeat one order of keys, so the guess saves the search through the names
+    # lines of one file mostly repeat one order of keys, so the guess, compared in place, saves the key's scan and
+    # the search through the names
     for line in range(line_lo, line_hi):
         line_start[line] = i
         if i >= hi or data[i] != _OPEN:
@@ -274,10 +299,14 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
         while True:
             if i >= hi or data[i] != _QUOTE:
                 return UNCLEAN
-            key_end, _, key_escaped = _string_end(data, i + 1, hi, _UNESCAPED)
-            if key_end < 0 or key_escaped:
-                return UNCLEAN
-            k = _key_index(data, i + 1, key_end - 1, names, name_offsets, after[prev])
+            k = after[prev]
+            if k >= 0 and _key_follows(data, i + 1, hi, names, name_offsets, k):
+                key_end = i + 2 + name_offsets[k + 1] - name_offsets[k]
+            else:
+                key_end, _, key_escaped = _string_end(data, i + 1, hi, _UNESCAPED)
+                if key_end < 0 or key_escaped:
+                    return UNCLEAN
+                k = _key_index(data, i + 1, key_end - 1, names, name_offsets, -1)
             after[prev], prev = k, k
             if k < 0:
                 where[0], where[1] = i + 1, key_end - 1
