@@ -192,12 +192,12 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
 
     Each table becomes row groups (with page checksums); the first fixes the schema unless ``schema`` is
     given, and later ones are cast to it (a column that was all null in the first batch may gain a type;
-    any other change raises ``ValueError``). The pages are hashed as the writer hands them to the file; at the
-    close the footer is hashed too, with a placeholder where the digest goes, and the digest is then written over
-    the placeholder.
+    any other change raises ``ValueError``). The file is hashed as it grows (read back after each table, from
+    the page cache); at the close the footer is hashed too, with a placeholder where the digest goes, and the
+    digest is then written over the placeholder.
     """
-    state: dict = {"schema": schema, "writer": None, "sink": None}
-    with atomic_path(path) as tmp, contextlib.ExitStack() as stack:
+    state: dict = {"schema": schema, "writer": None}
+    with atomic_path(path) as tmp, _GrowingFileHash(tmp) as digest, contextlib.ExitStack() as stack:
         def write(table: pa.Table) -> None:
             if state["writer"] is None:
                 meta = dict(state["schema"].metadata or {}) if state["schema"] is not None else {}
@@ -205,57 +205,60 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
                 meta.pop(b"pandas", None)  # pandas' index bookkeeping is not part of fastspe's formats
                 base = state["schema"] if state["schema"] is not None else table.schema
                 state["schema"] = base.with_metadata(meta) if meta else base.remove_metadata()
-                state["sink"] = _HashingFile(stack.enter_context(open(tmp, "r+b")))
-                state["writer"] = pq.ParquetWriter(state["sink"], state["schema"], write_page_checksum=True,
+                sink = stack.enter_context(arrow_file(tmp, "wb"))
+                state["writer"] = pq.ParquetWriter(sink, state["schema"], write_page_checksum=True,
                                                    compression="zstd", **_encodings(table))
             target = state["schema"]
             if table.schema.names != target.names:
                 raise UserError(f"columns {table.schema.names} differ from the first batch's {target.names}")
             table = table.cast(target) if not table.schema.equals(target) else table
             state["writer"].write_table(table)
+            digest.catch_up()
 
         try:
             yield write
             if state["writer"] is None:
                 raise UserError(f"{path}: nothing to write")
+            digest.catch_up(footer=True)
             state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
                                                     FILE_KEY: _PLACEHOLDER})
-            state["sink"].footer_from = state["sink"].size  # (what the close writes is the footer)
         finally:
             if state["writer"] is not None:
                 state["writer"].close()
-        state["sink"].seal()
+        stack.close()  # (pyarrow's file, for a name pyarrow cannot take, closes before the digest is written in)
+        digest.seal()
 
 
-class _HashingFile:
-    """A binary file (open for reading too) that hashes what pyarrow's writer hands it on the way to the file, the
-    footer with its placeholder included; ``seal`` then writes the digest over the placeholder (the same length:
-    no offset in the footer moves)."""
+class _GrowingFileHash:
+    """SHA-256 of a file that a writer appends to: ``catch_up`` hashes what was added since (with ``footer``, the
+    footer starts after it), ``seal`` hashes the rest and writes the digest over the placeholder after
+    ``FILE_KEY`` in the footer (the same length: no offset in the footer moves)."""
 
-    closed = False
+    def __init__(self, path):
+        self._path, self._hash, self._size, self._footer_from = path, hashlib.sha256(), 0, 0
 
-    def __init__(self, fh):
-        self._fh, self._hash, self.size = fh, hashlib.sha256(), 0
-        self.footer_from = 0
+    def __enter__(self):
+        self._fd = os.open(self._path, os.O_RDWR)
+        return self
 
-    def write(self, data) -> int:
-        self._hash.update(data)
-        self.size += memoryview(data).nbytes
-        return self._fh.write(data)
+    def __exit__(self, *exc) -> None:
+        os.close(self._fd)
 
-    def flush(self) -> None:
-        self._fh.flush()
-
-    def close(self) -> None:  # (pyarrow's close; the file itself is closed by whoever opened it)
-        self.closed = True
+    def catch_up(self, footer: bool = False, block: int = 8 << 20) -> None:
+        end = os.fstat(self._fd).st_size
+        while self._size < end:
+            data = os.pread(self._fd, min(block, end - self._size), self._size)
+            self._hash.update(data)
+            self._size += len(data)
+        if footer:
+            self._footer_from = self._size
 
     def seal(self) -> None:
-        self._fh.flush()
-        fd = self._fh.fileno()
-        at = _digest_at(os.pread(fd, self.size - self.footer_from, self.footer_from), _PLACEHOLDER)
+        self.catch_up()
+        at = _digest_at(os.pread(self._fd, self._size - self._footer_from, self._footer_from), _PLACEHOLDER)
         if at is None:
             raise RuntimeError("the Parquet footer holds no digest placeholder after its key (a pyarrow change?)")
-        os.pwrite(fd, self._hash.hexdigest().encode(), self.footer_from + at)
+        os.pwrite(self._fd, self._hash.hexdigest().encode(), self._footer_from + at)
 
 
 def _digest_at(footer: bytes, value: bytes) -> int | None:
