@@ -413,9 +413,9 @@ def read_parquet(path, kind: str, columns: list[str] | None = None, then: Callab
             except Exception as exc:  # the digest's verdict comes first: a damaged file says so
                 failed = exc
         if digest is not None and stored[1] != _result(digest):
+            kind_read = meta.get(KIND_KEY, b"?").decode(errors="replace")
             raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
-                             f"damaged after fastspe wrote it; re-create it (a {meta.get(KIND_KEY, b'?').decode(errors='replace')} "
-                             "file)") from None
+                             f"damaged after fastspe wrote it; re-create it (a {kind_read} file)") from None
     if failed is not None:
         raise failed
     return out
