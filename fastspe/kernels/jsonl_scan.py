@@ -137,29 +137,16 @@ def _literal(data, i, hi, word):
 
 @njit
 def _key_is(data, lo, hi, names, name_offsets, k):
+    """Whether ``data[lo:hi]`` is key ``k``'s bytes, compared a word at a time."""
     a, b = name_offsets[k], name_offsets[k + 1]
     if b - a != hi - lo:
         return False
-    for j in range(hi - lo):
-        if data[lo + j] != names[a + j]:
-            return False
-    return True
-
-
-@njit
-def _key_follows(data, lo, hi, names, name_offsets, k):
-    """Whether key ``k`` and the quote that ends it start at ``data[lo]``: the key string there is key ``k``, as
-    ``_string_end`` and ``_key_index`` would find (a known key is printable ASCII, without quote or backslash),
-    compared a word at a time in one pass."""
-    a, b = name_offsets[k], name_offsets[k + 1]
-    if lo + b - a >= hi or data[lo + b - a] != _QUOTE:
-        return False
     j = 0
-    while j + 8 <= b - a:
+    while j + 8 <= hi - lo:
         if load_word(data, lo + j) != load_word(names, a + j):
             return False
         j += 8
-    while j < b - a:
+    while j < hi - lo:
         if data[lo + j] != names[a + j]:
             return False
         j += 1
@@ -167,10 +154,17 @@ def _key_follows(data, lo, hi, names, name_offsets, k):
 
 
 @njit
-def _key_index(data, lo, hi, names, name_offsets, guess):
-    """The index of the key ``data[lo:hi]`` (-1 if unknown), trying ``guess`` first (-1: no guess)."""
-    if guess >= 0 and _key_is(data, lo, hi, names, name_offsets, guess):
-        return guess
+def _key_follows(data, lo, hi, names, name_offsets, k):
+    """Whether key ``k`` and the quote that ends it start at ``data[lo]``: then the key string there is key ``k``,
+    as ``_string_end`` and ``_key_index`` would find (a known key is printable ASCII, without quote or backslash),
+    in one pass over its bytes."""
+    end = lo + name_offsets[k + 1] - name_offsets[k]
+    return end < hi and data[end] == _QUOTE and _key_is(data, lo, end, names, name_offsets, k)
+
+
+@njit
+def _key_index(data, lo, hi, names, name_offsets):
+    """The index of the key ``data[lo:hi]`` (-1 if unknown)."""
     for k in range(len(name_offsets) - 1):
         if _key_is(data, lo, hi, names, name_offsets, k):
             return k
@@ -306,7 +300,7 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
                 key_end, _, key_escaped = _string_end(data, i + 1, hi, _UNESCAPED)
                 if key_end < 0 or key_escaped:
                     return UNCLEAN
-                k = _key_index(data, i + 1, key_end - 1, names, name_offsets, -1)
+                k = _key_index(data, i + 1, key_end - 1, names, name_offsets)
             after[prev], prev = k, k
             if k < 0:
                 where[0], where[1] = i + 1, key_end - 1
