@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fastspe.kernels.jsonl_scan import CLEAN, FALSE, FLOAT, INT, NULL, TEXT, TIME_LIKE, TRUE, UNCLEAN, UNKNOWN_KEY
+from fastspe.kernels.jsonl_scan import CLEAN, FALSE, FLOAT, INT, NULL, TEXT, TRUE, UNCLEAN, UNKNOWN_KEY
 
 _STRING = re.compile(rb'"((?:[\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\/bfnrt])*)"')
 _NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -20,7 +20,7 @@ def _value(line: bytes, i: int):
     """(kind, value, end) of the value at ``i``, or None."""
     if m := _STRING.match(line, i):
         raw = m.group(1)
-        return (TIME_LIKE if _TIME.fullmatch(raw) else TEXT), _decode(raw), m.end()
+        return TEXT, _decode(raw), m.end()
     for word, kind in ((b"null", NULL), (b"true", TRUE), (b"false", FALSE)):
         if line.startswith(word, i):
             return kind, None, i + len(word)
@@ -32,6 +32,11 @@ def _value(line: bytes, i: int):
             return None
         return INT, int(text), m.end()
     return None
+
+
+def naive_any_untimely(raw_strings: list[bytes]) -> bool:
+    """Twin of ``jsonl_scan.any_untimely``: one of the (still escaped) strings is not time-like."""
+    return any(not _TIME.fullmatch(raw) for raw in raw_strings)
 
 
 def naive_scan(data: bytes, names: list[str]):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from fastspe.boundary.jsonl_records import KnownKeys, scanned_table
 from fastspe.boundary.response_stream import _FIELDS  # noqa: F401  (the reader's schema, as the reader uses it)
 from fastspe.kernels import jsonl_scan as scan
-from tests.naive_jsonl_scan import naive_scan
+from tests.naive_jsonl_scan import naive_any_untimely, naive_scan
 
 # (keys that begin with another key, longer and shorter than a word: the scanner's guess must not take them)
 KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag",
@@ -60,7 +60,7 @@ def _kernel_rows(data: bytes, names: list[str], scratch=None):
             kd = int(kind[line, k])
             if kd == scan.ABSENT:
                 continue
-            if kd in (scan.TEXT, scan.TIME_LIKE):
+            if kd == scan.TEXT:
                 offsets, chars, _ = scan.gather_strings(arr, np.array([k]), np.ones((1, 1), np.bool_),
                                                         start[line:line + 1], end[line:line + 1],
                                                         value[line:line + 1], escaped[line:line + 1])
@@ -110,6 +110,20 @@ def test_a_scanned_table_is_the_table_pyarrow_reads(data):
     assert table.schema == expected.schema
     assert table.to_pylist() == expected.to_pylist()
     assert len(table) == len([json.loads(line) for line in data.splitlines()])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(st.sampled_from(list("0123456789-:+TtZz .a\\")), max_size=12), st.none()),
+                max_size=6))
+def test_any_untimely_matches_its_twin(values):
+    """A column's strings (None: a line where the key holds no string) as the scanner left them."""
+    raws = [v.encode() for v in values if v is not None]
+    data = np.frombuffer(b"".join(raws) or b"\0", dtype=np.uint8)
+    ends = np.cumsum([len(r) for r in raws], dtype=np.int64)
+    start, end = np.zeros(len(values), np.int64), np.zeros(len(values), np.int64)
+    kind = np.array([scan.NULL if v is None else scan.TEXT for v in values], dtype=np.int8)
+    start[kind == scan.TEXT], end[kind == scan.TEXT] = ends - [len(r) for r in raws], ends
+    assert scan.any_untimely(data, kind, start, end) == naive_any_untimely(raws)
 
 
 def test_timestamp_like_strings_are_left_to_pyarrow():

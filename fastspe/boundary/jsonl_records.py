@@ -12,6 +12,8 @@ read as timestamps. The caller then reads the buffer with pyarrow (and, on any d
 from __future__ import annotations
 
 import json
+from functools import partial
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +23,6 @@ from ..kernels import jsonl_scan as scan
 from .jsonl import ARROW_BLOCK_BYTES
 
 MAX_KEYS = 1024  # keys learned from a file at most (a file with more reads through pyarrow)
-_TEXT_KINDS = (scan.TEXT, scan.TIME_LIKE)
 
 
 class KnownKeys:
@@ -68,7 +69,8 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
     columns_of_kind = kind.T.copy()  # (keys, lines): each key's kinds together, for the column checks
     plans = [(field.name, k, _typed_plan(columns_of_kind[k], field.type)) for k, field in enumerate(schema)]
     others = sorted((k for k in range(len(schema), len(keys.names)) if first[k] >= 0), key=lambda k: first[k])
-    plans += [(keys.names[k], k, _inferred_plan(columns_of_kind[k])) for k in others]
+    plans += [(keys.names[k], k, _inferred_plan(columns_of_kind[k], partial(
+        scan.any_untimely, data, columns_of_kind[k], start[:, k], end[:, k]))) for k in others]
     if any(plan is None for _, _, plan in plans):
         return None
     texts = [(k, plan) for _, k, plan in plans if plan in (_STRING, _DOUBLE)]
@@ -125,22 +127,23 @@ _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "strin
 
 def _kinds_found(kind: np.ndarray) -> set:
     """The value kinds (but absent and null) among a column's ``kind`` codes (a count per code: no sort)."""
-    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TIME_LIKE + 1)).tolist()) \
+    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TEXT + 1)).tolist()) \
         - {scan.ABSENT, scan.NULL}
 
 
 def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:
     """How to build a column of the explicit schema, or None if a value does not fit its type."""
     found = _kinds_found(kind)
-    if pa.types.is_string(kind_of_field) and found <= set(_TEXT_KINDS):
+    if pa.types.is_string(kind_of_field) and found <= {scan.TEXT}:
         return _STRING
     if pa.types.is_int64(kind_of_field) and found <= {scan.INT}:
         return _INT
     return None
 
 
-def _inferred_plan(kind: np.ndarray) -> str | None:
-    """The type Arrow infers from the kinds of a column's values, or None where that is not certain."""
+def _inferred_plan(kind: np.ndarray, untimely: Callable[[], bool]) -> str | None:
+    """The type Arrow infers from the kinds of a column's values, or None where that is not certain
+    (``untimely()``: whether one of its strings is not time-like, ``jsonl_scan.any_untimely``)."""
     found = _kinds_found(kind)
     if not found:
         return _NULL
@@ -150,7 +153,7 @@ def _inferred_plan(kind: np.ndarray) -> str | None:
         return _INT
     if found <= {scan.INT, scan.FLOAT}:
         return _DOUBLE
-    if found <= set(_TEXT_KINDS) and scan.TEXT in found:  # one string that no timestamp can be: a string column
+    if found == {scan.TEXT} and untimely():  # one string that no timestamp can be: a string column
         return _STRING
     return None
 

@@ -25,15 +25,15 @@ import numpy as np
 from .._numba import njit, prange
 from .._numba.words import load_word
 
-ABSENT, NULL, FALSE, TRUE, INT, FLOAT, TEXT, TIME_LIKE = 0, 1, 2, 3, 4, 5, 6, 7
+ABSENT, NULL, FALSE, TRUE, INT, FLOAT, TEXT = 0, 1, 2, 3, 4, 5, 6
 CLEAN, UNCLEAN, UNKNOWN_KEY = 0, 1, 2
 MAX_INT_DIGITS = 18  # always within int64
 
 _NL, _SPACE, _QUOTE, _BACKSLASH, _COLON, _COMMA = 10, 32, 34, 92, 58, 44
 _OPEN, _CLOSE, _MINUS, _PLUS, _DOT = 123, 125, 45, 43, 46
 # bytes a string that Arrow could read as a timestamp may hold (digits - : + T t Z z space): a string of
-# only these, starting with a digit, is TIME_LIKE; any other string is TEXT (a "." is not among them: Arrow's
-# timestamp[s] refuses fractional seconds)
+# only these, starting with a digit, is time-like (a "." is not among them: Arrow's timestamp[s] refuses
+# fractional seconds)
 _TIME_BYTE = np.zeros(256, dtype=np.bool_)
 for _b in b"0123456789-:+TtZz ":
     _TIME_BYTE[_b] = True
@@ -45,19 +45,33 @@ for _esc, _byte in zip(b'"\\/bfnrt', b'"\\/\b\f\n\r\t'):
     _UNESCAPED[_esc] = _byte
 
 
-@njit
+@njit(inline='always')
 def _spaces(data, i, hi):
     while i < hi and data[i] == _SPACE:
         i += 1
     return i
 
 
-@njit
+_ONES, _HIGH = np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
+_QUOTES, _BACKSLASHES, _DELS, _SPACES = (np.uint64(b * 0x0101010101010101) for b in (34, 92, 127, 32))
+
+
+@njit(inline='always')
+def _ordinary_word(x):
+    """Whether all eight bytes of ``x`` are ``_PLAIN`` (printable ASCII but quote and backslash)."""
+    q, s, d = x ^ _QUOTES, x ^ _BACKSLASHES, x ^ _DELS
+    special = ((q - _ONES) & ~q) | ((s - _ONES) & ~s) | ((d - _ONES) & ~d) | ((x - _SPACES) & ~x) | x
+    return special & _HIGH == 0
+
+
+@njit(inline='always')
 def _string_end(data, i, hi, unescaped):
     """(index after the closing quote, decoded length, escaped) of the string whose content starts at ``i``;
     index -1 if it is not a plain string."""
     lo = i
     escapes = 0
+    while i + 8 <= hi and _ordinary_word(load_word(data, i)):
+        i += 8
     while i < hi:
         b = data[i]
         if _PLAIN[b]:  # (one test per byte for the common case)
@@ -80,6 +94,18 @@ def _time_like(data, lo, hi, time_byte):
         if not time_byte[data[i]]:
             return False
     return True
+
+
+@njit
+def any_untimely(data, kind, start, end):
+    """Whether one of a column's strings (``kind``, ``start``, ``end``: the column of ``scan_records``' arrays) is
+    not time-like, so that Arrow's inference, which reads a column of only time-like strings as timestamps,
+    makes it a string column. (Asked per column after the scan, not per value in it: the answer is almost
+    always the column's first string.)"""
+    for r in range(len(kind)):
+        if kind[r] == TEXT and not _time_like(data, start[r], end[r], _TIME_BYTE):
+            return True
+    return False
 
 
 @njit
@@ -141,19 +167,21 @@ def _key_is(data, lo, hi, names, name_offsets, k):
     a, b = name_offsets[k], name_offsets[k + 1]
     if b - a != hi - lo:
         return False
+    n = hi - lo
+    if n < 8:
+        for j in range(n):
+            if data[lo + j] != names[a + j]:
+                return False
+        return True
     j = 0
-    while j + 8 <= hi - lo:
+    while j + 8 < n:
         if load_word(data, lo + j) != load_word(names, a + j):
             return False
         j += 8
-    while j < hi - lo:
-        if data[lo + j] != names[a + j]:
-            return False
-        j += 1
-    return True
+    return load_word(data, hi - 8) == load_word(names, b - 8)  # the last word (overlapping the one before)
 
 
-@njit
+@njit(inline='always')
 def _key_follows(data, lo, hi, names, name_offsets, k):
     """Whether key ``k`` and the quote that ends it start at ``data[lo]``: then the key string there is key ``k``,
     as ``_string_end`` and ``_key_index`` would find (a known key is printable ASCII, without quote or backslash),
@@ -223,7 +251,7 @@ def scan_records(data, names, name_offsets, parts=8, scratch: Scratch | None = N
     Returns
     -------
     status : CLEAN, UNCLEAN or UNKNOWN_KEY (then ``where`` holds the first unknown key's byte span)
-    kind : int8 (lines, keys), ABSENT ... TIME_LIKE
+    kind : int8 (lines, keys), ABSENT ... TEXT
     start, end : int64 (lines, keys), the value's bytes (a string's without its quotes, still escaped)
     value : int64 (lines, keys), an INT's value or a string's decoded length
     escaped : bool (lines, keys), the string holds escapes
@@ -322,7 +350,7 @@ def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start,
                 if j < 0:
                     return UNCLEAN
                 start[line, k], end[line, k], value[line, k], escaped[line, k] = i + 1, j - 1, length, esc
-                kind[line, k] = TIME_LIKE if _time_like(data, i + 1, j - 1, _TIME_BYTE) else TEXT
+                kind[line, k] = TEXT
             elif b == 110 and _literal(data, i, hi, null):
                 kind[line, k], j = NULL, i + 4
             elif b == 116 and _literal(data, i, hi, true):
