@@ -147,9 +147,10 @@ def test_columns_are_chunked_as_pyarrow_chunks_them(block):
     assert table.equals(expected)
 
 
-@pytest.mark.parametrize("size", [0, 1, 31, 32, 33, 64, 200])
+@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 200])
 def test_strings_of_every_length_are_gathered_whole(size):
-    """Short strings are copied byte by byte, long ones as slices: both give every byte, plain and escaped."""
+    """Strings under a word are copied byte by byte, longer ones a word at a time with the last word overlapping:
+    both give every byte and nothing past the string, plain and escaped."""
     text = "".join("0123456789abcdefMOVES: UDLR,"[i % 28] for i in range(size))
     lines = [{"board_id": text, "condition": "c", "trial": 0, "response": text + "\n" + text}, {"board_id": "b",
              "condition": text[::-1], "trial": 1, "response": text}]

@@ -1,9 +1,9 @@
-"""An unaligned little-endian load of eight bytes from a byte array, so that a kernel compares a run of bytes a
-word at a time.
+"""Unaligned little-endian loads and stores of eight bytes in a byte array, so that a kernel compares or copies a
+run of bytes a word at a time.
 
 Numba has no unaligned load (viewing a ``uint8`` array as ``uint64`` needs an aligned start and a whole number
-of words), so ``load_word`` emits LLVM's ``load`` with alignment 1: x86-64 and ARMv8 read such words at full
-speed.
+of words), so ``load_word`` and ``store_word`` emit LLVM's ``load`` and ``store`` with alignment 1: x86-64 and
+ARMv8 read and write such words at full speed.
 """
 
 from __future__ import annotations
@@ -23,13 +23,33 @@ def load_word(typingctx, arr, idx):
     sig = types.uint64(arr, idx)
 
     def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        index = context.cast(builder, args[1], signature.args[1], types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [index])
-        word_ptr = builder.bitcast(ptr, context.get_value_type(types.uint64).as_pointer())
-        return builder.load(word_ptr, align=1)
+        return builder.load(_word_pointer(context, builder, signature, args), align=1)
 
     return sig, codegen
 
 
-__all__ = ["load_word"]
+@intrinsic
+def store_word(typingctx, arr, idx, word):
+    """Write the uint64 ``word`` over ``arr[idx:idx + 8]`` (a C-contiguous, writable uint8 array; the caller keeps
+    ``idx + 8 <= len(arr)``), little-endian."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and arr.ndim == 1 and arr.layout == "C"
+            and arr.mutable and isinstance(idx, types.Integer) and word == types.uint64):
+        return None
+    sig = types.void(arr, idx, word)
+
+    def codegen(context, builder, signature, args):
+        builder.store(args[2], _word_pointer(context, builder, signature, args), align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _word_pointer(context, builder, signature, args):
+    """A uint64 pointer to ``args[0][args[1]]``."""
+    ary = context.make_array(signature.args[0])(context, builder, args[0])
+    index = context.cast(builder, args[1], signature.args[1], types.intp)
+    ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [index])
+    return builder.bitcast(ptr, context.get_value_type(types.uint64).as_pointer())
+
+
+__all__ = ["load_word", "store_word"]

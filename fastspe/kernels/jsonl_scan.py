@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit, prange
-from .._numba.words import load_word
+from .._numba.words import load_word, store_word
 
 ABSENT, NULL, FALSE, TRUE, INT, FLOAT, TEXT = 0, 1, 2, 3, 4, 5, 6
 CLEAN, UNCLEAN, UNKNOWN_KEY = 0, 1, 2
@@ -401,6 +401,21 @@ def block_cuts(data, block_size):
     return np.array(cuts, dtype=np.int64)
 
 
+@njit(inline='always')
+def _copy_bytes(out, at, data, lo, n):
+    """``out[at:at + n] = data[lo:lo + n]`` a word at a time, the last word overlapping the one before (so that
+    nothing past ``at + n`` is written: other threads write there)."""
+    if n < 8:
+        for i in range(n):
+            out[at + i] = data[lo + i]
+        return
+    i = 0
+    while i + 8 < n:
+        store_word(out, at + i, load_word(data, lo + i))
+        i += 8
+    store_word(out, at + n - 8, load_word(data, lo + n - 8))
+
+
 @njit(parallel=True)
 def gather_strings(data, columns, valid, start, end, length, escaped):
     """The decoded strings ``data[start[r, k]:end[r, k]]`` of the keys ``columns`` (m,), of the rows where
@@ -439,11 +454,7 @@ def gather_strings(data, columns, valid, start, end, length, escaped):
             at = base[c] + offsets[c, r]
             lo, hi = start[r, k], end[r, k]
             if not escaped[r, k]:
-                if hi - lo >= 32:  # hashes, answers: a slice copy (a short string costs less as a loop)
-                    out[at:at + hi - lo] = data[lo:hi]
-                else:
-                    for i in range(hi - lo):
-                        out[at + i] = data[lo + i]
+                _copy_bytes(out, at, data, lo, hi - lo)
                 continue
             i = lo
             while i < hi:
