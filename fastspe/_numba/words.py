@@ -12,6 +12,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from . import njit
+
 
 @intrinsic
 def load_word(typingctx, arr, idx):
@@ -52,4 +54,20 @@ def _word_pointer(context, builder, signature, args):
     return builder.bitcast(ptr, context.get_value_type(types.uint64).as_pointer())
 
 
-__all__ = ["load_word", "store_word"]
+@njit
+def same_bytes(a, a_lo, b, b_lo, n):
+    """Whether ``a[a_lo:a_lo + n]`` and ``b[b_lo:b_lo + n]`` are the same bytes, compared a word at a time (the last
+    word overlapping the one before: nothing outside the two runs is read)."""
+    if n < 8:
+        for j in range(n):
+            if a[a_lo + j] != b[b_lo + j]:
+                return False
+        return True
+    j = 0
+    while j + 8 < n:
+        if load_word(a, a_lo + j) != load_word(b, b_lo + j):
+            return False
+        j += 8
+    return load_word(a, a_lo + n - 8) == load_word(b, b_lo + n - 8)
+
+__all__ = ["load_word", "same_bytes", "store_word"]

@@ -11,16 +11,32 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit, prange
+from .._numba.words import load_word, same_bytes
 
-_FNV_OFFSET, _FNV_PRIME = np.uint64(14695981039346656037), np.uint64(1099511628211)
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # (2**64 / golden ratio: a multiplier whose high bits mix all of a word)
+
+
+@njit(inline='always')
+def _mixed(h, word):
+    h = (h ^ word) * _MIX
+    return h ^ (h >> np.uint64(32))  # (the slot is the hash's low bits: fold the product's high bits into them)
 
 
 @njit
-def _fnv1a(data, lo, hi):
-    h = _FNV_OFFSET
-    for i in range(lo, hi):
-        h = (h ^ np.uint64(data[i])) * _FNV_PRIME
-    return h
+def _hash(data, lo, hi):
+    """A 64-bit hash of ``data[lo:hi]``, a word at a time (the last word overlapping the one before)."""
+    n = hi - lo
+    h = _mixed(_MIX, np.uint64(n))
+    if n < 8:
+        word = np.uint64(0)
+        for i in range(lo, hi):
+            word = (word << np.uint64(8)) | np.uint64(data[i])
+        return _mixed(h, word)
+    i = lo
+    while i + 8 < hi:
+        h = _mixed(h, load_word(data, i))
+        i += 8
+    return _mixed(h, load_word(data, hi - 8))
 
 
 @njit
@@ -34,22 +50,12 @@ def id_table(data, offsets, min_bits=0):
     mask = (1 << bits) - 1
     slots = np.full((1 << bits, 2), -1, dtype=np.int64)
     for r in range(n):
-        h = _fnv1a(data, offsets[r], offsets[r + 1])
+        h = _hash(data, offsets[r], offsets[r + 1])
         s = np.int64(h & np.uint64(mask))
         while slots[s, 0] >= 0:
             s = (s + 1) & mask
         slots[s, 0], slots[s, 1] = r, np.int64(h >> np.uint64(1))
     return slots
-
-
-@njit
-def _same(a, a_lo, a_hi, b, b_lo, b_hi):
-    if a_hi - a_lo != b_hi - b_lo:
-        return False
-    for i in range(a_hi - a_lo):
-        if a[a_lo + i] != b[b_lo + i]:
-            return False
-    return True
 
 
 @njit(parallel=True)
@@ -60,13 +66,14 @@ def id_rows(slots, set_data, set_offsets, data, offsets):
     rows = np.empty(n, dtype=np.int64)
     for i in prange(n):
         lo, hi = offsets[i], offsets[i + 1]
-        h = _fnv1a(data, lo, hi)
+        h = _hash(data, lo, hi)
         s = np.int64(h & np.uint64(mask))
         key = np.int64(h >> np.uint64(1))
         found = -1
         while slots[s, 0] >= 0:
             r = slots[s, 0]
-            if slots[s, 1] == key and _same(set_data, set_offsets[r], set_offsets[r + 1], data, lo, hi):
+            if slots[s, 1] == key and set_offsets[r + 1] - set_offsets[r] == hi - lo \
+                    and same_bytes(set_data, set_offsets[r], data, lo, hi - lo):
                 found = r
                 break
             s = (s + 1) & mask

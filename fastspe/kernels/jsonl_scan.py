@@ -163,7 +163,9 @@ def _literal(data, i, hi, word):
 
 @njit
 def _key_is(data, lo, hi, names, name_offsets, k):
-    """Whether ``data[lo:hi]`` is key ``k``'s bytes, compared a word at a time."""
+    """Whether ``data[lo:hi]`` is key ``k``'s bytes, compared a word at a time. (``_numba.words.same_bytes`` compares
+    so too, but called from here it makes the whole scan 1.6x slower, measured: numba compiles it apart, and the
+    line loop then calls it for every key.)"""
     a, b = name_offsets[k], name_offsets[k + 1]
     if b - a != hi - lo:
         return False
