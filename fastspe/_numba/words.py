@@ -55,19 +55,21 @@ def _word_pointer(context, builder, signature, args):
 
 
 @njit
-def same_bytes(a, a_lo, b, b_lo, n):
-    """Whether ``a[a_lo:a_lo + n]`` and ``b[b_lo:b_lo + n]`` are the same bytes, compared a word at a time (the last
+def same_bytes(a, lo, hi, b, b_lo):
+    """Whether ``a[lo:hi]`` and ``b[b_lo:b_lo + hi - lo]`` are the same bytes, compared a word at a time (the last
     word overlapping the one before: nothing outside the two runs is read)."""
+    n = hi - lo
     if n < 8:
         for j in range(n):
-            if a[a_lo + j] != b[b_lo + j]:
+            if a[lo + j] != b[b_lo + j]:
                 return False
         return True
     j = 0
     while j + 8 < n:
-        if load_word(a, a_lo + j) != load_word(b, b_lo + j):
+        if load_word(a, lo + j) != load_word(b, b_lo + j):
             return False
         j += 8
-    return load_word(a, a_lo + n - 8) == load_word(b, b_lo + n - 8)
+    return load_word(a, hi - 8) == load_word(b, b_lo + n - 8)
+
 
 __all__ = ["load_word", "same_bytes", "store_word"]

@@ -73,7 +73,7 @@ def id_rows(slots, set_data, set_offsets, data, offsets):
         while slots[s, 0] >= 0:
             r = slots[s, 0]
             if slots[s, 1] == key and set_offsets[r + 1] - set_offsets[r] == hi - lo \
-                    and same_bytes(set_data, set_offsets[r], data, lo, hi - lo):
+                    and same_bytes(data, lo, hi, set_data, set_offsets[r]):
                 found = r
                 break
             s = (s + 1) & mask
