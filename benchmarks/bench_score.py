@@ -8,12 +8,18 @@ The reference is what the issue names: a Numba scanner that reads the file's byt
 and the plan after the answer's last ``MOVES:``, and replays it on its board (status and length only), all in one
 parallel pass: no checks, no metadata, no output file. ``score`` does all of those (the checks that prove the
 file clean, every verdict column, the metadata carried, a Parquet file with checksums). Target: ``score`` <= 1.3x
-the reference, both timed in this process, interleaved, best of 3.
+the reference, both timed in this process, interleaved, best of 5.
+
+The reference reads the file with ``np.fromfile``, as the issue's did: a copy of 720 MB into fresh memory, whose
+page faults cost 0.2-3 s of system time depending on the machine's state. The same kernel over a memory map of
+the file (as ``score`` reads it) is timed beside it and reported, not gated: it is the floor with the read's cost
+taken out, the figure to quote for how close ``score`` is to the bytes.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import time
 
@@ -128,12 +134,23 @@ def _id_hashes(ids) -> np.ndarray:
     return _fnv_all(np.frombuffer(chars, dtype=np.uint8), offsets)
 
 
-def reference_run(bank_path, answers_path) -> tuple[np.ndarray, np.ndarray]:
-    """The reference, end to end: the bank packed, the file read, every line parsed and replayed."""
+def reference_run(bank_path, answers_path, mapped: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The reference, end to end: the bank packed, the file read (``mapped``: through a memory map, no copy),
+    every line parsed and replayed."""
     tables = packed_bank(read_bank_table(bank_path))
     hashes = _id_hashes(tables.ids)
     order = np.argsort(hashes)
-    data = np.fromfile(answers_path, dtype=np.uint8)
+    if not mapped:
+        return _reference_of(np.fromfile(answers_path, dtype=np.uint8), tables, hashes, order)
+    with open(answers_path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        data = np.frombuffer(view, dtype=np.uint8)
+        try:
+            return _reference_of(data, tables, hashes, order)
+        finally:
+            del data  # (the map closes only once no array points into it)
+
+
+def _reference_of(data, tables, hashes, order) -> tuple[np.ndarray, np.ndarray]:
     starts = np.concatenate([[0], np.flatnonzero(data == 10) + 1])
     return reference_score(data, starts, hashes[order], order, tables.boards, tables.layout_index, tables.moves,
                            tables.goal_cell, _DIRECTION)
@@ -159,26 +176,32 @@ def test_score_vs_compiled_reference(benchmark, run_log):
     score_file(bank_table, log, out)  # compile / load from cache
     status, _ = reference_run(bank, log)
     assert (status != 3).all()
-    times = {"score": [], "reference": []}
-    for _ in range(3):  # interleaved, so that both see the same load
-        t = time.perf_counter()
-        summary = score_file(read_bank_table(bank), log, out)
-        times["score"].append(time.perf_counter() - t)
-        t = time.perf_counter()
-        status, length = reference_run(bank, log)
-        times["reference"].append(time.perf_counter() - t)
+    assert (reference_run(bank, log, mapped=True)[0] == status).all()
+    runs = {"score": lambda: score_file(read_bank_table(bank), log, out), "reference": lambda: reference_run(bank, log),
+            "mapped": lambda: reference_run(bank, log, mapped=True)}
+    times: dict = {name: [] for name in runs}
+    results = {}
+    for _ in range(5):  # interleaved, so that all three see the same load
+        for name, run in runs.items():
+            t = time.perf_counter()
+            results[name] = run()
+            times[name].append(time.perf_counter() - t)
+    summary, status = results["score"], results["reference"][0]
     assert summary.streamed and summary.scored == len(status)
     assert summary.illegal == int((status == 2).sum())
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     best = {k: min(v) for k, v in times.items()}
-    ratio = best["score"] / best["reference"]
+    median = {k: float(np.median(v)) for k, v in times.items()}
+    ratio, floor_ratio = best["score"] / best["reference"], best["score"] / best["mapped"]
     n = summary.scored
     benchmark.extra_info.update(answers=n, score_s=best["score"], reference_s=best["reference"], ratio=ratio,
-                                score_median_s=float(np.median(times["score"])),
-                                reference_median_s=float(np.median(times["reference"])))
+                                mapped_reference_s=best["mapped"], mapped_ratio=floor_ratio,
+                                score_median_s=median["score"], reference_median_s=median["reference"],
+                                mapped_median_s=median["mapped"])
     print(f"\nscore, {n:,} answers ({log.stat().st_size / 1e6:,.0f} MB JSONL) -> Parquet: {best['score']:.2f} s "
-          f"(median {np.median(times['score']):.2f}); compiled parse + replay of the same file: "
-          f"{best['reference']:.2f} s (median {np.median(times['reference']):.2f}); ratio {ratio:.2f}x")
+          f"(median {median['score']:.2f}); compiled parse + replay of the same file: {best['reference']:.2f} s "
+          f"(median {median['reference']:.2f}); ratio {ratio:.2f}x. The same over a memory map: {best['mapped']:.2f} s "
+          f"(median {median['mapped']:.2f}); ratio {floor_ratio:.2f}x (reported, not gated)")
     target(ratio <= 1.3, f"score <= 1.3x the compiled reference, got {ratio:.2f}x")
 
 
