@@ -58,12 +58,14 @@ def sdk_complete(wire: str, url: str, runner, settings: GenerationSettings, tria
         client.close()
 
 
-def outcome(fn):
-    """``fn()``'s Completion, or its AttemptError's kind, message, status and Retry-After."""
+def outcome(fn, server=None):
+    """``fn()``'s Completion, or its AttemptError's kind, message (the server's own port in it as PORT: each path
+    has a server of its own), status and Retry-After."""
     try:
         return fn()
     except AttemptError as err:
-        return ("error", err.kind, err.message, err.http_status, err.retry_after)
+        message = err.message.replace(f":{server.port}", ":PORT") if server else err.message
+        return ("error", err.kind, message, err.http_status, err.retry_after)
 
 
 ACTIONS = [ok, lambda: ok("MOVES: U,L,D,R", finish_reason="length"), lambda: ok("", model="other-model"),
@@ -86,9 +88,9 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
             settings = runner.effective_settings(settings)
             server.push(action())
             if path == "lean":
-                outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1")))
+                outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1"), server))
             else:
-                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout)))
+                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout), server))
             runner.close()
             deadline = time.monotonic() + 5
             while not server.seen and time.monotonic() < deadline:  # (a timed-out request may be seen late)
@@ -210,9 +212,10 @@ def test_lean_transport_only_for_plain_http_without_a_proxy(monkeypatch):
     assert lean_http_client(anthropic, "http://127.0.0.1:8000", 5.0) is None
 
 
-def closing_server(answers: int, gzipped: bool = False):
+def closing_server(answers: int, gzipped: bool = False, raw: bytes | None = None):
     """A keep-alive HTTP/1.1 server that closes each connection right after its answer, without saying so (as an
-    idle timeout does), the answer gzipped if asked; its port, the number of connections it accepted, its thread."""
+    idle timeout does), the answer gzipped if asked, or the bytes ``raw`` in its place; its port, the number of
+    connections it accepted, its thread."""
     listener = socket.create_server(("127.0.0.1", 0))
     accepted = [0]
     body = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -231,7 +234,8 @@ def closing_server(answers: int, gzipped: bool = False):
             while len(rest) < length:
                 rest += conn.recv(65536)
             data = gzip.compress(body) if gzipped else body
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s"
+            conn.sendall(raw if raw is not None else
+                         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s"
                          % (b"Content-Encoding: gzip\r\n" if gzipped else b"", len(data), data))
             conn.close()
         listener.close()
@@ -258,6 +262,44 @@ def test_a_gzipped_answer_is_decoded_as_httpx_decodes_it():
     assert runner.complete(PROMPT, GenerationSettings(), "t").text == "MOVES: U"
     runner.close()
     thread.join(5)
+
+
+CUT_SHORT = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":"
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+@pytest.mark.parametrize("raw, same_text", [(CUT_SHORT, True), (b"HTTX/1.1 200 OK\r\n\r\n", False)])
+def test_a_malformed_answer_fails_as_on_the_sdks_client(wire, raw, same_text):
+    """An answer cut short, a status line that is not HTTP: a connection failure on both paths, in the same words
+    where the Anthropic SDK quotes its transport's (h11's) text for a body cut short."""
+    got = []
+    for path in ("lean", "sdk"):
+        port, _, thread = closing_server(1, raw=raw)
+        url = f"http://127.0.0.1:{port}" + ("/v1" if wire == "openai" else "")
+        runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=5)
+        fn = (lambda: runner.complete(PROMPT, GenerationSettings(), "t")) if path == "lean" else (
+            lambda: sdk_complete(wire, url, runner, runner.effective_settings(GenerationSettings()), "t", 5))
+        got.append(outcome(fn))
+        runner.close()
+        thread.join(5)
+        got[-1] = got[-1][:2] + (got[-1][2].replace(f":{port}", ":PORT"),) + got[-1][3:]
+    assert got[0][:2] == got[1][:2] == ("error", "connection")
+    assert (got[0] == got[1]) or not same_text
+    if wire == "anthropic":
+        assert "complete message body" in got[0][2] if same_text else "illegal status line: 'HTTX/1.1" in got[0][2]
+
+
+def test_protocol_errors_are_told_in_h11s_words():
+    import http.client
+
+    from fastspe.runners.lean_http import protocol_error_text
+
+    assert protocol_error_text(http.client.RemoteDisconnected("x")) == "Server disconnected without sending a response."
+    assert protocol_error_text(http.client.IncompleteRead(b"abc", 7)).endswith("(received 3 bytes, expected 10)")
+    assert protocol_error_text(http.client.IncompleteRead(b"abc")).endswith(": incomplete chunked read")
+    assert protocol_error_text(http.client.BadStatusLine("HTTX/1.1 200\r\n")) == "illegal status line: 'HTTX/1.1 200'"
+    assert protocol_error_text(http.client.LineTooLong("header line")) == (
+        "LineTooLong: got more than 65536 bytes when reading header line")
 
 
 def test_connections_are_pooled_and_close_closes_them_all():

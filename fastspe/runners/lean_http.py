@@ -111,7 +111,10 @@ class LeanTransport:
             content = response.read()
         except (OSError, http.client.HTTPException) as exc:
             self._drop(conn)
-            raise self.httpx_error(exc, connecting, request) from exc
+            error = self.httpx_error(exc, connecting, request)
+            if error.args[0] != str(exc):  # (the SDK quotes the innermost error of the chain: say it once, as httpcore)
+                raise error from None
+            raise error from exc
         except BaseException:
             self._drop(conn)
             raise
@@ -121,14 +124,14 @@ class LeanTransport:
                                           "reason_phrase": response.reason.encode("latin-1", "replace")})
 
     def httpx_error(self, exc: BaseException, connecting: bool, request):
-        """The httpx exception httpcore raises for the socket or ``http.client`` failure ``exc``."""
+        """The httpx exception httpcore raises for the socket or ``http.client`` failure ``exc``, with the text
+        httpcore gives it where ``http.client``'s differs (the Anthropic SDK quotes it in its error)."""
         httpx = self.httpx
         if isinstance(exc, socket.timeout):
-            kind = httpx.ConnectTimeout if connecting else httpx.ReadTimeout
-        elif isinstance(exc, OSError):
-            kind = httpx.ConnectError if connecting else httpx.ReadError
-        else:  # a connection closed early, a malformed status line or header
-            kind = httpx.RemoteProtocolError
+            return (httpx.ConnectTimeout if connecting else httpx.ReadTimeout)(str(exc), request=request)
+        if isinstance(exc, http.client.HTTPException):  # (RemoteDisconnected is an OSError too)
+            return httpx.RemoteProtocolError(protocol_error_text(exc), request=request)
+        kind = httpx.ConnectError if connecting else httpx.ReadError
         return kind(str(exc) or type(exc).__name__, request=request)
 
     def close(self) -> None:
@@ -136,3 +139,19 @@ class LeanTransport:
             conns, self._open, self._idle = self._open, set(), {}
         for conn in conns:
             conn.close()
+
+
+def protocol_error_text(exc: http.client.HTTPException) -> str:
+    """What h11 (httpcore's parser) says of the malformed or cut-short answer that ``http.client`` raised ``exc``
+    for, so that a log reads the same whichever transport carried the request."""
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return "Server disconnected without sending a response."
+    if isinstance(exc, http.client.IncompleteRead):
+        if exc.expected is None:
+            return "peer closed connection without sending complete message body: incomplete chunked read"
+        got = len(exc.partial)
+        return (f"peer closed connection without sending complete message body "
+                f"(received {got} bytes, expected {got + exc.expected})")
+    if isinstance(exc, http.client.BadStatusLine):
+        return f"illegal status line: {str(exc).strip()!r}"  # (an empty one is RemoteDisconnected)
+    return f"{type(exc).__name__}: {exc}"
