@@ -64,7 +64,7 @@ def server(keys):
 
 
 def target(server, wire):
-    return (f"openai:fake-gpt", server.openai_url) if wire == "openai" else (f"anthropic:fake-claude",
+    return ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude",
                                                                               server.anthropic_url)
 
 
