@@ -58,13 +58,13 @@ def sdk_complete(wire: str, url: str, runner, settings: GenerationSettings, tria
         client.close()
 
 
-def outcome(fn, server=None):
-    """``fn()``'s Completion, or its AttemptError's kind, message (the server's own port in it as PORT: each path
+def outcome(fn, port: int | None = None):
+    """``fn()``'s Completion, or its AttemptError's kind, message (the server's ``port`` in it as PORT: each path
     has a server of its own), status and Retry-After."""
     try:
         return fn()
     except AttemptError as err:
-        message = err.message.replace(f":{server.port}", ":PORT") if server else err.message
+        message = err.message.replace(f":{port}", ":PORT") if port else err.message
         return ("error", err.kind, message, err.http_status, err.retry_after)
 
 
@@ -88,9 +88,10 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
             settings = runner.effective_settings(settings)
             server.push(action())
             if path == "lean":
-                outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1"), server))
+                outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1"), server.port))
             else:
-                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout), server))
+                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout),
+                                        server.port))
             runner.close()
             deadline = time.monotonic() + 5
             while not server.seen and time.monotonic() < deadline:  # (a timed-out request may be seen late)
@@ -279,10 +280,9 @@ def test_a_malformed_answer_fails_as_on_the_sdks_client(wire, raw, same_text):
         runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=5)
         fn = (lambda: runner.complete(PROMPT, GenerationSettings(), "t")) if path == "lean" else (
             lambda: sdk_complete(wire, url, runner, runner.effective_settings(GenerationSettings()), "t", 5))
-        got.append(outcome(fn))
+        got.append(outcome(fn, port))
         runner.close()
         thread.join(5)
-        got[-1] = got[-1][:2] + (got[-1][2].replace(f":{port}", ":PORT"),) + got[-1][3:]
     assert got[0][:2] == got[1][:2] == ("error", "connection")
     assert (got[0] == got[1]) or not same_text
     if wire == "anthropic":

@@ -111,10 +111,10 @@ class LeanTransport:
             content = response.read()
         except (OSError, http.client.HTTPException) as exc:
             self._drop(conn)
-            error = self.httpx_error(exc, connecting, request)
-            if error.args[0] != str(exc):  # (the SDK quotes the innermost error of the chain: say it once, as httpcore)
-                raise error from None
-            raise error from exc
+            # http.client's own exception is not chained where its words were replaced: the SDK quotes the
+            # innermost OSError of the chain, and RemoteDisconnected is one (httpcore chains none either)
+            raise self.httpx_error(exc, connecting, request) from (
+                None if isinstance(exc, http.client.HTTPException) else exc)
         except BaseException:
             self._drop(conn)
             raise
