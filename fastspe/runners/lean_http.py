@@ -127,11 +127,12 @@ class LeanTransport:
         """The httpx exception httpcore raises for the socket or ``http.client`` failure ``exc``, with the text
         httpcore gives it where ``http.client``'s differs (the Anthropic SDK quotes it in its error)."""
         httpx = self.httpx
-        if isinstance(exc, socket.timeout):
-            return (httpx.ConnectTimeout if connecting else httpx.ReadTimeout)(str(exc), request=request)
         if isinstance(exc, http.client.HTTPException):  # (RemoteDisconnected is an OSError too)
             return httpx.RemoteProtocolError(protocol_error_text(exc), request=request)
-        kind = httpx.ConnectError if connecting else httpx.ReadError
+        if isinstance(exc, socket.timeout):
+            kind = httpx.ConnectTimeout if connecting else httpx.ReadTimeout
+        else:
+            kind = httpx.ConnectError if connecting else httpx.ReadError
         return kind(str(exc) or type(exc).__name__, request=request)
 
     def close(self) -> None:
