@@ -65,7 +65,7 @@ def server(keys):
 
 def target(server, wire):
     return ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude",
-                                                                              server.anthropic_url)
+                                                                             server.anthropic_url)
 
 
 def lines_of(path):
