@@ -200,8 +200,8 @@ def test_score_vs_compiled_reference(benchmark, run_log):
     status, _ = reference_run(bank, log)
     assert (status != 3).all()
     assert (reference_run(bank, log, mapped=True)[0] == status).all()
-    written = pq.ParquetFile(out)
-    batches = [written.read_row_group(i).replace_schema_metadata(None) for i in range(written.num_row_groups)]
+    with pq.ParquetFile(out) as written:  # (closed before score_file writes ``out`` again)
+        batches = [written.read_row_group(i).replace_schema_metadata(None) for i in range(written.num_row_groups)]
     runs = {"score": lambda: score_file(read_bank_table(bank), log, out), "reference": lambda: reference_run(bank, log),
             "mapped": lambda: reference_run(bank, log, mapped=True),
             "floor": lambda: floor_run(bank, log, batches, folder / "floor.parquet")}
