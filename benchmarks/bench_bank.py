@@ -14,9 +14,9 @@ import subprocess
 import sys
 import time
 
-from fastspe.bank.build import build_bank
-from fastspe.bank.design import paper_design
-from fastspe.kernels.walks import propose_walks
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.kernels.walks import propose_walks
 from fastspe.domains.sliding.layout import Layout
 from tests import naive_bank as naive
 from benchmarks.timing import best_of, target

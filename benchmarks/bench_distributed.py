@@ -30,9 +30,9 @@ import pytest
 from benchmarks.bench_scale import rollouts  # noqa: F401  (the 1M-answer fixture)
 from benchmarks.timing import target
 from fastspe.stats import intervals
-from fastspe.bank.build import build_bank_table
+from fastspe.domains.sliding.bank.build import build_bank_table
 from fastspe.boundary.banks import read_bank_table
-from fastspe.bank.design import load_design
+from fastspe.domains.sliding.bank.design import load_design
 from fastspe.distributed import Proposals, cluster, executor
 from fastspe.stats.metrics import SUM_COLUMNS
 from fastspe.scoring.score import score_file

@@ -25,8 +25,8 @@ import time
 
 import pytest
 
-from fastspe.bank.build import build_bank
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.runners import AdaptiveLimiter, RetryPolicy, engine, read_run_log, run_model
 from benchmarks.timing import target
 from tests.fake_llm_server import FakeLLMServer, ok, status

@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from fastspe.domains.sliding.layout import Layout
-from fastspe.kernels.pdb_sweep import sweep_index
-from fastspe.planners.pdb import build_table, free_neighbours
-from fastspe.planners.pdb_packed import build_packed
+from fastspe.domains.sliding.kernels.pdb_sweep import sweep_index
+from fastspe.domains.sliding.planners.pdb import build_table, free_neighbours
+from fastspe.domains.sliding.planners.pdb_packed import build_packed
 from tests import naive_pdb
 from tests.test_pdb_sweep import decode, twin_values
 

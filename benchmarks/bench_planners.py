@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastspe.bank.build import build_bank
-from fastspe.boundary.bank_frames import pack_boards
-from fastspe.planners.baselines import PLANNERS, baseline_responses, board_keys
-from fastspe.bank.design import paper_design
-from fastspe.kernels.planners import plan_baselines
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.frames import pack_boards
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses, board_keys
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.kernels.planners import plan_baselines
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from tests import naive_planners as naive
 from benchmarks.timing import best_of, target

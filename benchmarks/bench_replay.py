@@ -14,9 +14,9 @@ import numba
 import numpy as np
 import pandas as pd
 
-from fastspe.bank.build import build_bank, read_bank, write_bank
-from fastspe.bank.design import paper_design
-from fastspe.kernels.replay import replay_plans
+from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.kernels.replay import replay_plans
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from fastspe.scoring.parse_reference import parse_answer
 from fastspe.boundary.responses import read_responses

@@ -23,10 +23,10 @@ import time
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import build_bank, write_bank
-from fastspe.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.boundary.verdicts import write_verdicts
-from fastspe.bank.design import load_design, paper_design
+from fastspe.domains.sliding.bank.design import load_design, paper_design
 from fastspe.scoring.score import score_responses
 
 CONDITIONS = [("oracle", 0), ("greedy", 0), ("detour", 0), ("noisy", 0), ("random", 0), ("noisy", 1), ("greedy", 2)]

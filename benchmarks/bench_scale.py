@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import build_bank, read_bank, write_bank
-from fastspe.planners.baselines import baseline_responses
-from fastspe.bank.design import load_design
+from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
+from fastspe.domains.sliding.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.design import load_design
 from benchmarks.timing import best_of, target
 from tests.naive_replay import naive_distances, naive_replay
 

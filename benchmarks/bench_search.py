@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from fastspe.domains.sliding.layout import Layout
-from fastspe.planners.pdb import build_table, default_partition, pattern_databases
-from fastspe.planners.solver import search_tables, solve, solve_boards
+from fastspe.domains.sliding.planners.pdb import build_table, default_partition, pattern_databases
+from fastspe.domains.sliding.planners.solver import search_tables, solve, solve_boards
 from tests import naive_search as naive
 from tests.test_pdb_reference import kernel_iterations
 from benchmarks.timing import best_of
@@ -153,7 +153,7 @@ def random_board(layout: Layout, rng: np.random.Generator) -> list[int]:
 
 
 def test_random_blocked_boards(benchmark):
-    from fastspe.planners.solver import SearchLimit
+    from fastspe.domains.sliding.planners.solver import SearchLimit
 
     rng = np.random.default_rng(3)
     boards = [(blocks, random_board(Layout(4, 4, blocks), rng)) for blocks in BLOCKED_LAYOUTS

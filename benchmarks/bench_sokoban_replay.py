@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastspe.domains.sokoban import DOMAIN, pack_levels, parse_level
-from fastspe.kernels.sokoban_replay import replay_levels
+from fastspe.domains.sokoban.kernels.replay import replay_levels
 from fastspe.scoring.parse_column import parse_column
 from tests.naive_sokoban import naive_replay
 from benchmarks.timing import best_of, target

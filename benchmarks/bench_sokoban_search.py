@@ -14,9 +14,9 @@ import time
 import numpy as np
 
 from benchmarks.timing import best_of, target
-from fastspe.bank.sokoban import SOKOBAN_PAPER_DESIGN, SokobanDesign, build_sokoban_bank
+from fastspe.domains.sokoban.bank import SOKOBAN_PAPER_DESIGN, SokobanDesign, build_sokoban_bank
 from fastspe.domains.sokoban.level import parse_level
-from fastspe.kernels.sokoban_search import FOUND, search
+from fastspe.domains.sokoban.kernels.search import FOUND, search
 from tests.naive_sokoban_bfs import naive_solve
 
 # Three-box levels of the default bank's stress cohort (d* 50 and 60), the ones with the largest searches.

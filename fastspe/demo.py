@@ -1,8 +1,9 @@
-"""``fastspe demo``: the whole pipeline on the paper bank, answered by the offline baselines.
+"""``fastspe demo``: the whole pipeline on a domain's demo bank (the paper's, by default), answered by its baselines.
 
-Builds the paper's 400-board bank, answers it with every baseline planner (3 trials each), writes
-the answers to JSONL and scores *that file* as it would a model's, then writes the full report.
-No network, no keys: a newcomer sees every stage and file of fastspe work in one command.
+Builds the domain's demo bank (the paper's 400 boards for the default domain), answers it with every baseline
+planner of the domain (3 trials each), writes the answers to JSONL and scores *that file* as it would a model's,
+then writes the full report. No network, no keys: a newcomer sees every stage and file of fastspe work in one
+command.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from typing import Callable
 
 import pandas as pd
 
-from .bank.build import bank_to_table, build_bank, write_bank
-from .boundary.banks import bank_frame
-from .planners.baselines import PLANNERS, baseline_responses
+from .boundary.banks import as_bank, write_bank
+from .domains.registry import DEFAULT_DOMAIN, domain_named
 from .errors import UserError
-from .bank.design import paper_design
 from .boundary.verdicts import check_verdicts, write_verdicts
 from .boundary.files import write_table
 from .stats.metrics import compute_metrics
@@ -60,16 +59,10 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
     return table.reset_index(drop=True)
 
 
-def _sokoban_bank() -> pd.DataFrame:
-    from .bank.sokoban import SOKOBAN_PAPER_DESIGN, build_sokoban_bank
-
-    return bank_frame(bank_to_table(build_sokoban_bank(SOKOBAN_PAPER_DESIGN)))
-
-
 def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
              stage: Stage | None = None, progress: ReportProgress | None = None,
-             domain: str = "sliding") -> DemoResult:
-    """Build, answer, score and report the paper bank with every baseline planner.
+             domain: str = DEFAULT_DOMAIN) -> DemoResult:
+    """Build, answer, score and report a domain's demo bank with every baseline planner of the domain.
 
     Parameters
     ----------
@@ -80,8 +73,8 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     seed : the planners' seed
     stage : called with a short description as each stage starts (for progress display)
     progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
-    domain : ``sliding`` (the paper bank, five planners) or ``sokoban`` (the default Sokoban bank,
-        ``bank.sokoban.SOKOBAN_PAPER_DESIGN``, answered by its baselines: oracle, greedy, random)
+    domain : an installed domain's name (``fastspe.domains``; the default: the sliding puzzle, the paper bank and its
+        five planners): its ``Domain.demo_bank`` answered by its ``planners``
 
     Returns
     -------
@@ -105,16 +98,16 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
         return value
 
     bank_path, responses_path, verdicts_path = out / "bank.parquet", out / "responses.jsonl", out / "verdicts.parquet"
-    if domain == "sokoban":
-        bank = timed("bank", "building the default Sokoban bank (certified levels)", _sokoban_bank)
-        from .planners.sokoban_baselines import SOKOBAN_PLANNERS as planners, sokoban_baseline_responses as answer
-    else:
-        bank = timed("bank", "building the paper bank (400 certified boards)", lambda: build_bank(paper_design()))
-        planners, answer = PLANNERS, baseline_responses
+    chosen = domain_named(domain)
+    if not chosen.planners:
+        raise UserError(f"the {chosen.name} domain has no baseline planners, so it has no demo")
+    bank = timed("bank", f"building {chosen.demo_text or f'the {chosen.name} demo bank'}",
+                 lambda: as_bank(chosen.demo_bank(), chosen, "the demo bank"))
+    planners = chosen.planners
     write_bank(bank, bank_path)
     answers = timed("answer", f"answering it with {len(planners)} baseline planners x {trials} trials",
-                    lambda: pd.concat([answer(bank, p, trials=trials, seed=seed) for p in planners],
-                                      ignore_index=True))
+                    lambda: pd.concat([chosen.baseline_responses(bank.frame, p, trials=trials, seed=seed)
+                                       for p in planners], ignore_index=True))
     write_table(answers, responses_path)
     # score the file, not the in-memory frame: the demo goes through the same path as a model's answers
     verdicts = timed("score", "scoring the answers",

@@ -336,14 +336,6 @@ def _run_sealed(fn: Callable, shared: Sealed, item: Sealed, *args) -> Sealed:
     return Sealed(fn(shared.value, item.value, *args))
 
 
-def _proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream: int):
-    from .kernels.walks import propose_walks
-
-    apply_share_of_cores()
-    goal, moves, raises = layout
-    return propose_walks(goal, moves, raises, depth, seed, stream, first, count)
-
-
 class _DaskTasks:
     """A Dask client behind the calls ``Proposals`` makes of a ``workers.pool.ProcessPool``: ``share`` a value
     with every worker, ``submit`` a task, ``release`` a shared value."""
@@ -375,17 +367,22 @@ class _DaskTask:
 
 
 class Proposals:
-    """A drop-in for the ``propose_walks`` kernel in ``bank.build_bank_table`` that computes proposals on
+    """A drop-in for a domain's proposal kernel (the sliding puzzle's ``propose_walks``) that computes proposals on
     workers (of a Dask client or a ``workers.pool.ProcessPool``) in pieces, keeping up to ``ahead`` pieces
     (default: one per worker thread) in flight past the last range asked for. Proposal i depends only on
     (seed, stream, i), so a range cut from pieces is the kernel's range.
+
+    ``piece_fn(layout, first, count, depth, seed, stream)`` computes one piece on a worker (a module-level function,
+    so that it pickles): ``layout`` is the (goal, moves, raises) the calls give, shared with each worker once, and
+    it returns the kernel's three arrays for proposals ``first .. first + count - 1``.
 
     Pieces start at ``first`` proposals and double up to ``piece``, as ``build_cell``'s requests grow: a
     small cell (most cells of the paper's design) needs about ``first`` proposals, a large one millions.
     """
 
-    def __init__(self, client, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE, ahead: int | None = None):
-        self.client = client
+    def __init__(self, client, piece_fn: Callable, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE,
+                 ahead: int | None = None):
+        self.client, self.piece_fn = client, piece_fn
         self._tasks = client if isinstance(client, ProcessPool) else _DaskTasks(client)
         self.ahead = ahead or max(1, self._tasks.workers)
         self._starts = [0]  # piece i covers proposals _starts[i] .. _starts[i + 1] - 1
@@ -418,7 +415,7 @@ class Proposals:
         i = first
         while i <= last or (i <= last + self.ahead and self._start(i) < start + 2 * count):
             if i not in self._pieces:
-                self._pieces[i] = self._tasks.submit(_proposal_piece, self._layout, self._start(i),
+                self._pieces[i] = self._tasks.submit(self.piece_fn, self._layout, self._start(i),
                                                      self._start(i + 1) - self._start(i), int(depth), int(seed),
                                                      int(stream))
             i += 1

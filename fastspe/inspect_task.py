@@ -1,16 +1,19 @@
-"""inspect_ai integration (optional extra ``fastspe[inspect]``): a task over a bank, and a log importer.
+"""inspect_ai integration (optional extra ``fastspe[inspect]``): a task over a bank of any domain, and a log importer.
 
-``sliding_puzzles`` asks each board of a bank with the paper's prompt (Appendix B) in a fresh
-context, no tools, ``trials`` epochs per board, and scores every answer with fastspe's own parser
-and replay verifier. Run it with inspect's CLI once fastspe is installed (the task is registered
-through the ``inspect_ai`` entry point)::
+``planning`` asks each row of a bank with its domain's prompt (the paper's Appendix B for the sliding puzzle) in a
+fresh context, no tools, ``trials`` epochs per row, and scores every answer with fastspe's own parser and replay
+verifier. Each installed domain also has a task of its own name (``Domain.inspect_task``: ``sliding_puzzles``,
+``sokoban_levels``, ...), ``planning`` with that domain. Run them with inspect's CLI once fastspe is installed (the
+tasks are registered through the ``inspect_ai`` entry point)::
 
     inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T bank=bank.parquet -T trials=3
+    inspect eval fastspe/planning -T domain=sokoban --model openai/gpt-4o-mini
 
 The per-sample score holds C (complete), R (legal), O (optimal) and SPE (d*/L if complete, else 0),
 whose means over samples are the paper's rates; each is reported with its standard error (over boards:
-inspect averages a board's epochs first) and its mean per depth (``d*=N``) and per block count (``k=N``). For Q, E, G, intervals and the full report,
-import the log and go through fastspe as with any other answers::
+inspect averages a board's epochs first) and its mean per depth (``d*=N``) and per value of the domain's second
+stratum (``k=N``, ``boxes=N``). For Q, E, G, intervals and the full report, import the log and go through fastspe as
+with any other answers::
 
     fastspe import-inspect logs/....eval --out answers.jsonl
     fastspe score --bank bank.parquet --responses answers.jsonl --out verdicts.parquet
@@ -40,12 +43,11 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
 
-from .bank.build import build_bank, read_bank
-from .boundary.banks import BANK_COLUMNS
-from .errors import UserError
-from .bank.design import paper_design
+from .boundary.banks import Bank, as_bank, load_bank as read_bank_file
 from .boundary.files import table_format, write_table
-from .domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
+from .domains.contract import prompt_hash
+from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
+from .errors import UserError
 from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
@@ -56,39 +58,64 @@ SETTINGS = {"temperature": "temperature", "max_tokens": "max_tokens", "top_p": "
 PROVENANCE = ["requested_model", *SETTINGS, "prompt_version", "prompt_sha256", "prompt_text_sha256"]
 LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",
                "output_tokens", "reasoning_tokens", "latency_s", "returned_model", "error", *PROVENANCE]
-# the task's own metadata keys for the prompt (``sliding_puzzles``)
+# the task's own metadata keys for the prompt
 PROMPT_KEYS = {"prompt_version": "fastspe_prompt_version", "prompt_sha256": "fastspe_prompt_sha256"}
+DOMAIN_KEY = "fastspe_domain"  # a sample's metadata: its bank row's domain
+STRATUM_KEY = "fastspe_stratum"  # a sample's metadata: its second stratum as "k=2", for the grouped means
+DEFAULT_BANK = "default"  # the domain's demo bank (the paper's, for the sliding puzzle; "paper" too)
 COMPLETE_STATUS = "success"  # inspect's other eval statuses: "started" (unfinished), "error", "cancelled"
 _INCOMPLETE = {"started": "it never finished: still running, or killed", "error": "the run failed",
                "cancelled": "the run was cancelled"}
 
 
-def load_bank(bank: str | Path | pd.DataFrame = "paper") -> pd.DataFrame:
-    """``"paper"`` builds the paper's bank; a path reads a bank file; a DataFrame is used as is."""
-    if isinstance(bank, pd.DataFrame):
-        return bank
-    if str(bank) == "paper":
-        return build_bank(paper_design())
-    return read_bank(bank)
+def load_bank(bank: str | Path | pd.DataFrame | Bank = DEFAULT_BANK, domain: str | None = None) -> Bank:
+    """``"default"`` (or ``"paper"``) builds the domain's demo bank (the paper's, for the sliding puzzle); a path reads
+    a bank file; a ``Bank`` or DataFrame is checked as it is. ``domain``: a built bank's (default: the default
+    domain), and what a bank file or frame must be."""
+    if isinstance(bank, (pd.DataFrame, Bank)):
+        return as_bank(bank, domain)
+    if str(bank) in (DEFAULT_BANK, "paper"):
+        chosen = domain_named(domain or DEFAULT_DOMAIN)
+        return as_bank(chosen.demo_bank(), chosen, "the demo bank")
+    found = read_bank_file(bank)
+    if domain is not None and domain_named(domain) is not found.domain:
+        raise UserError(f"{bank}: a {found.domain.name} bank, not a {domain} one")
+    return found
 
 
-def bank_samples(bank: pd.DataFrame) -> list[Sample]:
-    """One inspect ``Sample`` per board: the Appendix B prompt, the certificate as target, the row as metadata."""
+def _plain(value):
+    """A bank cell as JSON-able metadata: arrays and lists as lists of ints, NumPy scalars as Python ones."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    return value.item() if hasattr(value, "item") else value
+
+
+def bank_samples(bank) -> list[Sample]:
+    """One inspect ``Sample`` per bank row: its domain's prompt, the certificate as target, the row as metadata (with
+    the domain and the second stratum, for scoring and the grouped means)."""
+    bank = as_bank(bank)
+    domain, frame = bank.domain, bank.frame
+    prompts = domain.prompts(frame)
     samples = []
-    for row in bank[BANK_COLUMNS].to_dict("records"):
-        meta = {k: (list(map(int, v)) if k in ("blocks", "initial", "goal") else v) for k, v in row.items()}
-        meta = {k: (v.item() if hasattr(v, "item") else v) for k, v in meta.items()}
-        prompt = render_prompt(meta["initial"], meta["goal"], int(meta["rows"]), int(meta["cols"]))
-        samples.append(Sample(id=str(meta["board_id"]), input=prompt, target=str(meta["certificate"]), metadata=meta))
+    for row, prompt in zip(frame[list(domain.bank_columns)].to_dict("records"), prompts):
+        meta = {k: _plain(v) for k, v in row.items()}
+        meta[DOMAIN_KEY] = domain.name
+        meta[STRATUM_KEY] = f"{domain.stratum}={meta[domain.stratum]}"
+        samples.append(Sample(id=str(meta["board_id"]), input=prompt, target=str(meta[domain.certificate_column]),
+                              metadata=meta))
     return samples
 
 
 def verdict_of(metadata: dict, response: str, finish_reason: str = "stop", parse: str = "lenient") -> dict:
-    """fastspe's verdict (one row of ``score_responses``) for one answer to the board in ``metadata``."""
-    board = pd.DataFrame([{k: metadata[k] for k in BANK_COLUMNS}], columns=BANK_COLUMNS)
+    """fastspe's verdict (one row of ``score_responses``) for one answer to the bank row in ``metadata``."""
+    domain = domain_named(metadata.get(DOMAIN_KEY, DEFAULT_DOMAIN))
+    columns = list(domain.bank_columns)
+    board = pd.DataFrame([{k: metadata[k] for k in columns}], columns=columns)
     answer = pd.DataFrame([{"board_id": metadata["board_id"], "condition": "inspect", "trial": 0,
                             "response": response, "finish_reason": finish_reason}])
-    return score_responses(board, answer, parse=parse).iloc[0].to_dict()
+    return score_responses(as_bank(board, domain), answer, parse=parse).iloc[0].to_dict()
 
 
 @metric
@@ -99,12 +126,12 @@ def mean_by_depth() -> Metric:
 
 
 @metric
-def mean_by_k() -> Metric:
-    """The mean per number of blocked cells k (``k=N``)."""
-    return grouped(mean(), "k", all=False, name_template="k={group_name}")
+def mean_by_stratum() -> Metric:
+    """The mean per value of the domain's second stratum (``k=N``: the number of blocked cells; ``boxes=N``)."""
+    return grouped(mean(), STRATUM_KEY, all=False, name_template="{group_name}")
 
 
-@scorer(metrics={key: [mean(), stderr(), mean_by_depth(), mean_by_k()] for key in SCORE_KEYS})
+@scorer(metrics={key: [mean(), stderr(), mean_by_depth(), mean_by_stratum()] for key in SCORE_KEYS})
 def plan_verifier(parse: str = "lenient"):
     """Score an answer by replaying it: C, R, O and SPE per sample, the full verdict as metadata."""
 
@@ -124,17 +151,45 @@ def plan_verifier(parse: str = "lenient"):
 
 
 @task
-def sliding_puzzles(bank: str = "paper", trials: int = 3, parse: str = "lenient") -> Task:
-    """The paper's protocol over ``bank`` ("paper" or a bank file): one fresh context per trial, no tools."""
-    rows = load_bank(bank)
+def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient") -> Task:
+    """The paper's protocol over ``bank`` (``"default"``: the domain's demo bank, or a bank file, which must then be
+    of ``domain`` when it is given): one fresh context per trial, no tools."""
+    rows = load_bank(bank, domain)
+    chosen = rows.domain
     return Task(dataset=MemoryDataset(bank_samples(rows), name=f"fastspe:{Path(str(bank)).stem}"),
                 solver=generate(), scorer=plan_verifier(parse=parse), epochs=int(trials),
-                metadata={PROMPT_KEYS["prompt_version"]: PROMPT_VERSION, PROMPT_KEYS["prompt_sha256"]: PROMPT_SHA256})
+                metadata={PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
+                          PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name})
+
+
+def _domain_task(domain_name: str, task_name: str):
+    """``planning`` with ``domain_name``, registered under the domain's task name."""
+
+    def domain_task(bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient") -> Task:
+        return planning(domain=domain_name, bank=bank, trials=trials, parse=parse)
+
+    domain_task.__name__ = domain_task.__qualname__ = task_name
+    domain_task.__doc__ = f"``planning`` over a bank of the {domain_name} domain (default: its demo bank)."
+    return task(name=task_name)(domain_task)
+
+
+def _register_domain_tasks() -> None:
+    for name in domain_names():
+        try:
+            chosen = domain_named(name)
+        except UserError:
+            continue  # a domain that cannot be loaded has no task; `fastspe domains` says why
+        task_name = chosen.inspect_task or f"{name}_planning"
+        if task_name.isidentifier() and task_name not in globals():
+            globals()[task_name] = _domain_task(name, task_name)
+
+
+_register_domain_tasks()
 
 
 def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, keep_errors: bool = False,
                        allow_incomplete: bool = False) -> pd.DataFrame:
-    """fastspe responses (``LOG_COLUMNS``) from an inspect eval log of ``sliding_puzzles``.
+    """fastspe responses (``LOG_COLUMNS``) from an inspect eval log of ``planning`` (or a domain's own task).
 
     Parameters
     ----------
@@ -179,7 +234,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
             "reasoning_tokens": usage.reasoning_tokens if usage else None,
             "latency_s": s.total_time, "returned_model": out.model,
             "error": s.error.message if s.error else None,
-            **provenance, "prompt_text_sha256": prompt_sha256(_prompt_text(s.input)),
+            **provenance, "prompt_text_sha256": prompt_hash(_prompt_text(s.input)),
         })
     df = pd.DataFrame.from_records(records, columns=LOG_COLUMNS)
     # token counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)

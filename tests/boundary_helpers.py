@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from fastspe.bank.build import build_bank
+from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.cli import main
-from fastspe.bank.design import design_from_dict
+from fastspe.domains.sliding.bank.design import design_from_dict
 
 # 3x3 boards with and without a block, and a 2x3 cell: several layouts and sizes in a handful of boards
 TINY_DESIGN = {"seed": 3, "rows": 3, "cols": 3, "cells": [

@@ -1,4 +1,4 @@
-"""Plain-Python twins of the bank check kernels (``fastspe.kernels.bank_check``), from their definitions."""
+"""Plain-Python twins of the bank check kernels (``fastspe.domains.sliding.kernels.bank_check``), from their definitions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plain-Python twins of ``fastspe.kernels.planners`` (and of the RNG it draws from).
+"""Plain-Python twins of ``fastspe.domains.sliding.kernels.planners`` (and of the RNG it draws from).
 
 Written from the rules, sharing no code with the package: boards are lists, neighbours and
 graph distances come from a BFS here, random numbers from a pure-int SplitMix64. The tests

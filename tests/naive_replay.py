@@ -1,4 +1,4 @@
-"""Plain-Python twin of ``fastspe.kernels.replay.replay_plans``, written from the rules alone.
+"""Plain-Python twin of ``fastspe.domains.sliding.kernels.replay.replay_plans``, written from the rules alone.
 
 It shares no code with the package: its own neighbour rule, the bank twin's BFS, h recomputed from
 scratch at every state, states compared as tuples in a set, and the goal checked by comparing

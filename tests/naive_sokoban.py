@@ -1,4 +1,4 @@
-"""Plain-Python twin of ``fastspe.kernels.sokoban_replay.replay_levels``, written from the rules alone.
+"""Plain-Python twin of ``fastspe.domains.sokoban.kernels.replay.replay_levels``, written from the rules alone.
 
 It shares no code with the package: its own reading of the XSB characters (by (row, col) coordinates, a wall being
 a ``#`` or a step off the drawn lines), h recomputed from scratch at every state by a breadth-first search over

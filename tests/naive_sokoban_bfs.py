@@ -1,4 +1,4 @@
-"""A plain-Python twin of ``fastspe.kernels.sokoban_search``: breadth-first search over (player, boxes) with no
+"""A plain-Python twin of ``fastspe.domains.sokoban.kernels.search``: breadth-first search over (player, boxes) with no
 pruning and no heuristic, layer by layer, keeping each state's fewest pushes within its layer.
 
 ``naive_solve(text)`` reads XSB itself (its own tiny parser) and returns (moves, pushes) of the move-optimal,

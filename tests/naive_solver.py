@@ -1,4 +1,4 @@
-"""A plain-Python exact solver for small layouts, standing in for ``fastspe.planners.solver.solve_boards`` in
+"""A plain-Python exact solver for small layouts, standing in for ``fastspe.domains.sliding.planners.solver.solve_boards`` in
 tests: one BFS from the goal (over every reachable board on 3 x 3, within ``RADIUS_4X4`` moves on
 larger boards), then a descent along the distances gives an optimal plan. Boards beyond the BFS
 radius are refused, so a 4 x 4 test keeps its depths at or below the radius."""
@@ -81,7 +81,7 @@ def optimal_plan(board: tuple, rows: int, cols: int, blocks: tuple) -> str:
 
 
 def solve_boards(boards, rows, cols, blocks, *, max_nodes=None, progress=None) -> NaiveSolved:
-    """The ``fastspe.planners.solver.solve_boards`` API on small layouts."""
+    """The ``fastspe.domains.sliding.planners.solver.solve_boards`` API on small layouts."""
     blocks = tuple(blocks)
     dist = distances_to_goal(rows, cols, blocks)
     boards = [tuple(int(v) for v in b) for b in np.asarray(boards)]

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank.acceptance import QuotaError
-from fastspe.bank.build import build_bank, build_cell, certificates
+from fastspe.domains.sliding.bank.acceptance import QuotaError
+from fastspe.domains.sliding.bank.build import build_bank, build_cell, certificates
 from fastspe.boundary.banks import BANK_COLUMNS
-from fastspe.boundary.bank_frames import pack_boards
-from fastspe.bank.design import Design, DesignCell, paper_design
+from fastspe.domains.sliding.bank.frames import pack_boards
+from fastspe.domains.sliding.bank.design import Design, DesignCell, paper_design
 from fastspe.domains.sliding.layout import Layout
-from fastspe.verify.bank import verify_bank
+from fastspe.domains.sliding.verify.bank import verify_bank
 
 from . import naive_bank as naive
 from .strategies import layouts
@@ -128,8 +128,8 @@ def test_every_generated_board_is_certified(layout, depth, seed):
 
 _HASH_SCRIPT = """
 import hashlib, numba
-from fastspe.bank.build import build_bank
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.design import paper_design
 bank = build_bank(paper_design(5))
 print(numba.get_num_threads(), hashlib.sha256(bank.to_json(orient="records").encode()).hexdigest())
 """
@@ -154,7 +154,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from fastspe.bank.build import read_bank, write_bank
+    from fastspe.domains.sliding.bank.build import read_bank, write_bank
     from fastspe.boundary.banks import board_matrix
 
     path = tmp_path / "bank.parquet"
@@ -171,7 +171,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
 
 def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
     """Plain int64 lists and no checksum: read with a warning, same boards."""
-    from fastspe.bank.build import read_bank
+    from fastspe.domains.sliding.bank.build import read_bank
 
     old = paper_bank.copy()
     for col in ("blocks", "initial", "goal"):
@@ -187,9 +187,9 @@ def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
 
 
 def test_mixed_board_sizes_round_trip(tmp_path):
-    from fastspe.bank.build import build_bank, read_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
     from fastspe.boundary.banks import board_matrix
-    from fastspe.bank.design import Design, DesignCell
+    from fastspe.domains.sliding.bank.design import Design, DesignCell
 
     design = Design(seed=1, cells=(DesignCell("a", Layout(3, 3, ()), 6, 5), DesignCell("b", Layout(4, 4, (5,)), 8, 5)))
     bank = build_bank(design)

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import build_bank
-from fastspe.planners.baselines import PLANNERS, RESPONSE_COLUMNS, answer_texts, baseline_responses, planner_name
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.planners.baselines import PLANNERS, RESPONSE_COLUMNS, answer_texts, baseline_responses, planner_name
+from fastspe.domains.sliding.bank.design import paper_design
 
 from .naive_planners import Grid, replay
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import fastspe
-from fastspe.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.errors import FastspeError, UserError, UserTypeError
 from fastspe.cli import main
 
@@ -26,7 +26,7 @@ DEEP = "[" * 3000 + "]" * 3000
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory):
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.design import paper_design
 
     root = tmp_path_factory.mktemp("errors")
     write_bank(build_bank(paper_design()).iloc[[0, 150]].reset_index(drop=True), root / "bank.parquet")

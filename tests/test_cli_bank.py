@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from fastspe.bank.build import read_bank
+from fastspe.domains.sliding.bank.build import read_bank
 from fastspe.cli import main
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fastspe.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.cli import main
 from fastspe.cli._common import plain
 
@@ -22,7 +22,7 @@ RED = "\x1b[31m"
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """A 4-board bank and oracle answers for it under two conditions, one holding an escape sequence."""
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.design import paper_design
 
     root = tmp_path_factory.mktemp("cli")
     bank = build_bank(paper_design()).iloc[[0, 150, 300, 399]].reset_index(drop=True)

@@ -66,10 +66,10 @@ def test_bank_build_writes_a_sokoban_bank_that_names_its_domain(tmp_path, capsys
     assert "boxes" in capsys.readouterr().out
     assert main(["bank", "build", "--domain", "sokoban", "--design", str(design), "--out",
                  str(tmp_path / "x.jsonl")]) == 2
-    if _has("fastspe.verify.sokoban_bank", "verify_sokoban_bank"):
+    if _has("fastspe.domains.sokoban.verify.bank", "verify_sokoban_bank"):
         assert main(["bank", "verify", str(out)]) == 0
         assert main(["bank", "verify", "--domain", "sliding", str(out)]) == 2
-    if _has("fastspe.domains.sokoban", "DOMAIN") and _has("fastspe.planners.sokoban_baselines"):
+    if _has("fastspe.domains.sokoban", "DOMAIN") and _has("fastspe.domains.sokoban.baselines"):
         log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
         assert main(["run", "--bank", str(out), "--model", "baseline:greedy", "--trials", "2", "--out", str(log)]) == 0
         assert main(["score", "--bank", str(out), "--responses", str(log), "--out", str(verdicts)]) == 0
@@ -136,7 +136,7 @@ def test_bank_build_levels_certifies_jsonl_and_xsb_collections(tmp_path, capsys)
                  str(tmp_path / "u.parquet")]) == 0
     assert [r["board_id"] for r in _bank_rows(tmp_path / "u.parquet")] == ["custom-000", "custom-001"]
     capsys.readouterr()
-    if _has("fastspe.verify.sokoban_bank", "verify_sokoban_bank"):
+    if _has("fastspe.domains.sokoban.verify.bank", "verify_sokoban_bank"):
         assert main(["bank", "verify", str(out2)]) == 0
     log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
     assert main(["run", "--bank", str(out), "--model", "baseline:oracle", "--out", str(log)]) == 0

@@ -138,7 +138,7 @@ def test_blank_first_goal_plans_replay_to_that_goal_on_the_board_as_given(capsys
 
 
 def test_blank_first_lengths_are_those_of_the_turned_board_and_the_default_is_blank_last(capsys):
-    from fastspe.planners.solver import solve
+    from fastspe.domains.sliding.planners.solver import solve
 
     korf_like = [3, 1, 2, 4, 0, 5, 6, 7, 8]
     turned = [0 if v == 0 else 9 - v for v in reversed(korf_like)]
@@ -163,7 +163,7 @@ def test_korf_instance_1_solves_as_printed(capsys):
 def test_heuristic_option_names_what_it_used_and_refuses_what_cannot_be(capsys, monkeypatch):
     assert main(["solve", "--board", "8 6 7 2 5 4 3 0 1", "--rows", "3", "--cols", "3", "--heuristic", "7-8"]) == 2
     assert "'7-8' is for the open 4x4 board" in capsys.readouterr().err
-    from fastspe.planners import pdb_packed
+    from fastspe.domains.sliding.planners import pdb_packed
 
     # the 7-8 files are absent: the announcement names their size and folder before any build (stubbed here)
     class Stop(Exception):

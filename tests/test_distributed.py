@@ -14,11 +14,11 @@ pytest.importorskip("distributed")
 
 import fastspe  # noqa: E402
 from fastspe.stats import intervals  # noqa: E402
-from fastspe.bank.build import build_bank_table, read_bank, write_bank  # noqa: E402
-from fastspe.planners.baselines import baseline_responses  # noqa: E402
+from fastspe.domains.sliding.bank.build import build_bank_table, read_bank, write_bank  # noqa: E402
+from fastspe.domains.sliding.planners.baselines import baseline_responses  # noqa: E402
 from fastspe.boundary.banks import read_bank_table  # noqa: E402
 from fastspe.cli import main  # noqa: E402
-from fastspe.bank.design import Design, DesignCell, paper_design  # noqa: E402
+from fastspe.domains.sliding.bank.design import Design, DesignCell, paper_design  # noqa: E402
 from fastspe.distributed import Proposals, cluster, executor, ordered_map  # noqa: E402
 from fastspe.boundary.files import write_table  # noqa: E402
 from fastspe.domains.sliding.layout import Layout  # noqa: E402

@@ -9,8 +9,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from fastspe.bank.build import build_bank
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary.banks import check_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.verdict_schema import SCHEMA_KEY, VERDICT_TYPES, verdict_schema, verdict_types
@@ -18,7 +18,7 @@ from fastspe.boundary.verdicts import stratum_of, verdict_columns, VERDICT_COLUM
 from fastspe.domains.registry import DOMAIN_KEY, domain_name_of, domain_named, with_domain
 from fastspe.domains.sliding.domain import DOMAIN as SLIDING
 from fastspe.errors import UserError
-from fastspe.kernels.replay import replay_plans
+from fastspe.domains.sliding.kernels.replay import replay_plans
 from fastspe.scoring.parse_column import parse_column
 from fastspe.scoring.score import bank_tables
 

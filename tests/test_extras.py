@@ -7,10 +7,10 @@ import sys
 import pytest
 
 from fastspe import extras
-from fastspe.bank.build import build_bank, write_bank
-from fastspe.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.cli import main
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary.files import write_table
 
 

@@ -29,9 +29,9 @@ def long_name(i: int) -> str:
 @pytest.fixture(scope="module")
 def scored():
     """Paper-design verdicts and metrics of the five baselines, the conditions named ``b0``..``b4``."""
-    from fastspe.bank.build import build_bank
-    from fastspe.planners.baselines import baseline_responses
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.domains.sliding.planners.baselines import baseline_responses
+    from fastspe.domains.sliding.bank.design import paper_design
     from fastspe.stats.intervals import bootstrap_intervals
     from fastspe.stats.metrics import board_sums
     from fastspe.scoring.score import score_responses

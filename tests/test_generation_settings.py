@@ -154,7 +154,7 @@ def test_slash_model_runs_and_resumes_as_one_condition(server, bank, tmp_path, c
 
 
 def test_baseline_seed_stays_the_planner_seed(bank, tmp_path):
-    pytest.importorskip("fastspe.planners.baselines")
+    pytest.importorskip("fastspe.domains.sliding.planners.baselines")
     out = tmp_path / "b.jsonl"
     args = ["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", "baseline/random", "--out", str(out),
             "--trials", "1"]
@@ -291,8 +291,8 @@ def test_any_json_that_is_not_an_object_is_refused(value):
 
 
 def test_model_options_with_a_baseline_are_refused(tmp_path, capsys):
-    from fastspe.bank.build import build_bank, write_bank
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.design import paper_design
 
     bank = tmp_path / "bank.parquet"
     write_bank(build_bank(paper_design()).head(2), bank)

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     """A bank and three 'checkpoints' of one model (baseline planners renamed), and another bank."""
-    from fastspe.bank.build import build_bank, write_bank
-    from fastspe.planners.baselines import baseline_responses
+    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.planners.baselines import baseline_responses
     from fastspe.boundary.verdicts import write_verdicts
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.design import paper_design
     from fastspe.scoring.score import score_responses
 
     folder = tmp_path_factory.mktemp("history")

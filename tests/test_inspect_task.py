@@ -18,10 +18,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalError, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from fastspe.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.cli import main
-from fastspe.planners.baselines import baseline_responses
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.inspect_task import (PROVENANCE, bank_samples, import_log, responses_from_log, sliding_puzzles,
                                   verdict_of)
 from fastspe.boundary.responses import read_responses

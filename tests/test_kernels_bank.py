@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastspe.kernels import rng
-from fastspe.kernels.graph import board_h, boards_h
-from fastspe.kernels.walks import propose_walks
+from fastspe.domains.sliding.kernels.graph import board_h, boards_h
+from fastspe.domains.sliding.kernels.walks import propose_walks
 from fastspe.domains.sliding.layout import Layout
 
 from . import naive_bank as naive

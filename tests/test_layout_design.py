@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from fastspe.bank.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
+from fastspe.domains.sliding.bank.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
 from fastspe.domains.sliding.layout import Layout
 
 

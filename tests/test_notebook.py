@@ -13,7 +13,7 @@ NOTEBOOK = ROOT / "notebooks" / "pipeline.ipynb"
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("fastspe.planners.baselines") is None, reason="fastspe.planners.baselines not written yet")
+@pytest.mark.skipif(importlib.util.find_spec("fastspe.domains.sliding.planners.baselines") is None, reason="fastspe.domains.sliding.planners.baselines not written yet")
 def test_pipeline_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -278,7 +278,7 @@ def _solve():
 
 
 def _boards():
-    from fastspe.planners.solver import solve_boards
+    from fastspe.domains.sliding.planners.solver import solve_boards
 
     boards = np.array([[1, 2, 3, 4, 0, 5, 7, 8, 6], [8, 6, 7, 2, 5, 4, 3, 0, 1]], dtype=np.int8)
     r = solve_boards(boards, 3, 3)
@@ -286,8 +286,8 @@ def _boards():
 
 
 def _bank():
-    from fastspe.bank.build import build_bank
-    from fastspe.bank.design import design_from_dict
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.domains.sliding.bank.design import design_from_dict
 
     return build_bank(design_from_dict(DESIGN))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = "import fastspe._numba as n, fastspe.kernels.graph as g; print(n.CACHE, g.bfs_distances._cache.__class__.__name__)"
+SCRIPT = "import fastspe._numba as n, fastspe.domains.sliding.kernels.graph as g; print(n.CACHE, g.bfs_distances._cache.__class__.__name__)"
 
 
 @pytest.mark.parametrize("value, cached", [(None, True), ("0", False), ("off", False), ("1", True)])

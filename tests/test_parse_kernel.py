@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.kernels.replay import INVALID_CODE
+from fastspe.domains.sliding.kernels.replay import INVALID_CODE
 from fastspe.scoring.parse_reference import parse_answer
 from fastspe.scoring.parse_column import MODE_EXACT, MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 

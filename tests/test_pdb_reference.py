@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from fastspe.domains.sliding.layout import Layout
-from fastspe.kernels.pdb import placements
-from fastspe.kernels.search import MAX_DEPTH, bounded_dfs
-from fastspe.planners import solver as solver_module
-from fastspe.planners.pdb import build_table, pattern_databases
-from fastspe.planners.solver import solve, solve_boards
+from fastspe.domains.sliding.kernels.pdb import placements
+from fastspe.domains.sliding.kernels.search import MAX_DEPTH, bounded_dfs
+from fastspe.domains.sliding.planners import solver as solver_module
+from fastspe.domains.sliding.planners.pdb import build_table, pattern_databases
+from fastspe.domains.sliding.planners.solver import solve, solve_boards
 
 from . import naive_pdb as ref
 from . import naive_search as naive
@@ -39,7 +39,7 @@ def test_tables_match_an_independent_zero_one_bfs(side, tiles):
 
 def kernel_iterations(tables, board):
     """[(bound, nodes)] of the serial kernel, one ``bounded_dfs`` call per IDA* iteration."""
-    from fastspe.kernels.search import _unpack
+    from fastspe.domains.sliding.kernels.search import _unpack
 
     packed = np.array(board, dtype=np.int8)
     bound, out = tables.h(packed), []

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from fastspe.domains.sliding.layout import Layout
 from fastspe.errors import UserError
-from fastspe.kernels.pdb import placements, unrank_placement
-from fastspe.kernels.search import ida_star_boards
-from fastspe.planners import pdb_packed
-from fastspe.planners.pdb import assemble_databases, build_table, free_neighbours, pattern_databases
-from fastspe.planners.solver import search_tables, solve, solve_boards
+from fastspe.domains.sliding.kernels.pdb import placements, unrank_placement
+from fastspe.domains.sliding.kernels.search import ida_star_boards
+from fastspe.domains.sliding.planners import pdb_packed
+from fastspe.domains.sliding.planners.pdb import assemble_databases, build_table, free_neighbours, pattern_databases
+from fastspe.domains.sliding.planners.solver import search_tables, solve, solve_boards
 
 from . import naive_pdb, naive_search
 from .threads import digests_by_thread_count
@@ -83,7 +83,7 @@ def twin_values(rows, cols, blocks, tiles):
     free = int((~layout.blocked).sum())
     table = naive_pdb.pattern_table(rows, cols, blocks, tiles)
     out = np.full(placements(free, len(tiles)), -1, dtype=np.int64)
-    from fastspe.kernels.pdb import rank_placement  # the index only; the values are the twin's
+    from fastspe.domains.sliding.kernels.pdb import rank_placement  # the index only; the values are the twin's
 
     for cells, value in table.items():
         out[rank_placement(np.array([index[c] for c in cells], dtype=np.int64), len(tiles), free)] = value
@@ -128,7 +128,7 @@ def test_an_8_tile_sweep_equals_the_byte_table():
 
 def test_build_does_not_depend_on_threads():
     script = ("import hashlib, numba; from fastspe.domains.sliding.layout import Layout; "
-              "from fastspe.planners.pdb_packed import build_packed; "
+              "from fastspe.domains.sliding.planners.pdb_packed import build_packed; "
               "b = build_packed(Layout(4, 4, ()), (1, 2, 3, 5, 6)); "
               "print(numba.get_num_threads(), hashlib.sha256(b.tobytes()).hexdigest())")
     digests = digests_by_thread_count(script)
@@ -207,7 +207,7 @@ def test_auto_uses_the_7_8_tables_once_present(monkeypatch):
     layout = Layout(4, 4, ())
     stand_in = ((10, 11, 13, 14, 15), (1, 2, 5, 6, 9))
     monkeypatch.setattr(pdb_packed, "strong_partition", lambda lay: stand_in if lay == layout else None)
-    from fastspe.planners import solver as solver_module
+    from fastspe.domains.sliding.planners import solver as solver_module
 
     monkeypatch.setattr(solver_module, "strong_partition", pdb_packed.strong_partition)
     monkeypatch.setattr(solver_module, "_TABLES", {})

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.bank.build import build_bank
-from fastspe.boundary.bank_frames import pack_boards
-from fastspe.planners.baselines import PLANNERS, baseline_responses, board_keys
-from fastspe.bank.design import design_from_dict, paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.frames import pack_boards
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses, board_keys
+from fastspe.domains.sliding.bank.design import design_from_dict, paper_design
 from fastspe.kernels import rng
-from fastspe.kernels.planners import plan_baselines
+from fastspe.domains.sliding.kernels.planners import plan_baselines
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 
 from .naive_planners import Grid, naive_plan, random_below, stream_key

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import build_bank
+from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.cli import main
 from fastspe.cli.progress import LineProgress, Stages, counts_text, progress
-from fastspe.bank.design import paper_design
-from fastspe.verify.bank import verify_bank
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.verify.bank import verify_bank
 
 
 class Clock:
@@ -119,7 +119,7 @@ def test_stages_open_one_display_per_stage(monkeypatch, capsys):
 
 
 def test_verify_bank_reports_slices_and_finds_repeats_across_them(monkeypatch):
-    import fastspe.verify.bank as vb
+    import fastspe.domains.sliding.verify.bank as vb
 
     bank = build_bank(paper_design()).iloc[:60].reset_index(drop=True)
     monkeypatch.setattr(vb, "SLICE", 7)

@@ -104,8 +104,8 @@ def test_bad_boards_say_what_is_wrong():
 
 
 def test_bank_rows_render():
-    from fastspe.bank.build import build_bank
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.domains.sliding.bank.design import paper_design
 
     bank = build_bank(paper_design())
     blocked = bank[bank["k"] > 0].iloc[0]

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.kernels.replay import ERROR_NAMES, STATUS_NAMES, key_layout, replay_plans
+from fastspe.domains.sliding.kernels.replay import ERROR_NAMES, STATUS_NAMES, key_layout, replay_plans
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
-from fastspe.kernels.graph import board_h
+from fastspe.domains.sliding.kernels.graph import board_h
 from fastspe.scoring.score import bank_tables, encode_moves
 from .naive_replay import naive_distances, naive_replay
 from .strategies import layouts

@@ -184,9 +184,9 @@ def test_heatmap_columns_and_scale():
 
 
 def test_cli_end_to_end(tmp_path):
-    from fastspe.bank.build import build_bank, write_bank
-    from fastspe.planners.baselines import baseline_responses
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.planners.baselines import baseline_responses
+    from fastspe.domains.sliding.bank.design import paper_design
     from fastspe.scoring.score import score_responses, write_verdicts
 
     bank = build_bank(paper_design())
@@ -318,8 +318,8 @@ def test_user_text_stays_inert_in_every_output(tmp_path, bank):
 
 
 def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
-    from fastspe.bank.build import build_bank, write_bank
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.design import paper_design
 
     bank_path, log = tmp_path / "bank.parquet", tmp_path / "run.jsonl"
     write_bank(build_bank(paper_design()).iloc[::10].reset_index(drop=True), bank_path)

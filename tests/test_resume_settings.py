@@ -198,7 +198,7 @@ def test_baseline_batches_a_crash_loses_only_the_batch_being_written(bank, tmp_p
 
 @pytest.mark.parametrize("planner", ["oracle", "greedy", "detour", "noisy", "random"])
 def test_baseline_slices_give_the_answers_of_one_pass(paper_bank, tmp_path, monkeypatch, planner):
-    from fastspe.planners.baselines import baseline_responses
+    from fastspe.domains.sliding.planners.baselines import baseline_responses
 
     bank = paper_bank.iloc[::13].reset_index(drop=True)  # every layout size and depth, several cohorts
     monkeypatch.setattr(engine, "BASELINE_BATCH", 7)  # slices of 2 boards, cutting across layouts

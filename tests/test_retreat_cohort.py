@@ -1,5 +1,5 @@
 """Retreat cohorts: design cells with d* - h > 0, built through an exact solver (here the plain-Python
-BFS of ``tests.naive_solver`` in place of ``fastspe.planners.solver``), checked, verified and tabulated."""
+BFS of ``tests.naive_solver`` in place of ``fastspe.domains.sliding.planners.solver``), checked, verified and tabulated."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-import fastspe.bank.search as bank_search
-import fastspe.verify.bank as verify_module
-from fastspe.bank.acceptance import QuotaError
-from fastspe.bank.build import bank_to_table, build_bank, build_bank_table, read_bank, write_bank
+import fastspe.domains.sliding.bank.search as bank_search
+import fastspe.domains.sliding.verify.bank as verify_module
+from fastspe.domains.sliding.bank.acceptance import QuotaError
+from fastspe.domains.sliding.bank.build import bank_to_table, build_bank, build_bank_table, read_bank, write_bank
 from fastspe.boundary.banks import check_bank_table
 from fastspe.boundary.errors import InputError
-from fastspe.bank.design import DesignCell, design_from_dict
-from fastspe.kernels.walks import propose_random_walks
+from fastspe.domains.sliding.bank.design import DesignCell, design_from_dict
+from fastspe.domains.sliding.kernels.walks import propose_random_walks
 from fastspe.domains.sliding.layout import Layout
-from fastspe.report.retreat import bank_retreats, retreat_table
-from fastspe.verify.bank import verify_bank
-from fastspe.verify.optimal import optimality
+from fastspe.domains.sliding.retreat_table import bank_retreats, retreat_table
+from fastspe.domains.sliding.verify.bank import verify_bank
+from fastspe.domains.sliding.verify.optimal import optimality
 
 from . import naive_bank, naive_solver
 from .test_metrics import numbered, verdict
@@ -335,7 +335,7 @@ def test_retreat_table_order_and_absence():
 
 
 def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
-    from fastspe.planners.baselines import baseline_responses
+    from fastspe.domains.sliding.planners.baselines import baseline_responses
     from fastspe.boundary.verdicts import write_verdicts
     from fastspe.cli import main
     from fastspe.scoring.score import score_responses

@@ -8,10 +8,10 @@ import pyarrow as pa
 import pytest
 
 import fastspe
-from fastspe.bank.build import build_bank
-from fastspe.planners.baselines import baseline_responses
-from fastspe.bank.design import paper_design
-from fastspe.kernels.replay import ERROR_NAMES, STATUS_NAMES
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.kernels.replay import ERROR_NAMES, STATUS_NAMES
 from fastspe.scoring.parse_column import MODE_NAMES
 from fastspe.scoring.score import score_responses
 

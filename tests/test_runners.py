@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncated
-from fastspe.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.prompt import PROMPT_SHA256, render_prompt
 from fastspe.boundary.responses import read_responses
@@ -39,7 +39,7 @@ ATTEMPT_FIELDS = {"board_id", "condition", "trial", "response", "trial_id", "att
 
 @pytest.fixture(scope="module")
 def paper_bank():
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.design import paper_design
     return build_bank(paper_design())
 
 
@@ -699,7 +699,7 @@ def test_run_log_scores(server, bank, tmp_path):
 # --- baseline provider -----------------------------------------------------------------------------------------
 
 def test_baseline_provider(bank, tmp_path, capsys):
-    pytest.importorskip("fastspe.planners.baselines")
+    pytest.importorskip("fastspe.domains.sliding.planners.baselines")
     bank_file = str(_bank_file(bank, tmp_path))
     out = tmp_path / "b.jsonl"
     args = ["run", "--bank", bank_file, "--model", "baseline:oracle", "--out", str(out), "--trials", "2"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import write_bank
+from fastspe.domains.sliding.bank.build import write_bank
 from fastspe.boundary.banks import BANK_COLUMNS
 from fastspe.cli import main
 from fastspe.domains.sliding.layout import Layout
@@ -143,8 +143,8 @@ def test_paper_bank_certificates_are_complete_and_optimal(paper_bank):
 
 @pytest.fixture(scope="module")
 def paper_bank():
-    from fastspe.bank.build import build_bank
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.domains.sliding.bank.design import paper_design
 
     return build_bank(paper_design())
 

@@ -9,11 +9,11 @@ import types
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import build_bank, write_bank
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary.verdicts import read_verdicts
 from fastspe.cli import main
-from fastspe.planners.baselines import baseline_responses
+from fastspe.domains.sliding.planners.baselines import baseline_responses
 
 
 @pytest.fixture(scope="module")

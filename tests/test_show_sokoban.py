@@ -14,14 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fastspe.bank.build import read_bank
+from fastspe.domains.sliding.bank.build import read_bank
 from fastspe.boundary.verdicts import read_verdicts, write_verdicts
 from fastspe.cli import main
-from fastspe.planners.sokoban_baselines import sokoban_baseline_responses
-from fastspe.report.sokoban_viewer import sokoban_trace, sokoban_trace_lines
+from fastspe.domains.sokoban.baselines import sokoban_baseline_responses
+from fastspe.domains.sokoban.viewer import sokoban_trace, sokoban_trace_lines
 from fastspe.report.viewer_html import trace_page
 from fastspe.scoring.score import score_responses
-from fastspe.verify.sokoban_replay import bank_levels, replay_sokoban
+from fastspe.domains.sokoban.verify.replay import bank_levels, replay_sokoban
 
 REPO = Path(__file__).resolve().parents[1]
 ONE = "#####\n#@$.#\n#####"

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import fastspe.bank.sokoban as sokoban
-from fastspe.bank.acceptance import QuotaError
-from fastspe.bank.sokoban import (SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
+import fastspe.domains.sokoban.bank as sokoban
+from fastspe.domains.sliding.bank.acceptance import QuotaError
+from fastspe.domains.sokoban.bank import (SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
                                   load_sokoban_design, sokoban_design_from_dict, xsb_text)
 from fastspe.domains.sokoban.columns import BANK_COLUMNS
 from fastspe.domains.sokoban.level import parse_level
 from fastspe.errors import UserError
-from fastspe.planners.sokoban import solve_level
-from fastspe.verify.sokoban_bank import fewest_moves, read_xsb, verify_sokoban_bank
+from fastspe.domains.sokoban.solver import solve_level
+from fastspe.domains.sokoban.verify.bank import fewest_moves, read_xsb, verify_sokoban_bank
 
 from .naive_sokoban_bfs import naive_solve
 from .threads import digests_by_thread_count
@@ -101,7 +101,7 @@ def test_bit_identical_for_a_seed(small_bank):
 
 def test_bit_identical_at_any_thread_count():
     script = ("import hashlib, json, numba\n"
-              "from fastspe.bank.sokoban import build_sokoban_bank, sokoban_design_from_dict\n"
+              "from fastspe.domains.sokoban.bank import build_sokoban_bank, sokoban_design_from_dict\n"
               f"t = build_sokoban_bank(sokoban_design_from_dict({SMALL!r}))\n"
               "print(numba.get_num_threads(), hashlib.sha256(json.dumps(t.to_pylist()).encode()).hexdigest())\n")
     digests = digests_by_thread_count(script)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fastspe.domains.sokoban import parse_level
 from fastspe.errors import UserError
-from fastspe.planners.sokoban_baselines import greedy_plan, sokoban_baseline_responses, sokoban_planner_name
+from fastspe.domains.sokoban.baselines import greedy_plan, sokoban_baseline_responses, sokoban_planner_name
 from .naive_sokoban import naive_replay
 from .sokoban_strategies import level_and_plan
 

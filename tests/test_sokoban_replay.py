@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from fastspe.domains.base import STATUS_NAMES
 from fastspe.domains.sokoban import DOMAIN, pack_levels, pack_table, parse_level
 from fastspe.errors import UserError
-from fastspe.kernels.sokoban_replay import ERROR_NAMES, replay_levels
+from fastspe.domains.sokoban.kernels.replay import ERROR_NAMES, replay_levels
 from .naive_sokoban import naive_replay
 from .sokoban_strategies import level_and_plan
 

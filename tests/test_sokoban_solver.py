@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from fastspe.domains.sokoban.level import STEPS, parse_level
 from fastspe.errors import UserError
-from fastspe.kernels.sokoban_search import FOUND, OVER_BOUND, search
-from fastspe.planners.sokoban import SokobanUnsolved, solve_level, solve_level_record, solve_levels
-from fastspe.verify.sokoban_bank import read_xsb, replay
+from fastspe.domains.sokoban.kernels.search import FOUND, OVER_BOUND, search
+from fastspe.domains.sokoban.solver import SokobanUnsolved, solve_level, solve_level_record, solve_levels
+from fastspe.domains.sokoban.verify.bank import read_xsb, replay
 
 from .naive_sokoban_bfs import naive_solve
 

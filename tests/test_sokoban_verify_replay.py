@@ -1,4 +1,4 @@
-"""The independent Sokoban replay verifier (fastspe.verify.sokoban_replay) against the twin and the kernel's level."""
+"""The independent Sokoban replay verifier (fastspe.domains.sokoban.verify.replay) against the twin and the kernel's level."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from fastspe.domains.sokoban import parse_level
 from fastspe.errors import UserError
-from fastspe.verify.sokoban_replay import SokobanBoard, SokobanRoom, bank_levels, replay_sokoban as replay
+from fastspe.domains.sokoban.verify.replay import SokobanBoard, SokobanRoom, bank_levels, replay_sokoban as replay
 from .naive_sokoban import naive_replay
 from .sokoban_strategies import level_and_plan
 

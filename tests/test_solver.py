@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.planners import pdb as pdb_module
-from fastspe.planners import solver as solver_module
+from fastspe.domains.sliding.planners import pdb as pdb_module
+from fastspe.domains.sliding.planners import solver as solver_module
 from fastspe.domains.sliding.layout import Layout
-from fastspe.planners.pdb import pattern_databases
-from fastspe.planners.solver import SearchLimit, UnsolvableBoard, solve, solve_boards
+from fastspe.domains.sliding.planners.pdb import pattern_databases
+from fastspe.domains.sliding.planners.solver import SearchLimit, UnsolvableBoard, solve, solve_boards
 
 from . import naive_search as naive
 from .threads import digests_by_thread_count
@@ -125,8 +125,8 @@ def test_korf_instances_solve_to_their_published_optima():
 
 
 def test_paper_bank_boards_solve_to_their_certified_depth():
-    from fastspe.bank.build import build_bank
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.domains.sliding.bank.design import paper_design
 
     bank = build_bank(paper_design())
     for blocks, part in bank.groupby(bank["blocks"].map(tuple)):
@@ -259,7 +259,7 @@ def test_pdb_build_reports_progress():
 THREAD_SCRIPT = """
 import hashlib, numba, random
 import numpy as np
-from fastspe.planners.solver import solve, solve_boards
+from fastspe.domains.sliding.planners.solver import solve, solve_boards
 from tests import naive_search as naive
 rng = random.Random(3)
 boards = np.array([naive.random_walk(4, 4, (5, 10), rng.randrange(20, 40), rng) for _ in range(12)], dtype=np.int8)

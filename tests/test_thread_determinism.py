@@ -7,9 +7,9 @@ from .threads import digests_by_thread_count
 SCRIPT = """
 import hashlib, numba
 import pandas as pd
-from fastspe.bank.build import build_bank
-from fastspe.planners.baselines import PLANNERS, baseline_responses
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.scoring.score import score_responses
 bank = build_bank(paper_design())
 answers = pd.concat([baseline_responses(bank, p, trials=2, seed=4) for p in PLANNERS], ignore_index=True)
@@ -26,10 +26,10 @@ def test_answers_and_verdicts_do_not_depend_on_threads():
 STREAM_SCRIPT = """
 import hashlib, numba, tempfile, os
 import pandas as pd
-from fastspe.bank.build import build_bank, write_bank
-from fastspe.planners.baselines import PLANNERS, baseline_responses
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
 from fastspe.boundary.banks import read_bank_table
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.scoring.score import score_file
 bank = build_bank(paper_design())
 answers = pd.concat([baseline_responses(bank, p, trials=2, seed=4) for p in PLANNERS], ignore_index=True)

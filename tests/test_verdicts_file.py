@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fastspe.scoring import score
-from fastspe.bank.build import build_bank
-from fastspe.planners.baselines import baseline_responses
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
 from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts, read_verdicts, write_verdicts
-from fastspe.bank.design import Design, DesignCell
+from fastspe.domains.sliding.bank.design import Design, DesignCell
 from fastspe.domains.sliding.layout import Layout
 from fastspe.stats.metrics import board_sums, compute_metrics
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fastspe.bank.build import build_bank
-from fastspe.bank.design import paper_design
-from fastspe.verify.bank import verify_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.domains.sliding.bank.design import paper_design
+from fastspe.domains.sliding.verify.bank import verify_bank
 
 
 @pytest.fixture()

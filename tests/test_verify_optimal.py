@@ -9,12 +9,12 @@ import random
 import pandas as pd
 import pytest
 
-import fastspe.bank.search as bank_search
-from fastspe.bank.build import build_bank, write_bank
+import fastspe.domains.sliding.bank.search as bank_search
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.cli import main
-from fastspe.bank.design import design_from_dict
-from fastspe.verify.bank import OPTIMALITY_BOUND, verify_bank
-from fastspe.verify.optimal import optimality, shorter_plan
+from fastspe.domains.sliding.bank.design import design_from_dict
+from fastspe.domains.sliding.verify.bank import OPTIMALITY_BOUND, verify_bank
+from fastspe.domains.sliding.verify.optimal import optimality, shorter_plan
 
 from . import naive_solver
 
@@ -121,7 +121,7 @@ def test_cli_a_proper_deep_bank(bank_with_deep_boards, capsys):
 
 
 def test_a_4x4_deep_board_with_a_longer_certificate(tmp_path, capsys):
-    from fastspe.bank.design import paper_design
+    from fastspe.domains.sliding.bank.design import paper_design
 
     bank = build_bank(paper_design()).iloc[::20].copy()  # 20 boards, d* from 10 to 60
     bank["certificate_kind"], bank["retreat"] = "search", 0

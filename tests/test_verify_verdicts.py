@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.planners.baselines import PLANNERS, baseline_responses
-from fastspe.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
+from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.cli import main
-from fastspe.bank.design import paper_design
+from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.scoring.score import score_responses
 from fastspe.verify.verdicts import bank_boards, compare_verdicts
 

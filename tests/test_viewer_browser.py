@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from fastspe.domains.sliding.layout import Layout
-from fastspe.report.viewer import plan_trace, replay_moves
+from fastspe.domains.sliding.viewer import plan_trace, replay_moves
 from fastspe.report.viewer_html import write_trace_page
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
@@ -87,7 +87,7 @@ def test_the_page_loads_and_the_slider_walks_every_step(browser, tmp_path):
 def test_the_sokoban_page_draws_the_level_of_every_step(browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
 
-    from fastspe.report.sokoban_viewer import sokoban_trace
+    from fastspe.domains.sokoban.viewer import sokoban_trace
 
     level = "#######\n#@$ . #\n# $ . #\n#######"
     row = {"board_id": "two", "condition": EVIL, "trial": 0, "moves": "DURRRR"}  # a revisit, pushes, a blocked push

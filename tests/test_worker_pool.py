@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 import fastspe
-from fastspe.bank.build import build_bank_table, write_bank
-from fastspe.bank.design import Design, DesignCell, paper_design
+from fastspe.domains.sliding.bank.build import build_bank_table, write_bank
+from fastspe.domains.sliding.bank.design import Design, DesignCell, paper_design
 from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.files import write_table
 from fastspe.distributed import Proposals, executor, ordered_map
 from fastspe.domains.sliding.layout import Layout
-from fastspe.planners.baselines import baseline_responses
+from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.scoring.score import score_file
 from fastspe.stats import intervals
 from fastspe.stats.metrics import board_sums

@@ -206,7 +206,8 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     Parameters
     ----------
     path : str or Path
-    bank : DataFrame, optional; when given, every ``board_id`` must be one of its boards
+    bank : a ``Bank`` or a DataFrame with ``board_id``, optional; when given, every ``board_id`` must be one of its
+        boards
     skip_invalid : bool; report bad lines (warning and ``attrs["invalid"]``) and keep the rest
 
     Returns
@@ -311,6 +312,7 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
         bad.loc[dup] = [f"duplicate output (condition {c!r}, board_id {b!r}, trial {t}); first seen at "
                         f"{problems.unit} {p}" for (c, b, t), p in zip(df.loc[dup, KEY].itertuples(index=False), at)]
     if bank is not None:
+        bank = getattr(bank, "frame", bank)  # a Bank's rows
         unknown = ~df["board_id"].isin(bank["board_id"].astype(str))
         bad = bad.mask(unknown & (bad == ""), "unknown board_id " + df["board_id"].map(repr)
                        + "; it is not in the bank (score against the bank the responses were made from)")

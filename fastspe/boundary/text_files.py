@@ -1,7 +1,7 @@
 """Small text files that people write by hand: a bank design (JSON), a labels file (CSV or JSON).
 
 Only the reading is here; what the text must say is checked by the module that knows its meaning
-(``fastspe.bank.design``, ``fastspe.report.labels``).
+(``fastspe.domains.sliding.bank.design``, ``fastspe.report.labels``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..domains.registry import domain_name_of, domain_named, with_domain
+from ..domains.contract import STRATUM
+from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domain
 from .errors import InputError
 
 __all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES", "JSON_TEXT", "verdict_types", "verdict_schema",
@@ -36,7 +37,7 @@ TEXT, INT, FLOAT, FLAG = pa.string(), pa.int64(), pa.float64(), pa.bool_()
 TIME = pa.timestamp("ms", tz="UTC")  # the runners write ISO 8601 to the millisecond, in UTC
 
 VERDICT_TYPES = {
-    "board_id": TEXT, "condition": TEXT, "trial": INT, "cohort": TEXT, "k": INT, "layout": TEXT, "depth": INT,
+    "board_id": TEXT, "condition": TEXT, "trial": INT, "cohort": TEXT, STRATUM: INT, "layout": TEXT, "depth": INT,
     "L": INT, "status": TEXT, "error_kind": TEXT, "first_error": INT, "parse_mode": TEXT, "normalization": TEXT,
     "multiple_moves": FLAG, "truncated": FLAG, "final_h": INT, "min_h": INT, "revisits": INT, "goal_midway": FLAG,
     "optimal": FLAG, "economy": FLOAT, "excess": FLOAT, "moves": TEXT}
@@ -54,15 +55,14 @@ JSON_TEXT = ("stop", "extra_body")  # a list and an object in the log: JSON text
 UNSET = {"economy": float("nan"), "excess": float("nan"), "error_kind": "", "first_error": -1}
 
 
-def verdict_types(domain: str = "sliding") -> dict[str, pa.DataType]:
-    """``VERDICT_TYPES`` with the second stratum named as ``domain`` names it (``k``, ``boxes``), in k's place."""
+def verdict_types(domain=DEFAULT_DOMAIN) -> dict[str, pa.DataType]:
+    """``VERDICT_TYPES`` with the second stratum named as ``domain`` (a name or ``Domain``) names it."""
     stratum = domain_named(domain).stratum
-    return {stratum if n == "k" else n: t for n, t in VERDICT_TYPES.items()}
+    return {stratum if n == STRATUM else n: t for n, t in VERDICT_TYPES.items()}
 
 
-def verdict_schema(extra: pa.Schema | None = None, domain: str = "sliding") -> pa.Schema:
-    """The fixed fields, then ``extra``'s other fields, with the version (and the domain, but for the sliding
-    puzzle's files, which stay as they were) in the metadata."""
+def verdict_schema(extra: pa.Schema | None = None, domain=DEFAULT_DOMAIN) -> pa.Schema:
+    """The fixed fields, then ``extra``'s other fields, with the version and the domain in the metadata."""
     fixed = verdict_types(domain)
     fields = [pa.field(n, t) for n, t in {**fixed, **METADATA_TYPES}.items()]
     fields += [f for f in (extra or []) if f.name not in fixed and f.name not in METADATA_TYPES]
@@ -114,14 +114,15 @@ def _cast(column, name: str, kind: pa.DataType, source):
                          f"({str(exc).strip().splitlines()[0][:200]})") from None
 
 
-def typed_verdicts(table: pa.Table, source="verdicts") -> pa.Table:
+def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
     """A verdicts table (in-memory conventions) in the file's schema: fixed columns in their types, absent
     metadata as nulls, undefined values as nulls, then the table's other columns as they are.
 
-    Raises ``InputError`` naming ``source`` when a metadata value cannot take its column's type (a
-    ``max_tokens`` of 1.5, a ``timestamp`` that is not ISO 8601).
+    ``domain``: the verdicts' (default: the one the table records, else the default domain). Raises ``InputError``
+    naming ``source`` when a metadata value cannot take its column's type (a ``max_tokens`` of 1.5, a ``timestamp``
+    that is not ISO 8601).
     """
-    domain = domain_name_of(table)
+    domain = domain_named(domain or name_in(table) or DEFAULT_DOMAIN)
     fixed = verdict_types(domain)
     schema = verdict_schema(table.schema, domain)
     columns = []

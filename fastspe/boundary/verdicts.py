@@ -12,8 +12,13 @@ A verdicts table feeds every number fastspe prints, so it is checked whole befor
   instrument that "repaired" it would print numbers from a file nobody wrote). The replay's other
   invariants hold too (an illegal plan has an error kind and a first error inside the plan, ``moves``
   has one character per action, a complete plan is no shorter than the certified depth), and a
-  board's cohort, k, layout and depth are the same on all of its rows;
-- against a bank, when one is given: every board is the bank's, with the bank's depth, cohort and k.
+  board's cohort, second stratum, layout and depth are the same on all of its rows;
+- against a bank, when one is given: the bank is of the verdicts' domain, and every board is the bank's, with the
+  bank's depth, cohort and second stratum.
+
+The columns are the domain's (``Domain.named``: the second stratum is ``k`` for the sliding puzzle, ``boxes`` for
+Sokoban); the domain is resolved once, where a table comes in: a file's metadata (``fastspe.domain``), else the bank
+it is checked against, else the one given, else the default domain.
 
 Every problem is an ``InputError`` reading ``FILE: row N (board_id X): what is wrong`` (``line N`` in a
 CSV, the header being line 1). All checks are whole-column NumPy/pandas operations, no Python loop per
@@ -36,23 +41,26 @@ import pandas as pd
 import pyarrow as pa
 
 from .files import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
-from ..domains.registry import domain_name_of, domain_named
-from ..kernels.replay import STATUS_NAMES
+from ..domains.codes import STATUS_NAMES
+from ..domains.contract import STRATUM, Domain
+from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in
 from .errors import InputError, input_error
 from .parquet import read_parquet, write_parquet
 from .verdict_schema import VERDICT_TYPES, typed_verdicts, verdict_frame
 
-__all__ = ["VERDICT_COLUMNS", "KEY", "Verdicts", "stratum_of", "verdict_columns", "board_info", "check_verdicts", "as_verdicts", "check_metric_inputs",
-           "check_against_bank", "read_verdicts", "write_verdicts"]
+__all__ = ["VERDICT_COLUMNS", "KEY", "FRAME_DOMAIN", "Verdicts", "verdicts_domain", "verdict_columns", "board_info",
+           "check_verdicts", "as_verdicts", "check_metric_inputs", "check_against_bank", "read_verdicts",
+           "write_verdicts"]
 
-VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema
+VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema; STRATUM: the domain's
 KEY = ["condition", "board_id", "trial"]
-BOARD_INFO = ["cohort", "k", "layout", "depth"]
+BOARD_INFO = ["cohort", STRATUM, "layout", "depth"]
+FRAME_DOMAIN = "fastspe.domain"  # the key of a verdicts DataFrame's ``attrs`` that names its domain
 PARSE_MODES = ("exact", "normalized", "no_plan")
 KIND = "verdicts"
 
 # least allowed value of each integer column (first_error is -1 when there is no illegal action)
-INT_LOWER = {"trial": 0, "k": 0, "depth": 0, "L": 0, "first_error": -1, "final_h": 0, "min_h": 0, "revisits": 0}
+INT_LOWER = {"trial": 0, STRATUM: 0, "depth": 0, "L": 0, "first_error": -1, "final_h": 0, "min_h": 0, "revisits": 0}
 BOOL_COLUMNS = ["multiple_moves", "truncated", "goal_midway", "optimal"]
 FLOAT_COLUMNS = ["economy", "excess"]
 NAME_COLUMNS = ["board_id", "condition", "cohort", "layout", "status", "parse_mode"]  # never empty
@@ -62,21 +70,43 @@ _NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
 _TRUE, _FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
 
 
-def stratum_of(df) -> str:
-    """The second stratum's column of a verdicts table (``k`` for the sliding puzzle, ``boxes`` for Sokoban)."""
-    return domain_named(domain_name_of(df)).stratum
+def verdict_columns(domain) -> list[str]:
+    """``VERDICT_COLUMNS`` as ``domain`` (a name or ``Domain``) names them."""
+    return domain_named(domain).named(VERDICT_COLUMNS)
 
 
-def verdict_columns(df) -> list[str]:
-    """``VERDICT_COLUMNS`` with the stratum column of ``df``'s domain in k's place."""
-    stratum = stratum_of(df)
-    return [stratum if c == "k" else c for c in VERDICT_COLUMNS]
+def board_info(domain) -> list[str]:
+    """What is the same on every row of a board (``BOARD_INFO``), as ``domain`` names it."""
+    return domain_named(domain).named(BOARD_INFO)
 
 
-def board_info(df) -> list[str]:
-    """What is the same on every row of a board: ``BOARD_INFO`` with ``df``'s stratum column in k's place."""
-    stratum = stratum_of(df)
-    return [stratum if c == "k" else c for c in BOARD_INFO]
+def _bank_domain(bank):
+    """The domain a bank given with verdicts is of (a ``Bank``'s, or the one a DataFrame's ``attrs`` name)."""
+    if bank is None:
+        return None
+    found = getattr(bank, "domain", None)
+    if isinstance(found, Domain):
+        return found
+    name = name_in(bank)
+    return None if name is None else domain_named(name)
+
+
+def verdicts_domain(df, bank=None, domain=None, source="verdicts") -> Domain:
+    """The domain of a verdicts table, resolved once: the one it records (a file's metadata, a DataFrame's
+    ``attrs``), else ``domain``, else its bank's, else the default domain. A bank of another domain is refused,
+    naming both."""
+    recorded = name_in(df)
+    found = domain_named(recorded) if recorded is not None else None
+    given = None if domain is None else domain_named(domain)
+    bank_domain = _bank_domain(bank)
+    if found is not None and given is not None and found is not given:
+        raise InputError(f"{source}: {found.name} verdicts, not {given.name} ones")
+    chosen = found or given or bank_domain or domain_named(DEFAULT_DOMAIN)
+    if bank_domain is not None and bank_domain is not chosen:
+        where = getattr(bank, "source", "the bank")
+        raise InputError(f"{source}: {chosen.name} verdicts, but {where} is a {bank_domain.name} bank; score the "
+                         "answers against the bank they were made for")
+    return chosen
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,23 +114,25 @@ class Verdicts:
     """A verdicts table that passed ``check_verdicts``: later stages trust it and check nothing again.
 
     frame : the checked table (clean types, a frame of its own: read it, do not change it in place; a
-        changed copy is checked again with ``check_verdicts``)
+        changed copy is checked again with ``check_verdicts``); its ``attrs`` name its domain
     optimal, economy, excess : the derived columns as the check recomputed them (``derived_columns``),
         the exact values the metrics sum
-    bank : the bank frame (the very object) the table was checked against, or None
+    bank : the bank (the very object: a ``Bank`` or a bank frame) the table was checked against, or None
+    domain : the verdicts' ``Domain`` (its stratum column, error kinds, ...)
     """
 
     frame: pd.DataFrame
     optimal: np.ndarray
     economy: np.ndarray
     excess: np.ndarray
-    bank: pd.DataFrame | None = field(default=None, repr=False)
+    bank: object = field(default=None, repr=False)
+    domain: Domain = field(default=None, repr=False)
 
-    def checked_against(self, bank: pd.DataFrame, source="verdicts") -> "Verdicts":
+    def checked_against(self, bank, source="verdicts") -> "Verdicts":
         """These verdicts, checked against ``bank`` unless they already were (``InputError`` if they fail)."""
         if bank is self.bank:
             return self
-        check_against_bank(self.frame, bank, source)
+        check_against_bank(self.frame, bank, source, self.domain)
         return replace(self, bank=bank)
 
 
@@ -273,13 +305,13 @@ def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optima
     return ref_optimal, ref_economy, ref_excess
 
 
-def _check_bank(rows: _Rows, bank: pd.DataFrame, depth: np.ndarray, k: np.ndarray, cohort: pd.Series,
-                stratum: str = "k") -> None:
+def _check_bank(rows: _Rows, bank, depth: np.ndarray, k: np.ndarray, cohort: pd.Series, stratum: str) -> None:
+    bank = getattr(bank, "frame", bank)  # a Bank's rows
     require_columns(bank, ["board_id", "cohort", stratum, "depth"], "bank rows",
-                    "read it with fastspe.bank.build.read_bank")
+                    "read it with fastspe.boundary.banks.read_bank")
     if bank["board_id"].duplicated().any():
         raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
-                         "than once; read the bank with fastspe.bank.build.read_bank")
+                         "than once; read the bank with fastspe.boundary.banks.read_bank")
     ids = rows.df["board_id"].astype(str)
     at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
     rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")
@@ -302,17 +334,18 @@ def _require(df, columns, source) -> None:
 
 # ---- public checks ------------------------------------------------------------------------------------------
 
-def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | None = None, *, unit: str = "row",
-                   first: int = 1) -> Verdicts:
+def check_verdicts(df: pd.DataFrame, source="verdicts", bank=None, *, unit: str = "row", first: int = 1,
+                   domain=None) -> Verdicts:
     """Check a verdicts table whole and return it checked (``Verdicts``); raise ``InputError`` at the first fault.
 
     Parameters
     ----------
-    df : DataFrame with ``VERDICT_COLUMNS`` (and any metadata columns, passed through)
+    df : DataFrame with the domain's ``verdict_columns`` (and any metadata columns, passed through)
     source : what to name in errors (a file path, "verdicts")
-    bank : optional bank DataFrame (``board_id, cohort, k, depth``): every board must be in it with
-        the same depth, cohort and k
+    bank : optional bank (a ``Bank`` or a bank DataFrame with ``board_id, cohort, depth`` and the stratum): every
+        board must be in it with the same depth, cohort and stratum
     unit, first : how rows are named: ``unit`` N where N = ``first`` + the 0-based position
+    domain : the verdicts' domain (a name or ``Domain``) when ``df`` does not record one (``verdicts_domain``)
 
     Returns
     -------
@@ -321,7 +354,8 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     columns that disagree with ``L``, ``status`` and ``depth`` are refused, never repaired (see the
     module docstring).
     """
-    _require(df, verdict_columns(df), source)
+    chosen = verdicts_domain(df, bank, domain, source)
+    _require(df, chosen.named(VERDICT_COLUMNS), source)
     if isinstance(df, pd.DataFrame) and df.columns.duplicated().any():
         raise InputError(f"{source}: columns repeat: {sorted(set(df.columns[df.columns.duplicated()]))}")
     df = df.reset_index(drop=True)
@@ -334,9 +368,8 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     for col in TEXT_COLUMNS:
         out[col] = _names(rows, col, allow_empty=True)
     rows = _Rows(df.assign(board_id=out["board_id"]), source, unit, first)
-    stratum = stratum_of(df)
-    for col in INT_LOWER:
-        col = stratum if col == "k" else col
+    stratum = chosen.stratum
+    for col in chosen.named(INT_LOWER):
         out[col] = _integers(rows, col)
     for col in BOOL_COLUMNS:
         out[col] = _flags(rows, col)
@@ -348,7 +381,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
     rows = _Rows(clean, source, unit, first)
     status, kind, mode, L = out["status"], out["error_kind"], out["parse_mode"], out["L"]
     _known(rows, status, "status", STATUS_NAMES)
-    _known(rows, kind, "error_kind", domain_named(domain_name_of(df)).error_names)
+    _known(rows, kind, "error_kind", chosen.error_names)
     _known(rows, mode, "parse_mode", PARSE_MODES)
     illegal = (status == "illegal").to_numpy(bool)
     has_kind = (kind != "").to_numpy(bool)
@@ -370,31 +403,35 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank: pd.DataFrame | Non
         _check_bank(rows, bank, out["depth"], out[stratum], out["cohort"], stratum)
     exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
     clean = clean.assign(**exact) if exact else clean  # reset_index made a new frame: the caller's is never modified
-    return Verdicts(clean, *derived, bank=bank)
+    clean.attrs[FRAME_DOMAIN] = chosen.name
+    return Verdicts(clean, *derived, bank=bank, domain=chosen)
 
 
-def as_verdicts(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame | None = None, source="verdicts") -> Verdicts:
+def as_verdicts(verdicts: Verdicts | pd.DataFrame, bank=None, source="verdicts", domain=None) -> Verdicts:
     """``verdicts`` checked once: a ``Verdicts`` as it is (checked against ``bank`` if it was not), a
     DataFrame through ``check_verdicts``. The entry of the stages that accept either."""
     if isinstance(verdicts, Verdicts):
+        if domain is not None and domain_named(domain) is not verdicts.domain:
+            raise InputError(f"{source}: {verdicts.domain.name} verdicts, not {domain_named(domain).name} ones")
         return verdicts if bank is None else verdicts.checked_against(bank, source)
-    return check_verdicts(verdicts, source, bank)
+    return check_verdicts(verdicts, source, bank, domain=domain)
 
 
-def check_metric_inputs(df: pd.DataFrame, source="verdicts",
-                        bank: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank=None,
+                        domain=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The part of ``check_verdicts`` that the metrics rest on, for a DataFrame already in memory.
 
-    Needs ``condition, board_id, trial, cohort, k, layout, depth, status, L, optimal, economy,
-    excess``; checks known statuses, integer ``trial``/``L``/``depth``, unique keys, one cohort, k,
-    layout and depth per board, derived columns that agree with ``L``/``status``/``depth``, and the
+    Needs ``condition, board_id, trial, cohort, layout, depth, status, L, optimal, economy, excess`` and the
+    domain's stratum (``verdicts_domain``); checks known statuses, integer ``trial``/``L``/``depth``, unique keys,
+    one cohort, stratum, layout and depth per board, derived columns that agree with ``L``/``status``/``depth``, and the
     bank when given. Cheap (whole-column operations); raises ``InputError``.
 
     Returns ``optimal`` (bool), ``economy`` and ``excess`` (float64) recomputed from ``L``, ``status``
     and ``depth`` (equal to the stored ones, which were checked), for exact metrics.
     """
-    stratum = stratum_of(df)
-    _require(df, [stratum if c == "k" else c for c in METRIC_INPUTS], source)
+    chosen = verdicts_domain(df, bank, domain, source)
+    stratum = chosen.stratum
+    _require(df, chosen.named(METRIC_INPUTS), source)
     df = df.reset_index(drop=True)
     rows = _Rows(df, source, "row", 1)
     for col in ("condition", "board_id", "cohort", "layout", "status"):
@@ -420,9 +457,10 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts",
     return derived
 
 
-def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") -> None:
-    """Every board of ``df`` is in ``bank`` with the bank's depth, k and cohort; ``InputError`` if not."""
-    stratum = stratum_of(df)
+def check_against_bank(df: pd.DataFrame, bank, source="verdicts", domain=None) -> None:
+    """``bank`` is of the verdicts' domain, and every board of ``df`` is in it with the bank's depth, stratum and
+    cohort; ``InputError`` if not."""
+    stratum = verdicts_domain(df, bank, domain, source).stratum
     _require(df, ["board_id", "cohort", stratum, "depth"], source)
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
     _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, stratum),
@@ -431,11 +469,12 @@ def check_against_bank(df: pd.DataFrame, bank: pd.DataFrame, source="verdicts") 
 
 # ---- files ----------------------------------------------------------------------------------------------------
 
-def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
+def read_verdicts(path, bank=None, domain=None) -> Verdicts:
     """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it (``Verdicts``).
 
-    Parquet: page checksums and the content digest are verified (``boundary.parquet``), and a schema-2
-    file's nulls read as the in-memory conventions (``boundary.verdict_schema.verdict_frame``). CSV: text
+    Parquet: page checksums and the content digest are verified (``boundary.parquet``), a schema-2 file's nulls
+    read as the in-memory conventions (``boundary.verdict_schema.verdict_frame``), and the file names its domain.
+    CSV and JSONL record none: theirs is ``domain``, else the bank's, else the default domain. CSV: text
     columns are read as text (a board_id ``007`` stays ``007``, an empty cell is ``""``), floats exactly,
     and formula escapes written by ``write_verdicts`` are undone. Errors name the file and the row
     (Parquet, JSONL record) or line (CSV, header = line 1; ``record N`` when a cell holds a line break).
@@ -447,7 +486,11 @@ def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
     unit, first = "row", 1
     if fmt == "parquet":
         try:
-            df = verdict_frame(read_parquet(p, KIND), str(path))
+            table = read_parquet(p, KIND)
+            df = verdict_frame(table, str(path))
+            recorded = name_in(table)
+            if recorded is not None:
+                df.attrs[FRAME_DOMAIN] = recorded
         except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
             raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
                 from None
@@ -457,7 +500,7 @@ def read_verdicts(path, bank: pd.DataFrame | None = None) -> Verdicts:
         df = _read_csv(p)
         broken = any(text_cells(df[c]).str.contains("[\r\n]", regex=True).any() for c in df.columns if _is_text(df[c]))
         unit, first = ("record", 1) if broken else ("line", 2)
-    return check_verdicts(df, str(path), bank, unit=unit, first=first)
+    return check_verdicts(df, str(path), bank, unit=unit, first=first, domain=domain)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -489,10 +532,15 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
     """
     fmt = table_format(path, (".parquet", ".csv"))
     if isinstance(verdicts, pa.Table):
+        recorded = name_in(verdicts)
         verdicts = verdicts.to_pandas()
-    clean = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}").frame
+        if recorded is not None:
+            verdicts.attrs[FRAME_DOMAIN] = recorded
+    checked = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}")
+    clean = checked.frame
     if fmt == "parquet":
-        typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}")
+        typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}",
+                               checked.domain)
         write_parquet(typed, path, KIND)
     else:
         write_table(clean, path, formulas_escaped=True)

@@ -27,13 +27,14 @@ from ..extras import MissingExtra
 from ._common import ArgumentParser, fail, ignore_file_size_signal, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "compare", "history", "run", "runs",
-                   "demo", "import_inspect", "cache")
+                   "demo", "import_inspect", "domains", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="fastspe",
-        description="Certified sliding-puzzle banks, verified replay and SPE = R x Q x E metrics for innate LLM planning.",
+        description="Certified banks of planning puzzles (the paper's sliding puzzles, Sokoban, and any installed "
+                    "domain), verified replay and SPE = R x Q x E metrics for innate LLM planning.",
     )
     parser.add_argument("--version", action="version", version=f"fastspe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -55,7 +55,7 @@ def cmd_compare(args) -> int:
 
     import pandas as pd
 
-    from ..bank.build import read_bank
+    from ..boundary.banks import load_bank
     from ..boundary.verdicts import read_verdicts
     from ..report.comparison import summary_markdown
     from ..stats.compare import compare, summary_json
@@ -64,13 +64,13 @@ def cmd_compare(args) -> int:
 
     inputs = {"--bank": args.bank, **{f"--verdicts {i + 1}": v for i, v in enumerate(args.verdicts)}}
     refuse_overwrite(inputs, {"--out": args.out})
-    bank = read_bank(args.bank)
+    bank = load_bank(args.bank)
     # each file is checked against the bank; compare checks the joined table once more (keys across files)
     verdicts = pd.concat([read_verdicts(v, bank=bank).frame for v in args.verdicts], ignore_index=True)
     metrics = metric_list(args)
     with cluster_client(args, preload=("fastspe.stats.intervals",)) as client:
         result = compare(verdicts, args.baseline, args.candidate, metrics=metrics, margin=args.margin,
-                         draws=args.draws, seed=args.seed, executor=executor(client))
+                         draws=args.draws, seed=args.seed, executor=executor(client), domain=bank.domain)
     text = summary_markdown(result)
     say(text)
     if args.out:

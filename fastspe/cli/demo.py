@@ -7,7 +7,8 @@ import time
 from ._common import draws_option, metrics_table, note, say, seed_option, trials_option
 from .progress import Stages
 from .report import STAGE_UNITS
-from .sokoban import domain_option
+from .domain_options import domain_option
+from ..domains.registry import DEFAULT_DOMAIN
 
 # The defaults of fastspe.demo, repeated so that `--help` imports neither pandas nor numba (a test keeps them equal).
 DEFAULT_OUT = "fastspe-demo"
@@ -18,15 +19,17 @@ DEMO_SEED = 0
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "demo", help="run the whole pipeline offline: paper bank -> baseline answers -> verdicts -> report",
-        description="Build the paper's 400-board bank, answer it with the offline baseline planners (oracle, greedy, "
-                    "detour, noisy, random; 3 trials each), score the answers and write the full report into DIR.",
+        description="Build the paper's 400-board bank (or another domain's demo bank, --domain), answer it with the "
+                    "offline baseline planners (oracle, greedy, detour, noisy, random; 3 trials each), score the "
+                    "answers and write the full report into DIR.",
 )
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder for the bank, answers, verdicts and report")
     p.add_argument("--draws", type=draws_option, default=DEMO_DRAWS, metavar="N", help="bootstrap draws for the intervals")
     p.add_argument("--trials", type=trials_option, default=3, metavar="N", help="answers per board and planner")
     p.add_argument("--seed", type=seed_option, default=DEMO_SEED, help="seed of the baseline planners")
-    domain_option(p, what="sliding (the paper bank) or sokoban (the default Sokoban bank, answered by its oracle, "
-                          "greedy and random baselines) (default: sliding)")
+    domain_option(p, default=DEFAULT_DOMAIN, what=f"the domain whose demo bank to build, answered by all of its "
+                                                  f"baseline planners (default: {DEFAULT_DOMAIN}, the paper bank; "
+                                                  "`fastspe domains` lists them)")
     p.set_defaults(func=run_demo_command)
 
 

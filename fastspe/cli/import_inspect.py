@@ -1,4 +1,4 @@
-"""``fastspe import-inspect``: an inspect_ai eval log of ``fastspe/sliding_puzzles`` -> a responses file.
+"""``fastspe import-inspect``: an inspect_ai eval log of a fastspe task (``fastspe/planning``, ...) -> a responses file.
 
 inspect_ai is an optional extra, imported only when the command runs (``fastspe --help`` stays fast);
 without it the command is one ``error:`` line and exit 2.
@@ -15,7 +15,7 @@ MISSING_EXTRA = "fastspe import-inspect needs inspect_ai: pip install 'fastspe[i
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("import-inspect", help="turn an inspect_ai eval log into a responses file",
-                              description="Write the answers of an inspect_ai eval log of fastspe/sliding_puzzles "
+                              description="Write the answers of an inspect_ai eval log of a fastspe task (fastspe/planning or a domain's own) "
                                           "as a responses file for `fastspe score`. Errored samples are left out "
                                           "with a warning (or kept with --keep-errors); a log whose run failed, "
                                           "was cancelled or never finished is refused (unless --allow-incomplete).")

@@ -60,7 +60,7 @@ def cmd_report(args) -> int:
 
 
 def _report(args, server) -> int:
-    from ..bank.build import read_bank
+    from ..boundary.banks import load_bank
     from ..boundary.verdicts import read_verdicts
     from ..distributed import executor
     from ..report.labels import read_labels
@@ -71,7 +71,7 @@ def _report(args, server) -> int:
     inputs.update({f"--runs {i + 1}": run for i, run in enumerate(args.runs or ())})
     refuse_overwrite(inputs, {"--out": args.out})
     labels = read_labels(args.labels) if args.labels else None
-    bank = read_bank(args.bank)
+    bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank=bank)
     if labels is not None:
         unknown = labels.unknown(sorted(map(str, verdicts.frame["condition"].unique())))

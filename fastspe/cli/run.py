@@ -9,7 +9,7 @@ from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFO
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
 from .progress import progress
-from .sokoban import check_domain, domain_option
+from .domain_options import domain_option
 
 EXIT_INCOMPLETE = 1
 EXIT_INTERRUPTED = 130
@@ -51,8 +51,8 @@ def register(subparsers) -> None:
                    help="the answers' condition (default: --model as PROVIDER:MODEL); one condition keeps one set "
                         "of generation settings, so run other settings of a model as another condition")
     p.add_argument("--out", required=True, metavar="RESPONSES.jsonl", help="run log, appended to, never rewritten")
-    domain_option(p, default=None, what="refuse a bank of another domain (default: the bank's own; a Sokoban bank "
-                                        "sends the Sokoban prompt, its baselines are oracle, greedy and random)")
+    domain_option(p, default=None, what="refuse a bank of another domain (default: the bank's own: each domain "
+                                        "sends its own prompt and has its own baseline planners)")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
     p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
@@ -117,7 +117,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
-    from ..bank.build import read_bank
+    from ..boundary.banks import load_bank
     from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
     from ..runners.engine import settings_for
     from ..runners.log import check_log_path
@@ -135,8 +135,9 @@ def _run(args: argparse.Namespace) -> int:
         settings = settings_for(args.model, _settings(args))  # refuse what the provider refuses before any file
     else:
         _refuse_model_options(args)
-    bank = read_bank(args.bank)
-    check_domain(bank, args.domain, args.bank)
+    bank = load_bank(args.bank)
+    if args.domain is not None and args.domain != bank.domain.name:
+        raise UserError(f"{args.bank}: a {bank.domain.name} bank, not a {args.domain} one")
     if args.limit is not None:
         bank = bank.head(args.limit)
     if provider == "baseline":

@@ -17,7 +17,7 @@ def register(subparsers) -> None:
         description="Replay one verdict's plan on its board: the board after each move on a terminal, one line per "
                     "move on a pipe, with the first illegal move (and why), the closest approach to the goal (least "
                     "h and its step) and every revisited state. --html writes the same as one self-contained page "
-                    "with a step slider. On a Sokoban bank the level is drawn in XSB after each move.")
+                    "with a step slider. Each domain draws its own states (a grid of tiles, a level in XSB text, ...).")
     p.add_argument("--bank", required=True, help="bank file the answers were scored against (.parquet or .jsonl)")
     p.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
     p.add_argument("--board", required=True, type=text_option, metavar="ID", help="board_id to show")
@@ -61,28 +61,26 @@ def _pick(frame, board: str, condition: str | None, trial: int | None):
 
 
 def run_show(args) -> int:
-    from ..bank.build import read_bank
+    from ..boundary.banks import read_bank
     from ..boundary.verdicts import read_verdicts
-    from ..domains.registry import domain_name_of
-    from ..report.sokoban_viewer import sokoban_trace, sokoban_trace_lines
-    from ..report.viewer import plan_trace, trace_lines
+    from ..report.trace import trace_lines
 
     if args.html:
         refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--html": args.html})
     bank = read_bank(args.bank)
-    sokoban = domain_name_of(bank) == "sokoban"
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
     if row is None:
         raise UserError(f"--board {args.board!r} has several answers: give --condition and --trial to pick one")
-    trace = (sokoban_trace if sokoban else plan_trace)(bank[bank["board_id"] == args.board].iloc[0].to_dict(), row)
+    frame = bank.frame
+    trace = bank.domain.trace(frame[frame["board_id"] == args.board].iloc[0].to_dict(), row)
     for what in trace.disagreements():
         warn(f"the replay here and the verdict differ ({what}); was the verdicts file scored against this bank?")
     mode = args.format if args.format != "auto" else ("grid" if sys.stdout.isatty() else "trace")
     if mode == "grid":
-        _print_levels(trace) if sokoban else _print_grid(trace)
+        _print_states(trace)
     else:
-        say("\n".join((sokoban_trace_lines if sokoban else trace_lines)(trace)))
+        say("\n".join(trace_lines(trace)))
     if args.html:
         from ..report.viewer_html import write_trace_page
 
@@ -91,56 +89,27 @@ def run_show(args) -> int:
     return 0
 
 
-def _print_grid(trace) -> None:
-    """The board after every move, the moved tile in brackets (and reversed on a colour terminal)."""
+def _print_states(trace) -> None:
+    """The state after every move, what the move moved reversed on a colour terminal (and marked in the text)."""
     from rich.text import Text
 
-    from ..report.viewer import grid_lines, step_note, summary_lines
+    from ..report.trace import step_note
 
-    def board(step_board, moved: int = 0) -> None:
-        for line in grid_lines(step_board, trace.cols, moved):
-            if moved and f"[{moved}]" in line:
-                at = line.index(f"[{moved}]")
-                end = at + len(f"[{moved}]")
-                say(Text.assemble(line[:at], (line[at:end], "bold reverse"), line[end:]))
-            else:
-                say(line)
-
-    say("\n".join(summary_lines(trace)))
-    say("\ngoal:")
-    board(trace.goal)
+    say("\n".join(trace.summary_lines()))
+    goal = trace.goal_lines()
+    if goal:
+        say("\ngoal:")
+        say("\n".join(goal))
     for step in trace.steps:
-        head = "start" if step.number == 0 else f"move {step.number}: {step.move}, tile {step.tile}"
+        head = "start" if step.number == 0 else f"move {step.number}: {step.move}{trace.moved_label(step)}"
         note = step_note(trace, step)
         say(f"\nstep {step.number} ({head}) · h = {step.h}" + (f" · {note}" if note else ""))
-        board(step.board, step.tile)
-    _say_illegal(trace)
-
-
-def _say_illegal(trace) -> None:
+        for line, span in trace.state_lines(step):
+            if span is None:
+                say(line)
+            else:
+                say(Text.assemble(line[:span[0]], (line[span[0]:span[1]], "bold reverse"), line[span[1]:]))
     if trace.illegal is not None:
         bad = trace.illegal
         say(f"\nmove {bad.number} {bad.move!r}: {bad.reason}; the replay stops here" if bad.kind != "format"
             else f"\n{bad.reason}: the answer has no plan to replay")
-
-
-def _print_levels(trace) -> None:
-    """A Sokoban answer: the level in XSB after every move, the box just pushed reversed on a colour terminal."""
-    from rich.text import Text
-
-    from ..report.sokoban_viewer import pushed_at, sokoban_summary_lines
-    from ..report.viewer import step_note
-
-    say("\n".join(sokoban_summary_lines(trace)))
-    for step in trace.steps:
-        head = "start" if step.number == 0 else f"move {step.number}: {step.move}" + (", push" if step.pushed >= 0
-                                                                                       else "")
-        note = step_note(trace, step)
-        say(f"\nstep {step.number} ({head}) · h = {step.h}" + (f" · {note}" if note else ""))
-        box = pushed_at(trace, step)
-        for r, line in enumerate(trace.text(step).split("\n")):
-            if box is not None and r == box[0]:
-                say(Text.assemble(line[:box[1]], (line[box[1]], "bold reverse"), line[box[1] + 1:]))
-            else:
-                say(line)
-    _say_illegal(trace)

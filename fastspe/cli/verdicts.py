@@ -36,7 +36,7 @@ def cmd_verify(args) -> int:
     import pandas as pd
 
     from ..boundary.banks import read_bank_table
-    from ..boundary.verdicts import stratum_of
+    from ..domains.registry import domain_of
     from ..verify.verdicts import FIELDS, verify_verdicts_files
 
     distinct_responses(args.responses)
@@ -52,6 +52,6 @@ def cmd_verify(args) -> int:
         say(f"{len(diffs)} difference(s) in {rows} output(s) of {compared} verdicts; if every row differs, check "
             "that --parse and --format-failure are the ones the file was scored with", err=True)
         return 1
-    fields = [stratum_of(bank) if f == "k" else f for f in ("parse",) + FIELDS]  # boxes for a Sokoban bank
+    fields = ["parse", *domain_of(bank).named(FIELDS)]
     say(f"ok: all {compared:,} verdicts re-derived independently ({', '.join(fields)})")
     return 0

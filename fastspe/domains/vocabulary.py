@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import numpy as np
-import pyarrow as pa
+if TYPE_CHECKING:  # imported where used: ``fastspe --help`` loads this module but neither numpy nor pyarrow
+    import numpy as np
+    import pyarrow as pa
 
 __all__ = ["Vocabulary", "DIRECTIONS", "INVALID_SYMBOL"]
 
@@ -84,11 +85,15 @@ class Vocabulary:
     @cached_property
     def symbol_bytes(self) -> np.ndarray:
         """uint8 (n,): the symbol of each code, as ASCII."""
+        import numpy as np
+
         return np.frombuffer(self.symbols.encode("ascii"), dtype=np.uint8).copy()
 
     @cached_property
     def code_of_byte(self) -> np.ndarray:
         """uint8 (256,): the code of each ASCII symbol byte, ``invalid_code`` for any other byte."""
+        import numpy as np
+
         table = np.full(256, self.invalid_code, dtype=np.uint8)
         table[self.symbol_bytes] = np.arange(len(self.tokens), dtype=np.uint8)
         return table
@@ -96,6 +101,8 @@ class Vocabulary:
     @cached_property
     def symbol_of_code(self) -> bytes:
         """A 256-byte ``bytes.translate`` table: each code's symbol, ``?`` for every code that is not an action."""
+        import numpy as np
+
         table = np.full(256, ord(INVALID_SYMBOL), dtype=np.uint8)
         table[:len(self.tokens)] = self.symbol_bytes
         return table.tobytes()
@@ -103,6 +110,8 @@ class Vocabulary:
     def encode(self, plans: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Stored plans (one symbol per action) as one flat uint8 code array and int64 offsets (n + 1,); any
         character that is no symbol is a token that is not an action."""
+        import numpy as np
+
         lengths = np.fromiter(map(len, plans), dtype=np.int64, count=len(plans))
         offsets = np.zeros(len(plans) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -113,6 +122,9 @@ class Vocabulary:
         """One stored plan per row, one symbol per action (``?`` for a token that is not an action), built from the
         buffers with no Python loop per plan: a ``pa.StringArray``, or a ``pa.LargeStringArray`` when the plans hold
         2**31 actions or more."""
+        import numpy as np
+        import pyarrow as pa
+
         chars = pa.py_buffer(np.ascontiguousarray(codes, dtype=np.uint8).tobytes().translate(self.symbol_of_code))
         offsets = np.asarray(offsets, dtype=np.int64)
         n = len(offsets) - 1

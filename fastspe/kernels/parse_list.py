@@ -14,7 +14,9 @@ from .._numba import njit
 from .parse_bytes import (END_PUNCT, LETTER_SEP, LIST_MARKUP, SPACE, STRIP, TAG_CASE, TAG_MARKUP, TAG_PUNCTUATION,
                           TAG_SEPARATORS, TAG_WORDS, TOKEN, TOKEN_SEP, TOKEN_TRIM, WRAP, lower, skip, skip_back,
                           skip_until, trim)
-from .replay import INVALID_CODE
+from ..domains.vocabulary import DIRECTIONS
+
+INVALID_CODE = DIRECTIONS.invalid_code  # the parser reads U/D/L/R (codes 0..3); every other token is this
 
 _COMMA = 44
 # direction code of a letter in either case (the layout's U, D, L, R order), -1 for any other byte

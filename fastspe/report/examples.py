@@ -1,6 +1,6 @@
 """Example pages for the report: per condition and certified depth, the first failure and the best completion.
 
-A reviewer asking "show me one" gets a replay page (``viewer_html``: a board, or a Sokoban level) per cell of the
+A reviewer asking "show me one" gets a replay page (``viewer_html``: the state as its domain draws it) per cell of the
 primary cohort, chosen deterministically: the first failure is the first answer that does not complete in
 (board_id, trial) order; the best completion is the complete answer with the fewest excess moves, ties in the same
 order. At most ``MAX_DEPTHS`` depths per condition (spread over the range), two pages each.
@@ -15,16 +15,12 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..domains.registry import domain_name_of
-from .sokoban_viewer import sokoban_trace
-from .viewer import plan_trace
+from ..boundary.banks import Bank
 from .viewer_html import write_trace_page
 
 FOLDER = "examples"
 MAX_DEPTHS = 8
 KINDS = ("first failure", "best completion")
-_BOARD_COLUMNS = {"sliding": ("rows", "cols", "blocks", "initial", "depth"), "sokoban": ("level", "depth")}
-_TRACES = {"sliding": plan_trace, "sokoban": sokoban_trace}
 
 
 @dataclass(frozen=True)
@@ -60,14 +56,14 @@ def chosen(positions: np.ndarray, complete: np.ndarray, excess: np.ndarray) -> d
     return out
 
 
-def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order: Sequence[str],
+def write_examples(out: Path, bank: Bank, verdicts: pd.DataFrame, order: Sequence[str],
                    cohort: str) -> list[Example]:
     """Write the example pages of ``cohort`` under ``out/examples/`` and return them in (condition, depth) order;
-    none when the bank lacks its boards (a bank of board facts only)."""
-    domain = domain_name_of(bank)
-    if not set(_BOARD_COLUMNS[domain]) <= set(bank.columns):
+    none when the bank lacks what its domain's viewer reads (``Domain.trace_columns``) or the domain has none."""
+    domain = bank.domain
+    if not domain.trace_columns or not set(domain.trace_columns) <= set(bank.frame.columns):
         return []
-    boards = bank.drop_duplicates("board_id").set_index("board_id")
+    boards = bank.frame.drop_duplicates("board_id").set_index("board_id")
     part = verdicts[verdicts["cohort"] == cohort].sort_values(["board_id", "trial"], kind="stable")
     cells = part.groupby(["condition", "depth"], sort=False).indices  # each cell's rows, still in that order
     complete = (part["status"] == "complete").to_numpy(bool)
@@ -81,7 +77,7 @@ def write_examples(out: Path, bank: pd.DataFrame, verdicts: pd.DataFrame, order:
             for kind, pos in chosen(cells[condition, depth], complete, excess).items():
                 row = part.iloc[pos].to_dict()
                 href = f"{FOLDER}/c{n + 1:02d}-d{depth}-{kind.split()[0]}.html"
-                trace = _TRACES[domain](boards.loc[row["board_id"]].to_dict(), row)
+                trace = domain.trace(boards.loc[row["board_id"]].to_dict(), row)
                 write_trace_page(trace, out / href)
                 examples.append(Example(condition, depth, kind, href, trace.status))
     return examples

@@ -13,7 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
-from ..boundary.verdicts import stratum_of
+from ..boundary.banks import Bank
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -21,22 +21,22 @@ from .tables import Table
 LEVEL = 0.95
 
 
-def _strata_summary(bank: pd.DataFrame) -> str:
-    stratum = stratum_of(bank)  # k, or a domain's own second stratum (boxes)
-    sizes = bank.groupby([stratum if c == "k" else c for c in DEFAULT_STRATA], sort=True).size()
+def _strata_summary(scored: pd.DataFrame, domain) -> str:
+    sizes = scored.groupby(domain.named(DEFAULT_STRATA), sort=True).size()
     lo, hi = int(sizes.min()), int(sizes.max())
     each = f"{lo} boards each" if lo == hi else f"{lo} to {hi} boards each"
-    return f"{len(sizes)} strata (cohort x {stratum} x depth), {each}"
+    return f"{len(sizes)} strata (cohort x {domain.stratum} x depth), {each}"
 
 
-def method_text(bank: pd.DataFrame, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
+def method_text(bank: Bank, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
     n_cond = verdicts["condition"].nunique()
-    scored = bank[bank["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
+    frame = bank.frame
+    scored = frame[frame["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
     return (
         f"{len(verdicts):,} scored outputs from {n_cond} condition(s) on {verdicts['board_id'].nunique():,} of the "
-        f"bank's {bank['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
+        f"bank's {frame['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
         f"**Intervals.** {int(LEVEL * 100)}% percentile intervals from {draws:,} stratified whole-board bootstrap "
-        f"draws, seed {seed}. Strata: {_strata_summary(scored)}. Each draw "
+        f"draws, seed {seed}. Strata: {_strata_summary(scored, bank.domain)}. Each draw "
         "picks as many boards as a stratum holds, with replacement, within every stratum; all trials of a board go "
         "together, and every condition gets the same boards in a draw, so differences between conditions are "
         "paired. A draw in which a metric is undefined (Q with no legal plan; E and G with no completion) is left "
@@ -114,7 +114,7 @@ def examples_html(examples: Sequence, names: dict) -> list[str]:
 
 
 def pages(out: Path, method: str, tables: Sequence[Table], figures: Sequence[tuple[str, str, list[Path]]],
-          examples: Sequence = (), names: dict | None = None, stratum: str = "k") -> tuple[str, str]:
+          examples: Sequence = (), names: dict | None = None, stratum: str = "stratum") -> tuple[str, str]:
     """``report.md`` and ``report.html`` texts; ``figures`` are (title, caption, paths), the title "Figure N: ...",
     an SVG among the paths; ``examples`` (``examples.Example``) are linked from the page, under the conditions'
     shown ``names``; ``stratum`` is the second stratum's column in ``metrics.csv`` (``k``, ``boxes``)."""

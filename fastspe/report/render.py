@@ -34,7 +34,7 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 # Column names of the metric tables as LaTeX (math letters); others are escaped text.
 _METRIC_TEX = {m: f"${m}$" for m in ("N", "C", "I", "R", "Q", "E", "G", "O", "H")}
 _METRIC_TEX.update({"SPE": "SPE", "Dc": r"$\bar{d}^*_c$", "condition": "Condition", "cohort": "Cohort",
-                    "depth": r"$d^*$", "k": "$k$"})
+                    "depth": r"$d^*$"})
 
 
 def markdown_text(text) -> str:
@@ -120,7 +120,8 @@ def caption_latex(table) -> str:
 
 
 def header_latex(name: str) -> str:
-    """A column name as a LaTeX header: metric letters in math, ``X_pct`` as ``$X$ (\\%)``, ``k=2`` as ``$k=2$``."""
+    """A column name as a LaTeX header: metric letters in math, ``X_pct`` as ``$X$ (\\%)``, ``H.9`` as ``$H_{.9}$``
+    (a table's own ``tex_headers``, such as a domain's stratum in math, come first: ``to_latex``)."""
     name = str(name)
     if name in _METRIC_TEX:
         return _METRIC_TEX[name]
@@ -128,8 +129,6 @@ def header_latex(name: str) -> str:
     if pct and pct.group(1) in _METRIC_TEX:
         depth = rf", $d^*={pct.group(2)}$" if pct.group(2) else ""
         return rf"{_METRIC_TEX[pct.group(1)]} (\%){depth}"
-    if re.fullmatch(r"k=\d+", name):
-        return f"${name}$"
     if re.fullmatch(r"H\.\d+", name):
         return rf"$H_{{{name[1:]}}}$"
     return latex_escape(name.replace("_", " "))
@@ -174,7 +173,7 @@ def to_latex(table) -> str:
     text = table.formatted()
     shown = table.shown_columns()
     align = "".join("r" if _numeric(table.frame, c) else "l" for c in shown)
-    body = [" & ".join(header_latex(c) for c in shown) + r" \\", r"\midrule"]
+    body = [" & ".join(table.tex_headers.get(c) or header_latex(c) for c in shown) + r" \\", r"\midrule"]
     body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in _rows(text)]
     return "\n".join([*head, rf"\begin{{tabular}}{{{align}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}",
                       r"\end{table}", ""])

@@ -19,10 +19,9 @@ import pandas as pd
 from .._names import moved_names
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import PARSE_MODES, Verdicts, stratum_of
+from ..boundary.verdicts import PARSE_MODES, Verdicts, verdicts_domain
 from ..boundary.files import require_columns
-from ..domains.registry import domain_name_of, domain_named
-from ..kernels.replay import ERROR_NAMES
+from ..domains.contract import STRATUM
 from .render import caption_text
 
 __all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
@@ -33,15 +32,14 @@ __getattr__ = moved_names(__name__, {**{name: "fastspe.report.render" for name i
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
-ERROR_KINDS = tuple(k for k in ERROR_NAMES if k)  # boundary, obstacle, invalid_action, format
 MISSING = "n/a"  # how an undefined value prints
 
 
-def error_kinds(verdicts: pd.DataFrame) -> tuple[str, ...]:
-    """The error kinds of the verdicts' domain (``ERROR_KINDS`` for the sliding puzzle; Sokoban's wall, ...)."""
-    return tuple(k for k in domain_named(domain_name_of(verdicts)).error_names if k)
+def error_kinds(domain) -> tuple[str, ...]:
+    """The error kinds of a domain, in code order (the sliding puzzle's boundary, obstacle, invalid_action, format)."""
+    return tuple(k for k in domain.error_names if k)
 RATE = ".3f"
-_NEEDED = ["board_id", "condition", "cohort", "k", "depth", "status", "error_kind", "parse_mode", "optimal",
+_NEEDED = ["board_id", "condition", "cohort", STRATUM, "depth", "status", "error_kind", "parse_mode", "optimal",
            "economy", "excess"]
 _FORMATS = {"R": RATE, "Q": RATE, "E": RATE, "G": ".2f", "SPE": RATE, "C": RATE, "Dc": ".1f"}
 
@@ -66,6 +64,7 @@ class Table:
     interval_cells: bool = False
     heading: str = ""
     empty: str = ""
+    tex_headers: dict[str, str] = field(default_factory=dict)  # a column's LaTeX header, where it is not the usual
 
     def shown_columns(self) -> list:
         hidden = {c for pair in self.intervals.values() for c in pair}
@@ -107,19 +106,19 @@ def _cell(value, spec: str | None) -> str:
     return str(value)
 
 
-def check_table_inputs(verdicts: Verdicts | pd.DataFrame) -> None:
+def check_table_inputs(verdicts: Verdicts | pd.DataFrame, domain=None) -> None:
     """Raise if ``verdicts`` are empty, or (a plain DataFrame) lack what the tables read or hold an error
     kind or parse mode that no table counts; checked ``Verdicts`` hold both already (the metric columns
-    are checked by ``metrics.board_sums``)."""
+    are checked by ``metrics.board_sums``). ``domain``: a frame's, when its ``attrs`` do not name it."""
     if isinstance(verdicts, Verdicts):
         if verdicts.frame.empty:
             raise UserError("verdicts are empty: there is nothing to report")
         return
-    stratum = stratum_of(verdicts)
-    require_columns(verdicts, [stratum if c == "k" else c for c in _NEEDED], "verdicts", "make them with `fastspe score`")
+    found = verdicts_domain(verdicts, domain=domain)
+    require_columns(verdicts, found.named(_NEEDED), "verdicts", "make them with `fastspe score`")
     if verdicts.empty:
         raise UserError("verdicts are empty: there is nothing to report")
-    for col, known in (("error_kind", ("", *error_kinds(verdicts))), ("parse_mode", PARSE_MODES)):
+    for col, known in (("error_kind", ("", *error_kinds(found))), ("parse_mode", PARSE_MODES)):
         values = verdicts[col].fillna("") if col == "error_kind" else verdicts[col]
         bad = ~values.isin(known).to_numpy()
         if bad.any():
@@ -206,9 +205,10 @@ def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
     return float((rows["depth"].astype(float).to_numpy() * n).sum() / n.sum()) if n.sum() else math.nan
 
 
-def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
+def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY, domain=None) -> Table:
     """Table 2: mutually exclusive outcome counts (complete optimal / not, legal noncompletion,
-    illegal by error kind) summing to the outputs of each condition (counts, read from the verdicts)."""
+    illegal by error kind of the verdicts' domain) summing to the outputs of each condition (counts, read from the
+    verdicts)."""
     v = verdicts[verdicts["cohort"] == cohort]
     status, kind = v["status"].astype(str), v["error_kind"].fillna("").astype(str)
     complete = status == "complete"
@@ -219,7 +219,7 @@ def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: s
         "legal_noncompletion": status == "legal_noncompletion",
     }
     illegal = status == "illegal"
-    kinds = error_kinds(verdicts)
+    kinds = error_kinds(verdicts_domain(verdicts, domain=domain))
     for k in kinds:
         parts[f"illegal_{k}"] = illegal & (kind == k)
     other = illegal & ~kind.isin(kinds)
@@ -245,20 +245,22 @@ def table3_rates(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str =
                  heading="Primary completion, optimal completion and illegal-plan percentages")
 
 
-def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
-    """Table 4: completion % by block count, the mean of the per-depth completion rates (each depth
-    weighs the same, whatever its number of outputs)."""
-    cells = _pick(metrics, "k_depth", cohort)
+def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY, domain=None) -> Table:
+    """Table 4: completion % by the second stratum (the paper's block count), the mean of the per-depth completion
+    rates (each depth weighs the same, whatever its number of outputs)."""
+    found = verdicts_domain(metrics, domain=domain, source="metrics")
+    cells = _pick(metrics, "stratum_depth", cohort)
     cells = cells[(cells["metric"] == "C") & cells["condition"].isin(conditions)]
-    stratum = stratum_of(cells)  # k, or a domain's own second stratum (boxes)
+    stratum = found.stratum
     mean = cells.groupby(["condition", stratum], sort=True)["estimate"].mean().mul(100.0).unstack(stratum)
     mean.columns = [f"{stratum}={k}" for k in mean.columns]
     frame = _in_order(mean.reset_index(), conditions)
-    label = domain_named(domain_name_of(cells)).stratum_label
-    words, short = ("block count $k$", "block count") if stratum == "k" else (label, label)  # the sliding words stay
+    words, short = found.stratum_words
+    tex = {c: f"${found.stratum_tex}={c.partition('=')[2]}$" for c in frame.columns if c != "condition"} \
+        if found.stratum_tex else {}
     return Table("table4_blocks", f"Completion % on the «cohort» cohort by {words}, averaged equally over the "
                  "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4",
-                 values={"cohort": cohort}, heading=f"Primary completion percentages by {short}")
+                 values={"cohort": cohort}, heading=f"Primary completion percentages by {short}", tex_headers=tex)
 
 
 def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
@@ -394,20 +396,24 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
 
 def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
                  paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
-                 interval_cells: bool = False, extra: Sequence[Table] = ()) -> list[Table]:
+                 interval_cells: bool = False, extra: Sequence[Table] = (), domain=None) -> list[Table]:
     """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
     order of ``conditions``, with ``labels`` shown for condition keys.
 
     ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
     ``extra`` tables (trajectories, run costs) are appended as they are. ``verdicts``: checked
-    ``Verdicts`` (trusted) or a DataFrame (``check_table_inputs``).
+    ``Verdicts`` (trusted) or a DataFrame (``check_table_inputs``; ``domain``: its domain, when its ``attrs`` do not
+    name it).
     """
-    check_table_inputs(verdicts)
+    check_table_inputs(verdicts, domain)
     if isinstance(verdicts, Verdicts):
-        verdicts = verdicts.frame
+        domain, verdicts = verdicts.domain, verdicts.frame
+    else:
+        domain = verdicts_domain(verdicts, domain=domain)
     primary = primary_cohort(metrics)
-    tables = [table1_primary(metrics, conditions, primary, interval_cells), table2_outcomes(verdicts, conditions, primary),
-              table3_rates(metrics, conditions, primary), table4_blocks(metrics, conditions, primary),
+    tables = [table1_primary(metrics, conditions, primary, interval_cells),
+              table2_outcomes(verdicts, conditions, primary, domain), table3_rates(metrics, conditions, primary),
+              table4_blocks(metrics, conditions, primary, domain),
               table5_stress(metrics, conditions, primary), table6_intervals(metrics, conditions, primary),
               depth_table(metrics, conditions), h90_table(metrics, conditions, primary),
               format_audit(verdicts, conditions)]

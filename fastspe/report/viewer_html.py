@@ -1,5 +1,5 @@
-"""A trace (``viewer.Trace``, ``sokoban_viewer.SokobanTrace``) as one self-contained HTML page: a step slider,
-the board (or the Sokoban level, drawn as XSB text) per step, the move list.
+"""A trace (``report.trace.Trace``, any domain's) as one self-contained HTML page: a step slider, the state per step
+as the domain draws it (``Trace.page``: a grid of tiles, a Sokoban level as XSB text, ...), the move list.
 
 No network and no external file: CSS and script are inline. Every user text (board id, condition, the
 model's moves) reaches the markup through ``html.escape``; the steps travel as JSON in a
@@ -12,8 +12,7 @@ import html
 import json
 
 from ..boundary.files import write_text
-from .sokoban_viewer import SokobanTrace, sokoban_summary_lines
-from .viewer import Replayed, Trace, step_note, summary_lines
+from .trace import Trace
 
 _CSS = """
 body{font-family:sans-serif;max-width:60em;margin:1.5em auto;padding:0 1em;line-height:1.4;color:#222}
@@ -33,7 +32,8 @@ body{font-family:sans-serif;max-width:60em;margin:1.5em auto;padding:0 1em;line-
 .legend span{margin-right:1.2em}
 """
 
-# the page's script, less %DRAW% (shows step s) and %MOVED% (what its move moved, for the label)
+# the page's script, less %DRAW% (shows step s: the domain's ``TracePage.draw``) and %MOVED% (what its move moved, for
+# the label: ``TracePage.moved``)
 _SCRIPT_FRAME = """
 (function(){
   var data = JSON.parse(document.getElementById("trace-data").textContent);
@@ -70,20 +70,6 @@ _SCRIPT_FRAME = """
 })();
 """
 
-_SLIDING_DRAW = '''    for (var c = 0; c < cells.length; c++){
-      var v = s.board[c];
-      cells[c].textContent = v > 0 ? v : "";
-      cells[c].className = "cell" + (v < 0 ? " block" : v === 0 ? " blank" : "") +
-        (i > 0 && v === s.tile ? " moved" : "");
-      cells[c].setAttribute("data-v", v);
-    }
-'''
-_SCRIPT = _SCRIPT_FRAME.replace("%DRAW%", _SLIDING_DRAW).replace("%MOVED%", '''", tile " + s.tile''')
-_SOKOBAN_CSS = ".level{font-size:1.6em;line-height:1.15;margin:.3em 0;padding:.3em .5em;background:#f4f4f4}\n"
-_SOKOBAN_SCRIPT = _SCRIPT_FRAME.replace("%DRAW%", '''    document.getElementById("board").textContent = s.text;
-''').replace("%MOVED%", '''(s.push ? ", push" : "")''')
-
-
 def _json_script(value) -> str:
     """JSON for an inline ``<script>``: ``<`` as ``\\u003c`` (no ``</script>``, no ``<!--``), and the line
     separators JavaScript once refused."""
@@ -91,19 +77,11 @@ def _json_script(value) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _static_grid(board, cols: int) -> str:
-    cells = []
-    for v in board:
-        kind = " block" if v < 0 else " blank" if v == 0 else ""
-        cells.append(f'<div class="cell{kind}">{v if v > 0 else ""}</div>')
-    return f'<div class="grid" style="grid-template-columns:repeat({cols},2.6em)">{"".join(cells)}</div>'
-
-
-def _move_items(trace: Replayed, moved) -> str:
+def _move_items(trace: Trace) -> str:
     closest, items = trace.closest.number, []
     for step in trace.steps[1:]:
         marks = (" closest" if step.number == closest else "") + (" revisit" if step.revisit_of is not None else "")
-        title = f"move {step.number}: {step.move}{moved(step)}, h {step.h}"
+        title = f"move {step.number}: {step.move}{trace.moved_label(step)}, h {step.h}"
         if step.revisit_of is not None:
             title += f", revisits step {step.revisit_of}"
         items.append(f'<li class="{marks.strip()}" title="{html.escape(title)}">{html.escape(step.move)}</li>')
@@ -115,51 +93,29 @@ def _move_items(trace: Replayed, moved) -> str:
     return "".join(items)
 
 
-def trace_page(trace: Trace | SokobanTrace) -> str:
-    """The page's text (see the module docstring): a sliding-puzzle board or a Sokoban level."""
-    if isinstance(trace, SokobanTrace):
-        return _sokoban_page(trace)
-    steps = [{"n": s.number, "move": s.move, "tile": s.tile, "h": s.h, "board": list(s.board),
-              "note": step_note(trace, s)} for s in trace.steps]
-    boards = ['<div class="boards"><div><b>Board</b>',
-              f'<div id="board" class="grid" style="grid-template-columns:repeat({trace.cols},2.6em)">'
-              + "".join('<div class="cell"></div>' for _ in trace.steps[0].board) + "</div></div>",
-              f"<div><b>Goal</b>{_static_grid(trace.goal, trace.cols)}</div></div>"]
-    return _page(trace, summary_lines(trace), boards, {"cols": trace.cols, "steps": steps},
-                 lambda step: f", tile {step.tile}", "yellow: the tile just moved", _SCRIPT, "")
-
-
-def _sokoban_page(trace: SokobanTrace) -> str:
-    steps = [{"n": s.number, "move": s.move, "push": s.pushed >= 0, "h": s.h, "text": trace.text(s),
-              "note": step_note(trace, s)} for s in trace.steps]
-    boards = ['<div class="boards"><div><b>Level</b>', '<pre id="board" class="level"></pre></div></div>']
-    return _page(trace, sokoban_summary_lines(trace), boards, {"steps": steps},
-                 lambda step: ", push" if step.pushed >= 0 else "",
-                 "@ the player (+ on a goal), $ a box (* on a goal), . a goal, # a wall", _SOKOBAN_SCRIPT,
-                 _SOKOBAN_CSS)
-
-
-def _page(trace: Replayed, summary_lines_: list[str], boards: list[str], data: dict, moved, first_legend: str,
-          script: str, css: str) -> str:
+def trace_page(trace: Trace) -> str:
+    """The page's text (see the module docstring)."""
+    part = trace.page()
     title = f"fastspe: {trace.board_id} · {trace.condition} · trial {trace.trial}"
-    summary = "".join(f"<li>{html.escape(line)}</li>" for line in summary_lines_)
+    summary = "".join(f"<li>{html.escape(line)}</li>" for line in trace.summary_lines())
     last = len(trace.steps) - 1
     bad = trace.illegal
     illegal = "" if bad is None else bad.reason if bad.kind == "format" else \
         f"move {bad.number} ({bad.move}): {bad.reason}"
-    data = {**data, "illegal": illegal}
+    data = {**part.data, "steps": part.steps, "illegal": illegal}
+    script = _SCRIPT_FRAME.replace("%DRAW%", part.draw).replace("%MOVED%", part.moved)
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}{css}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}{part.css}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>", f"<ul>{summary}</ul>",
-        *boards,
+        *part.stage,
         '<div class="controls"><button id="prev" type="button">&larr; prev</button>',
         f'<input id="step" type="range" min="0" max="{last}" value="0" aria-label="step">',
         '<button id="next" type="button">next &rarr;</button></div>',
         '<p id="step-label" aria-live="polite"></p>',
-        f'<h2>Moves ({len(trace.moves)})</h2><ol id="moves">{_move_items(trace, moved)}</ol>',
-        f'<p class="legend"><span>{html.escape(first_legend)}</span><span>blue: the current move</span>'
+        f'<h2>Moves ({len(trace.moves)})</h2><ol id="moves">{_move_items(trace)}</ol>',
+        f'<p class="legend"><span>{html.escape(part.legend)}</span><span>blue: the current move</span>'
         "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
         "<span>wavy underline: a revisited state</span>"
         "<span>grey: not played (after the first illegal move)</span></p>",
@@ -167,6 +123,6 @@ def _page(trace: Replayed, summary_lines_: list[str], boards: list[str], data: d
         f"<script>{script}</script>", "</body></html>\n"])
 
 
-def write_trace_page(trace: Trace | SokobanTrace, path) -> None:
+def write_trace_page(trace: Trace, path) -> None:
     """Write ``trace_page(trace)`` to ``path`` atomically."""
     write_text(trace_page(trace), path)

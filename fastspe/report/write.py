@@ -18,7 +18,9 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from ..errors import UserError
-from ..boundary.verdicts import Verdicts, as_verdicts, stratum_of
+from ..boundary.banks import Bank, as_bank
+from ..boundary.verdicts import Verdicts, as_verdicts, verdicts_domain
+from ..domains.contract import STRATUM
 from ..executor import Executor
 from ..extras import check_installed
 from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
@@ -34,7 +36,7 @@ from .tables import Table, check_table_inputs, condition_order, paper_tables, pr
 from .trajectories import trajectory_frame
 
 REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures", "examples")
-METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", "k", "metric", "estimate", "lo", "hi", "draws_used", "N"]
+METRICS_CSV_COLUMNS = ["cohort", "condition", "depth", STRATUM, "metric", "estimate", "lo", "hi", "draws_used", "N"]
 LEVEL = 0.95
 PAIRS_PER_PASS = 32
 Stage = Callable[[str, int, int], None]  # progress(stage, done, total)
@@ -90,10 +92,11 @@ def report_folder(out_dir) -> Path:
     return real
 
 
-def metrics_long(metrics: pd.DataFrame) -> pd.DataFrame:
-    """``metrics.csv``: one row per (cohort, condition, depth, k, metric); ``all`` marks pooled rows."""
-    stratum = stratum_of(metrics)  # k, or a domain's own second stratum (boxes) in its place
-    return metrics[[stratum if c == "k" else c for c in METRICS_CSV_COLUMNS]].reset_index(drop=True)
+def metrics_long(metrics: pd.DataFrame, domain=None) -> pd.DataFrame:
+    """``metrics.csv``: one row per (cohort, condition, depth, second stratum, metric); ``all`` marks pooled rows.
+    ``domain``: the metrics', when the frame's ``attrs`` do not name it."""
+    found = verdicts_domain(metrics, domain=domain, source="metrics")
+    return metrics[found.named(METRICS_CSV_COLUMNS)].reset_index(drop=True)
 
 
 def display_names(order: Sequence[str], labels: Labels | None) -> dict:
@@ -126,7 +129,7 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
     return pd.concat(parts, ignore_index=True)
 
 
-def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
+def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
                  seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
                  options: ReportOptions | None = None, executor: Executor | None = None,
                  figure_server=None) -> Path:
@@ -134,7 +137,7 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
 
     Parameters
     ----------
-    bank : DataFrame (``bank.read_bank``): board_id, cohort, k, depth, ...
+    bank : ``Bank`` (``boundary.banks.load_bank``) or a bank DataFrame (checked first: ``boundary.banks.as_bank``)
     verdicts : ``Verdicts`` (``boundary.verdicts.read_verdicts``), trusted and checked against ``bank``
         unless they were read with it; or a DataFrame (``score.score_responses``), checked once here
         (``boundary.verdicts.check_verdicts``)
@@ -163,6 +166,7 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
         elif server is not None:
             server.close()  # nothing to draw
             server = None
+        bank = as_bank(bank)
         checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
         check_table_inputs(checked)  # nothing to report from no verdicts
         sums = board_sums(checked)
@@ -181,9 +185,9 @@ def write_report(bank: pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir,
     return path
 
 
-def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
+def _write(bank: Bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
            options: ReportOptions, executor, server) -> Path:
-    verdicts = checked.frame
+    verdicts, domain = checked.frame, checked.domain
     metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
                                   progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
     primary = primary_cohort(metrics)
@@ -196,16 +200,16 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
             figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options)
             paired = _paired(sums, order, draws, seed, stage, executor)
             extra = _extra_tables(checked, trajectories, bank, order, runs)
-            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra)
+            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra, domain)
             total = len(tables) + 3 * bool(figures)
-            write_table(metrics_long(metrics), out / "metrics.csv", formulas_escaped=True)
+            write_table(metrics_long(metrics, domain), out / "metrics.csv", formulas_escaped=True)
             for n, table in enumerate(tables, start=1):
                 write_table_files(table, out / "tables")
                 stage("tables and figures", n, total)
             examples = write_examples(out, bank, verdicts, order, primary)
             drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
             md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names,
-                             stratum_of(metrics))
+                             domain.stratum)
             write_text(md, out / "report.md")
             write_text(page, out / "report.html")
         except BaseException:
@@ -223,14 +227,9 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
     return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
 
 
-def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str],
+def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: Bank, order: Sequence[str],
                   runs) -> list[Table]:
-    from .retreat import retreat_table
-
-    extra = [trajectory_table(trajectories, order)]
-    by_retreat = retreat_table(verdicts, bank, order)  # None unless the bank has search-certified boards
-    if by_retreat is not None:
-        extra.append(by_retreat)
+    extra = [trajectory_table(trajectories, order), *bank.domain.report_tables(verdicts, bank.frame, order)]
     if runs is not None:
         from .run_stats import run_stats_table
 

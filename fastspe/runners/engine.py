@@ -21,9 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..domains.base import Domain
-from ..domains.registry import domain_of
-from ..domains.sliding.prompt import prompt_sha256, render_prompt
+from ..boundary.banks import as_bank
+from ..domains.contract import Domain, prompt_hash
 from .anthropic_runner import AnthropicMessages
 from .base import resolve_base_url
 from .generation import GenerationSettings, canonical_model, split_model
@@ -64,40 +63,27 @@ def check_trials(trials: int) -> None:
 
 @dataclass(frozen=True)
 class BoardPrompts:
-    """The bank's boards in order: ids, rendered prompts and their hashes."""
+    """The bank's boards in order: ids, rendered prompts and their hashes, and the domain that rendered them."""
 
     board_ids: list
     prompts: list
     hashes: list
-    domain: Domain | None = None  # the bank's, when not the sliding puzzle
+    domain: Domain
 
     @classmethod
-    def of(cls, bank: pd.DataFrame) -> "BoardPrompts":
-        ids, prompts, hashes = [], [], []
-        domain = domain_of(bank)
-        if domain.name != "sliding":  # a domain renders its prompt from the bank row
-            for row in bank.to_dict("records"):
-                prompt = domain.render_prompt(row)
-                ids.append(str(row["board_id"]))
-                prompts.append(prompt)
-                hashes.append(prompt_sha256(prompt))
-            return cls(ids, prompts, hashes, domain)
-        for row in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False):
-            prompt = render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-            ids.append(str(row.board_id))
-            prompts.append(prompt)
-            hashes.append(prompt_sha256(prompt))
-        return cls(ids, prompts, hashes)
+    def of(cls, bank) -> "BoardPrompts":
+        bank = as_bank(bank)
+        prompts = bank.domain.prompts(bank.frame)
+        ids = [str(b) for b in bank.frame["board_id"]]
+        return cls(ids, prompts, [prompt_hash(p) for p in prompts], bank.domain)
 
     @property
     def rows(self) -> dict:
         return {b: i for i, b in enumerate(self.board_ids)}
 
     def trial(self, condition: str, row: int, t: int) -> Trial:
-        prompt = {} if self.domain is None else {"prompt_version": self.domain.prompt_version,
-                                                 "prompt_sha256": self.domain.prompt_sha256}
         return Trial(trial_id(condition, self.board_ids[row], self.hashes[row], t), self.board_ids[row], int(t),
-                     self.prompts[row], int(row), **prompt)
+                     self.prompts[row], int(row), self.domain.prompt_version, self.domain.prompt_sha256)
 
 
 def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
@@ -231,8 +217,9 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
 
     Parameters
     ----------
-    bank : DataFrame
-        Bank rows (``board_id, rows, cols, initial, goal``), e.g. from ``fastspe.bank.build.read_bank``.
+    bank : Bank or DataFrame
+        The bank (``fastspe.boundary.banks.read_bank``; a bank DataFrame is checked first): each board's prompt is
+        its domain's (``Domain.render_prompt``).
     model : str
         ``PROVIDER:MODEL`` (or ``PROVIDER/MODEL``).
     out : path-like
@@ -289,14 +276,11 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
                  progress: Progress | None = None, condition: str | None = None) -> RunSummary:
     """Answer ``bank`` with an offline baseline planner, appending its rows to the run log ``out``.
 
-    Rows come from ``fastspe.planners.baselines.baseline_responses(bank, planner, trials, seed)``; each is
+    Rows come from the bank's domain (``Domain.baseline_responses(frame, planner, trials, seed)``); each is
     logged as one completed attempt in the same format as model answers, under ``condition``
     (default ``baseline:PLANNER``), and trials already in the log are skipped.
     """
-    if domain_of(bank).name == "sokoban":  # lazily: baselines may pull in numba kernels
-        from ..planners.sokoban_baselines import sokoban_baseline_responses as baseline_responses
-    else:
-        from ..planners.baselines import baseline_responses
+    bank = as_bank(bank)
 
     condition = f"{BASELINE}:{planner}" if condition is None else condition
     check_log_path(out)
@@ -320,7 +304,8 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
         for start in range(0, len(rows), per_slice):
             # planned a slice at a time (each board's RNG stream is its own: same answers as one pass),
             # so the first batch is on disk at once and memory stays flat
-            answers = baseline_responses(bank.iloc[rows[start:start + per_slice]], planner, trials, seed)
+            answers = bank.domain.baseline_responses(bank.frame.iloc[rows[start:start + per_slice]], planner, trials,
+                                                     seed)
             batch = []
             for row in answers.to_dict("records"):
                 trial = todo.get((str(row["board_id"]), int(row["trial"])))

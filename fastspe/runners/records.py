@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from .. import __version__
-from ..domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256
+from ..domains.contract import prompt_hash
 from .base import public_url
 from .generation import GenerationSettings
 from .log import ERROR, OK
@@ -30,9 +30,9 @@ class Trial:
     board_id: str
     trial: int
     prompt: str
-    row: int = 0  # the board's row in the bank
-    prompt_version: str = PROMPT_VERSION  # the domain's prompt (the sliding puzzle's Appendix B by default)
-    prompt_sha256: str = PROMPT_SHA256
+    row: int  # the board's row in the bank
+    prompt_version: str  # the domain's prompt: its version and its template's hash
+    prompt_sha256: str
 
 
 @dataclass
@@ -79,7 +79,7 @@ def trial_fields(trial: Trial, condition: str, provider: str, model: str, base_u
     return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
             "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
             "fastspe_version": __version__, "prompt_version": trial.prompt_version,
-            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_sha256(trial.prompt)}
+            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_hash(trial.prompt)}
 
 
 def answer_fields(answer, cost: float | None) -> dict:

@@ -8,7 +8,7 @@ _NAMES = {
     "MODE_NAMES": "parse_column", "ParsedColumn": "parse_column", "moves_strings": "parse_column",
     "ParsedPlan": "parse_reference", "parse_answer": "parse_reference", "parse_answers": "parse_reference",
     "Rewards": "rewards", "RewardScorer": "rewards", "reward": "rewards", "STATUS_NAMES": "rewards",
-    "ERROR_NAMES": "rewards", "ScoreSummary": "score", "bank_tables": "score",
+    "ScoreSummary": "score", "bank_tables": "score",
     "encode_moves": "score", "score_responses": "score", "score_file": "score",
 }
 __all__ = sorted(_NAMES)

@@ -20,14 +20,25 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+import warnings
+
 from ..errors import UserError
-from ..domains.base import Packed
-from ..domains.registry import domain_named
-from ..kernels.replay import COMPLETE, ERROR_NAMES, STATUS_NAMES
+from ..domains.codes import COMPLETE, STATUS_NAMES
+from ..domains.contract import Packed
+from ..domains.registry import DEFAULT_DOMAIN, domain_named
 from .parse_column import MODE_NAMES
 from .score import bank_tables, replay_answers
 
-__all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "ERROR_NAMES", "MODE_NAMES"]
+__all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "MODE_NAMES"]
+
+
+def __getattr__(name: str):
+    if name == "ERROR_NAMES":  # the sliding puzzle's error names, before each domain had its own
+        warnings.warn("fastspe.scoring.rewards.ERROR_NAMES is the default domain's; use RewardScorer(bank).error_names "
+                      "(each domain names its own); the old name goes away in the release after 0.2",
+                      DeprecationWarning, stacklevel=2)
+        return domain_named(DEFAULT_DOMAIN).error_names
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -35,8 +46,8 @@ class Rewards:
     """Per-answer results, all NumPy arrays of length n.
 
     status : int8, index into ``STATUS_NAMES`` (0 complete, 1 legal_noncompletion, 2 illegal)
-    error_kind : int8, index into ``ERROR_NAMES`` ("" none, boundary, obstacle, invalid_action, format) for
-        the sliding puzzle, into the domain's ``error_names`` (``RewardScorer.error_names``) for any bank
+    error_kind : int8, index into the bank's domain's ``error_names`` (``RewardScorer.error_names``; the sliding
+        puzzle's: "" none, boundary, obstacle, invalid_action, format)
     parse_mode : int8, index into ``MODE_NAMES`` (exact, normalized, no_plan)
     L : int64, the plan's action count; first_error : int64, index of the first illegal action or -1
     depth : int64, the board's certified d*
@@ -68,8 +79,8 @@ class RewardScorer:
 
     Parameters
     ----------
-    bank : DataFrame or Arrow table with the bank columns of its domain (``fastspe.bank.build.read_bank``,
-        ``build_bank``; a Sokoban bank, ``boundary.banks.read_bank_table``), or one already packed
+    bank : a ``Bank`` (``fastspe.boundary.banks.read_bank``), a bank DataFrame or Arrow table of its domain's columns,
+        or one already packed (``Domain.pack``)
     parse : "lenient" or "strict"; format_failure : "illegal" or "noncompletion" (as ``fastspe score``)
     """
 

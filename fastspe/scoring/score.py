@@ -1,9 +1,9 @@
 """Verdicts: parse every answer, replay every plan on its board, one row per output.
 
-``score_responses(bank, responses)`` validates the responses, parses the answers
-(``fastspe.scoring.parse_reference``), packs all plans into one flat array of action codes and replays them in one
-parallel kernel call (``fastspe.kernels.replay``), then derives the per-output columns of
-Section 2.2: completion, legality, first error, economy d*/L and excess L - d* of completed plans.
+``score_responses(bank, responses)`` validates the responses, parses the answers with the bank's domain's action
+vocabulary (``fastspe.scoring.parse_column``), packs all plans into one flat array of action codes and replays them in
+one parallel kernel call (the domain's ``replay``), then derives the per-output columns of Section 2.2: completion,
+legality, first error, economy d*/L and excess L - d* of completed plans.
 """
 
 from __future__ import annotations
@@ -19,25 +19,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._names import moved_names
-from ..bank.build import bank_to_table
+from ..boundary.banks import Bank, as_bank
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from ..boundary.responses import KEY, combine_responses, read_responses, validate_responses
-from ..boundary.verdicts import VERDICT_COLUMNS, write_verdicts
+from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS, write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
 from ..executor import Executor
 from ..boundary.files import table_format
-from ..kernels.replay import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
-from ..domains.base import Packed
-from ..domains.registry import domain_named, domain_of
-from ..domains.sliding.layout import CODE_OF_BYTE
-from .parse_column import MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
+from ..domains.codes import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
+from ..domains.contract import Packed
+from ..domains.registry import domain_named, domain_of, with_domain
+from ..domains.vocabulary import DIRECTIONS, Vocabulary
+from .parse_column import MODE_NAMES, MODE_NO_PLAN, parse_column
 
 __all__ = ["ScoreSummary", "bank_tables", "packed_bank", "encode_moves", "score_responses", "score_file"]
-# fastspe 0.1 offered the verdicts reader here too, and 0.2 the sliding puzzle's packed bank: they have moved
-__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts",
-                                     "BankTables": "fastspe.domains.sliding.pack"})
+# fastspe 0.1 offered the verdicts reader here too: it has moved
+__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts"})
 
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
@@ -47,23 +46,23 @@ Progress = Callable[[int, int | None], None]
 
 
 def bank_tables(bank) -> Packed:
-    """Check a bank (DataFrame or Arrow table; ``check_bank_table``) and pack it for its domain's replay."""
-    return packed_bank(bank_to_table(bank))
+    """Check a bank (a ``Bank``, DataFrame or Arrow table; ``boundary.banks.as_bank``) and pack it for its domain's
+    replay."""
+    bank = as_bank(bank)
+    return bank.domain.pack(bank.table)
 
 
-def packed_bank(table: pa.Table) -> Packed:
-    """Pack a bank table that ``check_bank_table`` has checked, for its domain (``domains.registry``)."""
+def packed_bank(table: pa.Table | Bank) -> Packed:
+    """Pack a bank table that ``check_bank_table`` has checked (or a ``Bank``), for its domain."""
+    if isinstance(table, Bank):
+        return table.domain.pack(table.table)
     return domain_of(table).pack(table)
 
 
-def encode_moves(moves: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Plans as one flat uint8 code array and int64 offsets (n + 1,); any char but UDLR is not a move."""
-    lengths = np.fromiter(map(len, moves), dtype=np.int64, count=len(moves))
-    offsets = np.zeros(len(moves) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    joined = "".join(moves).encode("ascii", errors="replace")
-    codes = CODE_OF_BYTE[np.frombuffer(joined, dtype=np.uint8)]
-    return codes, offsets
+def encode_moves(moves: Sequence[str], vocabulary: Vocabulary = DIRECTIONS) -> tuple[np.ndarray, np.ndarray]:
+    """Stored plans (one vocabulary symbol per action) as one flat uint8 code array and int64 offsets (n + 1,); any
+    other character is a token that is not an action."""
+    return vocabulary.encode(moves)
 
 
 def _check_options(parse: str, format_failure: str) -> None:
@@ -95,8 +94,9 @@ def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenien
                    format_failure: str = "illegal") -> Replayed:
     """Parse ``texts`` (Arrow strings or a sequence) and replay each on bank row ``rows[i]``."""
     _check_options(parse, format_failure)
-    parsed = parse_column(texts, strict=parse == "strict")
-    status, kind, first_error, final_h, min_h, revisits, midway = domain_named(tables.domain).replay(
+    domain = domain_named(tables.domain)
+    parsed = parse_column(texts, strict=parse == "strict", vocabulary=domain.vocabulary)
+    status, kind, first_error, final_h, min_h, revisits, midway = domain.replay(
         tables, rows, parsed.codes, parsed.offsets)
     no_plan = parsed.mode == MODE_NO_PLAN
     if format_failure == "illegal":
@@ -136,9 +136,9 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "truncated": _truncated(outputs),
         **{name: replayed[name] for name in _REPLAYED[7:]},
     }
-    for name in _metadata_columns(outputs):
+    for name in _metadata_columns(outputs, domain.stratum):
         columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
-    return pa.table(columns)
+    return with_domain(pa.table(columns), domain)
 
 
 _REPLAYED = ("L", "status", "error_kind", "first_error", "parse_mode", "normalization", "multiple_moves",
@@ -167,7 +167,7 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "optimal": r.complete & (r.L == r.depth),
         "economy": r.economy,
         "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
-        "moves": moves_strings(p.codes, p.offsets),
+        "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
 
 
@@ -229,13 +229,13 @@ def _truncated(outputs: pa.Table) -> np.ndarray:
     return out
 
 
-def _metadata_columns(outputs: pa.Table) -> list[str]:
+def _metadata_columns(outputs: pa.Table, stratum: str) -> list[str]:
     """Scalar metadata carried into the verdicts (token counts, latency, ...); nested values are not, but for
-    the settings ``stop`` and ``extra_body`` (as JSON text)."""
+    the settings ``stop`` and ``extra_body`` (as JSON text). ``stratum``: the domain's, a verdict column."""
     keep = []
     for field in outputs.schema:
         kind = field.type
-        if field.name in _NOT_METADATA or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
+        if field.name in _NOT_METADATA or field.name == stratum or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
                 or pa.types.is_binary(kind) or pa.types.is_dictionary(kind):
             continue
         keep.append(field.name)
@@ -248,7 +248,7 @@ def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
                "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
                "trial": pa.array(resp["trial"].to_numpy(np.int64)),
                "response": pa.array(resp["response"].to_numpy(object), pa.string())}
-    for col in _frame_metadata(resp):
+    for col in _frame_metadata(resp, domain_named(tables.domain).stratum):
         if col in JSON_TEXT:
             columns[col] = json_cells(resp[col].tolist())
             continue
@@ -261,10 +261,10 @@ def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
     return table.append_column("row", pa.array(tables.rows_of(table.column("board_id"))))
 
 
-def _frame_metadata(responses: pd.DataFrame) -> list[str]:
+def _frame_metadata(responses: pd.DataFrame, stratum: str) -> list[str]:
     keep = []
     for col in responses.columns:
-        if col in _NOT_METADATA:
+        if col in _NOT_METADATA or col == stratum:
             continue
         kind = pd.api.types.infer_dtype(responses[col], skipna=True)
         if col in JSON_TEXT or kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
@@ -278,8 +278,8 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
 
     Parameters
     ----------
-    bank : DataFrame (or Arrow table) with ``fastspe.bank.build.BANK_COLUMNS``; checked first
-        (``fastspe.boundary.banks.check_bank_table``)
+    bank : a ``Bank`` (``fastspe.boundary.banks.read_bank``), or a bank DataFrame or Arrow table of its domain's
+        columns, checked first (``fastspe.boundary.banks.as_bank``)
     responses : DataFrame with ``board_id, condition, trial, response`` (and metadata; run-log
         attempts are resolved to the completed one)
     parse : "lenient" (normalized answers are scored) or "strict" (they are format failures)
@@ -291,7 +291,7 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
     ``L`` is the plan's action count, illegal plans included; ``first_error`` indexes the first
     illegal action (-1 when there is none, format failures included); ``final_h`` is h of the
     last state reached (before the illegal action, if any) and ``min_h`` the least h along the
-    legal prefix, the initial state included; ``moves`` has one character per action, ``?`` for
+    legal prefix, the initial state included; ``moves`` has one vocabulary symbol per action, ``?`` for
     a token that is not a move. ``economy`` = d*/L and ``excess`` = L - d* are NaN unless the
     plan is complete. Rows are sorted by (condition, board_id, trial).
     """
@@ -306,7 +306,9 @@ def _id_frame(tables: Packed) -> pd.DataFrame:
 
 
 def _sorted_frame(verdicts: pa.Table) -> pd.DataFrame:
-    return verdicts.to_pandas().sort_values(KEY, kind="stable").reset_index(drop=True)
+    frame = verdicts.to_pandas().sort_values(KEY, kind="stable").reset_index(drop=True)
+    frame.attrs[FRAME_DOMAIN] = domain_of(verdicts).name
+    return frame
 
 
 @dataclass
@@ -328,14 +330,14 @@ class ScoreSummary:
         self.scored = self.complete + self.legal_noncompletion + self.illegal
 
 
-def score_file(bank: pa.Table, responses, out, parse: str = "lenient", format_failure: str = "illegal",
+def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", format_failure: str = "illegal",
                skip_invalid: bool = False, progress: Progress | None = None,
                chunk_bytes: int | None = None, executor: Executor | None = None) -> ScoreSummary:
     """Score a responses file or run log into a verdicts file, batch by batch.
 
     Parameters
     ----------
-    bank : Arrow table checked by ``check_bank_table`` (``fastspe.boundary.banks.read_bank_table``)
+    bank : a ``Bank``, or an Arrow table checked by ``check_bank_table`` (``fastspe.boundary.banks.read_bank_table``)
     responses, out : paths (``responses`` may be a list of paths, scored as one file: an output in two of
         them is refused, naming both); ``out`` is ``.parquet`` (streamed, rows in the order of the responses)
         or ``.csv`` (in memory, sorted by condition, board_id, trial)
@@ -393,7 +395,7 @@ def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: Sc
     with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
         def checked_write(verdicts: pa.Table) -> None:
             try:
-                write(typed_verdicts(verdicts, f"verdicts to write to {out}"))
+                write(typed_verdicts(verdicts, f"verdicts to write to {out}", tables.domain))
             except (pa.ArrowException, ValueError, TypeError):
                 raise NeedsLineReader("metadata columns change type between batches") from None
 

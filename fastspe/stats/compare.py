@@ -35,16 +35,17 @@ from ..errors import UserError
 from ..executor import Executor
 from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
                         paired_differences)
-from ..boundary.verdicts import stratum_of
+from ..boundary.verdicts import verdicts_domain
+from ..domains.contract import STRATUM
 from .metrics import board_sums
 
 DEFAULT_METRICS = ("SPE", "C", "R", "Q", "E")
 DEFAULT_MARGIN = 0.02
 REGRESSION, IMPROVEMENT, NO_CHANGE = "regression", "improvement", "no clear change"
-COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi", "draws_used", "p_value",
-           "p_adjusted", "verdict"]
+COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", STRATUM, "estimate", "lo", "hi", "draws_used",
+           "p_value", "p_adjusted", "verdict"]  # STRATUM: the domain's second stratum (``k``, ``boxes``)
 POOLED = "pooled"  # the grouping that gates CI; the others are Holm-adjusted per table
-FAMILY = ("candidate", "cohort")  # the rows one Holm adjustment spans (by depth and by k together)
+FAMILY = ("candidate", "cohort")  # the rows one Holm adjustment spans (by depth and by stratum together)
 KNOWN_METRICS = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
 # Metrics where a lower value is better: their verdict reads the difference the other way round.
 LOWER_IS_BETTER = ("I", "G")
@@ -78,7 +79,7 @@ class Comparison:
     draws: int
     seed: int
     level: float = DEFAULT_LEVEL
-    stratum: str = "k"  # the column of the second stratum (``boxes`` for Sokoban), in k's place in ``COLUMNS``
+    stratum: str = STRATUM  # the verdicts' domain's second stratum column, in ``STRATUM``'s place in ``COLUMNS``
 
     def regressions(self) -> pd.DataFrame:
         """Pooled primary-cohort rows whose verdict is ``regression``."""
@@ -154,8 +155,10 @@ def _sign_tests(sums: pd.DataFrame, baseline: str, candidate: str) -> list[SignT
 
 def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | None = None,
             metrics: Sequence[str] = DEFAULT_METRICS, margin: float = DEFAULT_MARGIN, draws: int = DEFAULT_DRAWS,
-            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None) -> Comparison:
-    """Paired differences candidate - baseline, pooled per cohort, by depth and by k, with verdicts.
+            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None,
+            domain=None) -> Comparison:
+    """Paired differences candidate - baseline, pooled per cohort, by depth and by the second stratum, with
+    verdicts.
 
     Parameters
     ----------
@@ -165,6 +168,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     metrics : metric names (default ``SPE, C, R, Q, E``)
     margin : the smallest difference that counts as a change (in the metric's units)
     executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask)
+    domain : the verdicts' domain, when they are a frame whose ``attrs`` do not name it
     """
     metrics = tuple(metrics)
     unknown = [m for m in metrics if m not in KNOWN_METRICS]
@@ -172,7 +176,8 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
         raise UserError(f"--metrics {','.join(metrics)}: choose among {', '.join(KNOWN_METRICS)}")
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
         raise UserError(f"--margin must be a finite number >= 0, got {margin!r}")
-    sums = board_sums(verdicts)  # refuses repeated outputs and inconsistent verdicts
+    sums = board_sums(verdicts, domain)  # refuses repeated outputs and inconsistent verdicts
+    found = verdicts_domain(sums)
     present = sorted(map(str, sums["condition"].unique()))
     if baseline not in present:
         raise UserError(f"baseline {baseline!r} has no verdicts; conditions present: {', '.join(present)}")
@@ -190,7 +195,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
         boards[cand] = int((both == 2).sum())
         if shared.empty:
             raise UserError(f"{cand!r} and {baseline!r} share no board: nothing to compare")
-        packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand])
+        packed = pack_sums(shared, groupings=DEFAULT_GROUPINGS, conditions=[baseline, cand], domain=found)
         boot = bootstrap_draws(packed, draws, seed, executor=executor)
         diff = paired_differences(boot, [(cand, baseline)], level)
         # paired_differences' rows run group-major, then metric (one pair): the draws' order
@@ -209,11 +214,11 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
                                                       table["grouping"], table["p_adjusted"])]
     mrank = {m: i for i, m in enumerate(metrics)}
     crank = {c: i for i, c in enumerate(candidates)}
-    gorder = {"pooled": 0, "depth": 1, "k": 2}
+    gorder = {"pooled": 0, "depth": 1, "stratum": 2}
     table = table.assign(_c=table["candidate"].map(crank), _g=table["grouping"].map(gorder),
                          _m=table["metric"].map(mrank)).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
-    stratum = stratum_of(sums)
-    table = table[[stratum if c == "k" else c for c in COLUMNS]].reset_index(drop=True)
+    stratum = found.stratum
+    table = table[found.named(COLUMNS)].reset_index(drop=True)
     return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level),
                       stratum)
 

@@ -42,6 +42,7 @@ from ..boundary.history_store import (PARTS, Run, StoreFiles, footer_digest, is_
                                       label_problem)
 from ..boundary.parquet import read_parquet, table_digest, write_parquet
 from ..boundary.verdicts import Verdicts, as_verdicts, read_verdicts, write_verdicts
+from ..domains.registry import domain_of
 from ..kernels import MAX_SEED
 from .intervals import DEFAULT_SEED, bootstrap_intervals
 from .metrics import board_sums
@@ -50,7 +51,6 @@ DEFAULT_STORE = "fastspe-history"
 DEFAULT_DRAWS = 2000
 METRICS_KIND = "history metrics"
 METRIC_COLUMNS = ["cohort", "condition", "metric", "estimate", "lo", "hi", "draws_used", "N"]
-_BANK_COLUMNS = ["board_id", "rows", "cols", "blocks", "initial", "depth"]
 
 
 class ParameterError(InputError, errors.ParameterError):
@@ -70,9 +70,10 @@ def store_path(store=None) -> Path:
 
 
 def bank_hash(bank_table) -> str:
-    """A digest of the bank's boards (ids, layouts, initial boards, depths), whatever its file format.
-    BLAKE2b, as since the store began: a run stored before format 2 must still match its bank."""
-    cols = [c for c in _BANK_COLUMNS if c in bank_table.column_names]
+    """A digest of the bank's rows (ids, start states as the domain's ``state_columns`` hold them, depths), whatever
+    its file format. BLAKE2b, as since the store began: a run stored before format 2 must still match its bank."""
+    wanted = ["board_id", *domain_of(bank_table).state_columns, "depth"]
+    cols = [c for c in wanted if c in bank_table.column_names]
     return table_digest(bank_table.select(cols).sort_by("board_id"), "blake2b")[:32]
 
 

@@ -21,17 +21,19 @@ from ..errors import UserError
 from ..executor import Executor, in_process
 from ..boundary.files import require_columns
 from ..kernels import MAX_SEED, bootstrap as kb
-from ..boundary.verdicts import stratum_of
+from ..boundary.verdicts import FRAME_DOMAIN, verdicts_domain
+from ..domains.contract import STRATUM, Domain
 from .metrics import SUM_COLUMNS, metrics_from_sums
 
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
 DEFAULT_LEVEL = 0.95
-DEFAULT_STRATA = ("cohort", "k", "depth")
+# Strata and groupings name the domain's second stratum (k, boxes) ``STRATUM``: each frame's domain names it
+DEFAULT_STRATA = ("cohort", STRATUM, "depth")
 DEFAULT_GROUPINGS: Mapping[str, tuple[str, ...]] = {"pooled": ("cohort",), "depth": ("cohort", "depth"),
-                                                    "k": ("cohort", "k")}
-# The report's groupings: the defaults plus each stratum cell (cohort x k x depth), which Table 4 averages.
-REPORT_GROUPINGS: Mapping[str, tuple[str, ...]] = {**DEFAULT_GROUPINGS, "k_depth": ("cohort", "k", "depth")}
+                                                    "stratum": ("cohort", STRATUM)}
+# The report's groupings: the defaults plus each stratum cell (cohort x stratum x depth), which Table 4 averages.
+REPORT_GROUPINGS: Mapping[str, tuple[str, ...]] = {**DEFAULT_GROUPINGS, "stratum_depth": ("cohort", STRATUM, "depth")}
 METRICS = kb.METRIC_NAMES
 ALL = "all"  # label of a column a grouping pools over
 MEMORY_BUDGET = 256 * 2**20  # bytes of bootstrap draws held at once by bootstrap_intervals
@@ -59,7 +61,8 @@ class PackedSums:
     group_of_cell : int64 (cells, groupings)
     groups : DataFrame, one row per group id: ``grouping`` and every label column (``ALL`` where
         that grouping pools over the column)
-    strata, groupings : the columns that define them
+    strata, groupings : the columns that define them (the domain's own names)
+    domain : the sums' ``Domain``
     """
 
     sums: np.ndarray
@@ -72,6 +75,7 @@ class PackedSums:
     groups: pd.DataFrame
     strata: tuple[str, ...]
     groupings: Mapping[str, tuple[str, ...]]
+    domain: Domain
 
     @property
     def label_columns(self) -> list[str]:
@@ -86,7 +90,7 @@ class PackedSums:
         pos = [self.conditions.index(c) for c in conditions]
         return PackedSums(np.ascontiguousarray(self.sums[:, pos, :]), conditions, self.boards, self.strata_start,
                           self.strata_size, self.cell_of, self.group_of_cell, self.groups, self.strata,
-                          self.groupings)
+                          self.groupings, self.domain)
 
 
 @dataclass(frozen=True)
@@ -155,29 +159,27 @@ def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def _in_domain(sums: pd.DataFrame, strata: tuple, groupings: dict) -> tuple[tuple, dict]:
-    """Strata and groupings with ``k`` read as the sums' own second stratum (``boxes`` for Sokoban); the
-    groupings keep their names (``k``, ``k_depth``: the second stratum's grouping, whatever its column)."""
-    stratum = stratum_of(sums)
-    if stratum == "k" or "k" in getattr(sums, "columns", ()):
-        return strata, groupings
-    swap = lambda cols: tuple(stratum if c == "k" else c for c in cols)  # noqa: E731
-    return swap(strata), {name: swap(cols) for name, cols in groupings.items()}
+def _in_domain(domain: Domain, strata: tuple, groupings: dict) -> tuple[tuple, dict]:
+    """Strata and groupings with ``STRATUM`` as the domain names its second stratum (``k``, ``boxes``); the
+    groupings keep their names (``stratum``, ``stratum_depth``, whatever the column)."""
+    return tuple(domain.named(strata)), {name: tuple(domain.named(cols)) for name, cols in groupings.items()}
 
 
 def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
               groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
-              conditions: Sequence[str] | None = None) -> PackedSums:
+              conditions: Sequence[str] | None = None, domain=None) -> PackedSums:
     """Validate board sums and pack them for the bootstrap kernel.
 
     Parameters
     ----------
     sums : DataFrame from ``metrics.board_sums``: one row per (condition, board_id) with the stratum
         and grouping columns and ``n, legal, complete, illegal, optimal, economy_sum, excess_sum``
-    strata : columns whose combinations are resampled separately
+    strata : columns whose combinations are resampled separately (``STRATUM``: the domain's second stratum)
     groupings : name -> columns; each grouping gives one group per combination of its columns
-        (columns are cohort, condition-free board attributes such as depth, k, layout)
+        (columns are cohort, condition-free board attributes such as depth, the stratum, layout)
     conditions : the conditions to keep, in this order (default: all, in order of appearance)
+    domain : the sums' domain when their ``attrs`` do not name it (``board_sums`` sets them; default: the
+        default domain)
 
     A (condition, board) pair without a row counts as no output (zeros), so conditions may cover
     different boards; each board's stratum and group columns must agree across conditions.
@@ -186,7 +188,8 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     if not isinstance(groupings, Mapping) or not groupings:
         raise UserError("groupings must be a non-empty mapping of name -> columns, e.g. {'pooled': ('cohort',)}")
     groupings = {str(name): _check_columns(cols, f"grouping {name!r}") for name, cols in groupings.items()}
-    strata, groupings = _in_domain(sums, strata, groupings)
+    found = verdicts_domain(sums, domain=domain, source="board sums")
+    strata, groupings = _in_domain(found, strata, groupings)
     label_cols: list[str] = []
     for cols in groupings.values():
         label_cols += [c for c in cols if c not in label_cols]
@@ -233,7 +236,7 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     c = pd.Index(conditions).get_indexer(frame["condition"])
     packed[b, c, :] = frame[SUM_COLUMNS].to_numpy(np.float64)
     return PackedSums(packed, conditions, boards, strata_start, strata_size, cell, group_of_cell, groups,
-                      tuple(strata), groupings)
+                      tuple(strata), groupings, found)
 
 
 def draw_indices(packed: PackedSums, draws: int, seed: int = DEFAULT_SEED) -> np.ndarray:
@@ -303,6 +306,7 @@ def _long_frame(packed: PackedSums, conds_a, conds_b, low, high, used, est_of) -
     out["lo"] = low.ravel()
     out["hi"] = high.ravel()
     out["draws_used"] = used.ravel().astype(np.int64)
+    out.attrs[FRAME_DOMAIN] = packed.domain.name
     return out
 
 
@@ -389,7 +393,7 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
                         groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
                         conditions: Sequence[str] | None = None,
                         memory_budget: int = MEMORY_BUDGET, progress: Progress | None = None,
-                        executor: Executor | None = None) -> pd.DataFrame:
+                        executor: Executor | None = None, domain=None) -> pd.DataFrame:
     """``interval_table`` for every condition, holding at most ``memory_budget`` bytes of draws.
 
     Conditions are bootstrapped in chunks; a draw picks the same boards whatever the chunk, so the
@@ -399,7 +403,7 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
     level = _check_level(level)
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
     memory_budget = _check_int(memory_budget, "memory_budget", 1, 2**62)
-    packed = pack_sums(sums, strata, groupings, conditions)
+    packed = pack_sums(sums, strata, groupings, conditions, domain)
     per_condition = draws * len(packed.groups) * len(METRICS) * 8
     chunk = max(1, memory_budget // per_condition)
     starts = range(0, len(packed.conditions), chunk)
@@ -408,4 +412,6 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
         part = packed.select(packed.conditions[i:i + chunk]) if chunk < len(packed.conditions) else packed
         tick = None if progress is None else (lambda done, _, n=n: progress(n * draws + done, len(starts) * draws))
         parts.append(interval_table(bootstrap_draws(part, draws, seed, tick, executor), level))
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    out.attrs[FRAME_DOMAIN] = packed.domain.name
+    return out

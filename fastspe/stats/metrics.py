@@ -28,32 +28,35 @@ import pandas as pd
 
 from ..boundary.errors import InputError
 from ..errors import UserError
-from ..boundary.verdicts import Verdicts, board_info, check_metric_inputs
+from ..boundary.verdicts import BOARD_INFO, FRAME_DOMAIN, Verdicts, check_metric_inputs, verdicts_domain
 
 BOARD_KEYS = ["condition", "board_id"]
-BOARD_INFO = ["cohort", "k", "layout", "depth"]
 SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
 METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
-GROUPABLE = ("cohort", "condition", "depth", "k", "boxes", "layout", "board_id")  # k or boxes: the domain's
+GROUPABLE = ("cohort", "condition", "depth", "layout", "board_id")  # and the domain's second stratum
 
 
-def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
+def board_sums(verdicts: Verdicts | pd.DataFrame, domain=None) -> pd.DataFrame:
     """Counts over each board's outputs, one row per (condition, board_id).
 
     ``verdicts``: checked ``Verdicts`` (trusted), or a DataFrame with ``condition, board_id, trial,
-    cohort, k, layout, depth, status, L, optimal, economy, excess`` that must pass
+    cohort, layout, depth, status, L, optimal, economy, excess`` and its domain's second stratum (``k``, ``boxes``;
+    ``domain``: the frame's, when its ``attrs`` do not name it) that must pass
     ``boundary.verdicts.check_metric_inputs`` (``InputError`` if not).
 
-    Returns columns ``condition, board_id, cohort, k, layout, depth, n, legal, complete, illegal,
-    optimal, economy_sum, excess_sum, depth_sum`` (int64 counts; sums over completed outputs).
+    Returns columns ``condition, board_id, cohort``, the stratum, ``layout, depth, n, legal, complete, illegal,
+    optimal, economy_sum, excess_sum, depth_sum`` (int64 counts; sums over completed outputs); its ``attrs`` name
+    the domain.
     """
     if isinstance(verdicts, Verdicts):
+        found = verdicts.domain
         optimal, economy, excess, verdicts = verdicts.optimal, verdicts.economy, verdicts.excess, verdicts.frame
     else:
-        optimal, economy, excess = check_metric_inputs(verdicts, "verdicts")
+        found = verdicts_domain(verdicts, domain=domain)
+        optimal, economy, excess = check_metric_inputs(verdicts, "verdicts", domain=found)
     status = verdicts["status"]
     complete = (status == "complete").to_numpy()
-    info_columns = board_info(verdicts)  # the domain's second stratum (k, boxes) in k's place
+    info_columns = found.named(BOARD_INFO)
     parts = pd.DataFrame({
         **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + info_columns},
         "n": 1,
@@ -67,7 +70,9 @@ def board_sums(verdicts: Verdicts | pd.DataFrame) -> pd.DataFrame:
     })
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
     info = parts.groupby(BOARD_KEYS, sort=True)[info_columns].first()
-    return pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + info_columns + SUM_COLUMNS]
+    out = pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + info_columns + SUM_COLUMNS]
+    out.attrs[FRAME_DOMAIN] = found.name
+    return out
 
 
 def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
@@ -89,20 +94,25 @@ def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
                          "O": O, "SPE": SPE, "Dc": Dc}, index=sums.index)
 
 
-def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("cohort", "condition")) -> pd.DataFrame:
+def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("cohort", "condition"),
+                    domain=None) -> pd.DataFrame:
     """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE, Dc``.
 
     Parameters
     ----------
     verdicts : ``Verdicts``, a DataFrame of verdicts, or one of ``board_sums``
-    by : group columns, any of cohort, condition, depth, k, layout, board_id; empty for one row
+    by : group columns, any of cohort, condition, depth, layout, board_id and the domain's second stratum (``k``,
+        ``boxes``); empty for one row
+    domain : the verdicts' domain when they are a frame whose ``attrs`` do not name it (default: the default domain)
     """
     if isinstance(by, str):
         by = [b for b in by.split(",") if b]
     by = list(by)
-    wrong = [b for b in by if b not in GROUPABLE]
+    found = verdicts.domain if isinstance(verdicts, Verdicts) else verdicts_domain(verdicts, domain=domain)
+    groupable = (*GROUPABLE[:3], found.stratum, *GROUPABLE[3:])
+    wrong = [b for b in by if b not in groupable]
     if wrong:
-        raise UserError(f"cannot group by {wrong}; choose from {', '.join(GROUPABLE)}")
+        raise UserError(f"cannot group by {wrong}; choose from {', '.join(groupable)}")
     if len(set(by)) != len(by):
         raise UserError(f"group columns repeat: {by}")
     is_sums = (not isinstance(verdicts, Verdicts) and set(SUM_COLUMNS) <= set(verdicts.columns)
@@ -113,7 +123,7 @@ def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("coh
             i = int(dup.argmax())
             raise InputError(f"board sums: row {i + 1}: (condition, board_id) {tuple(verdicts[BOARD_KEYS].iloc[i])} "
                              "appears more than once; form them once with fastspe.stats.metrics.board_sums")
-    sums = verdicts if is_sums else board_sums(verdicts)
+    sums = verdicts if is_sums else board_sums(verdicts, found)
     if by:
         grouped = sums.groupby(by, sort=True)[SUM_COLUMNS].sum().reset_index()
     else:

@@ -1,13 +1,15 @@
 """Independent verdict verifier: re-parse and re-replay every answer in plain Python, compare with a verdicts file.
 
-The paper replays every model output with a second implementation. This is it, shipped: it shares no
-code with ``fastspe.scoring.parse_reference``, ``fastspe.scoring.parse_column``, ``fastspe.kernels``, ``fastspe.scoring.score`` or
-``fastspe.domains.sliding.layout``. Only reading files is shared (``fastspe.boundary``): that is not what is verified.
+The paper replays every model output with a second implementation. This is it, shipped: it shares no code with
+``fastspe.scoring`` (the parsers, the verdict table) or with any domain's kernels and packing. Only reading files is
+shared (``fastspe.boundary``): that is not what is verified.
 
-Re-derived here from the rules alone: the answer parse (``fastspe.verify.answer_format``), each layout's goal and free-cell graph distances (its own
-BFS), h, and a replay that stops at the first illegal action. Every verdict column is compared:
+Re-derived here from the rules alone: the answer parse (``fastspe.verify.answer_format``, with the domain's action
+vocabulary) and, by the domain's own independent replay (``Domain.verifier``: the sliding puzzle's re-derives each
+layout's goal and graph distances with its own BFS, Sokoban's its room and push distances), each bank row's facts,
+h, and a replay that stops at the first illegal action. Every verdict column is compared:
 
-- from the bank: ``cohort, k, layout, depth``;
+- from the bank: ``cohort``, the second stratum (``k``, ``boxes``, ...), ``layout``, ``depth``;
 - from the parse: ``moves`` (one character per action, ``?`` for a token that is not a move),
   ``parse_mode``, ``normalization`` (the tags) and ``multiple_moves``;
 - from the replay: ``L, status, error_kind, first_error, final_h, min_h, revisits, goal_midway``,
@@ -27,103 +29,25 @@ from __future__ import annotations
 
 import math
 import os
-from collections import deque
 from itertools import repeat
 from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ..domains.contract import STRATUM, Domain, Verifier, VerifierBoard
+from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in
 from ..errors import UserError
 from .answer_format import parse_plan
-from .sokoban_replay import SokobanBoard, bank_levels, replay_sokoban
 
-__all__ = ["FIELDS", "Board", "Difference", "bank_boards", "replay", "rederive", "compare_verdicts",
-           "verify_verdicts_files"]
+__all__ = ["FIELDS", "Difference", "rederive", "compare_verdicts", "verify_verdicts_files"]
 
 KEY = ("condition", "board_id", "trial")
-FIELDS = ("cohort", "k", "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
+FIELDS = ("cohort", STRATUM, "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
           "normalization", "multiple_moves", "truncated", "final_h", "min_h", "revisits", "goal_midway",
           "optimal", "economy", "excess", "moves")
 CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
 Progress = Callable[[int, int], None]
-
-# ---- boards and replay ----------------------------------------------------------------------------------------
-
-STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
-OFF, BLOCKED = -1, -2
-
-
-class _Layout:
-    """A layout's goal, graph distances and blank moves, from rows, cols and blocked cells alone."""
-
-    def __init__(self, rows: int, cols: int, blocks: tuple[int, ...]):
-        blocked = set(blocks)
-        self.tag = "b" + ".".join(map(str, blocks)) if blocks else "bnone"
-        free = [c for c in range(rows * cols) if c not in blocked]
-        self.goal_of = {tile: cell for tile, cell in enumerate(free[:-1], start=1)}  # blank on the last free cell
-        self.target = []
-        for c in range(rows * cols):
-            r, q = divmod(c, cols)
-            out = {}
-            for letter, (dr, dq) in STEP.items():
-                rr, qq = r + dr, q + dq
-                t = rr * cols + qq
-                out[letter] = OFF if not (0 <= rr < rows and 0 <= qq < cols) else BLOCKED if t in blocked else t
-            self.target.append(out)
-        self.dist = [self._bfs(c, blocked) if c not in blocked else None for c in range(rows * cols)]
-        self.weight = [1 << (7 * c) for c in range(rows * cols)]  # state key: sum of tile << 7*cell
-        self.goal_key = sum(t * self.weight[c] for t, c in self.goal_of.items())
-
-    def _bfs(self, src: int, blocked: set) -> list[int]:
-        dist = [-1] * len(self.target)
-        dist[src] = 0
-        queue = deque([src])
-        while queue:
-            c = queue.popleft()
-            for t in self.target[c].values():
-                if t >= 0 and dist[t] < 0:
-                    dist[t] = dist[c] + 1
-                    queue.append(t)
-        return dist
-
-    def h(self, board) -> int:
-        return sum(self.dist[c][self.goal_of[v]] for c, v in enumerate(board) if v > 0)
-
-    def key(self, board) -> int:
-        return sum(v * self.weight[c] for c, v in enumerate(board) if v > 0)
-
-
-class Board(NamedTuple):
-    initial: tuple
-    layout: _Layout
-    cohort: str
-    k: int
-    depth: int
-
-
-def replay(board: Board, moves: str) -> dict:
-    """Status, first illegal action, h along the legal prefix, revisits and a midway goal of ``moves``."""
-    lay, cells = board.layout, list(board.initial)
-    blank, h, key = cells.index(0), lay.h(cells), lay.key(cells)
-    seen, min_h, revisits, midway, kind, first_error = {key}, h, 0, False, "", -1
-    for i, letter in enumerate(moves):
-        midway = midway or key == lay.goal_key
-        t = lay.target[blank].get(letter)
-        if t is None or t < 0:
-            kind, first_error = ("invalid_action" if t is None else "boundary" if t == OFF else "obstacle"), i
-            break
-        tile, goal = cells[t], lay.goal_of[cells[t]]
-        h += lay.dist[blank][goal] - lay.dist[t][goal]
-        key += tile * (lay.weight[blank] - lay.weight[t])
-        cells[blank], cells[t], blank = tile, 0, t
-        revisits += key in seen
-        seen.add(key)
-        min_h = min(min_h, h)
-    status = "illegal" if kind else "complete" if key == lay.goal_key else "legal_noncompletion"
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
-            "revisits": revisits, "goal_midway": midway}
-
 
 def _truncated(meta: dict) -> bool:
     """Cut off by the length limit, as the response's metadata says (only a true flag or the text "true")."""
@@ -133,19 +57,19 @@ def _truncated(meta: dict) -> bool:
     return any(isinstance(meta.get(f), str) and meta[f].lower() in CUT_OFF for f in ("finish_reason", "stop_reason"))
 
 
-def rederive(board: Board, response: str, parse: str = "lenient", format_failure: str = "illegal",
-             meta: dict | None = None) -> dict:
-    """Every compared verdict field of one answer (``FIELDS``), re-derived; a Sokoban board
-    (``verify.sokoban_replay.SokobanBoard``) by its own replay, with ``boxes`` in k's place."""
-    plan = parse_plan(response, strict=parse == "strict")
-    sokoban = isinstance(board, SokobanBoard)
-    out = (replay_sokoban if sokoban else replay)(board, plan.moves)
+def rederive(domain: Domain, board: VerifierBoard, response: str, parse: str = "lenient",
+             format_failure: str = "illegal", meta: dict | None = None, verifier: Verifier | None = None) -> dict:
+    """Every compared verdict field of one answer (``FIELDS``, the stratum under the domain's column), re-derived:
+    the answer read by ``answer_format`` with the domain's vocabulary, the plan replayed by the domain's independent
+    ``verifier``."""
+    plan = parse_plan(response, strict=parse == "strict", vocabulary=domain.vocabulary)
+    out = (verifier or domain.verifier()).replay(board, plan.moves)
     if plan.mode == "no_plan":
         out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
             else ("legal_noncompletion", "")
     L, complete = len(plan.moves), out["status"] == "complete"
-    out["boxes" if sokoban else "k"] = board.boxes if sokoban else board.k
-    out.update(cohort=board.cohort, layout=board.layout.tag, depth=board.depth, L=L,
+    out[domain.stratum] = board.stratum
+    out.update(cohort=board.cohort, layout=board.tag, depth=board.depth, L=L,
                parse_mode=plan.mode, normalization=plan.normalization, multiple_moves=plan.multiple,
                truncated=_truncated(meta or {}), optimal=complete and L == board.depth,
                economy=(board.depth / L if L else 1.0) if complete else math.nan,
@@ -231,19 +155,20 @@ def _same(stored, derived) -> bool:
     return type(stored) is type(derived) and stored == derived
 
 
-def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts: pd.DataFrame,
+def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataFrame,
                      parse: str = "lenient", format_failure: str = "illegal",
                      progress: Progress | None = None) -> tuple[list[Difference], int]:
     """Re-derive the verdict of every output of ``responses`` and compare it with ``verdicts``.
 
-    ``boards`` maps board_id to ``Board``; ``responses`` holds one row per output (``board_id,
-    condition, trial, response`` and metadata, as ``read_responses`` returns them); ``verdicts`` the
-    rows of a verdicts file as read (values of any type). Returns the differences (responses' order,
-    then verdicts without a response) and the number of verdicts compared.
+    ``domain``: the bank's (a name or ``Domain``); ``boards`` maps board_id to its verifier's board
+    (``domain.verifier().boards(bank)``); ``responses`` holds one row per output (``board_id, condition, trial,
+    response`` and metadata, as ``read_responses`` returns them); ``verdicts`` the rows of a verdicts file as read
+    (values of any type). Returns the differences (responses' order, then verdicts without a response) and the
+    number of verdicts compared.
     """
-    fields = FIELDS
-    if boards and isinstance(next(iter(boards.values())), SokobanBoard):  # a Sokoban bank's second stratum
-        fields = tuple("boxes" if f == "k" else f for f in FIELDS)
+    domain = domain_named(domain)
+    verifier = domain.verifier()
+    fields = tuple(domain.named(FIELDS))
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
         raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
@@ -270,7 +195,8 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
             continue
         if key[1] not in boards:
             raise UserError(f"board_id {key[1]!r} of the responses is not in the bank")
-        derived = rederive(boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)))
+        derived = rederive(domain, boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)),
+                           verifier)
         for f in fields:
             stored = _KIND.get(f, _as_text)(columns[f][row])
             if not _same(stored, derived[f]):
@@ -286,23 +212,6 @@ def compare_verdicts(boards: dict[str, Board], responses: pd.DataFrame, verdicts
 
 # ---- files ----------------------------------------------------------------------------------------------------
 
-def bank_boards(bank) -> dict[str, Board]:
-    """A bank's boards (an Arrow table or a DataFrame) keyed by board_id, layouts re-derived once each."""
-    names = ("board_id", "initial", "rows", "cols", "blocks", "cohort", "k", "depth")
-    columns = [bank.column(c).to_pylist() if hasattr(bank, "schema") else list(bank[c]) for c in names]
-    layouts: dict[tuple, _Layout] = {}
-    boards = {}
-    for bid, init, rows, cols, blocks, cohort, k, depth in zip(*columns):
-        shape = (int(rows), int(cols), tuple(sorted(int(b) for b in blocks)))
-        lay = layouts.get(shape) or layouts.setdefault(shape, _Layout(*shape))
-        boards[str(bid)] = Board(tuple(int(v) for v in init), lay, str(cohort), int(k), int(depth))
-    return boards
-
-
-def _columns(bank) -> list:
-    return list(bank.column_names if hasattr(bank, "schema") else bank.columns)
-
-
 def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
                           progress: Progress | None = None) -> tuple[list[Difference], int]:
     """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file.
@@ -317,11 +226,12 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
                         f"{parse!r} and {format_failure!r}")
     table = read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank
-    boards = bank_levels(table) if "level" in _columns(table) else bank_boards(table)
+    domain = domain_named(name_in(table) or DEFAULT_DOMAIN)
+    boards = domain.verifier().boards(table)
     answers = responses if isinstance(responses, pd.DataFrame) else \
         read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)
     try:
-        return compare_verdicts(boards, answers, stored, parse, format_failure, progress)
+        return compare_verdicts(domain, boards, answers, stored, parse, format_failure, progress)
     except ValueError as exc:
         raise UserError(f"{verdicts}: {exc}") from None

@@ -14,9 +14,9 @@ from typing import Iterable
 import numpy as np
 
 from ...errors import UserError, UserTypeError
-from ...kernels.graph import bfs_distances, board_h
-from ...kernels.replay import INVALID_CODE
-from ...kernels.walks import h_raise_table
+from .kernels.graph import bfs_distances, board_h
+from .kernels.replay import INVALID_CODE
+from .kernels.walks import h_raise_table
 
 MIN_SIDE, MAX_SIDE = 2, 8
 DIRECTIONS = "UDLR"

@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...kernels.replay import key_layout
+from ...boundary.bank_rows import list_lengths
+from .kernels.replay import key_layout
 from .layout import Layout
 
 __all__ = ["BankTables", "packed_bank", "board_matrix", "blocks_mask", "layout_groups", "list_lengths"]
@@ -156,10 +157,3 @@ def _as_arrow_lists(column):
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return arr
     return None
-
-
-def list_lengths(column) -> np.ndarray:
-    """int64 (n,): the length of each list of an Arrow list column."""
-    if pa.types.is_fixed_size_list(column.type) and not column.null_count:  # every board one size: no pass
-        return np.full(len(column), column.type.list_size, dtype=np.int64)
-    return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)

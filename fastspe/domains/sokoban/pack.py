@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import UserError
-from ...kernels.sokoban_replay import MAX_BOXES, MAX_CELLS
+from .kernels.replay import MAX_BOXES, MAX_CELLS
 from .columns import BANK_COLUMNS
 from .level import DEAD_PUSHES, Level, parse_level
 

@@ -2,12 +2,12 @@
 
 Versioned and hashed as the sliding puzzle's prompt is: ``PROMPT_SHA256`` is the hash of the template itself
 (placeholders included), so a change of wording changes the hash every run log records; ``prompt_sha256(text)``
-(the sliding puzzle's, the same SHA-256 of UTF-8) identifies one rendered request.
+(``contract.prompt_hash``, the SHA-256 of its UTF-8) identifies one rendered request.
 """
 
 from __future__ import annotations
 
-from ..sliding.prompt import prompt_sha256
+from ..contract import prompt_hash as prompt_sha256
 from .level import parse_level
 
 __all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "PROMPT_SHA256", "render_prompt"]

@@ -1,0 +1,73 @@
+"""Sokoban bank tables checked once: columns, types, nulls, and what each row says of its level.
+
+A Sokoban bank (``fastspe bank build --domain sokoban``) has one row per level: ``board_id``, ``cohort``,
+``depth`` (the certified fewest moves d*), ``level`` (XSB text), ``boxes`` (the second stratum),
+``certificate`` (an optimal plan, ``U,D,L,R`` letters, commas allowed) and ``pushes`` (the certificate's
+pushes). Its Parquet schema metadata says ``fastspe.domain: sokoban`` (``boundary.banks`` records it).
+
+``check_sokoban_bank_table`` is the cheap check every reader, ``score`` and ``run`` rely on: each level
+parses (1-4 boxes, as many goals, one player), ``boxes`` is its box count, ``depth`` the certificate's
+move count, ``0 <= pushes <= depth``, ids unique and not empty. Replaying the certificate and re-deriving
+d* are ``fastspe bank verify``'s (``verify.sokoban_bank``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ...boundary.bank_rows import RowErrors, check_ids, int_column, single_chunk, text_column
+from ...boundary.errors import InputError
+from ...errors import UserError
+from .columns import BANK_COLUMNS
+from .level import parse_level
+
+__all__ = ["check_sokoban_bank_table", "plan_lengths"]
+
+_TEXT = ("board_id", "cohort", "level", "certificate")
+_INT = ("depth", "boxes", "pushes")
+
+
+def plan_lengths(plans: pa.Array) -> np.ndarray:
+    """int64 (n,): the moves in each plan text (its letters; commas and spaces do not count)."""
+    letters = pc.replace_substring_regex(plans, r"[,\s]", "")
+    return pc.utf8_length(letters).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
+                             meaning: bool = True) -> pa.Table:
+    """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``).
+    ``InputError`` names ``source``, the row and the board id."""
+    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
+    if missing:
+        raise InputError(f"{source}: not a Sokoban bank: its rows lack columns {missing}; make one with "
+                         "`fastspe bank build --domain sokoban`")
+    if table.num_rows == 0:
+        raise InputError(f"{source}: the bank has no levels")
+    at = RowErrors(table, source, unit, line_of)
+    cols = {}
+    for name in BANK_COLUMNS:
+        column = single_chunk(table.column(name))
+        if column.null_count:
+            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
+        cols[name] = text_column(column, name, at) if name in _TEXT else int_column(column, name, at)
+    out = pa.table(cols)
+    if not meaning:
+        return out
+    ints = {name: cols[name].to_numpy() for name in _INT}
+    check_ids(cols["board_id"], at)
+    moves = plan_lengths(cols["certificate"])
+    at.first(moves != ints["depth"], lambda i: f"depth is {ints['depth'][i]} but the certificate has {moves[i]} moves")
+    at.first((ints["pushes"] < 0) | (ints["pushes"] > ints["depth"]),
+             lambda i: f"pushes is {ints['pushes'][i]}, must be 0..depth ({ints['depth'][i]})")
+    bad_letter = pc.match_substring_regex(cols["certificate"], r"[^UDLR,\s]").to_numpy(zero_copy_only=False)
+    at.first(bad_letter, lambda i: "the certificate holds a letter that is not U, D, L or R")
+    for i, text in enumerate(cols["level"].to_pylist()):  # a level is parsed in Python: levels are few
+        try:
+            level = parse_level(text)
+        except UserError as exc:
+            raise at.error(i, f"level: {exc}") from None
+        if len(level.boxes) != ints["boxes"][i]:
+            raise at.error(i, f"boxes is {ints['boxes'][i]} but the level has {len(level.boxes)}")
+    return out

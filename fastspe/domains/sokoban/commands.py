@@ -1,0 +1,111 @@
+"""Sokoban's part of ``fastspe solve``, ``bank build`` and ``bank verify``: its options and what they do, behind the
+``Domain`` methods of ``domain.py`` (the command line prints and picks exit codes).
+
+``solve --level FILE.xsb`` prints one JSON object; ``solve --input LEVELS.jsonl --out OUT.jsonl`` reads lines
+``{"id", "level"}`` (XSB text) and writes each line plus ``length`` (fewest moves), ``pushes``, ``moves``
+(``U,D,...``), ``nodes`` and ``seconds``, or an ``error`` (unsolvable, a dead start, the node limit) for that
+line alone. ``bank build --design D.json|sokoban-paper`` builds a certified bank, ``bank build --levels FILE`` banks
+given levels; ``bank verify`` re-derives it with plain Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ...errors import UserError
+from ..contract import BankVerification, GivenBank, Option, Ui
+
+DEFAULT_COHORT = "custom"
+
+BUILD_OPTIONS = (
+    Option(("--levels",), "bank these levels instead of a design: a .jsonl file of {id, level} lines (as solve --input "
+           "reads) or an XSB collection (levels separated by blank lines, ';' or Title: lines naming them), each "
+           "certified by the exact solver", {"metavar": "FILE"}),
+    Option(("--cohort",), f"--levels: the cohort of the banked levels (default: {DEFAULT_COHORT})", {}),
+    Option(("--max-nodes",), "--levels: give up on a level after this many stored search states (default: "
+           "20,000,000)", {"type": "int:1:1000000000000", "dest": "max_nodes"}),
+)
+SOLVE_OPTIONS = (
+    Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
+           {"metavar": "FILE"}),
+)
+
+
+# ---- solve ----------------------------------------------------------------------------------------------------
+
+def solve(args, ui: Ui) -> dict:
+    """``fastspe solve --level``: one level's move-optimal plan, as the JSON object the command prints."""
+    from ...boundary.text_files import read_text
+    from .solver import solve_level
+
+    if args.level is None:
+        raise UserError("--domain sokoban needs --level FILE.xsb or --input LEVELS.jsonl")
+    text = read_text(args.level)
+    sol = solve_level(text, args.max_nodes)
+    return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "nodes": sol.nodes,
+            "seconds": round(sol.seconds, 6), "level": text.strip("\n")}
+
+
+@contextlib.contextmanager
+def record_solver(args, ui: Ui):
+    """``fastspe solve --input``: each line's answer, an ``error`` naming the file and the level."""
+    from .solver import solve_level_record
+
+    def solve_one(record: dict, number: int) -> dict:
+        answer = solve_level_record(record, args.max_nodes)
+        if "error" in answer:
+            where = f"id {record['id']!r}" if isinstance(record.get("id"), (str, int)) else f"level {number}"
+            answer["error"] = f"{args.input}: {where}: {answer['error']}"
+        return answer
+
+    yield solve_one
+
+
+# ---- bank build and verify ------------------------------------------------------------------------------------
+
+def check_design_options(args) -> None:
+    """A design names its cohorts and certifies every level: ``--cohort`` and ``--max-nodes`` go with ``--levels``."""
+    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes")):
+        if args is not None and getattr(args, dest, None) is not None:
+            raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
+
+
+def given_bank(args, ui: Ui) -> GivenBank | None:
+    """``bank build --levels FILE``: every level certified (d*, pushes, an optimal plan) before anything is written."""
+    if getattr(args, "levels", None) is None:
+        return None
+    from .bank import bank_from_levels
+    from .level_files import read_given_levels
+
+    given = read_given_levels(args.levels)
+    ids = None if any(g.id is None for g in given) else [g.id for g in given]
+    texts, where = [g.text for g in given], [g.where for g in given]
+    cohort = args.cohort if args.cohort is not None else DEFAULT_COHORT
+
+    def pieces(progress):
+        yield bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress)
+
+    return GivenBank(len(given), pieces, f"from {args.levels}", {"--levels": args.levels})
+
+
+def verify(table, args, ui: Ui) -> BankVerification:
+    """``fastspe bank verify`` of a Sokoban bank (``table``: read with the schema checked only): every level verified
+    and proved move-optimal, or named; a level the plain-Python search could not finish within its state bound is
+    unproven, as for the sliding puzzle."""
+    from .verify.bank import OPTIMALITY_STATES, verify_sokoban_bank
+
+    skipped: list = []
+    with ui.progress("bank verify", table.num_rows, "levels") as update:
+        failures = verify_sokoban_bank(table, progress=update, skipped=skipped)
+    unproven = [(board_id, f"the certificate replays, but the breadth-first search passed {OPTIMALITY_STATES:,} "
+                           "states before it could rule out a shorter plan") for board_id in skipped]
+    if failures:
+        return BankVerification(failures, unproven, f"{len(failures)} of {table.num_rows} levels failed verification")
+    checks = ("each level parses, its certificate replays to every box on a goal in depth moves with the stated "
+              "pushes, and an independent breadth-first search")
+    if not skipped:
+        return BankVerification([], [], f"ok: all {table.num_rows:,} levels verified ({checks} finds no shorter plan)")
+    accepted = getattr(args, "accept_unproven", False)
+    return BankVerification([], unproven, f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
+                            f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
+                            f"move-optimal ({checks} of up to {OPTIMALITY_STATES:,} states)")

@@ -1,0 +1,198 @@
+"""Batched Sokoban plan replay: run every plan on its level in parallel and record what happened.
+
+The outputs are those of the sliding puzzle's ``replay_plans`` (``domains.contract.Domain.replay``) (status, error_kind, first_error, final_h, min_h, revisits,
+goal_midway), with Sokoban's two kinds of illegal move: ``WALL`` (the player walks into a wall or off the room) and
+``BOX_BLOCKED`` (a push into a wall or another box). Codes 0..3 move the player U, D, L, R; anything else is a token
+that is not a move (``INVALID_ACTION``). Replay stops at the first illegal action and never skips or repairs it.
+
+Each level is given by its tables (``domains.sokoban.pack``): ``moves`` the cell one step from each cell in each
+direction (-1 a wall or off the grid), ``push_distance`` each cell's pushes to the nearest goal (h's term; 0 only on
+a goal), and the start: the player's cell and the sorted box cells.
+
+Revisits are counted exactly over (player, box set) states. Cells are below 128 (a level is at most 10 x 10), so a
+state packs into one word: the player in bits 0..6 and the sorted box cells in the 7-bit fields above it. A push
+moves one box, which is put back in order among at most four. No state packs to 0 (the player and the first box
+are on different cells, so one of them is non-zero), so 0 marks an empty slot of the per-plan open-addressing table,
+which stores the full key: the hash only picks the slot, and a collision costs a probe, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...._numba import njit, prange
+from ...codes import COMPLETE, FORMAT, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR  # noqa: F401
+
+WALL, BOX_BLOCKED = 1, 2  # Sokoban's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)
+ERROR_NAMES = ("", "wall", "box_blocked", "invalid_action", "format")
+MAX_CELLS = 128  # cells of a level's grid that the 7-bit fields of the state key can name
+MAX_BOXES = 4
+
+_CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_FIELD = 7
+
+
+@njit
+def _table_bits(length):
+    """log2 of the table size for a plan of ``length`` moves (load factor <= 1/4, at least 16)."""
+    need = 4 * (length + 1)
+    b = 4
+    while (1 << b) < need:
+        b += 1
+    return b
+
+
+@njit
+def _box_key(boxes, nb):
+    """The box fields of the state key (the player's field left 0)."""
+    key = np.uint64(0)
+    for j in range(nb):
+        key |= np.uint64(boxes[j]) << np.uint64(_FIELD * (j + 1))
+    return key
+
+
+@njit
+def _move_box(boxes, nb, src, dst):
+    """Move the box on ``src`` to ``dst`` and keep ``boxes[:nb]`` sorted."""
+    j = 0
+    while boxes[j] != src:
+        j += 1
+    boxes[j] = dst
+    while j > 0 and boxes[j - 1] > boxes[j]:
+        boxes[j - 1], boxes[j] = boxes[j], boxes[j - 1]
+        j -= 1
+    while j + 1 < nb and boxes[j + 1] < boxes[j]:
+        boxes[j + 1], boxes[j] = boxes[j], boxes[j + 1]
+        j += 1
+
+
+@njit
+def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
+    """Replay one plan; ``boxes`` (sorted, length >= nb) and ``occupied`` (all False) are scratch, left dirty."""
+    h = 0
+    for j in range(nb):
+        occupied[boxes[j]] = True
+        h += dist[boxes[j]]
+    box_key = _box_key(boxes, nb)
+    key = box_key | np.uint64(player)
+    length = plan.shape[0]
+    tbits = _table_bits(length)
+    mask = (1 << tbits) - 1
+    down = np.uint64(64 - tbits)
+    umask = np.uint64(mask)
+    table[: mask + 1] = 0
+    table[np.int64((key * _GOLDEN) >> down)] = key
+    min_h = h
+    midway = h == 0 and length > 0
+    revisits = 0
+    kind = NO_ERROR
+    first_error = -1
+    zeros = 0
+    up = np.uintp(player)
+    for i in range(length):
+        code = plan[i]
+        if code > 3:
+            kind = INVALID_ACTION
+            first_error = i
+            break
+        t = moves[up, np.uintp(code)]
+        if t < 0:
+            kind = WALL
+            first_error = i
+            break
+        # unsigned indices spare numba's negative-index wraparound on every access
+        ut = np.uintp(t)
+        if occupied[ut]:
+            beyond = moves[ut, np.uintp(code)]
+            if beyond < 0 or occupied[np.uintp(beyond)]:
+                kind = BOX_BLOCKED
+                first_error = i
+                break
+            ub = np.uintp(beyond)
+            occupied[ut] = False
+            occupied[ub] = True
+            h += dist[ub] - dist[ut]
+            _move_box(boxes, nb, t, beyond)
+            box_key = _box_key(boxes, nb)
+        up = ut
+        key = box_key | np.uint64(t)
+        min_h = min(min_h, h)
+        zeros += h == 0  # counted, not branched on: see midway below
+        slot = (key * _GOLDEN) >> down
+        k = table[slot]
+        while k != key and k != 0:  # rare with the table at most a quarter full
+            slot = (slot + np.uint64(1)) & umask
+            k = table[slot]
+        # branch-free: whether the state is new or seen is a coin toss for the predictor
+        revisits += k == key
+        table[slot] = key
+    # the goal before the last action: a visit to it that is not the final state of a legal plan
+    if kind == NO_ERROR and h == 0 and length > 0:
+        zeros -= 1
+    midway = midway or zeros > 0
+    for j in range(nb):
+        occupied[boxes[j]] = False
+    status = ILLEGAL if kind != NO_ERROR else COMPLETE if h == 0 else LEGAL_NONCOMPLETION
+    return status, kind, first_error, h, min_h, revisits, midway
+
+
+@njit(parallel=True)
+def replay_levels(level_index, codes, offsets, moves, push_distance, player, boxes, nboxes):
+    """Replay plan i on level ``level_index[i]``.
+
+    Parameters
+    ----------
+    level_index : int64 (n,), the level of each plan
+    codes : uint8 (total,), every plan's action codes back to back (0..3 = U, D, L, R; else invalid)
+    offsets : int64 (n + 1,), plan i is ``codes[offsets[i]:offsets[i + 1]]``
+    moves : int16 (m, cells, 4), the cell one step from each cell in each direction, -1 a wall or off the grid
+    push_distance : int16 (m, cells), pushes from each cell to the nearest goal (0 exactly on a goal)
+    player : int16 (m,), the player's start cell
+    boxes : int16 (m, MAX_BOXES), the sorted start box cells, padded after ``nboxes``
+    nboxes : int8 (m,), the number of boxes (1..MAX_BOXES)
+
+    Returns
+    -------
+    status : int8 (n,), COMPLETE / LEGAL_NONCOMPLETION / ILLEGAL
+    error_kind : int8 (n,), NO_ERROR / WALL / BOX_BLOCKED / INVALID_ACTION
+    first_error : int64 (n,), index of the first illegal action, -1 if none
+    final_h : int32 (n,), h of the last state reached (before the illegal action, if any)
+    min_h : int32 (n,), least h over the legal prefix, the initial state included
+    revisits : int64 (n,), legal moves whose resulting (player, box set) state was seen before on the trajectory
+    goal_midway : bool (n,), every box was on a goal before the plan's last action
+    """
+    n = level_index.shape[0]
+    cells = moves.shape[1]
+    status = np.empty(n, dtype=np.int8)
+    error_kind = np.empty(n, dtype=np.int8)
+    first_error = np.empty(n, dtype=np.int64)
+    final_h = np.empty(n, dtype=np.int32)
+    min_h = np.empty(n, dtype=np.int32)
+    revisits = np.empty(n, dtype=np.int64)
+    goal_midway = np.empty(n, dtype=np.bool_)
+    nchunks = (n + _CHUNK - 1) // _CHUNK
+    for ci in prange(nchunks):
+        lo = ci * _CHUNK
+        hi = min(n, lo + _CHUNK)
+        longest = 0
+        for p in range(lo, hi):
+            longest = max(longest, offsets[p + 1] - offsets[p])
+        table = np.empty(1 << _table_bits(longest), dtype=np.uint64)
+        occupied = np.zeros(cells, dtype=np.bool_)
+        box = np.empty(MAX_BOXES, dtype=np.int64)
+        for p in range(lo, hi):
+            li = level_index[p]
+            nb = nboxes[li]
+            for j in range(nb):
+                box[j] = boxes[li, j]
+            out = _replay_one(codes[offsets[p]:offsets[p + 1]], moves[li], push_distance[li], np.int64(player[li]),
+                              box, nb, occupied, table)
+            status[p] = out[0]
+            error_kind[p] = out[1]
+            first_error[p] = out[2]
+            final_h[p] = out[3]
+            min_h[p] = out[4]
+            revisits[p] = out[5]
+            goal_midway[p] = out[6]
+    return status, error_kind, first_error, final_h, min_h, revisits, goal_midway
