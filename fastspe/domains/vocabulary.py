@@ -3,9 +3,10 @@
 Action code ``i`` is ``tokens[i]``; every other code (``invalid_code`` and up) is a token that is not one of the
 domain's actions, which replay calls an illegal ``invalid_action`` at its position. An answer lists tokens after
 ``MOVES:`` (``MOVES: U, L, D``; ``MOVES: AB, AC``); files store a plan as one ``symbol`` per action (a verdict's
-``moves``, a bank's certificate), ``?`` for a token that is not an action. The lenient parser also reads ``words``
-(``up`` for ``U``) and ``glyphs`` (``↑``), and, when ``runs`` is set (single-letter tokens that no word is made of),
-a run of token letters without separators (``UDLR``).
+``moves``, a bank's certificate), ``?`` for a token that is not an action. The lenient parser also reads tokens in
+another case (``u``, ``ab``), ``words`` (``up`` for ``U``) and ``glyphs`` (``↑``), and, when ``runs`` is set
+(single-letter tokens that no word is made of), a run of token letters without separators (``UDLR``). Without
+``runs`` a token is everything between two separators, so ``ABCB`` is one token, and not an action.
 
 ``DIRECTIONS`` is U/D/L/R (codes 0..3), the vocabulary of the sliding puzzle and of Sokoban.
 """
@@ -16,14 +17,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-if TYPE_CHECKING:  # imported where used: ``fastspe --help`` loads this module but neither numpy nor pyarrow
+if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
+# numpy and pyarrow are imported where the array helpers need them: the reference parser and the independent
+# verifier read a vocabulary's tokens only, and stay plain Python
 
 __all__ = ["Vocabulary", "DIRECTIONS", "INVALID_SYMBOL"]
 
 INVALID_SYMBOL = "?"  # the stored symbol of a token that is not an action
 MAX_TOKENS = 250  # codes are uint8, and the invalid code follows the last token's
+# characters the answer format gives a meaning of their own (quotes wrap a list, ⟶ and ⇒ separate its tokens, the
+# emoji variation selector is dropped), so they cannot be glyphs
+_FORMAT_GLYPHS = "“”‘’⟶⇒\ufe0f"
 
 
 @dataclass(frozen=True)
@@ -33,9 +39,13 @@ class Vocabulary:
     tokens : the actions in code order, each 1..16 ASCII letters or digits, distinct up to case
     symbols : one printable ASCII character per token for stored plans (default: the tokens themselves, when each is
         one character); never ``?``, ``,`` or a space
-    words : lower-case word -> token, read by the lenient parser (tag ``words``)
-    glyphs : a non-ASCII character -> token, read by the lenient parser (tag ``words``'s sibling ``arrows``)
+    words : lower-case word (ASCII letters or digits) -> token, read by the lenient parser in any case (tag
+        ``words``); a word is no token in any case and, with ``runs``, not made of token letters only
+    glyphs : one printable non-ASCII character -> token, read by the lenient parser alone or in runs (tag
+        ``arrows``); not a space, nor a character the format uses (curly quotes, ``⟶``, ``⇒``, U+FE0F)
     runs : a run of token letters without separators is a list of actions (tokens of one letter only)
+
+    A vocabulary is hashable (parsers cache what they compile for it) and equal to another with the same fields.
     """
 
     tokens: tuple[str, ...]
@@ -65,14 +75,35 @@ class Vocabulary:
             bad = [v for v in table.values() if v not in tokens]
             if bad:
                 raise ValueError(f"{name} map to tokens that are not in the vocabulary: {bad}")
+        folded = {t.lower() for t in tokens}
+        letters = {ch for t in tokens for ch in t.lower()}
+        for w in self.words:
+            if not (isinstance(w, str) and w and w.isascii() and w.isalnum() and w == w.lower()):
+                raise ValueError(f"a word is lower-case ASCII letters or digits, got {w!r}")
+            if w in folded:  # "ab" would be both a token in another case and a word
+                raise ValueError(f"the word {w!r} is a token in another case")
+            if self.runs and set(w) <= letters:  # "dud" would be both a run of letters and a word
+                raise ValueError(f"the word {w!r} is a run of token letters")
+        for g in self.glyphs:
+            if not (isinstance(g, str) and len(g) == 1 and not g.isascii() and g.isprintable() and not g.isspace()
+                    and g not in _FORMAT_GLYPHS):
+                raise ValueError(f"a glyph is one printable non-ASCII character that the format does not use, "
+                                 f"got {g!r}")
         object.__setattr__(self, "tokens", tokens)
         object.__setattr__(self, "symbols", symbols)
         object.__setattr__(self, "words", dict(self.words))
         object.__setattr__(self, "glyphs", dict(self.glyphs))
+        object.__setattr__(self, "runs", bool(self.runs))
+        # hashed once: the parsers look their compiled tables up by vocabulary on every answer
+        object.__setattr__(self, "_hash", hash((tokens, symbols, tuple(sorted(self.words.items())),
+                                                tuple(sorted(self.glyphs.items())), self.runs)))
 
     def __hash__(self) -> int:
-        return hash((self.tokens, self.symbols, tuple(sorted(self.words.items())), tuple(sorted(self.glyphs.items())),
-                     self.runs))
+        return self._hash
+
+    def __reduce__(self):
+        # made again where it is unpickled: a str hash differs from process to process
+        return Vocabulary, (self.tokens, self.symbols, self.words, self.glyphs, self.runs)
 
     def __len__(self) -> int:
         return len(self.tokens)

@@ -1,10 +1,13 @@
 """Parse a whole column of answers at once, with results identical to ``fastspe.scoring.parse_reference``.
 
-``parse_column(texts, strict)`` runs a compiled pass (``fastspe.kernels.parse``) over the UTF-8
+``parse_column(texts, strict, vocabulary)`` runs a compiled pass (``fastspe.kernels.parse``) over the UTF-8
 bytes of the whole column. It decides alone the answers whose result it can prove (an Appendix B
 answer, prose with no label) and hands every other answer to ``fastspe.scoring.parse_reference.parse_answer``, the
 reference, so that for every answer ``(moves, mode, normalization, multiple)`` is exactly what
-``parse_answer(text, strict)`` gives. Plans come back as flat action codes, ready for replay.
+``parse_answer(text, strict, vocabulary)`` gives. Plans come back as flat action codes, ready for replay.
+
+The compiled pass is built for ``DIRECTIONS`` (U/D/L/R: its byte classes and letter codes); with any other
+vocabulary every answer goes to the reference, and its symbols become codes through ``vocabulary.code_of_byte``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from . import parse_reference as _ref
 from ..errors import UserTypeError
 from ..kernels import parse as _kernel
 from ..kernels import parse_bytes as _classes
-from ..domains.sliding.layout import CODE_OF_BYTE, DIRECTION_BYTES
+from ..domains.vocabulary import DIRECTIONS, Vocabulary
 
 __all__ = ["MODE_EXACT", "MODE_NORMALIZED", "MODE_NO_PLAN", "MODE_NAMES", "ParsedColumn", "parse_column",
            "moves_strings"]
@@ -27,17 +30,15 @@ __all__ = ["MODE_EXACT", "MODE_NORMALIZED", "MODE_NO_PLAN", "MODE_NAMES", "Parse
 MODE_EXACT, MODE_NORMALIZED, MODE_NO_PLAN = 0, 1, 2
 MODE_NAMES = (_ref.EXACT, _ref.NORMALIZED, _ref.NO_PLAN)  # indexed by the mode codes
 _MODE_OF_NAME = {name: code for code, name in enumerate(MODE_NAMES)}
-_LETTER_OF_CODE = np.full(256, ord(_ref.INVALID), dtype=np.uint8)  # action code -> its letter, "?" if no move
-_LETTER_OF_CODE[:4] = DIRECTION_BYTES
-_LETTERS = _LETTER_OF_CODE.tobytes()  # (for ``bytes.translate``: a byte-to-byte table, no index array of intp)
+_DIRECTIONS = _ref._grammar(DIRECTIONS)  # the reference's reading of U/D/L/R, which the kernel's byte classes mirror
 
 
 @dataclass(frozen=True)
 class ParsedColumn:
     """Parsed answers of a column (n answers).
 
-    codes : uint8 (total,), every plan's action codes back to back (0..3 = U, D, L, R,
-        ``INVALID_CODE`` for a token that is not a move)
+    codes : uint8 (total,), every plan's action codes back to back (``vocabulary.tokens[k]`` for code k, 0..3 = U,
+        D, L, R for ``DIRECTIONS``; ``vocabulary.invalid_code`` for a token that is not an action)
     offsets : int64 (n + 1,), plan i is ``codes[offsets[i]:offsets[i + 1]]``
     mode : int8 (n,), ``MODE_EXACT``, ``MODE_NORMALIZED`` or ``MODE_NO_PLAN`` (names in ``MODE_NAMES``)
     normalization_code : int32 (n,), each answer's normalization as an index into ``normalization_names``
@@ -45,6 +46,7 @@ class ParsedColumn:
         (object (n,)) gives them per answer
     multiple : bool (n,), more than one label appeared
     compiled : how many answers the kernel decided alone; the rest went to the Python parser
+    vocabulary : the tokens the answers were read with (their codes, and the symbols of ``plan_strings``)
     """
 
     codes: np.ndarray
@@ -54,6 +56,7 @@ class ParsedColumn:
     normalization_names: tuple
     multiple: np.ndarray
     compiled: int
+    vocabulary: Vocabulary = DIRECTIONS
 
     def __len__(self) -> int:
         return len(self.mode)
@@ -67,25 +70,24 @@ class ParsedColumn:
         names = pa.array(self.normalization_names, pa.string())
         return pa.DictionaryArray.from_arrays(self.normalization_code, names).cast(pa.string())
 
+    def plan_strings(self) -> pa.Array:
+        """The stored plans, one symbol of ``vocabulary`` per action (``?`` for a token that is not an action), as
+        an Arrow string array built from the buffers (``Vocabulary.plan_strings``)."""
+        return self.vocabulary.plan_strings(self.codes, self.offsets)
+
     def to_plans(self) -> list[_ref.ParsedPlan]:
         """The answers as ``fastspe.scoring.parse_reference.ParsedPlan`` tuples (one Python object each: for checks)."""
-        moves = moves_strings(self.codes, self.offsets).to_pylist()
+        moves = self.plan_strings().to_pylist()
         return [_ref.ParsedPlan(m, MODE_NAMES[k], norm, bool(mult))
                 for m, k, norm, mult in zip(moves, self.mode, self.normalization, self.multiple)]
 
 
 def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
-    """One string per plan, one character per action (``U D L R``, ``?`` for a token that is not a move).
-
-    Built from the buffers, with no Python loop per plan: a ``pa.StringArray``, or a
-    ``pa.LargeStringArray`` when the plans hold 2**31 actions or more.
+    """One string per plan of ``DIRECTIONS`` codes, one character per action (``U D L R``, ``?`` for a token that
+    is not a move): ``DIRECTIONS.plan_strings`` (a ``pa.StringArray``, or a ``pa.LargeStringArray`` when the plans
+    hold 2**31 actions or more). Other vocabularies: ``Vocabulary.plan_strings`` or ``ParsedColumn.plan_strings``.
     """
-    chars = pa.py_buffer(np.ascontiguousarray(codes, dtype=np.uint8).tobytes().translate(_LETTERS))
-    offsets = np.asarray(offsets, dtype=np.int64)
-    n = len(offsets) - 1
-    if offsets[-1] < 2**31:
-        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)), chars)
-    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), chars)
+    return DIRECTIONS.plan_strings(codes, offsets)
 
 
 def _cleaning_tags(body: str) -> set:
@@ -96,7 +98,7 @@ def _cleaning_tags(body: str) -> set:
 
 def _reading_tags(body: str) -> set:
     tags: set = set()
-    _ref._tokens_to_moves(body, tags)
+    _ref._tokens_to_moves(body, tags, _DIRECTIONS)
     return tags
 
 
@@ -110,7 +112,7 @@ def _byte_classes() -> np.ndarray:
                     | (_classes.LEAD if _ref._LEAD.fullmatch(ch) else 0)
                     | (_classes.SPACE if spacing else 0)
                     | (_classes.STRIP if ch.isspace() else 0)
-                    | (_classes.BARE_BAD if not _ref._BARE_CHARS.fullmatch(ch) else 0)
+                    | (_classes.BARE_BAD if not _DIRECTIONS.bare.fullmatch(ch) else 0)
                     | (_classes.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
                     | (_classes.TOKEN if ch.isalnum() else 0)
                     | (_classes.M_LETTER if ch in "mM" else 0)
@@ -223,21 +225,32 @@ def _column_texts(texts) -> _Texts:
     return _sequence_texts(texts)
 
 
-def parse_column(texts, strict: bool = False) -> ParsedColumn:
-    """Parse every answer of ``texts`` exactly as ``fastspe.scoring.parse_reference.parse_answer(text, strict)`` would.
+def parse_column(texts, strict: bool = False, vocabulary: Vocabulary = DIRECTIONS) -> ParsedColumn:
+    """Parse every answer of ``texts`` exactly as ``fastspe.scoring.parse_reference.parse_answer(text, strict,
+    vocabulary)`` would.
 
     Parameters
     ----------
     texts : a pyarrow string, large string or string view array, a chunked array of those, or any
         sequence (items that are not ``str``, and nulls, give what ``parse_answer`` gives for them)
     strict : every normalized answer is ``no_plan`` (its tags kept), as in ``parse_answer``
+    vocabulary : the action tokens (``fastspe.domains.vocabulary``); the compiled pass reads ``DIRECTIONS`` only,
+        any other vocabulary is read answer by answer by the reference
     """
+    if not isinstance(vocabulary, Vocabulary):
+        raise UserTypeError(f"vocabulary must be a fastspe.domains.vocabulary.Vocabulary, got {vocabulary!r}")
     col = _column_texts(texts)
-    verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(col.data, col.offsets, _BYTE_CLASS)
-    verdict[col.not_text] = _kernel.UNDECIDED
+    if vocabulary == DIRECTIONS:
+        verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(col.data, col.offsets,
+                                                                                      _BYTE_CLASS)
+        verdict[col.not_text] = _kernel.UNDECIDED
+    else:  # the kernel knows U/D/L/R only: every answer is the reference's
+        n = len(col.offsets) - 1
+        verdict = np.full(n, _kernel.UNDECIDED, dtype=np.int8)
+        n_moves, list_start, list_end = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        multiple, tags = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.uint8)
     undecided = np.flatnonzero(verdict == _kernel.UNDECIDED)
-    plans = [_ref.parse_answer(t, strict) for t in col.items_at(undecided)]
-
+    plans = [_ref.parse_answer(t, strict, vocabulary) for t in col.items_at(undecided)]
     found = verdict == _kernel.PLAN
     normalized = found & (tags != 0)
     mode = np.full(len(verdict), MODE_NO_PLAN, dtype=np.int8)
@@ -263,9 +276,11 @@ def parse_column(texts, strict: bool = False) -> ParsedColumn:
         n_moves[undecided] = [len(p.moves) for p in plans]
     other_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
     np.cumsum(n_moves[undecided], out=other_offsets[1:])
-    other_codes = CODE_OF_BYTE[np.frombuffer("".join(p.moves for p in plans).encode("ascii"), dtype=np.uint8)]
+    other_codes = vocabulary.code_of_byte[np.frombuffer("".join(p.moves for p in plans).encode("ascii"),
+                                                        dtype=np.uint8)]
     offsets = np.zeros(len(mode) + 1, dtype=np.int64)
     np.cumsum(n_moves, out=offsets[1:])
     codes = _kernel.write_codes(col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets, other_index,
                                 offsets)
-    return ParsedColumn(codes, offsets, mode, normalization, tuple(names), multiple, len(mode) - len(undecided))
+    return ParsedColumn(codes, offsets, mode, normalization, tuple(names), multiple, len(mode) - len(undecided),
+                        vocabulary)
