@@ -20,7 +20,7 @@ from fastspe.domains.sliding.kernels.replay import replay_plans
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from fastspe.scoring.parse_reference import parse_answer
 from fastspe.boundary.responses import read_responses
-from fastspe.boundary.verdicts import write_verdicts
+from fastspe.boundary.verdict_files import write_verdicts
 from fastspe.scoring.score import bank_tables, score_responses
 from tests.naive_replay import naive_distances, naive_replay
 from benchmarks.timing import best_of, target

@@ -25,7 +25,7 @@ import pytest
 
 from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
-from fastspe.boundary.verdicts import write_verdicts
+from fastspe.boundary.verdict_files import write_verdicts
 from fastspe.domains.sliding.bank.design import load_design, paper_design
 from fastspe.scoring.score import score_responses
 

@@ -18,6 +18,46 @@ import warnings
 
 # old path -> new path; removed in the release after 0.2
 MOVED = {
+    # 0.2: each planning domain in one folder (fastspe.domains.sliding, fastspe.domains.sokoban)
+    "fastspe.kernels.sokoban_replay": "fastspe.domains.sokoban.kernels.replay",
+    "fastspe.kernels.sokoban_search": "fastspe.domains.sokoban.kernels.search",
+    "fastspe.kernels.sokoban_walks": "fastspe.domains.sokoban.kernels.walks",
+    "fastspe.bank.sokoban": "fastspe.domains.sokoban.bank",
+    "fastspe.boundary.sokoban_banks": "fastspe.domains.sokoban.bank_table",
+    "fastspe.boundary.level_files": "fastspe.domains.sokoban.level_files",
+    "fastspe.planners.sokoban": "fastspe.domains.sokoban.solver",
+    "fastspe.planners.sokoban_baselines": "fastspe.domains.sokoban.baselines",
+    "fastspe.verify.sokoban_bank": "fastspe.domains.sokoban.verify.bank",
+    "fastspe.verify.sokoban_replay": "fastspe.domains.sokoban.verify.replay",
+    "fastspe.report.sokoban_viewer": "fastspe.domains.sokoban.viewer",
+    "fastspe.cli.sokoban": "fastspe.domains.sokoban.commands",
+    "fastspe.kernels.graph": "fastspe.domains.sliding.kernels.graph",
+    "fastspe.kernels.walks": "fastspe.domains.sliding.kernels.walks",
+    "fastspe.kernels.replay": "fastspe.domains.sliding.kernels.replay",
+    "fastspe.kernels.search": "fastspe.domains.sliding.kernels.search",
+    "fastspe.kernels.pdb": "fastspe.domains.sliding.kernels.pdb",
+    "fastspe.kernels.pdb_sweep": "fastspe.domains.sliding.kernels.pdb_sweep",
+    "fastspe.kernels.planners": "fastspe.domains.sliding.kernels.planners",
+    "fastspe.kernels.bank_check": "fastspe.domains.sliding.kernels.bank_check",
+    "fastspe.bank.design": "fastspe.domains.sliding.bank.design",
+    "fastspe.bank.build": "fastspe.domains.sliding.bank.build",
+    "fastspe.bank.search": "fastspe.domains.sliding.bank.search",
+    "fastspe.bank.acceptance": "fastspe.domains.sliding.bank.acceptance",
+    "fastspe.bank": "fastspe.domains.sliding.bank",
+    "fastspe.planners.solver": "fastspe.domains.sliding.planners.solver",
+    "fastspe.planners.pdb": "fastspe.domains.sliding.planners.pdb",
+    "fastspe.planners.pdb_packed": "fastspe.domains.sliding.planners.pdb_packed",
+    "fastspe.planners.baselines": "fastspe.domains.sliding.planners.baselines",
+    "fastspe.planners": "fastspe.domains.sliding.planners",
+    "fastspe.boundary.pattern_files": "fastspe.domains.sliding.planners.pattern_files",
+    "fastspe.boundary.bank_frames": "fastspe.domains.sliding.bank.frames",
+    "fastspe.boundary.bank_meaning": "fastspe.domains.sliding.bank.meaning",
+    "fastspe.verify.bank": "fastspe.domains.sliding.verify.bank",
+    "fastspe.verify.optimal": "fastspe.domains.sliding.verify.optimal",
+    "fastspe.report.viewer": "fastspe.domains.sliding.viewer",
+    "fastspe.report.retreat": "fastspe.domains.sliding.retreat_table",
+    "fastspe.domains.base": "fastspe.domains.contract",
+    # 0.1: flat modules into rooms
     "fastspe.layout": "fastspe.domains.sliding.layout",
     "fastspe.prompts": "fastspe.domains.sliding.prompt",
     "fastspe.io": "fastspe.boundary.files",
@@ -49,14 +89,42 @@ MOVED = {
 }
 
 
+# names that left a package's face -> their home ("module" or "module:new_name"), keyed by the face's module as it is
+# now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in the release after 0.2
+MOVED_NAMES = {
+    "fastspe.verify": {
+        "verify_bank": "fastspe.domains.sliding.verify.bank", "Optimality": "fastspe.domains.sliding.verify.optimal",
+        "optimality": "fastspe.domains.sliding.verify.optimal",
+        "check_prove_ids": "fastspe.domains.sliding.verify.optimal",
+        "shorter_plan": "fastspe.domains.sliding.verify.optimal", "Board": "fastspe.domains.sliding.verify.replay",
+        "bank_boards": "fastspe.domains.sliding.verify.replay", "replay": "fastspe.domains.sliding.verify.replay",
+        "SokobanRoom": "fastspe.domains.sokoban.verify.replay", "SokobanBoard": "fastspe.domains.sokoban.verify.replay",
+        "bank_levels": "fastspe.domains.sokoban.verify.replay",
+        "replay_sokoban": "fastspe.domains.sokoban.verify.replay"},
+    "fastspe.domains.sliding.planners": {
+        "SOKOBAN_PLANNERS": "fastspe.domains.sokoban.baselines", "sokoban_planner_name": "fastspe.domains.sokoban.baselines",
+        "sokoban_baseline_responses": "fastspe.domains.sokoban.baselines",
+        "greedy_plan": "fastspe.domains.sokoban.baselines", "random_plan": "fastspe.domains.sokoban.baselines",
+        "board_keys": "fastspe.domains.baselines"},
+    "fastspe.domains.sliding.bank": {
+        "read_bank": "fastspe.boundary.banks", "write_bank": "fastspe.boundary.banks",
+        "bank_to_table": "fastspe.boundary.banks", "QuotaError": "fastspe.domains.designs"},
+    "fastspe.report": {"bank_retreats": "fastspe.domains.sliding.retreat_table",
+                       "retreat_table": "fastspe.domains.sliding.retreat_table"},
+    "fastspe": {"solve": "fastspe.domains.sliding.planners.solver"},  # a domain's solver: its own face has it
+}
+
+
 def lazy_face(package: str, names: dict[str, str]):
     """A module ``__getattr__`` for ``package`` that imports ``names[attr]`` (a submodule, relative to
-    the package) on first use of ``attr`` and returns its attribute of that name."""
+    the package) on first use of ``attr`` and returns its attribute of that name; a name that left the face
+    (``MOVED_NAMES``) is found at its new home, with a ``DeprecationWarning``."""
+    moved = moved_names(package, MOVED_NAMES.get(package, {}))
 
     def __getattr__(attr: str):
         module = names.get(attr)
         if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {attr!r}")
+            return moved(attr)
         return getattr(importlib.import_module(f"{package}.{module}"), attr)
 
     return __getattr__

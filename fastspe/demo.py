@@ -18,7 +18,8 @@ import pandas as pd
 from .boundary.banks import as_bank, write_bank
 from .domains.registry import DEFAULT_DOMAIN, domain_named
 from .errors import UserError
-from .boundary.verdicts import check_verdicts, write_verdicts
+from .boundary.verdicts import check_verdicts
+from .boundary.verdict_files import write_verdicts
 from .boundary.files import write_table
 from .stats.metrics import compute_metrics
 from .extras import check_installed

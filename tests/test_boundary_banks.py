@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from fastspe.domains.sliding.bank.build import write_bank
 from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.errors import InputError
-from fastspe.boundary.verdicts import read_verdicts
+from fastspe.boundary.verdict_files import read_verdicts
 
 from .boundary_helpers import assert_refused, bank_records, oracle_records, run_cli, tiny_bank, write_jsonl
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from fastspe.domains.sliding.bank.build import write_bank
-from fastspe.boundary.verdicts import read_verdicts
+from fastspe.boundary.verdict_files import read_verdicts
 
 from .boundary_helpers import assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
 

@@ -135,7 +135,7 @@ def test_a_sokoban_table_without_its_columns_is_refused():
 
 @needs_sokoban_domain
 def test_a_sokoban_bank_scores_through_the_seam(tmp_path):
-    from fastspe.boundary.verdicts import read_verdicts, write_verdicts
+    from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
     from fastspe.scoring.rewards import RewardScorer
     from fastspe.scoring.score import score_responses
     from fastspe.verify.verdicts import verify_verdicts_files

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fastspe.boundary.verdicts import read_verdicts
+from fastspe.boundary.verdict_files import read_verdicts
 from fastspe.cli import main
 from fastspe.stats.compare import compare
 
@@ -27,7 +27,7 @@ def checkpoints(tmp_path_factory):
     """A bank and three 'checkpoints' of one model (baseline planners renamed), and another bank."""
     from fastspe.domains.sliding.bank.build import build_bank, write_bank
     from fastspe.domains.sliding.planners.baselines import baseline_responses
-    from fastspe.boundary.verdicts import write_verdicts
+    from fastspe.boundary.verdict_files import write_verdicts
     from fastspe.domains.sliding.bank.design import paper_design
     from fastspe.scoring.score import score_responses
 
@@ -127,7 +127,7 @@ def test_one_label_one_run_one_bank(checkpoints, tmp_path, capsys, monkeypatch):
 
 def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     from fastspe.boundary.banks import bank_frame, read_bank_table
-    from fastspe.boundary.verdicts import read_verdicts
+    from fastspe.boundary.verdict_files import read_verdicts
     from fastspe.stats.history import History, ParameterError
 
     folder, paths = checkpoints
@@ -284,7 +284,7 @@ def test_a_failed_append_leaves_no_broken_line(checkpoints, copy, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", full_disk)
     from fastspe.boundary.banks import bank_frame, read_bank_table
-    from fastspe.boundary.verdicts import read_verdicts
+    from fastspe.boundary.verdict_files import read_verdicts
 
     table = read_bank_table(folder / "bank.parquet")
     with pytest.raises(OSError, match="No space left"):
@@ -459,7 +459,7 @@ def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
 
 
 def test_history_compare_equals_fastspe_compare(checkpoints, tmp_path):
-    from fastspe.boundary.verdicts import read_verdicts
+    from fastspe.boundary.verdict_files import read_verdicts
     from fastspe.stats.history import History, paired_runs
 
     folder, paths = checkpoints

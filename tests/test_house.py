@@ -63,13 +63,117 @@ def _file_calls(path):
                 yield node.lineno, f.attr
 
 
+def _opens_files(path: Path) -> bool:
+    """Where files may be opened: the boundary; a module named for the files it keeps beside its only consumer
+    (``*_files.py``, ``*_store.py``: a domain's level files or pattern tables); _numba reads fastspe's own kernel
+    sources to stamp its cache (code, not data); workers hands its processes what all tasks read through a private
+    temporary folder (scratch of its own, not data)."""
+    parts = set(path.relative_to(PKG).parts)
+    return bool({"boundary", "_numba", "workers"} & parts) or path.stem.endswith(("_files", "_store"))
+
+
 def test_the_boundary_is_the_only_door():
-    # _numba reads fastspe's own kernel sources to stamp its cache: code, not data; workers hands its processes
-    # what all tasks read through a private temporary folder: scratch of its own, not data
-    outside = [f"{p.relative_to(ROOT)}:{line}: {call}" for p in modules()
-               if not {"boundary", "_numba", "workers"} & set(p.relative_to(PKG).parts)
+    outside = [f"{p.relative_to(ROOT)}:{line}: {call}" for p in modules() if not _opens_files(p)
                for line, call in _file_calls(p)]
     assert not outside, "\n".join(outside)
+
+
+# ---- the domains -----------------------------------------------------------------------------------------------
+
+DOMAINS = PKG / "domains"
+BUILT_IN = sorted(p.name for p in DOMAINS.iterdir() if (p / "__init__.py").is_file())
+
+
+def _imported_modules(path: Path):
+    """(line, absolute module) of every import in a module of the package, relative ones resolved."""
+    package = ".".join(("fastspe", *path.relative_to(PKG).with_suffix("").parts))
+    if path.name != "__init__.py":
+        package = package.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            yield node.lineno, module
+            yield from ((node.lineno, f"{module}.{a.name}") for a in node.names)
+
+
+def _docstrings(tree) -> set[int]:
+    """ids of the docstring nodes of a module tree (prose, which may cite a domain as an example)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _names_a_domain(path: Path) -> list[str]:
+    """Where a module's code names a built-in domain: an import of its folder, a string (not a docstring), an
+    identifier or attribute that holds its name."""
+    tree = ast.parse(path.read_text())
+    prose = _docstrings(tree)
+    words = re.compile(r"\b(" + "|".join(map(re.escape, BUILT_IN)) + r")\b", re.I)
+    found = [f"{line}: imports {module}" for line, module in _imported_modules(path)
+             if any(module == f"fastspe.domains.{d}" or module.startswith(f"fastspe.domains.{d}.") for d in BUILT_IN)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            if words.search(node.value):
+                found.append(f"{node.lineno}: the string {node.value[:60]!r}")
+        elif isinstance(node, ast.Name) and words.search(node.id.replace("_", " ")):
+            found.append(f"{node.lineno}: the name {node.id}")
+        elif isinstance(node, ast.Attribute) and words.search(node.attr.replace("_", " ")):
+            found.append(f"{node.lineno}: the attribute {node.attr}")
+    return found
+
+
+def test_the_built_in_domains_are_found():
+    assert BUILT_IN == ["sliding", "sokoban"]
+
+
+def test_no_file_outside_the_domains_names_one():
+    """The shared layers reach a domain through the contract only: no import of a domain's folder, no comparison
+    with its name, no string or identifier that names it (``_names`` keeps the old module paths of moved code)."""
+    shared = [p for p in modules() if DOMAINS not in p.parents and p.name != "_names.py"]
+    assert len(shared) > 100
+    found = [f"{p.relative_to(ROOT)}:{where}" for p in shared for where in _names_a_domain(p)]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_of_names_finds_them(tmp_path):
+    """The test above can fail: a module that names a domain in each of the ways it looks for is caught."""
+    probe = PKG / "report" / "_probe_names_a_domain.py"
+    probe.write_text('"""A docstring may say sokoban."""\nfrom ..domains.sokoban import level\nx = "sliding"\n'
+                     'if domain.name == "sokoban":\n    pass\nsokoban_levels = 1\n')
+    try:
+        found = _names_a_domain(probe)
+    finally:
+        probe.unlink()
+    assert [f.split(": ", 1)[1].split(" ", 1)[0] for f in found] == ["imports", "imports", "the", "the", "the"]
+
+
+def test_domains_are_independent_folders():
+    """No domain folder imports another one, whatever domains there are (import-linter lists today's)."""
+    found = []
+    for name in BUILT_IN:
+        for path in sorted((DOMAINS / name).rglob("*.py")):
+            for line, module in _imported_modules(path):
+                other = next((d for d in BUILT_IN if d != name and (module == f"fastspe.domains.{d}"
+                                                                    or module.startswith(f"fastspe.domains.{d}."))), None)
+                if other:
+                    found.append(f"{path.relative_to(ROOT)}:{line}: imports {module}")
+    assert not found, "\n".join(found)
+
+
+def test_no_module_is_named_after_a_domain():
+    named = [str(p.relative_to(ROOT)) for p in modules()
+             if any(p.stem.startswith((f"{d}_", f"{d}")) and p.stem != d for d in BUILT_IN)]
+    assert not named
 
 
 def test_no_private_name_crosses_modules():
@@ -141,7 +245,8 @@ def test_old_attribute_path_warns():
 
 @pytest.mark.parametrize("old,new", [("fastspe.report.tables:to_markdown", "fastspe.report.render:to_markdown"),
                                      ("fastspe.report.tables:check_verdicts", "fastspe.report.tables:check_table_inputs"),
-                                     ("fastspe.scoring.score:read_verdicts", "fastspe.boundary.verdicts:read_verdicts")])
+                                     ("fastspe.scoring.score:read_verdicts", "fastspe.boundary.verdict_files:read_verdicts"),
+                                     ("fastspe.boundary.verdicts:read_verdicts", "fastspe.boundary.verdict_files:read_verdicts")])
 def test_names_that_left_a_module_warn_and_are_the_same_object(old, new):
     (old_module, old_name), (new_module, new_name) = old.split(":"), new.split(":")
     with pytest.warns(DeprecationWarning, match=f"{old_module}.{old_name} moved to {new_module}.{new_name}"):
@@ -151,7 +256,8 @@ def test_names_that_left_a_module_warn_and_are_the_same_object(old, new):
 
 
 def test_faces_resolve_every_name():
-    for face in ("bank", "planners", "scoring", "stats", "verify", "report", "domains.sliding"):
+    for face in ("scoring", "stats", "verify", "report", "domains", "domains.sliding", "domains.sliding.bank",
+                 "domains.sliding.planners", "domains.sokoban"):
         mod = importlib.import_module(f"fastspe.{face}")
         with warnings.catch_warnings():
             warnings.simplefilter("error")

@@ -148,7 +148,7 @@ def test_imported_answers_keep_the_prompt_hashes_and_the_settings(eval_log, tmp_
     assert (responses["prompt_text_sha256"] == responses["board_id"].map(
         lambda b: prompt_sha256(prompts[b]))).all()
     # through a responses file and `score`, into the verdicts with the schema's types
-    from fastspe.boundary.verdicts import read_verdicts
+    from fastspe.boundary.verdict_files import read_verdicts
 
     import_log(log.location, tmp_path / "answers.jsonl")
     write_bank(bank, tmp_path / "bank.parquet")
@@ -301,7 +301,8 @@ def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
 
 
 def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path, capsys):
-    from fastspe.boundary.verdicts import VERDICT_COLUMNS, read_verdicts
+    from fastspe.boundary.verdicts import VERDICT_COLUMNS
+    from fastspe.boundary.verdict_files import read_verdicts
 
     bank, log, _ = errored_log
     write_bank(bank, tmp_path / "bank.parquet")

@@ -336,7 +336,7 @@ def test_retreat_table_order_and_absence():
 
 def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
     from fastspe.domains.sliding.planners.baselines import baseline_responses
-    from fastspe.boundary.verdicts import write_verdicts
+    from fastspe.boundary.verdict_files import write_verdicts
     from fastspe.cli import main
     from fastspe.scoring.score import score_responses
 

@@ -14,7 +14,8 @@ from fastspe.boundary.banks import BANK_COLUMNS
 from fastspe.cli import main
 from fastspe.domains.sliding.layout import Layout
 from fastspe.boundary.responses import read_responses
-from fastspe.boundary.verdicts import VERDICT_COLUMNS, read_verdicts
+from fastspe.boundary.verdicts import VERDICT_COLUMNS
+from fastspe.boundary.verdict_files import read_verdicts
 from fastspe.scoring.score import score_responses
 
 

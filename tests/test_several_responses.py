@@ -11,7 +11,7 @@ import pytest
 
 from fastspe.domains.sliding.bank.build import build_bank, write_bank
 from fastspe.domains.sliding.bank.design import paper_design
-from fastspe.boundary.verdicts import read_verdicts
+from fastspe.boundary.verdict_files import read_verdicts
 from fastspe.cli import main
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 

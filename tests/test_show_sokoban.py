@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from fastspe.domains.sliding.bank.build import read_bank
-from fastspe.boundary.verdicts import read_verdicts, write_verdicts
+from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.cli import main
 from fastspe.domains.sokoban.baselines import sokoban_baseline_responses
 from fastspe.domains.sokoban.viewer import sokoban_trace, sokoban_trace_lines

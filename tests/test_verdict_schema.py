@@ -24,7 +24,8 @@ from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
 from fastspe.boundary.responses import read_responses
 from fastspe.boundary.verdict_schema import METADATA_TYPES, SCHEMA_KEY, VERDICT_TYPES, typed_verdicts
-from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts, read_verdicts, write_verdicts
+from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts
+from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.domains.sliding.layout import Layout
 from fastspe.runners import GenerationSettings, RetryPolicy, run_model
 from fastspe.runners.engine import run_baseline

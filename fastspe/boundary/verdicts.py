@@ -1,4 +1,4 @@
-"""Verdicts files in and out (Parquet or CSV), and the one check every verdicts table passes.
+"""The one check every verdicts table passes (the files in and out: ``verdict_files``).
 
 A verdicts table feeds every number fastspe prints, so it is checked whole before use:
 
@@ -32,25 +32,24 @@ where it enters (``as_verdicts``, or ``check_metric_inputs`` for the metrics alo
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from .files import read_jsonl, require_columns, table_format, text_cells, unescape_formulas, write_table
+from .files import require_columns
 from ..domains.codes import STATUS_NAMES
 from ..domains.contract import STRATUM, Domain
 from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in
 from .errors import InputError, input_error
-from .parquet import read_parquet, write_parquet
-from .verdict_schema import VERDICT_TYPES, typed_verdicts, verdict_frame
+from .verdict_schema import VERDICT_TYPES
+from .._names import moved_names
 
 __all__ = ["VERDICT_COLUMNS", "KEY", "FRAME_DOMAIN", "Verdicts", "verdicts_domain", "verdict_columns", "board_info",
-           "check_verdicts", "as_verdicts", "check_metric_inputs", "check_against_bank", "read_verdicts",
-           "write_verdicts"]
+           "check_verdicts", "as_verdicts", "check_metric_inputs", "check_against_bank"]
+# the files in and out have a module of their own now
+__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_files",
+                                     "write_verdicts": "fastspe.boundary.verdict_files"})
 
 VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema; STRATUM: the domain's
 KEY = ["condition", "board_id", "trial"]
@@ -66,7 +65,7 @@ FLOAT_COLUMNS = ["economy", "excess"]
 NAME_COLUMNS = ["board_id", "condition", "cohort", "layout", "status", "parse_mode"]  # never empty
 TEXT_COLUMNS = ["error_kind", "normalization", "moves"]  # "" is a value (a CSV reads it back as NaN)
 METRIC_INPUTS = KEY + BOARD_INFO + ["status", "L", "optimal", "economy", "excess"]
-_NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
+NA_TEXT = ["", "nan", "NaN", "NA", "N/A", "null", "None"]
 _TRUE, _FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
 
 
@@ -160,7 +159,7 @@ class _Rows:
 
 # ---- column kinds -----------------------------------------------------------------------------------------
 
-def _is_text(values: pd.Series) -> bool:
+def is_text(values: pd.Series) -> bool:
     return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
 
 
@@ -199,10 +198,10 @@ def _floats(rows: _Rows, col: str) -> np.ndarray:
     values = rows.df[col]
     if pd.api.types.is_bool_dtype(values.dtype):
         rows.refuse(np.ones(len(values), bool), f"{col} is true/false, not a number")
-    if not _is_text(values):
+    if not is_text(values):
         return values.to_numpy(dtype=np.float64, na_value=np.nan)
     number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    blank = values.isna().to_numpy() | values.astype(str).str.strip().isin(_NA_TEXT).to_numpy()
+    blank = values.isna().to_numpy() | values.astype(str).str.strip().isin(NA_TEXT).to_numpy()
     rows.refuse(np.isnan(number) & ~blank, lambda i: f"{col} {_show(values.iat[i])} is not a number")
     return number
 
@@ -262,7 +261,7 @@ def _show(value) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
+def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
                    economy: np.ndarray, excess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique keys, one cohort/k/layout/depth per board, derived columns that agree with their inputs.
 
@@ -280,7 +279,7 @@ def _check_meaning(rows: _Rows, status, L: np.ndarray, depth: np.ndarray, optima
         rows.refuse(dup, f"duplicate output (condition {_show(df['condition'].iat[pos])}, board_id "
                          f"{_show(df['board_id'].iat[pos])}, trial {df['trial'].iat[pos]}); first seen at {rows.unit} "
                          f"{first}; every (condition, board_id, trial) is one output")
-    info = board_info(df)
+    info = domain.named(BOARD_INFO)
     combos = ~df.duplicated(["board_id", *info]).to_numpy()
     clash = np.zeros(len(df), bool)
     clash[combos] = df["board_id"][combos].duplicated().to_numpy()
@@ -398,7 +397,7 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank=None, *, unit: str 
                 lambda i: f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
                           f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)")
     rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
-    derived = _check_meaning(rows, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
+    derived = _check_meaning(rows, chosen, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
     if bank is not None:
         _check_bank(rows, bank, out["depth"], out[stratum], out["cohort"], stratum)
     exact = {col: v for col, v in zip(("optimal", "economy", "excess"), derived) if _differs(v, clean[col])}
@@ -448,10 +447,10 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank=None,
         if not is_kind(df[col].dtype) or (col == "optimal" and df[col].isna().any()):
             raise InputError(f"{source}: column {col} holds {df[col].dtype} values, not "
                              f"{'true/false' if col == 'optimal' else 'numbers'}; read verdicts files with "
-                             "fastspe.boundary.verdicts.read_verdicts")
+                             "fastspe.boundary.verdict_files.read_verdicts")
     optimal = df["optimal"].to_numpy(bool)
     economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
-    derived = _check_meaning(rows, status, ints["L"], ints["depth"], optimal, economy, excess)
+    derived = _check_meaning(rows, chosen, status, ints["L"], ints["depth"], optimal, economy, excess)
     if bank is not None:
         _check_bank(rows, bank, ints["depth"], ints[stratum], df["cohort"].astype(str), stratum)
     return derived
@@ -465,82 +464,3 @@ def check_against_bank(df: pd.DataFrame, bank, source="verdicts", domain=None) -
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
     _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, stratum),
                 rows.df["cohort"].astype(str), stratum)
-
-
-# ---- files ----------------------------------------------------------------------------------------------------
-
-def read_verdicts(path, bank=None, domain=None) -> Verdicts:
-    """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it (``Verdicts``).
-
-    Parquet: page checksums and the content digest are verified (``boundary.parquet``), a schema-2 file's nulls
-    read as the in-memory conventions (``boundary.verdict_schema.verdict_frame``), and the file names its domain.
-    CSV and JSONL record none: theirs is ``domain``, else the bank's, else the default domain. CSV: text
-    columns are read as text (a board_id ``007`` stays ``007``, an empty cell is ``""``), floats exactly,
-    and formula escapes written by ``write_verdicts`` are undone. Errors name the file and the row
-    (Parquet, JSONL record) or line (CSV, header = line 1; ``record N`` when a cell holds a line break).
-    """
-    fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: no such file")
-    unit, first = "row", 1
-    if fmt == "parquet":
-        try:
-            table = read_parquet(p, KIND)
-            df = verdict_frame(table, str(path))
-            recorded = name_in(table)
-            if recorded is not None:
-                df.attrs[FRAME_DOMAIN] = recorded
-        except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
-            raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
-                from None
-    elif fmt == "jsonl":
-        df, unit = pd.DataFrame.from_records(read_jsonl(p)), "record"
-    else:
-        df = _read_csv(p)
-        broken = any(text_cells(df[c]).str.contains("[\r\n]", regex=True).any() for c in df.columns if _is_text(df[c]))
-        unit, first = ("record", 1) if broken else ("line", 2)
-    return check_verdicts(df, str(path), bank, unit=unit, first=first, domain=domain)
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        header = pd.read_csv(path, nrows=0).columns
-        text = [c for c in header if c in NAME_COLUMNS or c in TEXT_COLUMNS]
-        df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False,
-                         na_values={c: _NA_TEXT for c in header if c not in text})  # floats read exactly
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: empty file; make one with `fastspe score`") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(f"{path}: not a readable CSV file ({str(exc).strip().splitlines()[0][:200]})") from None
-    for col in df.columns:
-        if _is_text(df[col]):
-            df[col] = unescape_formulas(df[col])
-    return df
-
-
-def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
-    """Check ``verdicts`` (``check_verdicts``, unless they are ``Verdicts``) and write them atomically,
-    Parquet or CSV by extension.
-
-    Parquet files follow the typed schema (``boundary.verdict_schema``: undefined values as nulls) and carry
-    page checksums and a content digest (``boundary.parquet.write_parquet``); CSV
-    cells that a spreadsheet would run as formulas are escaped (``io.escape_formulas``, undone by
-    ``read_verdicts``).
-    """
-    fmt = table_format(path, (".parquet", ".csv"))
-    if isinstance(verdicts, pa.Table):
-        recorded = name_in(verdicts)
-        verdicts = verdicts.to_pandas()
-        if recorded is not None:
-            verdicts.attrs[FRAME_DOMAIN] = recorded
-    checked = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}")
-    clean = checked.frame
-    if fmt == "parquet":
-        typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}",
-                               checked.domain)
-        write_parquet(typed, path, KIND)
-    else:
-        write_table(clean, path, formulas_escaped=True)

@@ -33,8 +33,8 @@ COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "comp
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="fastspe",
-        description="Certified banks of planning puzzles (the paper's sliding puzzles, Sokoban, and any installed "
-                    "domain), verified replay and SPE = R x Q x E metrics for innate LLM planning.",
+        description="Certified banks of planning puzzles (every installed domain: `fastspe domains`), verified replay "
+                    "and SPE = R x Q x E metrics for innate LLM planning.",
     )
     parser.add_argument("--version", action="version", version=f"fastspe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -22,9 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs = bank.add_subparsers(dest="bank_command", metavar="VERB", required=True)
 
     build = verbs.add_parser("build", help="build a certified bank from a design",
-                             description="Build the rows a design asks for, each certified by its domain (the sliding "
-                                         "puzzle: h-raising random walks from the goal; bit-identical for a design and "
-                                         "seed at any thread count), and write them with their certificates to --out.")
+                             description="Build the rows a design asks for, each with a certificate of its optimal "
+                                         "plan as its domain certifies it (bit-identical for a design and seed at any "
+                                         "thread count), and write them to --out.")
     build.add_argument("--design", default=None,
                        help="a design name of the domain ('paper', the paper's Appendix A, for the default domain) or "
                             "a design JSON file (default: the domain's default design)")

@@ -56,7 +56,7 @@ def cmd_compare(args) -> int:
     import pandas as pd
 
     from ..boundary.banks import load_bank
-    from ..boundary.verdicts import read_verdicts
+    from ..boundary.verdict_files import read_verdicts
     from ..report.comparison import summary_markdown
     from ..stats.compare import compare, summary_json
     from ..distributed import executor

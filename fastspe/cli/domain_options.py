@@ -70,7 +70,7 @@ def add_domain_options(parser: argparse.ArgumentParser, command: str) -> None:
                 owners[dest] = (flag, domains + (name,), seen)
                 continue
             if group is None:
-                group = parser.add_argument_group(f"--domain {name}")
+                group = parser.add_argument_group(f"--domain {name}", domain_named(name).command_help(command))
             group.add_argument(*option.flags, help=option.help, **kwargs)
             owners[dest] = (option.flags[0], (name,), {"flags": option.flags, **option.kwargs})
     parser.set_defaults(**{_OWNERS: {dest: (flag, domains) for dest, (flag, domains, _) in owners.items()}})

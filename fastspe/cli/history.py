@@ -69,7 +69,7 @@ def register(subparsers) -> None:
 
 def cmd_add(args) -> int:
     from ..boundary.banks import bank_frame, read_bank_table
-    from ..boundary.verdicts import read_verdicts
+    from ..boundary.verdict_files import read_verdicts
     from ..stats.history import History
 
     history = History(args.store)

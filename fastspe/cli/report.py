@@ -61,7 +61,7 @@ def cmd_report(args) -> int:
 
 def _report(args, server) -> int:
     from ..boundary.banks import load_bank
-    from ..boundary.verdicts import read_verdicts
+    from ..boundary.verdict_files import read_verdicts
     from ..distributed import executor
     from ..report.labels import read_labels
     from ..report.write import ReportOptions, write_report

@@ -34,7 +34,7 @@ def run_runs_stats(args) -> int:
         table_format(args.out, (".csv",))  # fail before reading a large log
     verdicts = None
     if args.verdicts:
-        from ..boundary.verdicts import read_verdicts
+        from ..boundary.verdict_files import read_verdicts
         verdicts = read_verdicts(args.verdicts).frame
     stats = run_stats(args.logs, verdicts=verdicts)
     for path, skipped in stats.attrs["skipped_lines"].items():

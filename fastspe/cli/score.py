@@ -107,7 +107,7 @@ def _score_in_memory(bank, args):
     import pandas as pd
     import pyarrow as pa
 
-    from ..boundary.verdicts import write_verdicts
+    from ..boundary.verdict_files import write_verdicts
     from ..scoring.score import ScoreSummary, score_responses
 
     ids = pd.DataFrame({"board_id": bank.column("board_id").to_pylist()})
@@ -121,7 +121,7 @@ def _score_in_memory(bank, args):
 
 
 def run_metrics(args) -> int:
-    from ..boundary.verdicts import read_verdicts
+    from ..boundary.verdict_files import read_verdicts
     from ..boundary.files import write_table
     from ..stats.metrics import compute_metrics
 

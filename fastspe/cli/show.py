@@ -62,7 +62,7 @@ def _pick(frame, board: str, condition: str | None, trial: int | None):
 
 def run_show(args) -> int:
     from ..boundary.banks import read_bank
-    from ..boundary.verdicts import read_verdicts
+    from ..boundary.verdict_files import read_verdicts
     from ..report.trace import trace_lines
 
     if args.html:

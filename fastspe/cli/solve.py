@@ -16,14 +16,12 @@ MAX_NODES = 10**15
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("solve", help="optimal plan lengths and plans of given states (exact search)",
-                            description="Solve states optimally with the domain's exact solver (the sliding puzzle: "
-                                        "IDA* with h, the paper's h(s), and pattern databases built once per layout "
-                                        "into the user's cache folder, FASTSPE_PDB_DIR overriding it). One state "
-                                        "prints one JSON object; --input FILE.jsonl writes one JSON line per "
-                                        "non-blank input line to --out (a bad line gets an \"error\" naming the "
-                                        "file and line).")
-    parser.add_argument("--input", help="JSONL file: one object per line, the state as its domain reads it (the "
-                                        "sliding puzzle: {id, rows, cols, blocks, board})")
+                            description="Solve states optimally with the exact solver of the domain (--domain; each "
+                                        "domain's options below say how to give it a state). One state prints one "
+                                        "JSON object; --input FILE.jsonl writes one JSON line per non-blank input "
+                                        "line to --out (a bad line gets an \"error\" naming the file and line).")
+    parser.add_argument("--input", help="JSONL file: one object per line, a state as its domain reads one (its "
+                                        "options below name the fields)")
     parser.add_argument("--out", help="JSONL file to write with --input: each line plus its answer (length, moves, "
                                       "...), or plus an error")
     domain_option(parser, default=DEFAULT_DOMAIN)

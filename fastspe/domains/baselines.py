@@ -9,11 +9,14 @@ shuffling, filtering or extending a bank, or asking for more trials, leaves the 
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ..errors import UserError, UserTypeError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CONDITION_PREFIX", "ANSWER_PREFIX", "RESPONSE_COLUMNS", "TRIAL_SLOTS", "planner_name", "response_frame",
            "board_keys", "check_int"]

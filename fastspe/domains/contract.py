@@ -325,6 +325,11 @@ class Domain:
         """The options this domain adds to ``command`` ("bank build", "bank verify", "solve")."""
         return ()
 
+    def command_help(self, command: str) -> str | None:
+        """What ``command`` does for this domain, shown above its options in ``--help`` (default: its solver for
+        "solve", else nothing)."""
+        return f"{self.title}; solver: {self.solver}" if command == "solve" and self.solver else None
+
     def demo_bank(self):
         """The demo's bank, a checked Arrow table (default: the default design's bank)."""
         design = self.load_design(None)

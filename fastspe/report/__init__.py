@@ -14,8 +14,7 @@ _NAMES = {
     "heat_scale": "figures", "heatmap_columns": "figures", "heatmap_figure": "figures", "figure1_heatmap": "figures",
     "bars_figure": "figures", "figure2_bars": "figures", "trajectory_figure": "figures",
     "figure3_trajectories": "figures", "trend_figure": "figures", "figure_trend": "figures", "Labels": "labels",
-    "read_labels": "labels", "trajectory_frame": "trajectories", "bank_retreats": "retreat",
-    "retreat_table": "retreat", "COLUMNS": "run_stats", "run_stats_table": "run_stats",
+    "read_labels": "labels", "trajectory_frame": "trajectories", "COLUMNS": "run_stats", "run_stats_table": "run_stats",
     "summary_markdown": "comparison",
 }
 __all__ = sorted(_NAMES)

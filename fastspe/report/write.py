@@ -138,7 +138,7 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     Parameters
     ----------
     bank : ``Bank`` (``boundary.banks.load_bank``) or a bank DataFrame (checked first: ``boundary.banks.as_bank``)
-    verdicts : ``Verdicts`` (``boundary.verdicts.read_verdicts``), trusted and checked against ``bank``
+    verdicts : ``Verdicts`` (``boundary.verdict_files.read_verdicts``), trusted and checked against ``bank``
         unless they were read with it; or a DataFrame (``score.score_responses``), checked once here
         (``boundary.verdicts.check_verdicts``)
     out_dir : the report folder (``report_folder`` says which folders it refuses)

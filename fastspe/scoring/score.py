@@ -24,7 +24,8 @@ from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from ..boundary.responses import KEY, combine_responses, read_responses, validate_responses
-from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS, write_verdicts
+from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS
+from ..boundary.verdict_files import write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
 from ..executor import Executor
 from ..boundary.files import table_format
@@ -36,7 +37,7 @@ from .parse_column import MODE_NAMES, MODE_NO_PLAN, parse_column
 
 __all__ = ["ScoreSummary", "bank_tables", "packed_bank", "encode_moves", "score_responses", "score_file"]
 # fastspe 0.1 offered the verdicts reader here too: it has moved
-__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdicts"})
+__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_files"})
 
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")

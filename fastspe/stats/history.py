@@ -41,7 +41,8 @@ from ..boundary.errors import InputError
 from ..boundary.history_store import (PARTS, Run, StoreFiles, footer_digest, is_text_map, is_whole,
                                       label_problem)
 from ..boundary.parquet import read_parquet, table_digest, write_parquet
-from ..boundary.verdicts import Verdicts, as_verdicts, read_verdicts, write_verdicts
+from ..boundary.verdicts import Verdicts, as_verdicts
+from ..boundary.verdict_files import read_verdicts, write_verdicts
 from ..domains.registry import domain_of
 from ..kernels import MAX_SEED
 from .intervals import DEFAULT_SEED, bootstrap_intervals

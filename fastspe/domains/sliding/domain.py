@@ -38,7 +38,8 @@ class SlidingDomain(Domain):
     build_preload = ("fastspe.domains.sliding.kernels.walks",)
     planners = ("oracle", "greedy", "detour", "noisy", "random")
     demo_text = "the paper bank (400 certified boards)"
-    solver = "IDA* with the graph-distance sum h(s) and additive pattern databases"
+    solver = ("IDA* with h, the paper's h(s), and additive pattern databases built once per layout into the user's "
+              "cache folder (FASTSPE_PDB_DIR overrides it); --input lines are {id, rows, cols, blocks, board}")
     trace_columns = ("rows", "cols", "blocks", "initial", "depth")
     inspect_task = "sliding_puzzles"
 

@@ -1,4 +1,6 @@
-"""Sokoban: XSB levels, the room and its push distances, the packed bank, the prompt and the domain object.
+"""Sokoban: XSB levels, the room and its push distances, banks certified by the exact solver, the replay kernel, the
+baselines, the independent verifiers, the prompt and the viewer (``domain.SokobanDomain`` says which module does
+what).
 """
 
 from ..._names import lazy_face

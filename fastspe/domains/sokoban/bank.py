@@ -16,7 +16,6 @@ Nothing depends on the thread count or the machine, so a bank is bit-identical f
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ...boundary.files import require_columns
 from .level import DIRECTIONS, Level, parse_level
-from ...errors import UserError, UserTypeError
+from ...errors import UserError
 from ...kernels import MAX_SEED
 from ..baselines import ANSWER_PREFIX, TRIAL_SLOTS, board_keys, check_int, planner_name, response_frame
 

@@ -33,7 +33,8 @@ class SokobanDomain(Domain):
     default_design = PAPER
     planners = ("oracle", "greedy", "random")
     demo_text = "the default Sokoban bank (certified levels)"
-    solver = "move-optimal A* over (player, boxes) with an exact visited set"
+    solver = ("move-optimal A* over (player, boxes) with an exact visited set; --input lines are {id, level}, the "
+              "level as XSB text")
     trace_columns = ("level", "depth")
     inspect_task = "sokoban_levels"
 

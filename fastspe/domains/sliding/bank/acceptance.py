@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...designs import QuotaError
 
 # Where a cell needs more than this many proposals per board asked for, its quota is not reachable.
 PROPOSALS_PER_BOARD = 1000

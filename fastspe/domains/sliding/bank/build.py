@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from ....boundary.banks import bank_frame, write_bank_tables
 from ...._names import moved_names
-from .acceptance import KeySet, QuotaError, board_keys, first_new, next_chunk, proposal_cap
+from ...designs import QuotaError
+from .acceptance import KeySet, board_keys, first_new, next_chunk, proposal_cap
 from .design import Design, DesignCell
 from .search import build_search_cell
 from ..kernels.walks import propose_walks

@@ -22,7 +22,8 @@ from typing import Callable
 
 import numpy as np
 
-from .acceptance import KeySet, QuotaError, board_keys, first_new, next_chunk, proposal_cap
+from ...designs import QuotaError
+from .acceptance import KeySet, board_keys, first_new, next_chunk, proposal_cap
 from .design import DesignCell
 from ..kernels.graph import boards_h
 from ..kernels.walks import propose_random_walks

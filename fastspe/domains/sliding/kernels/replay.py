@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
-from ...codes import COMPLETE, FORMAT, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR, STATUS_NAMES  # noqa: F401
+from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 from ...vocabulary import DIRECTIONS
 
 BOUNDARY, OBSTACLE = 1, 2  # the sliding puzzle's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)

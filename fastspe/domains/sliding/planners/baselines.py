@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...baselines import (ANSWER_PREFIX, CONDITION_PREFIX, RESPONSE_COLUMNS, TRIAL_SLOTS, board_keys, check_int,
-                          planner_name as shared_planner_name, response_frame)
+from ...baselines import (ANSWER_PREFIX, TRIAL_SLOTS, board_keys, check_int, planner_name as shared_planner_name,
+                          response_frame)
 from ..bank.frames import bank_layouts, layout_keys, pack_boards
-from ....errors import UserError, UserTypeError
+from ....errors import UserError
 from ..kernels.planners import DETOUR, GREEDY, NOISY, ORACLE, RANDOM, plan_baselines
 from ....boundary.files import require_columns
 from ....kernels import MAX_SEED

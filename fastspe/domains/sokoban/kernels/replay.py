@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
-from ...codes import COMPLETE, FORMAT, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR  # noqa: F401
+from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
 WALL, BOX_BLOCKED = 1, 2  # Sokoban's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)
 ERROR_NAMES = ("", "wall", "box_blocked", "invalid_action", "format")
