@@ -11,7 +11,8 @@ import pytest
 
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.frames import pack_boards
-from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses, board_keys
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
+from fastspe.domains.baselines import board_keys
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.domains.sliding.kernels.planners import plan_baselines
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout

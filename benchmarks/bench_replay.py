@@ -14,7 +14,8 @@ import numba
 import numpy as np
 import pandas as pd
 
-from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import read_bank, write_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.domains.sliding.kernels.replay import replay_plans
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout

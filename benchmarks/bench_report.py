@@ -23,7 +23,8 @@ import time
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.boundary.verdict_files import write_verdicts
 from fastspe.domains.sliding.bank.design import load_design, paper_design

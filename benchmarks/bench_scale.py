@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import read_bank, write_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.domains.sliding.bank.design import load_design
 from benchmarks.timing import best_of, target

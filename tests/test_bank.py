@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sliding.bank.acceptance import QuotaError
+from fastspe.domains.designs import QuotaError
 from fastspe.domains.sliding.bank.build import build_bank, build_cell, certificates
-from fastspe.boundary.banks import BANK_COLUMNS
+from fastspe.domains.sliding.bank.table import BANK_COLUMNS
 from fastspe.domains.sliding.bank.frames import pack_boards
 from fastspe.domains.sliding.bank.design import Design, DesignCell, paper_design
 from fastspe.domains.sliding.layout import Layout
@@ -154,7 +154,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from fastspe.domains.sliding.bank.build import read_bank, write_bank
+    from fastspe.boundary.banks import read_bank, write_bank
     from fastspe.boundary.banks import board_matrix
 
     path = tmp_path / "bank.parquet"
@@ -171,7 +171,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
 
 def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
     """Plain int64 lists and no checksum: read with a warning, same boards."""
-    from fastspe.domains.sliding.bank.build import read_bank
+    from fastspe.boundary.banks import read_bank
 
     old = paper_bank.copy()
     for col in ("blocks", "initial", "goal"):
@@ -187,7 +187,8 @@ def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
 
 
 def test_mixed_board_sizes_round_trip(tmp_path):
-    from fastspe.domains.sliding.bank.build import build_bank, read_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import read_bank, write_bank
     from fastspe.boundary.banks import board_matrix
     from fastspe.domains.sliding.bank.design import Design, DesignCell
 

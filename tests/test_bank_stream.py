@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 import fastspe.domains.sliding.bank.build as build
 import fastspe.boundary.parquet as parquet
-from fastspe.domains.sliding.bank.acceptance import KeySet, QuotaError, first_new
+from fastspe.domains.sliding.bank.acceptance import KeySet, first_new
+from fastspe.domains.designs import QuotaError
 from fastspe.domains.sliding.bank.design import design_from_dict, paper_design
-from fastspe.domains.sliding.bank.meaning import _ids_ordered_apart
+from fastspe.boundary.bank_rows import _ids_ordered_apart
 from fastspe.boundary.banks import read_bank_table, write_bank_tables
 
 DESIGN = {"seed": 5, "cells": [

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from fastspe.domains.sliding.bank.build import build_bank
-from fastspe.domains.sliding.planners.baselines import PLANNERS, RESPONSE_COLUMNS, answer_texts, baseline_responses, planner_name
+from fastspe.domains.sliding.planners.baselines import PLANNERS, answer_texts, baseline_responses, planner_name
+from fastspe.domains.baselines import RESPONSE_COLUMNS
 from fastspe.domains.sliding.bank.design import paper_design
 
 from .naive_planners import Grid, replay

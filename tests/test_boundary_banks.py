@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sliding.bank.build import write_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.verdict_files import read_verdicts

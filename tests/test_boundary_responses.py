@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import write_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.boundary.verdict_files import read_verdicts
 
 from .boundary_helpers import assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
@@ -150,7 +150,8 @@ def test_parquet_text_that_is_not_utf8_is_named_damage(tmp_path, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.boundary.responses import read_responses
     from fastspe.cli import main
     from fastspe.domains.sliding.bank.design import paper_design

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import fastspe
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.errors import FastspeError, UserError, UserTypeError
 from fastspe.cli import main
 

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from fastspe.domains.sliding.bank.build import read_bank
+from fastspe.boundary.banks import read_bank
 from fastspe.cli import main
 
 

@@ -63,7 +63,8 @@ def test_out_must_be_a_responses_file_and_not_the_log(tmp_path, capsys):
 
 
 def test_score_of_an_eval_log_without_inspect_ai_is_one_error_line(tmp_path, capsys, monkeypatch):
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.bank.design import paper_design
 
     write_bank(build_bank(paper_design()).iloc[:2], tmp_path / "bank.parquet")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.cli._common import plain
 

@@ -160,7 +160,8 @@ def test_bad_requests_are_named():
 
 
 def test_cli_exit_codes_and_files(tmp_path, capsys):
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.planners.baselines import baseline_responses
     from fastspe.boundary.verdict_files import write_verdicts
     from fastspe.domains.sliding.bank.design import paper_design

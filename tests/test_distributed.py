@@ -14,7 +14,8 @@ pytest.importorskip("distributed")
 
 import fastspe  # noqa: E402
 from fastspe.stats import intervals  # noqa: E402
-from fastspe.domains.sliding.bank.build import build_bank_table, read_bank, write_bank  # noqa: E402
+from fastspe.domains.sliding.bank.build import build_bank_table  # noqa: E402
+from fastspe.boundary.banks import read_bank, write_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses  # noqa: E402
 from fastspe.boundary.banks import read_bank_table  # noqa: E402
 from fastspe.cli import main  # noqa: E402

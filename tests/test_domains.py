@@ -14,8 +14,10 @@ from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary.banks import check_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.verdict_schema import SCHEMA_KEY, VERDICT_TYPES, verdict_schema, verdict_types
-from fastspe.boundary.verdicts import stratum_of, verdict_columns, VERDICT_COLUMNS
-from fastspe.domains.registry import DOMAIN_KEY, domain_name_of, domain_named, with_domain
+from fastspe.boundary.verdicts import verdict_columns, VERDICT_COLUMNS
+from fastspe.domains.contract import STRATUM
+from fastspe.domains.registry import (DEFAULT_DOMAIN, DOMAIN_KEY, domain_named, domain_names, domain_of,
+                                      installed_domains, name_in, sources, with_domain)
 from fastspe.domains.sliding.domain import DOMAIN as SLIDING
 from fastspe.errors import UserError
 from fastspe.domains.sliding.kernels.replay import replay_plans
@@ -32,33 +34,40 @@ LEVEL2 = "######\n#@$ .#\n######"
 # ---- registry -------------------------------------------------------------------------------------------------
 
 def test_domain_named_gives_the_sliding_domain_and_refuses_unknown_names():
-    assert domain_named("sliding") is SLIDING
+    assert domain_named("sliding") is SLIDING and domain_named(SLIDING) is SLIDING
     assert SLIDING.stratum == "k" and SLIDING.error_names[1:3] == ("boundary", "obstacle")
-    with pytest.raises(UserError, match="unknown domain 'chess'"):
+    with pytest.raises(UserError, match="unknown domain 'chess'.*installed domains are sliding, sokoban"):
         domain_named("chess")
 
 
-@pytest.mark.parametrize("columns, name", [
-    (["board_id", "k", "initial"], "sliding"),
-    (["board_id", "level", "boxes"], "sokoban"),
-    (["board_id", "boxes", "layout"], "sokoban"),  # Sokoban verdicts
-    (["board_id", "k", "boxes"], "sliding"),  # k wins: a sliding table with a metadata column named boxes
-    (["board_id", "k", "level"], "sliding"),
-    ([], "sliding"),
-])
-def test_domain_name_of_columns(columns, name):
-    assert domain_name_of(columns) == name
-    assert domain_name_of(pd.DataFrame(columns=columns)) == name
-    assert domain_name_of(pa.table({c: [1] for c in columns}) if columns else pa.table({"x": [1]})) == name
+def test_both_built_in_domains_are_installed_with_their_package():
+    names = domain_names()
+    assert names[:2] == ("sliding", "sokoban") and names[0] == DEFAULT_DOMAIN
+    found = sources()
+    assert found["sokoban"].package == "fastspe" and found["sokoban"].target == "fastspe.domains.sokoban:DOMAIN"
+    good, bad = installed_domains()
+    assert [d.name for d in good][:2] == ["sliding", "sokoban"] and not bad
 
 
-def test_domain_name_of_reads_the_metadata_first():
+@pytest.mark.parametrize("columns", [["board_id", "k", "initial"], ["board_id", "level", "boxes"], []])
+def test_a_table_without_the_key_is_the_default_domains_whatever_its_columns(columns):
+    """No column sniffing: a table names its domain, or it is the default domain's (files before domains had names)."""
+    table = pa.table({c: [1] for c in columns}) if columns else pa.table({"x": [1]})
+    assert name_in(table) is None and domain_of(table) is SLIDING
+    assert domain_of(pd.DataFrame(columns=columns)) is SLIDING
+
+
+def test_the_key_names_the_domain_in_tables_schemas_and_frames():
     table = pa.table({"k": [1]})
-    assert domain_name_of(with_domain(table, "sokoban")) == "sokoban"
-    assert with_domain(table, "sliding") is table  # the sliding puzzle's files carry no key
+    assert domain_of(with_domain(table, "sokoban")).name == "sokoban"
+    assert with_domain(table, "sliding").schema.metadata[DOMAIN_KEY] == b"sliding"  # every domain's files say it
+    assert name_in(with_domain(table.schema, SLIDING)) == "sliding"
+    frame = pd.DataFrame({"k": [1]})
+    frame.attrs["fastspe.domain"] = "sokoban"
+    assert domain_of(frame).name == "sokoban"
     bad = table.replace_schema_metadata({DOMAIN_KEY: b"chess"})
-    with pytest.raises(UserError, match="names domain 'chess'"):
-        domain_name_of(bad)
+    with pytest.raises(UserError, match="unknown domain 'chess'"):
+        domain_of(bad)
 
 
 # ---- the sliding puzzle through the seam ----------------------------------------------------------------------
@@ -81,21 +90,20 @@ def test_sliding_domain_replays_as_the_kernel_does():
     assert "sliding puzzle" in SLIDING.render_prompt(row.to_dict())
 
 
-def test_the_sliding_verdict_schema_is_unchanged():
-    assert verdict_types("sliding") == VERDICT_TYPES
+def test_the_sliding_verdict_schema_names_k_and_its_domain():
+    assert list(verdict_types("sliding")) == [("k" if n == STRATUM else n) for n in VERDICT_TYPES]
+    assert list(verdict_types("sliding").values()) == list(VERDICT_TYPES.values())
     schema = verdict_schema()
-    assert schema.metadata == {SCHEMA_KEY: b"2"}  # no domain key: sliding files stay byte-identical
-    assert verdict_columns(pd.DataFrame(columns=VERDICT_COLUMNS)) == VERDICT_COLUMNS
-    assert stratum_of(pd.DataFrame(columns=VERDICT_COLUMNS)) == "k"
+    assert schema.metadata == {SCHEMA_KEY: b"2", DOMAIN_KEY: b"sliding"}  # the one key sliding files gained
+    assert verdict_columns("sliding") == [("k" if n == STRATUM else n) for n in VERDICT_COLUMNS]
 
 
 @needs_sokoban_domain
-def test_the_sokoban_verdict_schema_names_boxes_in_ks_place():
+def test_the_sokoban_verdict_schema_names_boxes_in_the_strata_place():
     types = verdict_types("sokoban")
-    assert list(types) == [("boxes" if n == "k" else n) for n in VERDICT_TYPES]
+    assert list(types) == [("boxes" if n == STRATUM else n) for n in VERDICT_TYPES]
     assert verdict_schema(domain="sokoban").metadata[DOMAIN_KEY] == b"sokoban"
-    frame = pd.DataFrame(columns=list(types))
-    assert stratum_of(frame) == "boxes" and verdict_columns(frame) == list(types)
+    assert verdict_columns("sokoban") == list(types)
 
 
 # ---- Sokoban bank tables --------------------------------------------------------------------------------------
@@ -108,10 +116,17 @@ def _sokoban_table(**changes) -> pa.Table:
 
 
 def test_a_sokoban_bank_table_is_checked_and_named_in_its_metadata():
-    table = check_bank_table(_sokoban_table())
+    table = check_bank_table(_sokoban_table(), domain="sokoban")
     assert table.schema.metadata[DOMAIN_KEY] == b"sokoban"
     assert table.column_names == ["board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes"]
-    assert domain_name_of(table) == "sokoban"
+    assert domain_of(table).name == "sokoban"
+    assert check_bank_table(table).schema.metadata[DOMAIN_KEY] == b"sokoban"  # a table that names it needs no more
+
+
+def test_a_table_of_another_domain_than_asked_is_refused():
+    table = check_bank_table(_sokoban_table(), domain="sokoban")
+    with pytest.raises(InputError, match="a sokoban bank, not a sliding one"):
+        check_bank_table(table, "b.parquet", domain="sliding")
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -121,16 +136,16 @@ def test_a_sokoban_bank_table_is_checked_and_named_in_its_metadata():
     ({"certificate": ["X", "R,R"]}, "row 1 .*depth is 1 but|row 1 .*not U, D, L or R"),
     ({"level": [LEVEL, "#####\n#@$$#\n#####"]}, "row 2 .*level:"),
     ({"board_id": ["a", "a"]}, "a"),
-    ({"depth": [1.5, 2.0]}, "depth is 1.5, not an integer"),
+    ({"depth": [1.5, 2.0]}, "depth holds 1.5, not an integer"),
 ])
 def test_a_bad_sokoban_bank_row_is_named(changes, message):
     with pytest.raises(InputError, match=message):
-        check_bank_table(_sokoban_table(**changes), "bank.parquet")
+        check_bank_table(_sokoban_table(**changes), "bank.parquet", domain="sokoban")
 
 
 def test_a_sokoban_table_without_its_columns_is_refused():
     with pytest.raises(InputError, match="not a Sokoban bank.*lack columns"):
-        check_bank_table(pa.table({"board_id": ["a"], "level": [LEVEL]}))
+        check_bank_table(pa.table({"board_id": ["a"], "level": [LEVEL]}), domain="sokoban")
 
 
 @needs_sokoban_domain
@@ -140,7 +155,7 @@ def test_a_sokoban_bank_scores_through_the_seam(tmp_path):
     from fastspe.scoring.score import score_responses
     from fastspe.verify.verdicts import verify_verdicts_files
 
-    bank = check_bank_table(_sokoban_table())
+    bank = check_bank_table(_sokoban_table(), domain="sokoban")
     texts = ["MOVES: R", "MOVES: L", "MOVES: R,R", "MOVES: R,R,R", "no plan", "MOVES: U"]
     ids = ["a", "a", "b", "b", "a", "b"]
     scorer = RewardScorer(bank)

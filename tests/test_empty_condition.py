@@ -11,7 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary import jsonl_records
 from fastspe.boundary.jsonl_records import KnownKeys, scanned_table

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from fastspe import extras
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.cli import main
 from fastspe.domains.sliding.bank.design import paper_design

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sliding.bank.build import bank_to_table
+from fastspe.boundary.banks import bank_to_table
 from fastspe.boundary.responses import KEY, read_responses
 from fastspe.boundary.verdict_schema import verdict_frame
 from fastspe.boundary.verdicts import VERDICT_COLUMNS

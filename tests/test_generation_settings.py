@@ -291,7 +291,8 @@ def test_any_json_that_is_not_an_object_is_refused(value):
 
 
 def test_model_options_with_a_baseline_are_refused(tmp_path, capsys):
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.bank.design import paper_design
 
     bank = tmp_path / "bank.parquet"

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     """A bank and three 'checkpoints' of one model (baseline planners renamed), and another bank."""
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.planners.baselines import baseline_responses
     from fastspe.boundary.verdict_files import write_verdicts
     from fastspe.domains.sliding.bank.design import paper_design

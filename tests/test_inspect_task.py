@@ -18,7 +18,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalError, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.domains.sliding.bank.design import paper_design

@@ -6,10 +6,12 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from fastspe.domains.sliding.bank.meaning import _layout_tables, _steps_table, string_buffers
-from fastspe.boundary.bank_rows import BankLayouts
+from fastspe.domains.sliding.bank.meaning import _layout_tables, _steps_table
+from fastspe.boundary.bank_rows import string_buffers
+from fastspe.domains.sliding.bank.meaning import BankLayouts
 from fastspe.domains.sliding.layout import Layout
-from fastspe.domains.sliding.kernels.bank_check import ascii_only, board_faults, id_runs, move_letters_only
+from fastspe.domains.sliding.kernels.bank_check import board_faults
+from fastspe.kernels.text_check import ascii_only, id_runs, move_letters_only
 
 from .naive_bank_check import naive_board_faults, naive_id_runs, naive_move_letters_only
 from .strategies import layouts

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.frames import pack_boards
-from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses, board_keys
+from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
+from fastspe.domains.baselines import board_keys
 from fastspe.domains.sliding.bank.design import design_from_dict, paper_design
 from fastspe.kernels import rng
 from fastspe.domains.sliding.kernels.planners import plan_baselines

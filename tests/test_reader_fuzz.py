@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sliding.bank.build import write_bank
+from fastspe.boundary.banks import write_bank
 
 from .boundary_helpers import TINY_DESIGN, assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sliding.kernels.replay import ERROR_NAMES, STATUS_NAMES, key_layout, replay_plans
+from fastspe.domains.sliding.kernels.replay import ERROR_NAMES, key_layout, replay_plans
+from fastspe.domains.codes import STATUS_NAMES
 from fastspe.domains.sliding.layout import DIRECTIONS, Layout
 from fastspe.domains.sliding.kernels.graph import board_h
 from fastspe.scoring.score import bank_tables, encode_moves

@@ -184,7 +184,8 @@ def test_heatmap_columns_and_scale():
 
 
 def test_cli_end_to_end(tmp_path):
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.planners.baselines import baseline_responses
     from fastspe.domains.sliding.bank.design import paper_design
     from fastspe.scoring.score import score_responses, write_verdicts
@@ -318,7 +319,8 @@ def test_user_text_stays_inert_in_every_output(tmp_path, bank):
 
 
 def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
-    from fastspe.domains.sliding.bank.build import build_bank, write_bank
+    from fastspe.domains.sliding.bank.build import build_bank
+    from fastspe.boundary.banks import write_bank
     from fastspe.domains.sliding.bank.design import paper_design
 
     bank_path, log = tmp_path / "bank.parquet", tmp_path / "run.jsonl"

@@ -12,8 +12,9 @@ import pytest
 
 import fastspe.domains.sliding.bank.search as bank_search
 import fastspe.domains.sliding.verify.bank as verify_module
-from fastspe.domains.sliding.bank.acceptance import QuotaError
-from fastspe.domains.sliding.bank.build import bank_to_table, build_bank, build_bank_table, read_bank, write_bank
+from fastspe.domains.designs import QuotaError
+from fastspe.domains.sliding.bank.build import build_bank, build_bank_table
+from fastspe.boundary.banks import bank_to_table, read_bank, write_bank
 from fastspe.boundary.banks import check_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.domains.sliding.bank.design import DesignCell, design_from_dict

@@ -11,7 +11,8 @@ import fastspe
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.domains.sliding.bank.design import paper_design
-from fastspe.domains.sliding.kernels.replay import ERROR_NAMES, STATUS_NAMES
+from fastspe.domains.sliding.kernels.replay import ERROR_NAMES
+from fastspe.domains.codes import STATUS_NAMES
 from fastspe.scoring.parse_column import MODE_NAMES
 from fastspe.scoring.score import score_responses
 

@@ -260,7 +260,7 @@ def test_a_baseline_log_costs_nothing_and_reports_no_tokens(bank, tmp_path):
 # -- not run logs --------------------------------------------------------------------------------------------
 
 def test_files_that_are_not_run_logs_are_refused(tmp_path, bank):
-    from fastspe.domains.sliding.bank.build import write_bank
+    from fastspe.boundary.banks import write_bank
 
     with pytest.raises(ValueError, match="no such file"):
         rs.run_stats(tmp_path / "missing.jsonl")
@@ -312,7 +312,7 @@ def test_cli_prints_the_table_and_writes_csv(tmp_path, capsys):
 def test_cli_verdicts_from_score(bank, tmp_path, capsys):
     log = tmp_path / "r.jsonl"
     run_baseline(bank, "oracle", log, trials=1)
-    from fastspe.domains.sliding.bank.build import write_bank
+    from fastspe.boundary.banks import write_bank
     write_bank(bank, tmp_path / "bank.parquet")
     assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(log),
                  "--out", str(tmp_path / "v.parquet")]) == 0
@@ -331,7 +331,7 @@ def test_cli_verdicts_from_score(bank, tmp_path, capsys):
     (["runs"], "required"),
 ])
 def test_cli_errors_exit_2(tmp_path, bank, capsys, monkeypatch, argv, message):
-    from fastspe.domains.sliding.bank.build import write_bank
+    from fastspe.boundary.banks import write_bank
 
     monkeypatch.chdir(tmp_path)
     write_bank(bank, tmp_path / "bank.jsonl")

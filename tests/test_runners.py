@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncated
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.prompt import PROMPT_SHA256, render_prompt
 from fastspe.boundary.responses import read_responses

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import write_bank
-from fastspe.boundary.banks import BANK_COLUMNS
+from fastspe.boundary.banks import write_bank
+from fastspe.domains.sliding.bank.table import BANK_COLUMNS
 from fastspe.cli import main
 from fastspe.domains.sliding.layout import Layout
 from fastspe.boundary.responses import read_responses

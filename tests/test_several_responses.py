@@ -9,7 +9,8 @@ import types
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.boundary.verdict_files import read_verdicts
 from fastspe.cli import main

@@ -14,11 +14,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import design_from_dict
 from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
-from fastspe.domains.sliding.viewer import plan_trace, trace_lines
+from fastspe.domains.sliding.viewer import plan_trace
+from fastspe.report.trace import trace_lines
 from fastspe.report.viewer_html import trace_page
 from fastspe.scoring.score import score_responses
 

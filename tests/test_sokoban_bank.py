@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastspe.domains.sokoban.bank as sokoban
-from fastspe.domains.sliding.bank.acceptance import QuotaError
+from fastspe.domains.designs import QuotaError
 from fastspe.domains.sokoban.bank import (SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
                                   load_sokoban_design, sokoban_design_from_dict, xsb_text)
 from fastspe.domains.sokoban.columns import BANK_COLUMNS

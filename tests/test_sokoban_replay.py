@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.base import STATUS_NAMES
+from fastspe.domains.codes import STATUS_NAMES
 from fastspe.domains.sokoban import DOMAIN, pack_levels, pack_table, parse_level
 from fastspe.errors import UserError
 from fastspe.domains.sokoban.kernels.replay import ERROR_NAMES, replay_levels

@@ -26,7 +26,8 @@ def test_answers_and_verdicts_do_not_depend_on_threads():
 STREAM_SCRIPT = """
 import hashlib, numba, tempfile, os
 import pandas as pd
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
 from fastspe.boundary.banks import read_bank_table
 from fastspe.domains.sliding.bank.design import paper_design

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.fake_llm_server import FakeLLMServer
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import Design, DesignCell
 from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.errors import InputError

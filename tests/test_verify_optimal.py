@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import fastspe.domains.sliding.bank.search as bank_search
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.bank.design import design_from_dict
 from fastspe.domains.sliding.verify.bank import OPTIMALITY_BOUND, verify_bank

@@ -13,11 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fastspe.domains.sliding.planners.baselines import PLANNERS, baseline_responses
-from fastspe.domains.sliding.bank.build import build_bank, write_bank
+from fastspe.domains.sliding.bank.build import build_bank
+from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.scoring.score import score_responses
-from fastspe.verify.verdicts import bank_boards, compare_verdicts
+from fastspe.domains.sliding.verify.replay import bank_boards
+from fastspe.verify.verdicts import compare_verdicts
 
 REPO = Path(__file__).resolve().parents[1]
 OPTIONS = [(p, f) for p in ("lenient", "strict") for f in ("illegal", "noncompletion")]
@@ -66,7 +68,7 @@ def test_agrees_with_score_on_every_planner_and_nasty_answers(bank, boards, pars
     responses = pd.concat([baseline_responses(bank, p, trials=2, seed=3) for p in PLANNERS] + [_nasty(bank)],
                           ignore_index=True)
     verdicts = score_responses(bank, responses, parse=parse, format_failure=format_failure)
-    diffs, compared = compare_verdicts(boards, responses, verdicts, parse, format_failure)
+    diffs, compared = compare_verdicts("sliding", boards, responses, verdicts, parse, format_failure)
     assert diffs == [] and compared == len(responses)
     # the answers reach every outcome the replay knows
     kinds = set(verdicts["error_kind"])
@@ -89,7 +91,7 @@ def test_random_answers_on_random_boards_agree(bank, boards, answers, options):
     responses = pd.DataFrame({"board_id": [ids[i] for i, _ in answers], "condition": "fuzz",
                               "trial": range(len(answers)), "response": [t for _, t in answers]})
     verdicts = score_responses(bank, responses, *options)
-    assert compare_verdicts(boards, responses, verdicts, *options)[0] == []
+    assert compare_verdicts("sliding", boards, responses, verdicts, *options)[0] == []
 
 
 # ---- files and the command line ------------------------------------------------------------------------------

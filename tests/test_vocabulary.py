@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastspe.domains.vocabulary import DIRECTIONS, INVALID_SYMBOL, Vocabulary
-from fastspe.kernels.replay import INVALID_CODE
+from fastspe.domains.sliding.kernels.replay import INVALID_CODE
 from fastspe.scoring.parse_column import parse_column
 from fastspe.scoring.parse_reference import EXACT, NO_PLAN, NORMALIZED, ParsedPlan, parse_answer, parse_answers
 from fastspe.verify.answer_format import parse_plan

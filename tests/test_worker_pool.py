@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 import fastspe
-from fastspe.domains.sliding.bank.build import build_bank_table, write_bank
+from fastspe.domains.sliding.bank.build import build_bank_table
+from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import Design, DesignCell, paper_design
 from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.files import write_table

@@ -114,9 +114,9 @@ def cmd_verify(args) -> int:
 def cmd_show(args) -> int:
     from rich.table import Table
 
-    from ..boundary.banks import read_bank
+    from ..boundary.banks import load_bank
 
-    bank = read_bank(args.file)
+    bank = load_bank(args.file)
     counts = bank.domain.bank_summary(bank.frame)
     table = Table(title=cell(f"{args.file}: {len(bank):,} {bank.domain.unit}s"))
     for col in counts.columns:

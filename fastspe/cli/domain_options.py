@@ -76,12 +76,15 @@ def add_domain_options(parser: argparse.ArgumentParser, command: str) -> None:
     parser.set_defaults(**{_OWNERS: {dest: (flag, domains) for dest, (flag, domains, _) in owners.items()}})
 
 
-def check_domain_options(args, domain, what: str = "") -> None:
-    """Refuse an option (given: not None, not False) that no option of ``domain`` is, naming the domain it goes with."""
+def check_domain_options(args, domain, bank: str = "") -> None:
+    """Refuse an option (given: not None, not False) that ``domain`` does not offer, naming the domain it goes with
+    (``bank``: the bank file the domain came from, when it came from one)."""
     for dest, (flag, domains) in getattr(args, _OWNERS, {}).items():
         if domain.name not in domains and getattr(args, dest, None) not in (None, False):
-            raise UserError(f"{flag} goes with --domain {' or '.join(domains)}"
-                            + (f"; {what} is {domain.name}" if what else f", not {domain.name}"))
+            owner = " and ".join(domains)
+            if bank:
+                raise UserError(f"{flag} is an option of the {owner} domain, and {bank} is a {domain.name} bank")
+            raise UserError(f"{flag} is an option of the {owner} domain: add --domain {domains[0]}")
 
 
 class CliUi:

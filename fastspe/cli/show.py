@@ -61,13 +61,13 @@ def _pick(frame, board: str, condition: str | None, trial: int | None):
 
 
 def run_show(args) -> int:
-    from ..boundary.banks import read_bank
+    from ..boundary.banks import load_bank
     from ..boundary.verdict_files import read_verdicts
     from ..report.trace import trace_lines
 
     if args.html:
         refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--html": args.html})
-    bank = read_bank(args.bank)
+    bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
     if row is None:
