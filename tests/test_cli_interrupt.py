@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from fastspe.cli import main, sokoban
+from fastspe.cli import main
+from fastspe.domains.sokoban.domain import SokobanDomain
 
 
 def _raising(exc):
-    def command(args):
+    def bank_pieces(self, *args, **kwargs):
         raise exc
-    return command
+    return bank_pieces
 
 
 def _chained(interrupt):
@@ -23,13 +24,13 @@ def _chained(interrupt):
 
 @pytest.mark.parametrize("exc", [KeyboardInterrupt(), _chained(KeyboardInterrupt())], ids=["python", "kernel"])
 def test_an_interrupt_exits_130(exc, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(sokoban, "build_command", _raising(exc))
+    monkeypatch.setattr(SokobanDomain, "bank_pieces", _raising(exc))
     assert main(["bank", "build", "--domain", "sokoban", "--out", str(tmp_path / "b.parquet")]) == 130
     assert "interrupted" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
 def test_another_system_error_keeps_its_traceback(monkeypatch, tmp_path):
-    monkeypatch.setattr(sokoban, "build_command", _raising(SystemError("a real bug")))
+    monkeypatch.setattr(SokobanDomain, "bank_pieces", _raising(SystemError("a real bug")))
     with pytest.raises(SystemError, match="a real bug"):
         main(["bank", "build", "--domain", "sokoban", "--out", str(tmp_path / "b.parquet")])

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-LAYOUT = 3
+LAYOUT = 4  # 4: the kernels of each domain moved into its folder (fastspe.domains.NAME.kernels)
 LOCK_NAME = "compile.lock"
 INDEX_SUFFIX = ".nbi"
 DATA_SUFFIX = ".nbc"

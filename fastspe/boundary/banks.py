@@ -99,7 +99,7 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
         return read_parquet(path, "bank", then=lambda table: then(check_bank_table(table, str(path), "row",
                                                                                   meaning=meaning, fresh=True)))
     chosen = _jsonl_domain(path, domain)
-    table = read_jsonl_bank(path, chosen.jsonl_schema())
+    table = read_jsonl_bank(path, chosen.jsonl_schema)
     return then(check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning,
                                  domain=chosen))
 

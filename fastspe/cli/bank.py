@@ -81,7 +81,7 @@ def cmd_build(args) -> int:
     design = domain.load_design(args.design, seed=args.seed)
     with cluster_client(args, preload=domain.build_preload) as client, \
             progress("bank build", design.total, units) as update:
-        rows = write_bank_tables(domain.bank_pieces(design, args, UI, update, executor=client), args.out, domain)
+        rows = write_bank_tables(domain.bank_pieces(design, update, client, args), args.out, domain)
     say(f"wrote {rows:,} certified {units} to {args.out} (seed {design.seed})", err=True)
     return 0
 

@@ -32,6 +32,7 @@ distance estimate that is 0 exactly at the goal; replay reports its final value 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence
 
@@ -42,7 +43,30 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["Domain", "Packed", "Option", "Design", "GivenBank", "BankVerification", "Ui", "Verifier",
-           "VerifierBoard", "STRATUM", "prompt_hash"]
+           "VerifierBoard", "STRATUM", "implemented_in", "prompt_hash"]
+
+
+class implemented_in:  # noqa: N801 - a descriptor, used like a function in a class body
+    """A ``Domain`` member that another module of the domain holds, imported on first use, so that the module with the
+    domain object stays light (``fastspe --help`` reads every domain's options, and imports neither numba nor pandas).
+
+    ``implemented_in(".prompt:render_row")`` in a class body: the attribute ``render_row`` of the module ``prompt``
+    beside the class's module (a leading dot; an absolute module path works too). A function is returned as it is,
+    so it is called without ``self``; any other value (a prompt's version) is returned as the member's value.
+    """
+
+    def __init__(self, target: str):
+        self.target = target
+        self.module, _, self.attr = target.partition(":")
+        self.package = ""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.package = owner.__module__.rpartition(".")[0]
+        self.attr = self.attr or name
+
+    def __get__(self, obj, owner=None):
+        module = importlib.import_module(self.module, self.package or None)
+        return getattr(module, self.attr)
 
 
 def prompt_hash(text: str) -> str:
@@ -184,6 +208,7 @@ class Domain:
     state_columns: tuple[str, ...] = ()  # the columns that hold a row's start state (a bank's identity hashes them)
     summary_columns: tuple[str, ...] = ("cohort", "depth")  # ``fastspe bank show`` counts rows per these
     jsonl_banks: bool = False  # bank files may be JSONL (``jsonl_schema`` then gives the reader's types)
+    jsonl_schema = None  # the Arrow schema a JSONL bank file is read with (``jsonl_banks``)
     default_design: str = "paper"  # what ``bank build`` builds without ``--design``
     build_preload: tuple[str, ...] = ()  # modules a build's tasks need, imported once by each worker process
 
@@ -224,10 +249,6 @@ class Domain:
         reader's own (its buffers may be kept as they are)."""
         raise NotImplementedError
 
-    def jsonl_schema(self):
-        """The Arrow schema a JSONL bank file is read with (``jsonl_banks``)."""
-        raise NotImplementedError(f"{self.name} banks are Parquet files only")
-
     def bank_frame(self, table):
         """A checked bank table as the DataFrame users and planners see (default: ``table.to_pandas()``)."""
         return table.to_pandas()
@@ -241,12 +262,11 @@ class Domain:
         ``seed`` overrides the design's. Raise ``UserError`` naming what is wrong."""
         raise NotImplementedError(f"the {self.name} domain builds no banks from designs")
 
-    def bank_pieces(self, design: Design, args, ui: Ui | None, progress: Callable[..., None],
-                    executor=None) -> Iterator:
+    def bank_pieces(self, design: Design, progress: Callable[..., None], executor=None, args=None) -> Iterator:
         """The rows of ``design`` as Arrow tables of the bank's columns, in bank order (the writer checks each with
-        ``check_bank``); ``progress(done, total)`` as rows are made. ``args``: the command's options (this domain's
-        ``options("bank build")`` among them; None from Python); ``executor``: a Dask client or local pool
-        (``--workers``/``--scheduler``) to spread the work on, or None. The rows must be the same whatever the
+        ``check_bank``); ``progress(done, total)`` as rows are made. ``executor``: a Dask client or local pool
+        (``--workers``/``--scheduler``) to spread the work on, or None; ``args``: the command's options (this
+        domain's ``options("bank build")`` among them), None from Python. The rows must be the same whatever the
         executor and the number of threads."""
         raise NotImplementedError(f"the {self.name} domain builds no banks")
 
@@ -281,9 +301,7 @@ class Domain:
         is an ``invalid_action``. Revisits = states visited - distinct states, the start included."""
         raise NotImplementedError
 
-    def verifier(self) -> Verifier:
-        """The independent replay that ``fastspe verdicts verify`` compares every verdict with."""
-        raise NotImplementedError
+    verifier: Verifier | None = None  # the independent replay ``fastspe verdicts verify`` compares verdicts with
 
     # ---- baselines -----------------------------------------------------------------------------------------------
 
@@ -321,9 +339,11 @@ class Domain:
 
     # ---- the command line and the demo ---------------------------------------------------------------------------
 
+    cli_options: Mapping[str, Sequence[Option]] = {}  # command ("bank build", "bank verify", "solve") -> options
+
     def options(self, command: str) -> Sequence[Option]:
-        """The options this domain adds to ``command`` ("bank build", "bank verify", "solve")."""
-        return ()
+        """The options this domain adds to ``command`` (``cli_options``)."""
+        return tuple(self.cli_options.get(command, ()))
 
     def command_help(self, command: str) -> str | None:
         """What ``command`` does for this domain, shown above its options in ``--help`` (default: its solver for
@@ -331,11 +351,10 @@ class Domain:
         return f"{self.title}; solver: {self.solver}" if command == "solve" and self.solver else None
 
     def demo_bank(self):
-        """The demo's bank, a checked Arrow table (default: the default design's bank)."""
-        design = self.load_design(None)
+        """The demo's bank, an Arrow table of the bank's columns (default: the default design's bank)."""
         import pyarrow as pa
 
-        return pa.concat_tables(self.bank_pieces(design, None, None, lambda done: None))
+        return pa.concat_tables(self.bank_pieces(self.load_design(None), lambda *done: None))
 
     # ---- inspect_ai ----------------------------------------------------------------------------------------------
 

@@ -1,20 +1,37 @@
-"""What every domain's bank designs share: the checks of a design file's seed, cells and cohort names, and the error
-a cell whose quota cannot be met raises. A domain's ``load_design`` reads its own cells with these."""
+"""What every domain's bank designs share: a design named or read from a JSON file, the checks of its seed, cells and
+cohort names, and the error a cell whose quota cannot be met raises. A domain's ``load_design`` reads its own cells
+with these."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Callable, Mapping
 
+from ..boundary.text_files import read_design_json
 from ..errors import UserError
 from ..kernels import MAX_SEED
 
-__all__ = ["QuotaError", "check_seed", "check_cohort", "design_seed", "design_cells", "is_json_int"]
+__all__ = ["QuotaError", "load_design_file", "check_seed", "check_cohort", "design_seed", "design_cells",
+           "is_json_int"]
 
 _COHORT = re.compile(r"^[A-Za-z0-9_.]+$")
 
 
 class QuotaError(UserError):
     """A design cell has fewer distinct certified rows within its proposal cap than it asks for."""
+
+
+def load_design_file(spec: str, named: Mapping[str, Callable], from_dict: Callable, seed: int | None = None):
+    """The design ``spec`` names: one of ``named`` (name -> ``design(seed)``, the design's own seed when ``seed`` is
+    None) or a JSON file read by ``from_dict(spec, source=path, seed=seed)``."""
+    if spec in named:
+        return named[spec](seed)
+    path = Path(spec)
+    if not path.is_file():
+        names = " nor ".join(repr(n) for n in named)
+        raise UserError(f"design {spec!r} is neither {names} nor an existing JSON file")
+    return from_dict(read_design_json(path), source=str(path), seed=seed)
 
 
 def check_seed(seed, where: str) -> int:

@@ -63,7 +63,7 @@ def rederive(domain: Domain, board: VerifierBoard, response: str, parse: str = "
     the answer read by ``answer_format`` with the domain's vocabulary, the plan replayed by the domain's independent
     ``verifier``."""
     plan = parse_plan(response, strict=parse == "strict", vocabulary=domain.vocabulary)
-    out = (verifier or domain.verifier()).replay(board, plan.moves)
+    out = (verifier or domain.verifier).replay(board, plan.moves)
     if plan.mode == "no_plan":
         out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
             else ("legal_noncompletion", "")
@@ -161,13 +161,15 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
     """Re-derive the verdict of every output of ``responses`` and compare it with ``verdicts``.
 
     ``domain``: the bank's (a name or ``Domain``); ``boards`` maps board_id to its verifier's board
-    (``domain.verifier().boards(bank)``); ``responses`` holds one row per output (``board_id, condition, trial,
+    (``domain.verifier.boards(bank)``); ``responses`` holds one row per output (``board_id, condition, trial,
     response`` and metadata, as ``read_responses`` returns them); ``verdicts`` the rows of a verdicts file as read
     (values of any type). Returns the differences (responses' order, then verdicts without a response) and the
     number of verdicts compared.
     """
     domain = domain_named(domain)
-    verifier = domain.verifier()
+    verifier = domain.verifier
+    if verifier is None:
+        raise UserError(f"the {domain.name} domain has no independent verifier of its answers")
     fields = tuple(domain.named(FIELDS))
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
@@ -227,7 +229,7 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
                         f"{parse!r} and {format_failure!r}")
     table = read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank
     domain = domain_named(name_in(table) or DEFAULT_DOMAIN)
-    boards = domain.verifier().boards(table)
+    boards = domain.verifier.boards(table)
     answers = responses if isinstance(responses, pd.DataFrame) else \
         read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)

@@ -181,3 +181,6 @@ def record_solver(args, ui: Ui):
     with _pdb_progress(ui) as built:
         yield lambda record, number: solve_record(record, max_nodes=args.max_nodes, progress=built, goal=goal,
                                                   heuristic=heuristic)
+
+
+OPTIONS = {"bank verify": VERIFY_OPTIONS, "solve": SOLVE_OPTIONS}

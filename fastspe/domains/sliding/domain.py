@@ -1,17 +1,13 @@
 """The sliding puzzle as a ``Domain``: the paper's 4x4 boards with 0-3 blocked cells (any size from 2x2 to 8x8).
 
-Each method hands on to the module that does the work, imported when first called (so that ``fastspe --help``, which
-reads every domain's options, loads no numba or pandas): the bank's check (``bank.table``), designs and the h-walk
-builder (``bank.design``, ``bank.build``), the replay kernel (``kernels.replay``), the Appendix B prompt (``prompt``),
-the independent verifiers (``verify``), the baselines and the IDA* solver (``planners``), the viewer (``viewer``) and
-the retreat table (``retreat_table``).
+The class is a table of what the domain is and which of its modules does each part of the contract
+(``implemented_in``: imported when first used, so that ``fastspe --help``, which reads every domain's options, loads
+no numba or pandas).
 """
 
 from __future__ import annotations
 
-from typing import Mapping
-
-from ..contract import BankVerification, Domain, Option
+from ..contract import Domain, implemented_in
 from ..vocabulary import DIRECTIONS
 
 __all__ = ["SlidingDomain", "DOMAIN"]
@@ -28,137 +24,46 @@ class SlidingDomain(Domain):
     error_names = ("", "boundary", "obstacle", "invalid_action", "format")
     error_reasons = {"boundary": "off the board", "obstacle": "into a block"}
     vocabulary = DIRECTIONS
+
+    # banks: the columns and their check (bank.table), designs and the h-walk builder (bank.design, bank.build)
     bank_columns = ("board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
                     "certificate", "proposal_index", "seed")
     optional_columns = ("retreat", "certificate_kind")
     state_columns = ("rows", "cols", "blocks", "initial")
-    summary_columns = ("cohort", "k", "blocks", "depth")
     jsonl_banks = True
+    jsonl_schema = implemented_in(".bank.table:JSONL_SCHEMA")
+    check_bank = implemented_in(".bank.table:check_sliding_bank")
+    bank_frame = implemented_in(".bank.table:sliding_bank_frame")
+    bank_summary = implemented_in(".commands:summary")
     default_design = "paper"
+    load_design = implemented_in(".bank.design:load_design")
+    bank_pieces = implemented_in(".bank.build:design_pieces")
     build_preload = ("fastspe.domains.sliding.kernels.walks",)
-    planners = ("oracle", "greedy", "detour", "noisy", "random")
+    demo_bank = implemented_in(".bank.build:demo_bank")
     demo_text = "the paper bank (400 certified boards)"
+    verify_bank = implemented_in(".commands:verify")
+
+    # answers: the Appendix B prompt, the packed bank and its replay kernel, the independent replay
+    prompt_version = implemented_in(".prompt:PROMPT_VERSION")
+    prompt_sha256 = implemented_in(".prompt:PROMPT_SHA256")
+    render_prompt = implemented_in(".prompt:render_row")
+    prompts = implemented_in(".prompt:render_rows")
+    pack = implemented_in(".pack:packed_bank")
+    replay = implemented_in(".pack:replay_packed")
+    verifier = implemented_in(".verify.replay:VERIFIER")
+
+    # baselines, the exact solver, the viewer, the report's retreat table, the command line
+    planners = ("oracle", "greedy", "detour", "noisy", "random")
+    baseline_responses = implemented_in(".planners.baselines:baseline_responses")
     solver = ("IDA* with h, the paper's h(s), and additive pattern databases built once per layout into the user's "
               "cache folder (FASTSPE_PDB_DIR overrides it); --input lines are {id, rows, cols, blocks, board}")
+    solve = implemented_in(".commands:solve")
+    record_solver = implemented_in(".commands:record_solver")
     trace_columns = ("rows", "cols", "blocks", "initial", "depth")
+    trace = implemented_in(".viewer:plan_trace")
+    report_tables = implemented_in(".retreat_table:report_tables")
+    cli_options = implemented_in(".commands:OPTIONS")
     inspect_task = "sliding_puzzles"
-
-    # ---- banks ---------------------------------------------------------------------------------------------------
-
-    def check_bank(self, table, source="bank", unit="row", line_of=None, meaning=True, fresh=False):
-        from .bank.table import check_sliding_bank
-
-        return check_sliding_bank(table, source, unit, line_of, meaning, fresh)
-
-    def jsonl_schema(self):
-        from .bank.table import JSONL_SCHEMA
-
-        return JSONL_SCHEMA
-
-    def bank_frame(self, table):
-        from .bank.table import sliding_bank_frame
-
-        return sliding_bank_frame(table)
-
-    def bank_summary(self, frame):
-        from .commands import summary
-
-        return summary(frame)
-
-    def load_design(self, spec, seed=None):
-        from .bank.design import load_design
-
-        return load_design(spec or self.default_design, seed=seed)
-
-    def bank_pieces(self, design, args, ui, progress, executor=None):
-        from .bank.build import design_pieces
-
-        return design_pieces(design, progress, executor)
-
-    def verify_bank(self, table, args, ui) -> BankVerification:
-        from .commands import verify
-
-        return verify(table, args, ui)
-
-    # ---- answers -------------------------------------------------------------------------------------------------
-
-    @property
-    def prompt_version(self) -> str:
-        from .prompt import PROMPT_VERSION
-
-        return PROMPT_VERSION
-
-    @property
-    def prompt_sha256(self) -> str:
-        from .prompt import PROMPT_SHA256
-
-        return PROMPT_SHA256
-
-    def render_prompt(self, row: Mapping) -> str:
-        from .prompt import render_prompt
-
-        return render_prompt(row["initial"], row["goal"], int(row["rows"]), int(row["cols"]))
-
-    def prompts(self, frame) -> list[str]:
-        from .prompt import render_prompt
-
-        return [render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-                for row in frame[["initial", "goal", "rows", "cols"]].itertuples(index=False)]
-
-    def pack(self, table):
-        from .pack import packed_bank
-
-        return packed_bank(table)
-
-    def replay(self, packed, rows, codes, offsets):
-        from .kernels.replay import replay_plans
-
-        return replay_plans(packed.boards, rows, codes, offsets, packed.layout_index[rows], packed.moves, packed.dist,
-                            packed.goal_cell, packed.bits)
-
-    def verifier(self):
-        from .verify.replay import VERIFIER
-
-        return VERIFIER
-
-    # ---- baselines, solving, viewing, the report -----------------------------------------------------------------
-
-    def baseline_responses(self, frame, planner, trials=3, seed=0):
-        from .planners.baselines import baseline_responses
-
-        return baseline_responses(frame, planner, trials, seed)
-
-    def solve(self, args, ui) -> dict:
-        from .commands import solve
-
-        return solve(args, ui)
-
-    def record_solver(self, args, ui):
-        from .commands import record_solver
-
-        return record_solver(args, ui)
-
-    def trace(self, bank_row, verdict_row):
-        from .viewer import plan_trace
-
-        return plan_trace(bank_row, verdict_row)
-
-    def report_tables(self, verdicts, bank, conditions) -> list:
-        from .retreat_table import retreat_table
-
-        table = retreat_table(verdicts, bank, conditions)  # None unless the bank has search-certified boards
-        return [] if table is None else [table]
-
-    def options(self, command: str) -> tuple[Option, ...]:
-        from .commands import SOLVE_OPTIONS, VERIFY_OPTIONS
-
-        return {"bank verify": VERIFY_OPTIONS, "solve": SOLVE_OPTIONS}.get(command, ())
-
-    def demo_bank(self):
-        from .bank.build import build_bank_table
-        from .bank.design import paper_design
-
-        return build_bank_table(paper_design())
 
 
 DOMAIN = SlidingDomain()

@@ -157,3 +157,11 @@ def _as_arrow_lists(column):
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return arr
     return None
+
+
+def replay_packed(packed: BankTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
+    """The domain's ``replay``: plan i on bank row ``rows[i]``, by the replay kernel over the stacked layout tables."""
+    from .kernels.replay import replay_plans
+
+    return replay_plans(packed.boards, rows, codes, offsets, packed.layout_index[rows], packed.moves, packed.dist,
+                        packed.goal_cell, packed.bits)

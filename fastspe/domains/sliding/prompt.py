@@ -84,3 +84,14 @@ def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, co
     return PROMPT_TEMPLATE.format(rows=rows, cols=cols,
                                   initial=board_text(initial, rows, cols, "initial board"),
                                   goal=board_text(goal, rows, cols, "goal board"))
+
+
+def render_row(row) -> str:
+    """The prompt of one bank row (a mapping of its columns): the domain's ``render_prompt``."""
+    return render_prompt(row["initial"], row["goal"], int(row["rows"]), int(row["cols"]))
+
+
+def render_rows(frame) -> list[str]:
+    """The prompt of every row of a bank DataFrame, in order (one pass over the four columns it reads)."""
+    return [render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
+            for row in frame[["initial", "goal", "rows", "cols"]].itertuples(index=False)]

@@ -66,3 +66,9 @@ def retreat_table(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame, conditi
     return Table("by_retreat", "Completion $C$, economy $E$ and SPE by forced heuristic retreat $d^* - h$ at each "
                  "certified depth $d^*$ with search-certified boards (retreat 0 includes h-walk boards).", frame,
                  {"C": RATE, "E": RATE, "SPE": RATE}, heading="Results by forced heuristic retreat")
+
+
+def report_tables(verdicts, bank: pd.DataFrame, conditions: Sequence[str]) -> list[Table]:
+    """The domain's own report tables: the retreat table, when the bank has search-certified boards."""
+    table = retreat_table(verdicts, bank, conditions)
+    return [] if table is None else [table]

@@ -17,17 +17,15 @@ Nothing depends on the thread count or the machine, so a bank is bit-identical f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 
-from ...boundary.text_files import read_design_json
 from .columns import BANK_COLUMNS, BANK_SCHEMA
 from .level import DIRECTIONS, MAX_BOXES, parse_level
 from ...errors import UserError
-from ..designs import QuotaError, check_cohort, check_seed, design_cells, design_seed, is_json_int
+from ..designs import QuotaError, check_cohort, check_seed, design_cells, design_seed, is_json_int, load_design_file
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
            "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "bank_from_levels",
@@ -111,14 +109,12 @@ def sokoban_design_from_dict(spec, source: str = "design", seed: int | None = No
     return SokobanDesign(seed, tuple(cells))
 
 
-def load_sokoban_design(name_or_path: str, seed: int | None = None) -> SokobanDesign:
-    """``"sokoban-paper"`` for the paper-shaped design, else a path to a JSON design file."""
-    if name_or_path == "sokoban-paper":
-        return sokoban_paper_design(SOKOBAN_PAPER_SEED if seed is None else seed)
-    path = Path(name_or_path)
-    if not path.is_file():
-        raise UserError(f"design {name_or_path!r} is neither 'sokoban-paper' nor an existing JSON file")
-    return sokoban_design_from_dict(read_design_json(path), source=str(path), seed=seed)
+def load_sokoban_design(name_or_path: str | None = None, seed: int | None = None) -> SokobanDesign:
+    """``"sokoban-paper"`` (the default; ``"paper"`` too, as the sliding puzzle's design is called) for the
+    paper-shaped design, else a path to a JSON design file."""
+    paper = lambda s: sokoban_paper_design(SOKOBAN_PAPER_SEED if s is None else s)  # noqa: E731
+    return load_design_file(name_or_path or "sokoban-paper", {"sokoban-paper": paper, "paper": paper},
+                            sokoban_design_from_dict, seed)
 
 
 def xsb_text(wall, goal, boxes, player: int, rows: int, cols: int) -> str:
@@ -254,3 +250,17 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
 
 def _named(where: str | None, bid: str) -> str:
     return f"level {bid}" if where is None else f"{where}: level {bid!r}"
+
+
+def design_pieces(design: SokobanDesign, progress: Progress | None = None, executor=None, args=None):
+    """The domain's ``bank_pieces``: the bank of ``design`` as one table (levels are certified one box count at a
+    time, in this process); a design's command line takes no ``--levels`` options."""
+    from .commands import check_design_options
+
+    check_design_options(args)
+    yield build_sokoban_bank(design, progress=progress)
+
+
+def demo_bank() -> pa.Table:
+    """The default design's bank: the demo's."""
+    return build_sokoban_bank(SOKOBAN_PAPER_DESIGN)

@@ -36,9 +36,9 @@ def plan_lengths(plans: pa.Array) -> np.ndarray:
 
 
 def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                             meaning: bool = True) -> pa.Table:
-    """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``).
-    ``InputError`` names ``source``, the row and the board id."""
+                             meaning: bool = True, fresh: bool = False) -> pa.Table:
+    """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``): the
+    domain's ``check_bank``. ``InputError`` names ``source``, the row and the board id."""
     missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{source}: not a Sokoban bank: its rows lack columns {missing}; make one with "
@@ -48,7 +48,7 @@ def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = 
     at = RowErrors(table, source, unit, line_of)
     cols = {}
     for name in BANK_COLUMNS:
-        column = single_chunk(table.column(name))
+        column = single_chunk(table.column(name), fresh)
         if column.null_count:
             at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
         cols[name] = text_column(column, name, at) if name in _TEXT else int_column(column, name, at)

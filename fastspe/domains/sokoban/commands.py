@@ -109,3 +109,6 @@ def verify(table, args, ui: Ui) -> BankVerification:
     return BankVerification([], unproven, f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
                             f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
                             f"move-optimal ({checks} of up to {OPTIMALITY_STATES:,} states)")
+
+
+OPTIONS = {"bank build": BUILD_OPTIONS, "solve": SOLVE_OPTIONS}

@@ -123,3 +123,13 @@ def pack_table(table: pa.Table) -> SokobanTables:
                          table.column("pushes").to_numpy().astype(np.int64), coded.indices.to_numpy().astype(np.int32),
                          coded.dictionary, np.asarray(index, dtype=np.int64), pa.array(list(names), pa.string()),
                          levels, pack_levels(list(levels)))
+
+
+def replay_packed(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
+    """The domain's ``replay``: plan i (``codes[offsets[i]:offsets[i + 1]]``) on bank row ``rows[i]``, the kernel's 7
+    outputs."""
+    from .kernels.replay import replay_levels
+
+    t = packed.tables
+    return replay_levels(np.asarray(rows, dtype=np.int64), codes, offsets, t.moves, t.push_distance, t.player,
+                         t.boxes, t.nboxes)

@@ -38,3 +38,8 @@ def render_prompt(level_text: str) -> str:
     """
     level = parse_level(level_text)
     return PROMPT_TEMPLATE.format(rows=level.rows, cols=level.cols, level=level.text)
+
+
+def render_row(row) -> str:
+    """The prompt of one bank row (a mapping of its columns): the domain's ``render_prompt``."""
+    return render_prompt(row["level"])

@@ -169,9 +169,10 @@ def proposal_piece(layout, first: int, count: int, depth: int, seed: int, stream
     return propose_walks(goal, moves, raises, depth, seed, stream, first, count)
 
 
-def design_pieces(design: Design, progress: Progress | None = None, executor=None):
+def design_pieces(design: Design, progress: Progress | None = None, executor=None, args=None):
     """The bank of ``design`` as ``bank_pieces`` yields it (one table when its boards are of mixed sizes: they are
-    checked as a whole), its proposals computed on ``executor`` (a Dask client or a local pool) when given."""
+    checked as a whole), its proposals computed on ``executor`` (a Dask client or a local pool) when given: the
+    domain's ``bank_pieces`` (it takes no command-line options, ``args``)."""
     from ....distributed import Proposals
 
     propose = propose_walks if executor is None else Proposals(executor, proposal_piece)
@@ -229,3 +230,10 @@ def _cell_table(cell: DesignCell, seed: int, first: int, boards, plans: pa.Strin
         columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
                                                                      [kind]).cast(pa.string())
     return pa.table(columns)
+
+
+def demo_bank() -> pa.Table:
+    """The paper's bank (Appendix A): the demo's."""
+    from .design import paper_design
+
+    return build_bank_table(paper_design())

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ....boundary.text_files import read_design_json
 from ....errors import UserError
-from ...designs import check_cohort, check_seed, design_cells, design_seed, is_json_int
+from ...designs import check_cohort, check_seed, design_cells, design_seed, is_json_int, load_design_file
 from ..layout import Layout
 
 PAPER_SEED = 20261010
@@ -187,11 +185,7 @@ def _check_retreat(cell: dict, where: str) -> int | None:
                         "only at the goal)")
     return r
 
-def load_design(name_or_path: str, seed: int | None = None) -> Design:
-    """``"paper"`` for Appendix A, else a path to a JSON design file."""
-    if name_or_path == "paper":
-        return paper_design(PAPER_SEED if seed is None else seed)
-    path = Path(name_or_path)
-    if not path.is_file():
-        raise UserError(f"design {name_or_path!r} is neither 'paper' nor an existing JSON file")
-    return design_from_dict(read_design_json(path), source=str(path), seed=seed)
+def load_design(name_or_path: str | None = None, seed: int | None = None) -> Design:
+    """``"paper"`` (the default) for Appendix A, else a path to a JSON design file."""
+    named = {"paper": lambda s: paper_design(PAPER_SEED if s is None else s)}
+    return load_design_file(name_or_path or "paper", named, design_from_dict, seed)

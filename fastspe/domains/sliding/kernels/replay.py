@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
+from ....kernels.visited import GOLDEN as _GOLDEN, seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 from ...vocabulary import DIRECTIONS
 
@@ -35,7 +36,6 @@ ERROR_NAMES = ("", "boundary", "obstacle", "invalid_action", "format")
 INVALID_CODE = DIRECTIONS.invalid_code  # the code of a token that is not a move (any code from here up is one)
 
 _CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def key_layout(cells: int, max_tile: int) -> tuple[int, int, int]:
@@ -47,16 +47,6 @@ def key_layout(cells: int, max_tile: int) -> tuple[int, int, int]:
     bits = max(1, int(max_tile).bit_length())
     per_word = 64 // bits
     return bits, per_word, -(-cells // per_word)
-
-
-@njit
-def _table_bits(length):
-    """log2 of the table size for a plan of ``length`` moves (load factor <= 1/4, at least 16)."""
-    need = 4 * (length + 1)
-    b = 4
-    while (1 << b) < need:
-        b += 1
-    return b
 
 
 @njit
@@ -121,12 +111,7 @@ def _replay_one_word(board, plan, moves, dist, goal_cell, shift_of, table):
         if board[c] > 0:
             key |= np.uint64(board[c]) << shift_of[c]
     length = plan.shape[0]
-    tbits = _table_bits(length)
-    mask = (1 << tbits) - 1
-    down = np.uint64(64 - tbits)
-    umask = np.uint64(mask)
-    table[: mask + 1] = 0
-    table[np.int64((key * _GOLDEN) >> down)] = key
+    down, umask = start_table(table, key, length)
     min_h = h
     midway = h == 0 and length > 0
     revisits = 0
@@ -158,14 +143,7 @@ def _replay_one_word(board, plan, moves, dist, goal_cell, shift_of, table):
         ublank = ut_
         min_h = min(min_h, h)
         zeros += h == 0  # counted, not branched on: see midway below
-        slot = (key * _GOLDEN) >> down
-        k = table[slot]
-        while k != key and k != 0:  # rare with the table at most a quarter full
-            slot = (slot + np.uint64(1)) & umask
-            k = table[slot]
-        # branch-free: whether the state is new or seen is a coin toss for the predictor
-        revisits += k == key
-        table[slot] = key
+        revisits += seen_again(table, key, down, umask)
     # the goal before the last action: a visit to it that is not the final state of a legal plan
     if kind == NO_ERROR and h == 0 and length > 0:
         zeros -= 1
@@ -183,7 +161,7 @@ def _replay_one(p, board, plan, moves, dist, goal_cell, word_of, shift_of, key, 
         if board[c] > 0:
             key[word_of[c]] |= np.uint64(board[c]) << shift_of[c]
     length = plan.shape[0]
-    tbits = _table_bits(length)
+    tbits = table_bits(length)
     _seen_before(key, nwords, tab_keys, tab_stamp, p, tbits)
     min_h = h
     midway = h == 0 and length > 0
@@ -268,7 +246,7 @@ def replay_plans(boards, board_index, codes, offsets, layout_index, moves, dist,
         longest = 0
         for p in range(lo, hi):
             longest = max(longest, offsets[p + 1] - offsets[p])
-        size = 1 << _table_bits(longest)
+        size = 1 << table_bits(longest)
         board = np.empty(cells, dtype=np.int8)
         key = np.empty(nwords, dtype=np.uint64)
         table = np.empty(size if nwords == 1 else 0, dtype=np.uint64)

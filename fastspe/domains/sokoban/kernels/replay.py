@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
+from ....kernels.visited import seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
 WALL, BOX_BLOCKED = 1, 2  # Sokoban's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)
@@ -29,18 +30,7 @@ MAX_CELLS = 128  # cells of a level's grid that the 7-bit fields of the state ke
 MAX_BOXES = 4
 
 _CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _FIELD = 7
-
-
-@njit
-def _table_bits(length):
-    """log2 of the table size for a plan of ``length`` moves (load factor <= 1/4, at least 16)."""
-    need = 4 * (length + 1)
-    b = 4
-    while (1 << b) < need:
-        b += 1
-    return b
 
 
 @njit
@@ -77,12 +67,7 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
     box_key = _box_key(boxes, nb)
     key = box_key | np.uint64(player)
     length = plan.shape[0]
-    tbits = _table_bits(length)
-    mask = (1 << tbits) - 1
-    down = np.uint64(64 - tbits)
-    umask = np.uint64(mask)
-    table[: mask + 1] = 0
-    table[np.int64((key * _GOLDEN) >> down)] = key
+    down, umask = start_table(table, key, length)
     min_h = h
     midway = h == 0 and length > 0
     revisits = 0
@@ -119,14 +104,7 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
         key = box_key | np.uint64(t)
         min_h = min(min_h, h)
         zeros += h == 0  # counted, not branched on: see midway below
-        slot = (key * _GOLDEN) >> down
-        k = table[slot]
-        while k != key and k != 0:  # rare with the table at most a quarter full
-            slot = (slot + np.uint64(1)) & umask
-            k = table[slot]
-        # branch-free: whether the state is new or seen is a coin toss for the predictor
-        revisits += k == key
-        table[slot] = key
+        revisits += seen_again(table, key, down, umask)
     # the goal before the last action: a visit to it that is not the final state of a legal plan
     if kind == NO_ERROR and h == 0 and length > 0:
         zeros -= 1
@@ -178,7 +156,7 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
         longest = 0
         for p in range(lo, hi):
             longest = max(longest, offsets[p + 1] - offsets[p])
-        table = np.empty(1 << _table_bits(longest), dtype=np.uint64)
+        table = np.empty(1 << table_bits(longest), dtype=np.uint64)
         occupied = np.zeros(cells, dtype=np.bool_)
         box = np.empty(MAX_BOXES, dtype=np.int64)
         for p in range(lo, hi):
