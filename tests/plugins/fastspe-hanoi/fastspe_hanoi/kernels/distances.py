@@ -5,7 +5,8 @@ the top of its new peg and may go back, and the reverse of an allowed pair of pe
 search finds from the goal are the distances to it. Beside each distance the search keeps the move that leads one
 step closer (the reverse of the move it arrived by): following it from any state is an optimal plan, a certificate.
 
-Numba's own ``cache=True`` (not fastspe's private ``fastspe._numba``): a plugin uses numba's public interface.
+Numba's own ``cache=True`` (not fastspe's private ``fastspe._numba``): a plugin uses numba's public interface. Its
+file cache does not notice a change to a kernel of another module, so each kernel module here calls only its own.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ NO_MOVE = 255  # ``toward`` at the goal
 
 
 @numba.njit(cache=True, nogil=True)
-def top_disks(state, disks, pow3, tops):
+def _top_disks(state, disks, pow3, tops):
     """Fill ``tops[p]`` with the smallest disk (0-based) on peg p, ``disks`` where the peg is empty."""
     tops[0] = disks
     tops[1] = disks
@@ -46,7 +47,7 @@ def goal_distances(disks, forbidden, source, target, reverse):
     while head < tail:
         state = queue[head]
         head += 1
-        top_disks(state, disks, pow3, tops)
+        _top_disks(state, disks, pow3, tops)
         for code in range(6):
             if forbidden[code]:
                 continue

@@ -19,9 +19,19 @@ from numba import prange
 from fastspe.domains.codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
 from ..rules import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER
-from .distances import top_disks
 
 _CHUNK = 256  # plans per parallel work item: the stamp table is allocated once per item
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_disks(state, disks, pow3, tops):
+    """``tops[p]``: the smallest disk (0-based) on peg p, ``disks`` where it is empty. (Kept here rather than imported
+    from ``distances``: numba's file cache does not see a change to a kernel of another module.)"""
+    tops[0] = disks
+    tops[1] = disks
+    tops[2] = disks
+    for i in range(disks - 1, -1, -1):
+        tops[(state // pow3[i]) % 3] = i
 
 
 @numba.njit(cache=True, nogil=True)
@@ -43,7 +53,7 @@ def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow
         elif adjacent and (code == 1 or code == 4):  # AC, CA
             kind = FORBIDDEN_MOVE
         else:
-            top_disks(state, disks, pow3, tops)
+            _top_disks(state, disks, pow3, tops)
             disk = tops[source[code]]
             if disk == disks:
                 kind = EMPTY_PEG
