@@ -1,0 +1,115 @@
+"""Batched Hanoi plan replay: every plan on its bank row in parallel, as ``fastspe.domains.contract.Domain.replay``
+documents it (status, error_kind, first_error, final_h, min_h, revisits, goal_midway).
+
+h is the exact goal distance of the row's (disks, rule) (``distances.goal_distances``), looked up per state. Action
+codes 0..5 are AB, AC, BA, BC, CA, CB; anything above is a token that is not an action. The checks of one action, in
+the order of ``rules``: invalid_action, forbidden_move (A<->C under adjacent), empty_peg, larger_on_smaller. Replay
+stops at the first illegal action and never skips or repairs it.
+
+Revisits are exact: a state is below 3**10, so each work item keeps one stamp per state, the index of the last
+plan that visited it (no clearing between plans).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from fastspe.domains.codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
+
+from ..rules import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER
+
+_CHUNK = 256  # plans per parallel work item: the stamp table is allocated once per item
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_disks(state, disks, pow3, tops):
+    """``tops[p]``: the smallest disk (0-based) on peg p, ``disks`` where it is empty. (Kept here rather than imported
+    from ``distances``: numba's file cache does not see a change to a kernel of another module.)"""
+    tops[0] = disks
+    tops[1] = disks
+    tops[2] = disks
+    for i in range(disks - 1, -1, -1):
+        tops[(state // pow3[i]) % 3] = i
+
+
+@numba.njit(cache=True, nogil=True)
+def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow3, tops, stamp):
+    state = start
+    h = dist[state]
+    min_h = h
+    length = plan.shape[0]
+    midway = h == 0 and length > 0
+    revisits = 0
+    kind = NO_ERROR
+    first_error = -1
+    stamp[state] = plan_id
+    for i in range(length):
+        code = plan[i]
+        disk = 0
+        if code > 5:
+            kind = INVALID_ACTION
+        elif adjacent and (code == 1 or code == 4):  # AC, CA
+            kind = FORBIDDEN_MOVE
+        else:
+            _top_disks(state, disks, pow3, tops)
+            disk = tops[source[code]]
+            if disk == disks:
+                kind = EMPTY_PEG
+            elif tops[target[code]] < disk:
+                kind = LARGER_ON_SMALLER
+        if kind != NO_ERROR:
+            first_error = i
+            break
+        state += (target[code] - source[code]) * pow3[disk]
+        h = dist[state]
+        min_h = min(min_h, h)
+        if h == 0 and i + 1 < length:  # the goal before the plan's last action
+            midway = True
+        if stamp[state] == plan_id:
+            revisits += 1
+        stamp[state] = plan_id
+    status = ILLEGAL if kind != NO_ERROR else COMPLETE if h == 0 else LEGAL_NONCOMPLETION
+    return status, kind, first_error, h, min_h, revisits, midway
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, adjacent_of_layout, dist, source,
+                 target):
+    """Replay plan i (``codes[offsets[i]:offsets[i + 1]]``) on bank row ``rows[i]``.
+
+    start : int64 (m,), each row's start state code; layout_of_row : int64 (m,); disks_of_layout : int64 (t,);
+    adjacent_of_layout : bool (t,); dist : int32 (t, 3**max disks), each layout's goal distances (-1 past 3**disks);
+    source, target : int64 (6,), the pegs of each action code. Returns the seven arrays of ``Domain.replay``.
+    """
+    n = rows.shape[0]
+    status = np.empty(n, dtype=np.int8)
+    error_kind = np.empty(n, dtype=np.int8)
+    first_error = np.empty(n, dtype=np.int64)
+    final_h = np.empty(n, dtype=np.int32)
+    min_h = np.empty(n, dtype=np.int32)
+    revisits = np.empty(n, dtype=np.int64)
+    goal_midway = np.empty(n, dtype=np.bool_)
+    states = dist.shape[1]
+    nchunks = (n + _CHUNK - 1) // _CHUNK
+    for ci in prange(nchunks):
+        stamp = np.full(states, -1, dtype=np.int64)
+        pow3 = np.empty(11, dtype=np.int64)
+        pow3[0] = 1
+        for i in range(10):
+            pow3[i + 1] = pow3[i] * 3
+        tops = np.empty(3, dtype=np.int64)
+        for p in range(ci * _CHUNK, min(n, (ci + 1) * _CHUNK)):
+            row = rows[p]
+            lay = layout_of_row[row]
+            out = _replay_one(codes[offsets[p]:offsets[p + 1]], p, start[row], disks_of_layout[lay],
+                              adjacent_of_layout[lay], dist[lay], source, target, pow3, tops, stamp)
+            status[p] = out[0]
+            error_kind[p] = out[1]
+            first_error[p] = out[2]
+            final_h[p] = out[3]
+            min_h[p] = out[4]
+            revisits[p] = out[5]
+            goal_midway[p] = out[6]
+    return status, error_kind, first_error, final_h, min_h, revisits, goal_midway
