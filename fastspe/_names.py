@@ -43,12 +43,10 @@ MOVED = {
     "fastspe.bank.build": "fastspe.domains.sliding.bank.build",
     "fastspe.bank.search": "fastspe.domains.sliding.bank.search",
     "fastspe.bank.acceptance": "fastspe.domains.sliding.bank.acceptance",
-    "fastspe.bank": "fastspe.domains.sliding.bank",
     "fastspe.planners.solver": "fastspe.domains.sliding.planners.solver",
     "fastspe.planners.pdb": "fastspe.domains.sliding.planners.pdb",
     "fastspe.planners.pdb_packed": "fastspe.domains.sliding.planners.pdb_packed",
     "fastspe.planners.baselines": "fastspe.domains.sliding.planners.baselines",
-    "fastspe.planners": "fastspe.domains.sliding.planners",
     "fastspe.boundary.pattern_files": "fastspe.domains.sliding.planners.pattern_files",
     "fastspe.boundary.bank_frames": "fastspe.domains.sliding.bank.frames",
     "fastspe.boundary.bank_meaning": "fastspe.domains.sliding.bank.meaning",
@@ -88,6 +86,10 @@ MOVED = {
     "fastspe.responses": "fastspe.boundary.responses",
 }
 
+
+# packages that are gone, whose modules moved one by one (``MOVED``) and whose face's names are found at the new face
+# with a warning: importing the old package itself does not warn, only what is taken from it
+MOVED_PACKAGES = {"fastspe.bank": "fastspe.domains.sliding.bank", "fastspe.planners": "fastspe.domains.sliding.planners"}
 
 # names that left a package's face -> their home ("module" or "module:new_name"), keyed by the face's module as it is
 # now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in the release after 0.2
@@ -149,11 +151,12 @@ def moved_names(module: str, names: dict[str, str]):
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds the old flat paths of :data:`MOVED` and loads each as its new module, with a warning."""
+    """Finds the old paths of :data:`MOVED` and loads each as its new module, with a warning; an old package of
+    :data:`MOVED_PACKAGES` is an empty package whose names are the new face's, each with a warning."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in MOVED:
-            return importlib.util.spec_from_loader(fullname, self)
+        if fullname in MOVED or fullname in MOVED_PACKAGES:
+            return importlib.util.spec_from_loader(fullname, self, is_package=fullname in MOVED_PACKAGES)
         return None
 
     def create_module(self, spec):
@@ -161,11 +164,33 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         old = module.__name__
+        if old in MOVED_PACKAGES:
+            module.__path__ = []  # its modules are found here, through MOVED
+            module.__getattr__ = _package_names(old, MOVED_PACKAGES[old])
+            return
         new = MOVED[old]
         warnings.warn(f"{old} moved to {new}; the old path goes away in the release after 0.2",
                       DeprecationWarning, stacklevel=_importer_level())
         # the import system returns whatever sys.modules holds once exec_module is done: the same object
         sys.modules[old] = importlib.import_module(new)
+
+
+def _package_names(old: str, new: str):
+    """The ``__getattr__`` of a gone package: a name of the new face (or a moved module of the old package), with a
+    ``DeprecationWarning`` naming where it lives now."""
+
+    def __getattr__(attr: str):
+        if f"{old}.{attr}" in MOVED:
+            return importlib.import_module(f"{old}.{attr}")
+        face = importlib.import_module(new)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # this warning, not the face's own
+            value = getattr(face, attr)
+        warnings.warn(f"{old}.{attr} moved to {new}.{attr}; the old path goes away in the release after 0.2",
+                      DeprecationWarning, stacklevel=2)
+        return value
+
+    return __getattr__
 
 
 def _importer_level() -> int:

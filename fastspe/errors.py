@@ -20,6 +20,11 @@ class UserTypeError(UserError, TypeError):
     """A value of the wrong type given to fastspe (also a ``TypeError``, as it was raised before)."""
 
 
+class ContractError(UserError):
+    """A planning domain that does not fill the ``Domain`` contract (a bad vocabulary, error names, an option): the
+    domain's author has to fix it; the registry names the domain and its package."""
+
+
 class ParameterError(UserError):
     """A bad value of API parameters, the message naming them as the API does (``trials must be >= 1``).
 

@@ -155,7 +155,7 @@ def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
     import pyarrow.parquet as pq
 
     from fastspe.boundary.banks import read_bank, write_bank
-    from fastspe.boundary.banks import board_matrix
+    from fastspe.domains.sliding.pack import board_matrix
 
     path = tmp_path / "bank.parquet"
     write_bank(paper_bank, path)
@@ -189,7 +189,7 @@ def test_bank_written_by_fastspe_0_1_still_reads(paper_bank, tmp_path):
 def test_mixed_board_sizes_round_trip(tmp_path):
     from fastspe.domains.sliding.bank.build import build_bank
     from fastspe.boundary.banks import read_bank, write_bank
-    from fastspe.boundary.banks import board_matrix
+    from fastspe.domains.sliding.pack import board_matrix
     from fastspe.domains.sliding.bank.design import Design, DesignCell
 
     design = Design(seed=1, cells=(DesignCell("a", Layout(3, 3, ()), 6, 5), DesignCell("b", Layout(4, 4, (5,)), 8, 5)))

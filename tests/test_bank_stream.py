@@ -16,7 +16,7 @@ from fastspe.domains.sliding.bank.acceptance import KeySet, first_new
 from fastspe.domains.designs import QuotaError
 from fastspe.domains.sliding.bank.design import design_from_dict, paper_design
 from fastspe.boundary.bank_rows import _ids_ordered_apart
-from fastspe.boundary.banks import read_bank_table, write_bank_tables
+from fastspe.boundary.banks import read_bank_table, write_bank, write_bank_tables
 
 DESIGN = {"seed": 5, "cells": [
     {"cohort": "a", "depth": 20, "count": 300},
@@ -29,7 +29,7 @@ DESIGN = {"seed": 5, "cells": [
 @pytest.mark.parametrize("design", [paper_design(), design_from_dict(DESIGN)], ids=["paper", "mixed"])
 def test_streamed_bank_is_the_whole_table_file_byte_for_byte(tmp_path, monkeypatch, design, suffix):
     whole, streamed = tmp_path / f"whole{suffix}", tmp_path / f"streamed{suffix}"
-    build.write_bank(build.build_bank_table(design), whole)
+    write_bank(build.build_bank_table(design), whole)
     monkeypatch.setattr(build, "PIECE_ROWS", 7)  # cells cut into many pieces, pieces merged into one row group
     assert build.stream_bank(design, streamed) == design.total
     assert streamed.read_bytes() == whole.read_bytes()

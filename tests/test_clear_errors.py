@@ -75,21 +75,21 @@ def test_no_plain_value_or_type_error_is_raised_for_user_input():
 
 
 def test_a_bug_keeps_its_traceback(monkeypatch, capsys):
-    import fastspe.cli.solve as solve_cli
+    from fastspe.domains.sliding.domain import SlidingDomain
 
-    def broken(args):
+    def broken(self, args, ui):
         raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
 
-    monkeypatch.setattr(solve_cli, "_solve_one", broken)
+    monkeypatch.setattr(SlidingDomain, "solve", broken)
     with pytest.raises(TypeError, match="unsupported operand"):
         main(["solve", "--board", "1 2 3 0", "--rows", "2", "--cols", "2"])
     assert "error:" not in capsys.readouterr().err
 
 
 def test_a_bug_prints_a_traceback_from_the_command_line(tmp_path):
-    code = ("import sys, fastspe.cli.solve as s\n"
-            "def broken(args): raise TypeError('a genuine bug')\n"
-            "s._solve_one = broken\n"
+    code = ("import sys, fastspe.domains.sliding.domain as d\n"
+            "def broken(self, args, ui): raise TypeError('a genuine bug')\n"
+            "d.SlidingDomain.solve = broken\n"
             "from fastspe.cli import run\n"
             "sys.argv = ['fastspe', 'solve', '--board', '1 2 3 0', '--rows', '2', '--cols', '2']\nrun()\n")
     proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)},

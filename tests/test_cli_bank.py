@@ -50,7 +50,7 @@ def test_custom_design_and_failed_build_leave_nothing(tmp_path, capsys):
 
 def test_bad_output_extension(tmp_path, capsys):
     assert main(["bank", "build", "--out", str(tmp_path / "bank.txt")]) == 2
-    assert "unknown file type '.txt'" in capsys.readouterr().err
+    assert "a bank file is .parquet or .jsonl (got '.txt')" in capsys.readouterr().err
 
 
 def test_bank_file_missing_a_column_names_it(tmp_path, capsys):

@@ -57,7 +57,7 @@ def test_markup_and_emoji_codes_in_errors_stay_text(files, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: --model '[/]'") and "Traceback" not in err
     assert main(["bank", "build", "--out", str(tmp_path / "[redacted][nan].txt")]) == 2
-    assert "[redacted][nan].txt: unknown file type" in capsys.readouterr().err
+    assert "[redacted][nan].txt: a bank file is .parquet or .jsonl" in capsys.readouterr().err
     assert main(["run", *_bank_args(files), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("openai:x: 12 request(s)") and "\u274c" not in out

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import fastspe  # noqa: E402
+from fastspe.domains.sliding.bank.build import proposal_piece
 from fastspe.stats import intervals  # noqa: E402
 from fastspe.domains.sliding.bank.build import build_bank_table  # noqa: E402
 from fastspe.boundary.banks import read_bank, write_bank
@@ -123,7 +124,7 @@ def test_bank_build_is_identical(client, tmp_path):
                                    DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
                                    DesignCell("stress", Layout(4, 4, ()), 10, 200)))
     local = build_bank_table(design)
-    with Proposals(client, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+    with Proposals(client, proposal_piece, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
         remote = build_bank_table(design, propose=proposals)
     assert remote.equals(local)
     write_bank(local, tmp_path / "a.parquet")

@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from fastspe.boundary.banks import bank_to_table
 from fastspe.boundary.responses import KEY, read_responses
 from fastspe.boundary.verdict_schema import verdict_frame
-from fastspe.boundary.verdicts import VERDICT_COLUMNS
+from fastspe.boundary.verdicts import verdict_columns
 from fastspe.scoring.score import score_file, score_responses
 
 from .boundary_helpers import tiny_bank
+
+VERDICT_COLUMNS = verdict_columns("sliding")  # the shared columns as the sliding puzzle names them
 
 BANK = tiny_bank()
 IDS = BANK["board_id"].tolist()

@@ -43,7 +43,8 @@ def test_readme_commands_in_order_then_fastspe_from_elsewhere(tmp_path):
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("needs a git checkout")
     first, second = readme_commands()[:2]
-    assert first.endswith("&& fastspe demo") and second == 'pip install -e ".[test]" && python -m pytest'
+    assert first.endswith("&& fastspe demo")
+    assert second == 'pip install -e ".[test]" -e tests/plugins/fastspe-hanoi && python -m pytest'
     src = checkout_copy(tmp_path / "src")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -78,3 +79,5 @@ def test_readme_commands_in_order_then_fastspe_from_elsewhere(tmp_path):
     where = sh("python -c 'import fastspe; print(fastspe.__file__)'", elsewhere).stdout.strip()
     assert Path(where).resolve() == (src / "fastspe" / "__init__.py").resolve()  # the editable install, not a shadow
     sh("python -c 'import openai, anthropic, matplotlib, pytest, hypothesis'", elsewhere)
+    domains = sh("fastspe domains", elsewhere).stdout  # the test domain plugin, installed beside fastspe
+    assert "hanoi" in domains and "fastspe-hanoi" in domains, domains

@@ -302,8 +302,10 @@ def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
 
 
 def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path, capsys):
-    from fastspe.boundary.verdicts import VERDICT_COLUMNS
     from fastspe.boundary.verdict_files import read_verdicts
+    from fastspe.boundary.verdicts import verdict_columns
+
+    columns = verdict_columns("sliding")
 
     bank, log, _ = errored_log
     write_bank(bank, tmp_path / "bank.parquet")
@@ -316,7 +318,7 @@ def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path
     assert main(common + [str(tmp_path / "twostep.parquet"), "--responses", str(tmp_path / "answers.jsonl")]) == 0
     # the verdicts agree (metadata may differ in kind: an all-null `error` column is None or NaN after JSONL)
     direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").frame.sort_values(["condition", "board_id", "trial"])
-                       .reset_index(drop=True)[VERDICT_COLUMNS] for name in ("direct", "twostep"))
+                       .reset_index(drop=True)[columns] for name in ("direct", "twostep"))
     assert direct.equals(twostep)
     failed = _copy(log, tmp_path, "failed.eval", status="error")
     capsys.readouterr()

@@ -11,7 +11,7 @@ from fastspe.stats.metrics import SUM_COLUMNS, board_sums, compute_metrics
 
 from .naive_bootstrap import naive_bootstrap, synthetic_verdicts
 
-GROUP_BY = {"pooled": ["cohort"], "depth": ["cohort", "depth"], "k": ["cohort", "k"]}
+GROUP_BY = {"pooled": ["cohort"], "depth": ["cohort", "depth"], "stratum": ["cohort", "k"]}  # sliding: k
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_packing(sums):
     for start, size in zip(packed.strata_start, packed.strata_size):
         assert len(packed.boards.iloc[start:start + size][["cohort", "k", "depth"]].drop_duplicates()) == 1
     counts = packed.groups["grouping"].value_counts()
-    assert counts["pooled"] == 2 and counts["depth"] == 6 and counts["k"] == 6
+    assert counts["pooled"] == 2 and counts["depth"] == 6 and counts["stratum"] == 6
     np.testing.assert_allclose(packed.sums.sum(axis=(0, 1)), sums[SUM_COLUMNS].to_numpy().sum(axis=0), rtol=1e-12)
     pooled = packed.groups[packed.groups["grouping"] == "pooled"]
     assert (pooled["depth"] == iv.ALL).all() and (pooled["k"] == iv.ALL).all()

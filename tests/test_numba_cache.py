@@ -109,7 +109,7 @@ def test_a_kernel_module_edit_invalidates_every_kernel(tmp_path, root, monkeypat
     """A caller's cached code embeds its callees, so the stamp covers all kernel modules."""
     mod = load_kernels(tmp_path / "kern_mod.py", root)
     assert mod.outer(1, 2) == 13
-    monkeypatch.setattr(_numba_cache, "kernels_stamp", lambda: "another kernels tree")
+    monkeypatch.setattr(_numba_cache, "kernels_stamp", lambda package=None: "another kernels tree")
     again = load_kernels(tmp_path / "kern_mod.py", root, "kern_mod_again")
     assert again.outer(1, 2) == 13
     assert not again.outer.stats.cache_hits and again.outer.stats.cache_misses

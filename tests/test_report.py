@@ -11,6 +11,7 @@ import pytest
 from fastspe.report import figures
 from fastspe.cli import main
 from fastspe.stats.metrics import compute_metrics
+from fastspe.domains.contract import STRATUM
 from fastspe.report.write import METRICS_CSV_COLUMNS, write_report
 
 from .naive_bootstrap import synthetic_verdicts
@@ -50,7 +51,7 @@ def test_writes_every_file(report):
 
 def test_metrics_csv(report, verdicts):
     m = pd.read_csv(report.parent / "metrics.csv", dtype={"depth": str, "k": str})
-    assert list(m.columns) == METRICS_CSV_COLUMNS
+    assert list(m.columns) == [("k" if c == STRATUM else c) for c in METRICS_CSV_COLUMNS]
     assert set(m["metric"]) == {"C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"}
     pooled = m[(m["depth"] == "all") & (m["k"] == "all")]
     ref = compute_metrics(verdicts, by=["cohort", "condition"]).melt(["cohort", "condition"], var_name="metric")

@@ -14,9 +14,11 @@ from fastspe.domains.sliding.bank.table import BANK_COLUMNS
 from fastspe.cli import main
 from fastspe.domains.sliding.layout import Layout
 from fastspe.boundary.responses import read_responses
-from fastspe.boundary.verdicts import VERDICT_COLUMNS
+from fastspe.boundary.verdicts import verdict_columns
 from fastspe.boundary.verdict_files import read_verdicts
 from fastspe.scoring.score import score_responses
+
+VERDICT_COLUMNS = verdict_columns("sliding")  # the shared columns as the sliding puzzle names them
 
 
 def _board(layout: Layout, swap_with_blank: int) -> list[int]:

@@ -285,7 +285,10 @@ def test_split_search_returns_the_serial_plan():
         assert (solve(list(s), 4, 4, use_pdb=False).length, solve(list(s), 4, 4, use_pdb=False).moves) == (length, plan)
 
 
-def test_solve_is_exported_lazily():
+def test_solve_is_exported_lazily_by_its_domain_and_the_old_name_warns():
     import fastspe
+    import fastspe.domains.sliding as sliding
 
-    assert fastspe.solve is solve
+    assert sliding.solve is solve
+    with pytest.warns(DeprecationWarning, match="fastspe.solve moved to fastspe.domains.sliding.planners.solver.solve"):
+        assert fastspe.solve is solve

@@ -25,7 +25,7 @@ from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
 from fastspe.boundary.responses import read_responses
 from fastspe.boundary.verdict_schema import METADATA_TYPES, SCHEMA_KEY, VERDICT_TYPES, typed_verdicts
-from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts
+from fastspe.boundary.verdicts import check_verdicts, verdict_columns
 from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.domains.sliding.layout import Layout
 from fastspe.runners import GenerationSettings, RetryPolicy, run_model
@@ -33,6 +33,8 @@ from fastspe.runners.engine import run_baseline
 from fastspe.scoring.score import score_file, score_responses
 from fastspe.stats.metrics import compute_metrics
 from fastspe.verify.verdicts import verify_verdicts_files
+
+VERDICT_COLUMNS = verdict_columns("sliding")  # the shared columns as the sliding puzzle names them
 
 KEY = "sk-fastspe-TEST-schema-k3y-0042-long-enough"
 FAST = RetryPolicy(max_retries=3, max_rate_limit_retries=3, base_delay=0.01, max_delay=0.05, retry_after_cap=2.0)
@@ -71,7 +73,7 @@ def test_one_schema_for_every_source(files):
     tmp, bank = files
     base, api = (pq.read_table(p) for p in paths(files))
     assert base.schema.equals(api.schema, check_metadata=True)
-    assert base.schema.names == [*VERDICT_TYPES, *METADATA_TYPES]
+    assert base.schema.names == [*VERDICT_COLUMNS, *METADATA_TYPES]
     assert base.schema.metadata[SCHEMA_KEY] == b"2"
     assert api.schema.field("timestamp").type == pa.timestamp("ms", tz="UTC")
     assert not any(pa.types.is_null(f.type) for f in base.schema)

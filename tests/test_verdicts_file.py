@@ -24,11 +24,13 @@ from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
-from fastspe.boundary.verdicts import VERDICT_COLUMNS, check_verdicts
+from fastspe.boundary.verdicts import check_verdicts, verdict_columns
 from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.domains.sliding.bank.design import Design, DesignCell
 from fastspe.domains.sliding.layout import Layout
 from fastspe.stats.metrics import board_sums, compute_metrics
+
+VERDICT_COLUMNS = verdict_columns("sliding")  # the shared columns as the sliding puzzle names them
 
 GROUPS = ["cohort", "condition", "depth", "k"]
 

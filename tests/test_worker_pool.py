@@ -26,6 +26,7 @@ from fastspe.scoring.score import score_file
 from fastspe.stats import intervals
 from fastspe.stats.metrics import board_sums
 from fastspe.workers.pool import RETRIES, ProcessPool, WorkerDied, process_pool
+from fastspe.domains.sliding.bank.build import proposal_piece
 
 from .naive_bootstrap import synthetic_verdicts
 
@@ -131,7 +132,7 @@ def test_bootstrap_and_bank_are_identical(pool, tmp_path):
     design = Design(seed=7, cells=(DesignCell("primary", Layout(4, 4, ()), 10, 300),
                                    DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
                                    DesignCell("stress", Layout(4, 4, ()), 10, 200)))
-    with Proposals(pool, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+    with Proposals(pool, proposal_piece, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
         remote = build_bank_table(design, propose=proposals)
     assert remote.equals(build_bank_table(design))
 

@@ -41,16 +41,32 @@ from numba.core.compiler_lock import global_compiler_lock
 from . import folder as folder_mod
 
 
-@functools.lru_cache(maxsize=1)
-def kernels_stamp() -> str:
-    """A hash of every module whose code can end up in a compiled kernel: the kernels (which call
-    and import from one another only) and this cache's own code."""
+_PACKAGE = Path(__file__).resolve().parents[1]  # fastspe's own folder
+# what fastspe's kernels import beside one another: the codes and the action vocabulary every domain shares
+_KERNEL_CONSTANTS = ("domains/codes.py", "domains/vocabulary.py")
+
+
+@functools.lru_cache(maxsize=None)
+def kernels_stamp(package: str = str(_PACKAGE)) -> str:
+    """A hash of every module whose code can end up in a compiled kernel of ``package`` (a folder): the kernels
+    (``kernels`` folders, which call and import from one another only, fastspe's shared ones, each domain's, and a
+    plugin's own), the constants they import, and this cache's own code."""
     here = Path(__file__).resolve().parent
-    files = sorted((here.parent / "kernels").glob("*.py")) + sorted(here.glob("*.py"))
+    files = sorted(_PACKAGE.rglob("kernels/*.py")) + [_PACKAGE / f for f in _KERNEL_CONSTANTS] + sorted(here.glob("*.py"))
+    if Path(package) != _PACKAGE:
+        files += sorted(Path(package).rglob("kernels/*.py"))
     digest = hashlib.sha256()
     for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def package_of(py_file: str) -> str:
+    """The folder of the top-level package a source file belongs to (the folder above which no ``__init__.py``)."""
+    folder = Path(py_file).resolve().parent
+    while (folder.parent / "__init__.py").is_file():
+        folder = folder.parent
+    return str(folder)
 
 
 class KernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
@@ -67,7 +83,7 @@ class KernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator
         return self._cache_path
 
     def get_source_stamp(self):
-        return (super().get_source_stamp(), kernels_stamp(), folder_mod.LAYOUT)
+        return (super().get_source_stamp(), kernels_stamp(package_of(self._py_file)), folder_mod.LAYOUT)
 
     @classmethod
     def from_function(cls, py_func, py_file, root: Path | None = None):

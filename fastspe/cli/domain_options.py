@@ -13,7 +13,7 @@ import argparse
 import math
 
 from ..domains.registry import DomainLoadError, domain_named, domain_names
-from ..errors import UserError
+from ..errors import ContractError, UserError
 from ._common import float_option, int_option, say, text_option, warn
 from .progress import progress
 
@@ -42,7 +42,7 @@ def _option_type(spec):
         return int_option(int(low), int(high))
     if kind == "float":
         return float_option(float(low), float(high) if high else math.inf)
-    raise ValueError(f"unknown option type {spec!r}")
+    raise ContractError(f"unknown option type {spec!r}: use a callable, 'int:LOW:HIGH', 'float:LOW:HIGH' or 'text'")
 
 
 def add_domain_options(parser: argparse.ArgumentParser, command: str) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..errors import UserError, UserTypeError
+from ..kernels import TRIAL_SLOTS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,7 +25,6 @@ __all__ = ["CONDITION_PREFIX", "ANSWER_PREFIX", "RESPONSE_COLUMNS", "TRIAL_SLOTS
 CONDITION_PREFIX = "baseline:"
 ANSWER_PREFIX = "MOVES: "
 RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt"]
-TRIAL_SLOTS = 1 << 20  # trials per board key; keys below 2**32 keep a random stream's index in 52 bits
 
 
 def planner_name(planner: str, planners: Sequence[str], what: str = "") -> str:

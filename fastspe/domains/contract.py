@@ -36,6 +36,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence
 
+from ..errors import ContractError
 from .codes import SHARED_ERRORS
 from .vocabulary import DIRECTIONS, Vocabulary
 
@@ -83,6 +84,7 @@ class Packed(Protocol):
     cohort_names: Any  # pa.Array of str
     layout_index: np.ndarray  # int64 (m,), index into layout_names
     layout_names: Any  # pa.Array of str: the verdicts' ``layout`` of each row (a tag of what the state lives on)
+    domain: str  # the name of the domain that packed it: scoring on other processes finds its replay by it
 
     def stratum_values(self) -> np.ndarray:  # int64 (m,), the second stratum
         ...
@@ -371,5 +373,5 @@ def error_names_of(domain: Domain) -> tuple[str, ...]:
     names = tuple(domain.error_names)
     for code, name in SHARED_ERRORS.items():
         if len(names) <= code or names[code] != name:
-            raise ValueError(f"domain {domain.name!r}: error_names[{code}] must be {name!r}")
+            raise ContractError(f"domain {domain.name!r}: error_names[{code}] must be {name!r}")
     return names

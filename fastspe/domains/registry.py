@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import ContractError, UserError
 from .contract import Domain, error_names_of
 from .vocabulary import Vocabulary
 
@@ -138,7 +138,7 @@ def _load(source: Source) -> Domain:
         raise refuse("it sets no stratum column, or its vocabulary is not a fastspe.domains.vocabulary.Vocabulary")
     try:
         error_names_of(obj)
-    except ValueError as exc:
+    except ContractError as exc:
         raise refuse(str(exc)) from None
     if not obj.version:
         obj.version = source.package_version

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..errors import ContractError
+
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
@@ -57,37 +59,37 @@ class Vocabulary:
     def __post_init__(self) -> None:
         tokens = tuple(self.tokens)
         if not tokens or len(tokens) > MAX_TOKENS:
-            raise ValueError(f"a vocabulary has 1..{MAX_TOKENS} tokens, got {len(tokens)}")
+            raise ContractError(f"a vocabulary has 1..{MAX_TOKENS} tokens, got {len(tokens)}")
         for t in tokens:
             if not (isinstance(t, str) and 1 <= len(t) <= 16 and t.isascii() and t.isalnum()):
-                raise ValueError(f"a token is 1..16 ASCII letters or digits, got {t!r}")
+                raise ContractError(f"a token is 1..16 ASCII letters or digits, got {t!r}")
         if len({t.lower() for t in tokens}) != len(tokens):
-            raise ValueError(f"tokens must differ up to case: {tokens}")
+            raise ContractError(f"tokens must differ up to case: {tokens}")
         symbols = self.symbols or ("".join(tokens) if all(len(t) == 1 for t in tokens) else "")
         if len(symbols) != len(tokens) or len(set(symbols)) != len(symbols):
-            raise ValueError("symbols: one distinct character per token (needed when a token is longer than one "
+            raise ContractError("symbols: one distinct character per token (needed when a token is longer than one "
                              "character)")
         if any(not (s.isascii() and s.isprintable()) or s in f"{INVALID_SYMBOL}, " for s in symbols):
-            raise ValueError(f"symbols are printable ASCII characters other than '?', ',' and space, got {symbols!r}")
+            raise ContractError(f"symbols are printable ASCII characters other than '?', ',' and space, got {symbols!r}")
         if self.runs and any(len(t) != 1 for t in tokens):
-            raise ValueError("runs: only a vocabulary of one-letter tokens can be read as runs of letters")
+            raise ContractError("runs: only a vocabulary of one-letter tokens can be read as runs of letters")
         for name, table in (("words", self.words), ("glyphs", self.glyphs)):
             bad = [v for v in table.values() if v not in tokens]
             if bad:
-                raise ValueError(f"{name} map to tokens that are not in the vocabulary: {bad}")
+                raise ContractError(f"{name} map to tokens that are not in the vocabulary: {bad}")
         folded = {t.lower() for t in tokens}
         letters = {ch for t in tokens for ch in t.lower()}
         for w in self.words:
             if not (isinstance(w, str) and w and w.isascii() and w.isalnum() and w == w.lower()):
-                raise ValueError(f"a word is lower-case ASCII letters or digits, got {w!r}")
+                raise ContractError(f"a word is lower-case ASCII letters or digits, got {w!r}")
             if w in folded:  # "ab" would be both a token in another case and a word
-                raise ValueError(f"the word {w!r} is a token in another case")
+                raise ContractError(f"the word {w!r} is a token in another case")
             if self.runs and set(w) <= letters:  # "dud" would be both a run of letters and a word
-                raise ValueError(f"the word {w!r} is a run of token letters")
+                raise ContractError(f"the word {w!r} is a run of token letters")
         for g in self.glyphs:
             if not (isinstance(g, str) and len(g) == 1 and not g.isascii() and g.isprintable() and not g.isspace()
                     and g not in _FORMAT_GLYPHS):
-                raise ValueError(f"a glyph is one printable non-ASCII character that the format does not use, "
+                raise ContractError(f"a glyph is one printable non-ASCII character that the format does not use, "
                                  f"got {g!r}")
         object.__setattr__(self, "tokens", tokens)
         object.__setattr__(self, "symbols", symbols)

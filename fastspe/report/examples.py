@@ -15,7 +15,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..boundary.banks import Bank
 from .viewer_html import write_trace_page
 
 FOLDER = "examples"
@@ -56,14 +55,14 @@ def chosen(positions: np.ndarray, complete: np.ndarray, excess: np.ndarray) -> d
     return out
 
 
-def write_examples(out: Path, bank: Bank, verdicts: pd.DataFrame, order: Sequence[str],
+def write_examples(out: Path, bank: pd.DataFrame, domain, verdicts: pd.DataFrame, order: Sequence[str],
                    cohort: str) -> list[Example]:
     """Write the example pages of ``cohort`` under ``out/examples/`` and return them in (condition, depth) order;
-    none when the bank lacks what its domain's viewer reads (``Domain.trace_columns``) or the domain has none."""
-    domain = bank.domain
-    if not domain.trace_columns or not set(domain.trace_columns) <= set(bank.frame.columns):
+    none when the bank lacks what its domain's viewer reads (``Domain.trace_columns``: a bank of board facts only) or
+    the domain has none."""
+    if not domain.trace_columns or not set(domain.trace_columns) <= set(bank.columns):
         return []
-    boards = bank.frame.drop_duplicates("board_id").set_index("board_id")
+    boards = bank.drop_duplicates("board_id").set_index("board_id")
     part = verdicts[verdicts["cohort"] == cohort].sort_values(["board_id", "trial"], kind="stable")
     cells = part.groupby(["condition", "depth"], sort=False).indices  # each cell's rows, still in that order
     complete = (part["status"] == "complete").to_numpy(bool)

@@ -13,7 +13,6 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
-from ..boundary.banks import Bank
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -28,15 +27,15 @@ def _strata_summary(scored: pd.DataFrame, domain) -> str:
     return f"{len(sizes)} strata (cohort x {domain.stratum} x depth), {each}"
 
 
-def method_text(bank: Bank, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
+def method_text(bank: pd.DataFrame, domain, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
     n_cond = verdicts["condition"].nunique()
-    frame = bank.frame
+    frame = bank
     scored = frame[frame["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
     return (
         f"{len(verdicts):,} scored outputs from {n_cond} condition(s) on {verdicts['board_id'].nunique():,} of the "
         f"bank's {frame['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
         f"**Intervals.** {int(LEVEL * 100)}% percentile intervals from {draws:,} stratified whole-board bootstrap "
-        f"draws, seed {seed}. Strata: {_strata_summary(scored, bank.domain)}. Each draw "
+        f"draws, seed {seed}. Strata: {_strata_summary(scored, domain)}. Each draw "
         "picks as many boards as a stratum holds, with replacement, within every stratum; all trials of a board go "
         "together, and every condition gets the same boards in a draw, so differences between conditions are "
         "paired. A draw in which a metric is undefined (Q with no legal plan; E and G with no completion) is left "

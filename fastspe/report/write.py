@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from ..errors import UserError
-from ..boundary.banks import Bank, as_bank
+from ..boundary.banks import Bank
 from ..boundary.verdicts import Verdicts, as_verdicts, verdicts_domain
 from ..domains.contract import STRATUM
 from ..executor import Executor
@@ -137,7 +137,8 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
 
     Parameters
     ----------
-    bank : ``Bank`` (``boundary.banks.load_bank``) or a bank DataFrame (checked first: ``boundary.banks.as_bank``)
+    bank : ``Bank`` (``boundary.banks.load_bank``), or a bank DataFrame (as ``read_bank`` gives it, or only the board
+        facts: board_id, cohort, the stratum, depth; the example pages need the columns its domain's viewer reads)
     verdicts : ``Verdicts`` (``boundary.verdict_files.read_verdicts``), trusted and checked against ``bank``
         unless they were read with it; or a DataFrame (``score.score_responses``), checked once here
         (``boundary.verdicts.check_verdicts``)
@@ -166,8 +167,7 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
         elif server is not None:
             server.close()  # nothing to draw
             server = None
-        bank = as_bank(bank)
-        checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it
+        checked = as_verdicts(verdicts, bank)  # the one check; every stage below trusts it (and its domain)
         check_table_inputs(checked)  # nothing to report from no verdicts
         sums = board_sums(checked)
         final = report_folder(out_dir)
@@ -185,9 +185,10 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     return path
 
 
-def _write(bank: Bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
+def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
            options: ReportOptions, executor, server) -> Path:
     verdicts, domain = checked.frame, checked.domain
+    bank = bank.frame if isinstance(bank, Bank) else bank
     metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
                                   progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
     primary = primary_cohort(metrics)
@@ -206,9 +207,9 @@ def _write(bank: Bank, checked: Verdicts, sums, final: Path, runs, draws: int, s
             for n, table in enumerate(tables, start=1):
                 write_table_files(table, out / "tables")
                 stage("tables and figures", n, total)
-            examples = write_examples(out, bank, verdicts, order, primary)
+            examples = write_examples(out, bank, domain, verdicts, order, primary)
             drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
-            md, page = pages(out, method_text(bank, verdicts, draws, seed), tables, drawn, examples, names,
+            md, page = pages(out, method_text(bank, domain, verdicts, draws, seed), tables, drawn, examples, names,
                              domain.stratum)
             write_text(md, out / "report.md")
             write_text(page, out / "report.html")
@@ -227,9 +228,9 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
     return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
 
 
-def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: Bank, order: Sequence[str],
+def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str],
                   runs) -> list[Table]:
-    extra = [trajectory_table(trajectories, order), *bank.domain.report_tables(verdicts, bank.frame, order)]
+    extra = [trajectory_table(trajectories, order), *verdicts.domain.report_tables(verdicts, bank, order)]
     if runs is not None:
         from .run_stats import run_stats_table
 

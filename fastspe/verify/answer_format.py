@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..domains.vocabulary import DIRECTIONS, Vocabulary
+from ..errors import UserTypeError
 
 __all__ = ["Plan", "parse_plan"]
 
@@ -260,7 +261,7 @@ def parse_plan(text: str, strict: bool = False, vocabulary: Vocabulary = DIRECTI
     """One answer's plan in ``vocabulary``'s symbols (``?`` for a token that is not an action), mode, normalization
     tags, label repeats."""
     if not isinstance(vocabulary, Vocabulary):
-        raise TypeError(f"vocabulary must be a Vocabulary, got {type(vocabulary).__name__}")
+        raise UserTypeError(f"vocabulary must be a Vocabulary, got {type(vocabulary).__name__}")
     rules = _rules(vocabulary)
     if not isinstance(text, str):
         return Plan("", "no_plan", "", False)

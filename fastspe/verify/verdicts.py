@@ -140,7 +140,7 @@ def _as_text(v):
     return "" if not _present(v) else v if isinstance(v, str) else str(v)
 
 
-_KIND = {**dict.fromkeys(("k", "boxes", "depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
+_KIND = {**dict.fromkeys(("depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
          **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
          **dict.fromkeys(("economy", "excess"), _as_float)}
 
@@ -171,6 +171,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
     if verifier is None:
         raise UserError(f"the {domain.name} domain has no independent verifier of its answers")
     fields = tuple(domain.named(FIELDS))
+    kinds = {**_KIND, domain.stratum: _as_int}  # the second stratum is a count, whatever the domain calls it
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
         raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
@@ -200,7 +201,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
         derived = rederive(domain, boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)),
                            verifier)
         for f in fields:
-            stored = _KIND.get(f, _as_text)(columns[f][row])
+            stored = kinds.get(f, _as_text)(columns[f][row])
             if not _same(stored, derived[f]):
                 diffs.append(Difference(*key, f, stored, derived[f]))
         if progress is not None and (n + 1) % 10_000 == 0:

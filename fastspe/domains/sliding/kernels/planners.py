@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from ...baselines import TRIAL_SLOTS
+from ....kernels import TRIAL_SLOTS
 from ....kernels.rng import random_below, stream_key
 
 ORACLE, GREEDY, DETOUR, NOISY, RANDOM = 0, 1, 2, 3, 4

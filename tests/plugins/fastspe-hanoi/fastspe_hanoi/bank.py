@@ -24,8 +24,10 @@ from .solver import distance_table
 __all__ = ["bank_pieces", "build_bank"]
 
 
-def bank_pieces(design: HanoiDesign, progress: Callable[..., None] | None = None) -> Iterator[pa.Table]:
-    """One table per cell of ``design``, in design order; ``progress(done, total)`` after each."""
+def bank_pieces(design: HanoiDesign, progress: Callable[..., None] | None = None, executor=None,
+                args=None) -> Iterator[pa.Table]:
+    """One table per cell of ``design``, in design order; ``progress(done, total)`` after each: the domain's
+    ``bank_pieces`` (the cells are small and built here, so ``executor`` is not used; no options, ``args``)."""
     taken: dict[tuple[int, str], set] = {}
     done = 0
     for index, cell in enumerate(design.cells):
@@ -53,3 +55,10 @@ def bank_pieces(design: HanoiDesign, progress: Callable[..., None] | None = None
 def build_bank(design: HanoiDesign) -> pa.Table:
     """The whole bank of ``design`` as one table."""
     return pa.concat_tables(bank_pieces(design))
+
+
+def demo_bank() -> pa.Table:
+    """The default design's bank: the demo's."""
+    from .design import paper_design
+
+    return build_bank(paper_design())

@@ -18,10 +18,8 @@ classic state has its largest disk still to move: cohort ``primary``, n = 3, 4, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from fastspe.boundary.text_files import read_design_json
-from fastspe.domains.designs import check_cohort, check_seed, design_cells, design_seed, is_json_int
+from fastspe.domains.designs import check_cohort, check_seed, design_cells, design_seed, is_json_int, load_design_file
 from fastspe.errors import UserError
 
 from .rules import MAX_DISKS, RULES, max_depth
@@ -104,11 +102,7 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> H
     return HanoiDesign(seed, tuple(cells))
 
 
-def load_design(spec: str | None, seed: int | None = None) -> HanoiDesign:
+def load_design(spec: str | None = None, seed: int | None = None) -> HanoiDesign:
     """``None`` or ``"paper"``: the default design; else a path to a JSON design file."""
-    if spec in (None, "paper"):
-        return paper_design(PAPER_SEED if seed is None else seed)
-    path = Path(spec)
-    if not path.is_file():
-        raise UserError(f"design {spec!r} is neither 'paper' nor an existing JSON file")
-    return design_from_dict(read_design_json(path), source=str(path), seed=seed)
+    named = {"paper": lambda s: paper_design(PAPER_SEED if s is None else s)}
+    return load_design_file(spec or "paper", named, design_from_dict, seed)

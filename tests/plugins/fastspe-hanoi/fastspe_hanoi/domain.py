@@ -1,16 +1,15 @@
 """The Tower of Hanoi with forbidden moves as a fastspe ``Domain``.
 
-Each method hands on to the module that does the work, imported when first called (``fastspe --help`` reads every
-domain's options, and should load no numba for it): the bank's check (``bank_table``), designs (``design``) and the
-builder (``bank``), the pack and the replay kernel (``pack``, ``kernels.replay``), the prompt (``prompt``), the
-independent verifiers (``verify``), the baselines, the solver and the viewer.
+The class is a table of what the domain is and which of its modules does each part of the contract
+(``implemented_in``: imported when first used, so that ``fastspe --help``, which reads every domain's options, loads no
+numba for it): the bank's check (``bank_table``), designs (``design``) and the builder (``bank``), the pack and the
+replay kernel (``pack``, ``kernels.replay``), the prompt (``prompt``), the independent verifiers (``verify``), the
+baselines, the solver and the viewer.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
-
-from fastspe.domains.contract import BankVerification, Domain, Option
+from fastspe.domains.contract import Domain, Option, implemented_in
 
 from .rules import ERROR_NAMES, ERROR_REASONS, RULES, VOCABULARY
 
@@ -33,102 +32,37 @@ class HanoiDomain(Domain):
     error_names = ERROR_NAMES
     error_reasons = ERROR_REASONS
     vocabulary = VOCABULARY
+
+    # banks: columns and their check, designs and the builder, the independent bank verifier
     bank_columns = ("board_id", "cohort", "disks", "rule", "depth", "start", "certificate")
     state_columns = ("disks", "rule", "start")
     summary_columns = ("cohort", "disks", "rule", "depth")
-    jsonl_banks = False
+    check_bank = implemented_in(".bank_table:check_hanoi_bank")
     default_design = "paper"
-    planners = ("oracle", "greedy", "random")
+    load_design = implemented_in(".design:load_design")
+    bank_pieces = implemented_in(".bank:bank_pieces")
+    demo_bank = implemented_in(".bank:demo_bank")
     demo_text = "the default Hanoi bank (32 certified states)"
+    verify_bank = implemented_in(".verify.bank:verify")
+
+    # answers: the prompt, the packed bank and its replay kernel, the independent replay
+    prompt_version = implemented_in(".prompt:PROMPT_VERSION")
+    prompt_sha256 = implemented_in(".prompt:PROMPT_SHA256")
+    render_prompt = implemented_in(".prompt:render_row")
+    pack = implemented_in(".pack:pack_bank")
+    replay = implemented_in(".pack:replay_packed")
+    verifier = implemented_in(".verify.replay:VERIFIER")
+
+    # baselines, the solver, the viewer, the command line, inspect_ai
+    planners = ("oracle", "greedy", "random")
+    baseline_responses = implemented_in(".baselines:baseline_responses")
     solver = "breadth-first search over every state of (disks, rule) from the goal; --input lines are {id, start, rule}"
+    solve = implemented_in(".solver:solve")
+    record_solver = implemented_in(".solver:record_solver")
     trace_columns = ("disks", "rule", "start", "depth")
+    trace = implemented_in(".viewer:hanoi_trace")
+    cli_options = {"solve": SOLVE_OPTIONS}
     inspect_task = "hanoi_towers"
-    certificate_column = "certificate"
-
-    # ---- banks ---------------------------------------------------------------------------------------------------
-
-    def check_bank(self, table, source="bank", unit="row", line_of=None, meaning=True, fresh=False):
-        from .bank_table import check_hanoi_bank
-
-        return check_hanoi_bank(table, source, unit, line_of, meaning, fresh)
-
-    def load_design(self, spec, seed=None):
-        from .design import load_design
-
-        return load_design(spec, seed=seed)
-
-    def bank_pieces(self, design, args, ui, progress, executor=None):
-        from .bank import bank_pieces
-
-        return bank_pieces(design, progress)
-
-    def verify_bank(self, table, args, ui) -> BankVerification:
-        from .verify.bank import verify
-
-        return verify(table, args, ui)
-
-    # ---- answers -------------------------------------------------------------------------------------------------
-
-    @property
-    def prompt_version(self) -> str:
-        from .prompt import PROMPT_VERSION
-
-        return PROMPT_VERSION
-
-    @property
-    def prompt_sha256(self) -> str:
-        from .prompt import PROMPT_SHA256
-
-        return PROMPT_SHA256
-
-    def render_prompt(self, row: Mapping) -> str:
-        from .prompt import render_prompt
-
-        return render_prompt(row["start"], row["rule"])
-
-    def pack(self, table):
-        from .pack import pack_bank
-
-        return pack_bank(table)
-
-    def replay(self, packed, rows, codes, offsets):
-        return packed.replay(rows, codes, offsets)
-
-    def verifier(self):
-        from .verify.replay import VERIFIER
-
-        return VERIFIER
-
-    # ---- baselines, solving, viewing -----------------------------------------------------------------------------
-
-    def baseline_responses(self, frame, planner, trials=3, seed=0):
-        from .baselines import baseline_responses
-
-        return baseline_responses(frame, planner, trials, seed)
-
-    def solve(self, args, ui) -> dict:
-        from .solver import solve
-
-        return solve(args, ui)
-
-    def record_solver(self, args, ui):
-        from .solver import record_solver
-
-        return record_solver(args, ui)
-
-    def trace(self, bank_row, verdict_row):
-        from .viewer import hanoi_trace
-
-        return hanoi_trace(bank_row, verdict_row)
-
-    def options(self, command: str) -> tuple[Option, ...]:
-        return SOLVE_OPTIONS if command == "solve" else ()
-
-    def demo_bank(self):
-        from .bank import build_bank
-        from .design import paper_design
-
-        return build_bank(paper_design())
 
 
 DOMAIN = HanoiDomain()

@@ -80,3 +80,8 @@ def pack_bank(table: pa.Table) -> HanoiPacked:
                        coded.indices.to_numpy().astype(np.int32), coded.dictionary,
                        np.asarray(index, dtype=np.int64).reshape(-1), pa.array(list(names), pa.string()), layout_disks,
                        np.array([rule == "adjacent" for rule in layout_rules], dtype=np.bool_), dist)
+
+
+def replay_packed(packed: HanoiPacked, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
+    """The domain's ``replay``: plan i on bank row ``rows[i]``, the kernel's seven outputs."""
+    return packed.replay(rows, codes, offsets)

@@ -53,3 +53,8 @@ def render_prompt(start: str, rule: str) -> str:
     disks = len(read_start(start))
     return PROMPT_TEMPLATE.format(disks=disks, rule_text=RULE_TEXT[check_rule(rule)], initial=pegs_drawing(start),
                                   goal=pegs_drawing(goal_text(disks)))
+
+
+def render_row(row) -> str:
+    """The prompt of one bank row (a mapping of its columns): the domain's ``render_prompt``."""
+    return render_prompt(row["start"], row["rule"])

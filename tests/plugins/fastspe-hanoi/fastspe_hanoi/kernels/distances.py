@@ -5,19 +5,20 @@ the top of its new peg and may go back, and the reverse of an allowed pair of pe
 search finds from the goal are the distances to it. Beside each distance the search keeps the move that leads one
 step closer (the reverse of the move it arrived by): following it from any state is an optimal plan, a certificate.
 
-Numba's own ``cache=True`` (not fastspe's private ``fastspe._numba``): a plugin uses numba's public interface. Its
-file cache does not notice a change to a kernel of another module, so each kernel module here calls only its own.
+Compiled with ``fastspe.kernels.njit``: cached in fastspe's kernel cache, which a change to any module of this
+package's ``kernels`` folder invalidates.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from fastspe.kernels import njit
 
 NO_MOVE = 255  # ``toward`` at the goal
 
 
-@numba.njit(cache=True, nogil=True)
+@njit
 def _top_disks(state, disks, pow3, tops):
     """Fill ``tops[p]`` with the smallest disk (0-based) on peg p, ``disks`` where the peg is empty."""
     tops[0] = disks
@@ -27,7 +28,7 @@ def _top_disks(state, disks, pow3, tops):
         tops[(state // pow3[i]) % 3] = i
 
 
-@numba.njit(cache=True, nogil=True)
+@njit
 def goal_distances(disks, forbidden, source, target, reverse):
     """(dist int32 (3**disks,), toward uint8 (3**disks,)): every state's distance to the goal (all disks on peg 2)
     and the code of a move one step closer (``NO_MOVE`` at the goal). ``forbidden``: bool (6,) per action code."""

@@ -12,9 +12,9 @@ plan that visited it (no clearing between plans).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from numba import prange
+
+from fastspe.kernels import njit, prange
 
 from fastspe.domains.codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
@@ -23,10 +23,9 @@ from ..rules import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER
 _CHUNK = 256  # plans per parallel work item: the stamp table is allocated once per item
 
 
-@numba.njit(cache=True, nogil=True)
+@njit
 def _top_disks(state, disks, pow3, tops):
-    """``tops[p]``: the smallest disk (0-based) on peg p, ``disks`` where it is empty. (Kept here rather than imported
-    from ``distances``: numba's file cache does not see a change to a kernel of another module.)"""
+    """``tops[p]``: the smallest disk (0-based) on peg p, ``disks`` where it is empty."""
     tops[0] = disks
     tops[1] = disks
     tops[2] = disks
@@ -34,7 +33,7 @@ def _top_disks(state, disks, pow3, tops):
         tops[(state // pow3[i]) % 3] = i
 
 
-@numba.njit(cache=True, nogil=True)
+@njit
 def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow3, tops, stamp):
     state = start
     h = dist[state]
@@ -74,7 +73,7 @@ def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow
     return status, kind, first_error, h, min_h, revisits, midway
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=True)
 def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, adjacent_of_layout, dist, source,
                  target):
     """Replay plan i (``codes[offsets[i]:offsets[i + 1]]``) on bank row ``rows[i]``.
