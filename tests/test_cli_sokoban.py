@@ -221,3 +221,26 @@ def test_show_replays_an_answer_on_a_sokoban_bank(tmp_path, capsys):
     out = capsys.readouterr()
     assert "status complete · L = 1" in out.out and "#@$.#" in out.out and "# @*#" in out.out
     assert out.err == "" and (tmp_path / "a.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_bank_and_verdicts_of_two_domains_are_refused_naming_both(tmp_path, capsys):
+    """The verdicts' domain (their file's metadata) and the bank's must be one: report, show and compare name both
+    files and both domains instead of a missing column."""
+    src, sokoban_bank = tmp_path / "levels.jsonl", tmp_path / "sokoban.parquet"
+    src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(sokoban_bank)]) == 0
+    sliding_bank, log, verdicts = tmp_path / "sliding.parquet", tmp_path / "log.jsonl", tmp_path / "v.parquet"
+    design = tmp_path / "d.json"
+    design.write_text(json.dumps({"seed": 1, "cells": [{"cohort": "primary", "blocks": [], "depth": 4, "count": 3}]}))
+    assert main(["bank", "build", "--design", str(design), "--out", str(sliding_bank)]) == 0
+    assert main(["run", "--bank", str(sliding_bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
+    assert main(["score", "--bank", str(sliding_bank), "--responses", str(log), "--out", str(verdicts)]) == 0
+    capsys.readouterr()
+    for command in (["report", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "r"),
+                     "--no-figures"],
+                    ["show", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--board", "a"],
+                    ["compare", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--baseline", "x"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{verdicts}: sliding verdicts, but {sokoban_bank} is a sokoban bank" in err, err
+    assert not (tmp_path / "r").exists()

@@ -108,10 +108,15 @@ def test_the_model_run_is_scored_with_the_domains_tokens_and_error_kinds(pipelin
     frame = pq.read_table(verdicts).to_pandas()
     model = frame[frame["condition"] == "openai:fake-model"]
     assert set(model["status"]) == {"complete", "illegal"}
-    assert {"forbidden_move", "format"} <= set(model["error_kind"].dropna()) or \
-        {"empty_peg", "format"} <= set(model["error_kind"].dropna())
-    exact = model[model["parse_mode"] == "exact"]
-    assert len(exact) and (exact["status"] == "complete").all()
+    complete, illegal = model[model["status"] == "complete"], model[model["status"] == "illegal"]
+    # the certificates (after prose: optimal), or AC, CA and then the certificate where those two are legal (classic)
+    odd = complete[~(complete["optimal"] | (complete["L"] == complete["depth"] + 2))]
+    assert len(complete) and odd.empty, odd[["board_id", "trial", "depth", "L", "moves", "parse_mode"]].to_string()
+    assert complete["optimal"].any() and not complete["optimal"].all()
+    planned = illegal[illegal["parse_mode"] == "exact"]  # where AC or CA is not: the domain's own illegal moves
+    assert len(planned) and planned["first_error"].isin([0, 1]).all()
+    assert set(planned["error_kind"]) <= {"forbidden_move", "empty_peg", "larger_on_smaller"}
+    assert (illegal[illegal["parse_mode"] == "no_plan"]["error_kind"] == "format").all()
     assert set("".join(model["moves"].dropna())) <= set("abcdef")  # one symbol per action in the file
     oracle = frame[frame["condition"] == "baseline:oracle"]
     assert (oracle["optimal"]).all() and (oracle["L"] == oracle["depth"]).all()

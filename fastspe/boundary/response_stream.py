@@ -99,7 +99,9 @@ def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                                parse_options=pcsv.ParseOptions(newlines_in_values=True),
                                convert_options=pcsv.ConvertOptions(column_types=types))
         for batch in reader:
-            yield pa.Table.from_batches([batch])  # (text columns checked UTF-8 by the reader: check_utf8)
+            table = pa.Table.from_batches([batch])  # (text columns checked UTF-8 by the reader: check_utf8)
+            table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in a later stage
+            yield table
     except (pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
         raise NeedsLineReader(str(exc)[:200]) from None
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._common import cluster_options, cluster_starting, metrics_table, refuse_overwrite, say, warn
+from .domain_options import domain_option
+from ..domains.registry import DEFAULT_DOMAIN
 from .progress import progress
 from .import_inspect import inspect_task
 from ..errors import UserError
@@ -30,8 +32,11 @@ def register(subparsers) -> None:
                               description="Compute the SPE = R x Q x E metrics from a verdicts file.")
     m.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
     m.add_argument("--by", default="cohort,condition", metavar="COLUMNS",
-                   help="comma-separated group columns: cohort, condition, depth, k, layout")
+                   help="comma-separated group columns: cohort, condition, depth, layout and the domain's second "
+                        "stratum (k, boxes, ...)")
     m.add_argument("--out", metavar="FILE.csv", help="CSV file to write the table to (default: print only)")
+    domain_option(m, what="the domain of a CSV or JSONL verdicts file (they do not record it; a Parquet file does) "
+                          f"(default: {DEFAULT_DOMAIN})")
     m.set_defaults(func=run_metrics)
 
 
@@ -130,7 +135,7 @@ def run_metrics(args) -> int:
     if args.out:
         from ..boundary.files import table_format
         table_format(args.out, (".csv",))
-    table = compute_metrics(read_verdicts(args.verdicts), by=by)
+    table = compute_metrics(read_verdicts(args.verdicts, domain=args.domain), by=by)
     say(metrics_table(table))
     if args.out:
         write_table(table, args.out, formulas_escaped=True)

@@ -46,7 +46,7 @@ class Source:
 
     name: str
     target: str  # "package.module:OBJECT"
-    package: str  # the distribution ("fastspe", "fastspe-hanoi"); "" when not installed as one
+    package: str  # the distribution ("fastspe", "fastspe-rushhour"); "" when not installed as one
     package_version: str
     conflict: str = ""  # why the name cannot be used (two packages claim it), else ""
 

@@ -252,11 +252,16 @@ def _named(where: str | None, bid: str) -> str:
     return f"level {bid}" if where is None else f"{where}: level {bid!r}"
 
 
+def check_design_options(args) -> None:
+    """A design names its cohorts and certifies every level: ``--cohort`` and ``--max-nodes`` go with ``--levels``."""
+    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes")):
+        if args is not None and getattr(args, dest, None) is not None:
+            raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
+
+
 def design_pieces(design: SokobanDesign, progress: Progress | None = None, executor=None, args=None):
     """The domain's ``bank_pieces``: the bank of ``design`` as one table (levels are certified one box count at a
     time, in this process); a design's command line takes no ``--levels`` options."""
-    from .commands import check_design_options
-
     check_design_options(args)
     yield build_sokoban_bank(design, progress=progress)
 

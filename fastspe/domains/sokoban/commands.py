@@ -63,13 +63,6 @@ def record_solver(args, ui: Ui):
 
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
-def check_design_options(args) -> None:
-    """A design names its cohorts and certifies every level: ``--cohort`` and ``--max-nodes`` go with ``--levels``."""
-    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes")):
-        if args is not None and getattr(args, dest, None) is not None:
-            raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
-
-
 def given_bank(args, ui: Ui) -> GivenBank | None:
     """``bank build --levels FILE``: every level certified (d*, pushes, an optimal plan) before anything is written."""
     if getattr(args, "levels", None) is None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
+from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, store
 from ....kernels.visited import GOLDEN as _GOLDEN, seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 from ...vocabulary import DIRECTIONS
@@ -35,7 +36,6 @@ BOUNDARY, OBSTACLE = 1, 2  # the sliding puzzle's own kinds of illegal move (``c
 ERROR_NAMES = ("", "boundary", "obstacle", "invalid_action", "format")
 INVALID_CODE = DIRECTIONS.invalid_code  # the code of a token that is not a move (any code from here up is one)
 
-_CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
 
 
 def key_layout(cells: int, max_tile: int) -> tuple[int, int, int]:
@@ -232,21 +232,10 @@ def replay_plans(boards, board_index, codes, offsets, layout_index, moves, dist,
     for c in range(cells):
         word_of[c] = c // per_word
         shift_of[c] = np.uint64((c % per_word) * bits)
-    status = np.empty(n, dtype=np.int8)
-    error_kind = np.empty(n, dtype=np.int8)
-    first_error = np.empty(n, dtype=np.int64)
-    final_h = np.empty(n, dtype=np.int32)
-    min_h = np.empty(n, dtype=np.int32)
-    revisits = np.empty(n, dtype=np.int64)
-    goal_midway = np.empty(n, dtype=np.bool_)
-    nchunks = (n + _CHUNK - 1) // _CHUNK
-    for ci in prange(nchunks):
-        lo = ci * _CHUNK
-        hi = min(n, lo + _CHUNK)
-        longest = 0
-        for p in range(lo, hi):
-            longest = max(longest, offsets[p + 1] - offsets[p])
-        size = 1 << table_bits(longest)
+    outputs = new_outputs(n)
+    for ci in prange((n + CHUNK - 1) // CHUNK):
+        lo, hi = chunk_of(ci, n)
+        size = 1 << table_bits(longest_plan(offsets, lo, hi))
         board = np.empty(cells, dtype=np.int8)
         key = np.empty(nwords, dtype=np.uint64)
         table = np.empty(size if nwords == 1 else 0, dtype=np.uint64)
@@ -261,11 +250,5 @@ def replay_plans(boards, board_index, codes, offsets, layout_index, moves, dist,
             else:
                 out = _replay_one(p, board, plan, moves[li], dist[li], goal_cell[li], word_of, shift_of, key, nwords,
                                   tab_keys, tab_stamp)
-            status[p] = out[0]
-            error_kind[p] = out[1]
-            first_error[p] = out[2]
-            final_h[p] = out[3]
-            min_h[p] = out[4]
-            revisits[p] = out[5]
-            goal_midway[p] = out[6]
-    return status, error_kind, first_error, final_h, min_h, revisits, goal_midway
+            store(outputs, p, out)
+    return outputs

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
+from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, store
 from ....kernels.visited import seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
@@ -29,7 +30,6 @@ ERROR_NAMES = ("", "wall", "box_blocked", "invalid_action", "format")
 MAX_CELLS = 128  # cells of a level's grid that the 7-bit fields of the state key can name
 MAX_BOXES = 4
 
-_CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
 _FIELD = 7
 
 
@@ -142,21 +142,10 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
     """
     n = level_index.shape[0]
     cells = moves.shape[1]
-    status = np.empty(n, dtype=np.int8)
-    error_kind = np.empty(n, dtype=np.int8)
-    first_error = np.empty(n, dtype=np.int64)
-    final_h = np.empty(n, dtype=np.int32)
-    min_h = np.empty(n, dtype=np.int32)
-    revisits = np.empty(n, dtype=np.int64)
-    goal_midway = np.empty(n, dtype=np.bool_)
-    nchunks = (n + _CHUNK - 1) // _CHUNK
-    for ci in prange(nchunks):
-        lo = ci * _CHUNK
-        hi = min(n, lo + _CHUNK)
-        longest = 0
-        for p in range(lo, hi):
-            longest = max(longest, offsets[p + 1] - offsets[p])
-        table = np.empty(1 << table_bits(longest), dtype=np.uint64)
+    outputs = new_outputs(n)
+    for ci in prange((n + CHUNK - 1) // CHUNK):
+        lo, hi = chunk_of(ci, n)
+        table = np.empty(1 << table_bits(longest_plan(offsets, lo, hi)), dtype=np.uint64)
         occupied = np.zeros(cells, dtype=np.bool_)
         box = np.empty(MAX_BOXES, dtype=np.int64)
         for p in range(lo, hi):
@@ -166,11 +155,5 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
                 box[j] = boxes[li, j]
             out = _replay_one(codes[offsets[p]:offsets[p + 1]], moves[li], push_distance[li], np.int64(player[li]),
                               box, nb, occupied, table)
-            status[p] = out[0]
-            error_kind[p] = out[1]
-            first_error[p] = out[2]
-            final_h[p] = out[3]
-            min_h[p] = out[4]
-            revisits[p] = out[5]
-            goal_midway[p] = out[6]
-    return status, error_kind, first_error, final_h, min_h, revisits, goal_midway
+            store(outputs, p, out)
+    return outputs

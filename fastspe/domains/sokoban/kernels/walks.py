@@ -19,7 +19,7 @@ import numpy as np
 
 from ...._numba import njit, prange
 from ....kernels.rng import random_below, stream_key
-from .search import INF, key_slot, push_distances, state_key
+from .search import INF, key_slot, neighbours, push_distances, state_key
 
 _DR = np.array([-1, 1, 0, 0], dtype=np.int64)
 _DC = np.array([0, 0, -1, 1], dtype=np.int64)
@@ -84,13 +84,7 @@ def _reverse_pick(key, wall, goal, rows, cols, nboxes, depths, cap, players, box
     and boxes of a state drawn from layer D into players[k] / boxes[k] (-1: the search ended first, or stored
     ``cap`` states). Returns the number of states stored."""
     cells = rows * cols
-    nbr = np.full((cells, 4), -1, dtype=np.int64)
-    for c in range(cells):
-        r, q = c // cols, c % cols
-        for d in range(4):
-            rr, qq = r + _DR[d], q + _DC[d]
-            if 0 <= rr < rows and 0 <= qq < cols and not wall[rr * cols + qq]:
-                nbr[c, d] = rr * cols + qq
+    nbr = neighbours(wall, rows, cols)  # the search's own table of the room, as the solver that certifies sees it
     goal_cells = np.flatnonzero(goal[:cells]).astype(np.int64)
     near = np.empty(cells, dtype=np.int64)  # pushes from each cell to its nearest goal
     push = push_distances(nbr, goal_cells)
