@@ -47,10 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args) -> int:
     import pandas  # noqa: F401 - loaded before the fork: the figure server needs it too
-    from ..report import forked
+    from ..report.figure_server import figure_server
 
     # Forked before the other imports: matplotlib loads there while the inputs are read and the bootstrap runs
-    server = None if args.no_figures else forked.figure_server()
+    server = None if args.no_figures else figure_server()
     try:
         return _report(args, server)
     except BaseException:

@@ -302,14 +302,3 @@ def server(setup: Callable) -> "Server | InProcess":
         except OSError:  # no process to be had: the work still gets done, here
             pass
     return InProcess(setup)
-
-
-def figure_server() -> "Server | InProcess":
-    """The report's figure server: ``server`` with matplotlib loaded and warmed (``figures.warm``)."""
-    return server(_load_figures)
-
-
-def _load_figures() -> None:
-    from . import figures
-
-    figures.warm()

@@ -28,7 +28,7 @@ from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bo
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
-from . import forked
+from .figure_server import figure_server as start_figure_server
 from .examples import write_examples
 from .page import method_text, pages
 from .render import write_table_files
@@ -150,7 +150,7 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     options : labels, titles, interval cells, run logs (``ReportOptions``)
     executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask); the
         report is byte-for-byte the same wherever they run
-    figure_server : a ``forked.figure_server()`` started earlier (the CLI starts it before it reads the
+    figure_server : a ``figure_server.figure_server()`` started earlier (the CLI starts it before it reads the
         inputs, so matplotlib loads meanwhile), or None to start one here; ``write_report`` closes it,
         or cancels it when the report fails
 
@@ -174,7 +174,7 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
         runs = _run_stats(options.runs, checked.frame)  # a bad log fails before the bootstrap
         stage = progress or (lambda name, done, total: None)
         if options.figures and server is None:  # matplotlib loads there while the bootstrap runs
-            server = forked.figure_server()
+            server = start_figure_server()
         path = _write(bank, checked, sums, final, runs, draws, seed, stage, options, executor, server)
     except BaseException:
         if server is not None:
