@@ -1,6 +1,7 @@
 """What every domain's replay kernel shares around its per-plan replay: the seven output arrays of
-``Domain.replay`` (status, error_kind, first_error, final_h, min_h, revisits, goal_midway), filled plan by plan, and
-the chunks of plans a parallel work item takes (its scratch tables are sized once for the chunk's longest plan).
+``Domain.replay`` (status, error_kind, first_error, final_h, min_h, revisits, goal_midway), filled plan by plan, a
+plan's status from its outcome, and the chunks of plans a parallel work item takes (its scratch tables are sized once
+for the chunk's longest plan).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit
+from ..domains.codes import COMPLETE, ILLEGAL, LEGAL_NONCOMPLETION, NO_ERROR
 
 CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once per chunk
 
@@ -30,6 +32,15 @@ def store(outputs, p, out):
     outputs[4][p] = out[4]
     outputs[5][p] = out[5]
     outputs[6][p] = out[6]
+
+
+@njit(inline="always")
+def status_of(kind, h):
+    """A replayed plan's status: illegal when it stopped at an illegal action (``kind``), else complete when it ended
+    at the goal (h = 0), else legal but short of the goal."""
+    if kind != NO_ERROR:
+        return ILLEGAL
+    return COMPLETE if h == 0 else LEGAL_NONCOMPLETION
 
 
 @njit(inline="always")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
-from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, store
+from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, status_of, store
 from ....kernels.visited import GOLDEN as _GOLDEN, seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 from ...vocabulary import DIRECTIONS
@@ -92,13 +92,6 @@ def _start(board, dist, goal_cell):
 
 
 @njit
-def _finish(kind, h):
-    if kind != NO_ERROR:
-        return ILLEGAL
-    return COMPLETE if h == 0 else LEGAL_NONCOMPLETION
-
-
-@njit
 def _replay_one_word(board, plan, moves, dist, goal_cell, shift_of, table):
     """Replay one plan whose state key fits one word (every board up to 16 cells and 15 tiles).
 
@@ -148,7 +141,7 @@ def _replay_one_word(board, plan, moves, dist, goal_cell, shift_of, table):
     if kind == NO_ERROR and h == 0 and length > 0:
         zeros -= 1
     midway = midway or zeros > 0
-    return _finish(kind, h), kind, first_error, h, min_h, revisits, midway
+    return status_of(kind, h), kind, first_error, h, min_h, revisits, midway
 
 
 @njit
@@ -194,7 +187,7 @@ def _replay_one(p, board, plan, moves, dist, goal_cell, word_of, shift_of, key, 
             midway = True
         if _seen_before(key, nwords, tab_keys, tab_stamp, p, tbits):
             revisits += 1
-    return _finish(kind, h), kind, first_error, h, min_h, revisits, midway
+    return status_of(kind, h), kind, first_error, h, min_h, revisits, midway
 
 
 @njit(parallel=True)

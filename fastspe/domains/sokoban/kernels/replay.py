@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit, prange
-from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, store
+from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, status_of, store
 from ....kernels.visited import seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
 
@@ -111,8 +111,7 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
     midway = midway or zeros > 0
     for j in range(nb):
         occupied[boxes[j]] = False
-    status = ILLEGAL if kind != NO_ERROR else COMPLETE if h == 0 else LEGAL_NONCOMPLETION
-    return status, kind, first_error, h, min_h, revisits, midway
+    return status_of(kind, h), kind, first_error, h, min_h, revisits, midway
 
 
 @njit(parallel=True)
