@@ -21,6 +21,8 @@ from fastspe.domains.codes import FORMAT, INVALID_ACTION, NO_ERROR
 from fastspe.domains.vocabulary import Vocabulary
 from fastspe.errors import UserError
 
+from .kernels import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER  # the domain's own error codes (0, 3, 4 are shared)
+
 __all__ = ["PEGS", "GOAL_PEG", "MAX_DISKS", "RULES", "TOKENS", "SYMBOLS", "VOCABULARY", "SOURCE", "TARGET",
            "REVERSE", "FORBIDDEN", "EMPTY_PEG", "LARGER_ON_SMALLER", "FORBIDDEN_MOVE", "ERROR_NAMES",
            "ERROR_REASONS", "max_depth", "check_rule", "read_start", "state_code", "state_pegs", "goal_text",
@@ -42,7 +44,6 @@ REVERSE = tuple(TOKENS.index(t[::-1]) for t in TOKENS)  # the move that undoes e
 # per rule, whether each action code is forbidden: A<->C under adjacent
 FORBIDDEN = {"classic": (False,) * 6, "adjacent": tuple({s, t} == {0, 2} for s, t in zip(SOURCE, TARGET))}
 
-EMPTY_PEG, LARGER_ON_SMALLER, FORBIDDEN_MOVE = 1, 2, 5  # the domain's own error codes (0, 3 and 4 are shared)
 ERROR_NAMES = ("", "empty_peg", "larger_on_smaller", "invalid_action", "format", "forbidden_move")
 ERROR_REASONS = {"empty_peg": "no disk on the source peg", "larger_on_smaller": "puts a disk onto a smaller one",
                  "forbidden_move": "moves between A and C, which the adjacent rule forbids"}

@@ -19,7 +19,17 @@ NO_MOVE = 255  # ``toward`` at the goal
 
 
 @njit
-def _top_disks(state, disks, pow3, tops):
+def powers_of_three(disks):
+    """int64 (disks + 1,): 3**0 .. 3**disks, the place value of each disk's digit in a state code."""
+    pow3 = np.empty(disks + 1, dtype=np.int64)
+    pow3[0] = 1
+    for i in range(disks):
+        pow3[i + 1] = pow3[i] * 3
+    return pow3
+
+
+@njit
+def top_disks(state, disks, pow3, tops):
     """Fill ``tops[p]`` with the smallest disk (0-based) on peg p, ``disks`` where the peg is empty."""
     tops[0] = disks
     tops[1] = disks
@@ -33,10 +43,7 @@ def goal_distances(disks, forbidden, source, target, reverse):
     """(dist int32 (3**disks,), toward uint8 (3**disks,)): every state's distance to the goal (all disks on peg 2)
     and the code of a move one step closer (``NO_MOVE`` at the goal). ``forbidden``: bool (6,) per action code."""
     size = 3**disks
-    pow3 = np.empty(disks + 1, dtype=np.int64)
-    pow3[0] = 1
-    for i in range(disks):
-        pow3[i + 1] = pow3[i] * 3
+    pow3 = powers_of_three(disks)
     dist = np.full(size, -1, dtype=np.int32)
     toward = np.full(size, NO_MOVE, dtype=np.uint8)
     queue = np.empty(size, dtype=np.int64)
@@ -48,7 +55,7 @@ def goal_distances(disks, forbidden, source, target, reverse):
     while head < tail:
         state = queue[head]
         head += 1
-        _top_disks(state, disks, pow3, tops)
+        top_disks(state, disks, pow3, tops)
         for code in range(6):
             if forbidden[code]:
                 continue

@@ -14,23 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastspe.domains.codes import INVALID_ACTION, NO_ERROR
 from fastspe.kernels import njit, prange
+from fastspe.kernels.replay_outputs import CHUNK, chunk_of, new_outputs, status_of, store
 
-from fastspe.domains.codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
-
-from ..rules import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER
-
-_CHUNK = 256  # plans per parallel work item: the stamp table is allocated once per item
-
-
-@njit
-def _top_disks(state, disks, pow3, tops):
-    """``tops[p]``: the smallest disk (0-based) on peg p, ``disks`` where it is empty."""
-    tops[0] = disks
-    tops[1] = disks
-    tops[2] = disks
-    for i in range(disks - 1, -1, -1):
-        tops[(state // pow3[i]) % 3] = i
+from . import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER
+from .distances import powers_of_three, top_disks
 
 
 @njit
@@ -52,7 +41,7 @@ def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow
         elif adjacent and (code == 1 or code == 4):  # AC, CA
             kind = FORBIDDEN_MOVE
         else:
-            _top_disks(state, disks, pow3, tops)
+            top_disks(state, disks, pow3, tops)
             disk = tops[source[code]]
             if disk == disks:
                 kind = EMPTY_PEG
@@ -69,8 +58,7 @@ def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow
         if stamp[state] == plan_id:
             revisits += 1
         stamp[state] = plan_id
-    status = ILLEGAL if kind != NO_ERROR else COMPLETE if h == 0 else LEGAL_NONCOMPLETION
-    return status, kind, first_error, h, min_h, revisits, midway
+    return status_of(kind, h), kind, first_error, h, min_h, revisits, midway
 
 
 @njit(parallel=True)
@@ -83,32 +71,17 @@ def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, ad
     source, target : int64 (6,), the pegs of each action code. Returns the seven arrays of ``Domain.replay``.
     """
     n = rows.shape[0]
-    status = np.empty(n, dtype=np.int8)
-    error_kind = np.empty(n, dtype=np.int8)
-    first_error = np.empty(n, dtype=np.int64)
-    final_h = np.empty(n, dtype=np.int32)
-    min_h = np.empty(n, dtype=np.int32)
-    revisits = np.empty(n, dtype=np.int64)
-    goal_midway = np.empty(n, dtype=np.bool_)
+    outputs = new_outputs(n)
     states = dist.shape[1]
-    nchunks = (n + _CHUNK - 1) // _CHUNK
-    for ci in prange(nchunks):
+    pow3 = powers_of_three(disks_of_layout.max() if disks_of_layout.shape[0] else 0)  # read only: shared by all items
+    for ci in prange((n + CHUNK - 1) // CHUNK):
+        lo, hi = chunk_of(ci, n)
         stamp = np.full(states, -1, dtype=np.int64)
-        pow3 = np.empty(11, dtype=np.int64)
-        pow3[0] = 1
-        for i in range(10):
-            pow3[i + 1] = pow3[i] * 3
         tops = np.empty(3, dtype=np.int64)
-        for p in range(ci * _CHUNK, min(n, (ci + 1) * _CHUNK)):
+        for p in range(lo, hi):
             row = rows[p]
             lay = layout_of_row[row]
             out = _replay_one(codes[offsets[p]:offsets[p + 1]], p, start[row], disks_of_layout[lay],
                               adjacent_of_layout[lay], dist[lay], source, target, pow3, tops, stamp)
-            status[p] = out[0]
-            error_kind[p] = out[1]
-            first_error[p] = out[2]
-            final_h[p] = out[3]
-            min_h[p] = out[4]
-            revisits[p] = out[5]
-            goal_midway[p] = out[6]
-    return status, error_kind, first_error, final_h, min_h, revisits, goal_midway
+            store(outputs, p, out)
+    return outputs
