@@ -10,7 +10,8 @@ import pyarrow.compute as pc
 from ..kernels.text_check import ascii_only, id_runs
 from .errors import InputError, input_error
 
-__all__ = ["FIX", "RowErrors", "text_column", "int_column", "string_buffers", "list_lengths", "check_ids"]
+__all__ = ["FIX", "RowErrors", "rows_to_check", "typed_columns", "single_chunk", "text_column", "int_column",
+           "string_buffers", "list_lengths", "check_ids"]
 
 FIX = "rebuild it with `fastspe bank build` (and `fastspe bank verify` it)"
 
@@ -42,6 +43,31 @@ class RowErrors:
             i = int(hits[0])
             more = f" ({len(hits)} rows like it)" if len(hits) > 1 else ""
             raise self.error(i, what(i) + more)
+
+
+def rows_to_check(table: pa.Table, required, source: str, unit: str = "row", line_of=None, *, filled=None,
+                  what: str = "bank", make: str = "`fastspe bank build`", rows: str = "rows") -> RowErrors:
+    """How every bank check starts: a table lacking one of the ``required`` columns is not a ``what`` (``make`` one),
+    a table of no rows is refused (it has no ``rows``), and so is a null in a ``filled`` column (default: the
+    required ones), naming its row. Returns the ``RowErrors`` the rest of the check raises with."""
+    missing = [c for c in required if c not in table.column_names]
+    if missing:
+        raise InputError(f"{source}: not a {what}: its rows lack columns {missing}; make one with {make}")
+    if table.num_rows == 0:
+        raise InputError(f"{source}: the bank has no {rows}")
+    at = RowErrors(table, source, unit, line_of)
+    for name in required if filled is None else filled:
+        column = table.column(name)
+        if column.null_count:
+            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
+    return at
+
+
+def typed_columns(table: pa.Table, names, text, at: RowErrors, fresh: bool = False) -> dict[str, pa.Array]:
+    """The columns ``names`` of ``table``, each one array: the ones in ``text`` as UTF-8 ``string``
+    (``text_column``), the others as int64 (``int_column``)."""
+    return {name: text_column(single_chunk(table.column(name), fresh), name, at) if name in text
+            else int_column(single_chunk(table.column(name), fresh), name, at) for name in names}
 
 
 def single_chunk(column, fresh: bool = False) -> pa.Array:

@@ -17,8 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...boundary.bank_rows import RowErrors, check_ids, int_column, single_chunk, text_column
-from ...boundary.errors import InputError
+from ...boundary.bank_rows import check_ids, rows_to_check, typed_columns
 from ...errors import UserError
 from .columns import BANK_COLUMNS
 from .level import parse_level
@@ -39,19 +38,9 @@ def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = 
                              meaning: bool = True, fresh: bool = False) -> pa.Table:
     """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``): the
     domain's ``check_bank``. ``InputError`` names ``source``, the row and the board id."""
-    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(f"{source}: not a Sokoban bank: its rows lack columns {missing}; make one with "
-                         "`fastspe bank build --domain sokoban`")
-    if table.num_rows == 0:
-        raise InputError(f"{source}: the bank has no levels")
-    at = RowErrors(table, source, unit, line_of)
-    cols = {}
-    for name in BANK_COLUMNS:
-        column = single_chunk(table.column(name), fresh)
-        if column.null_count:
-            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
-        cols[name] = text_column(column, name, at) if name in _TEXT else int_column(column, name, at)
+    at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, what="Sokoban bank",
+                       make="`fastspe bank build --domain sokoban`", rows="levels")
+    cols = typed_columns(table, BANK_COLUMNS, _TEXT, at, fresh)
     out = pa.table(cols)
     if not meaning:
         return out

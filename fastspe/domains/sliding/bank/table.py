@@ -19,9 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ....boundary.bank_rows import (RowErrors, check_ids, int_column, list_lengths, single_chunk,
+from ....boundary.bank_rows import (RowErrors, check_ids, int_column, list_lengths, rows_to_check, single_chunk,
                                      text_column)
-from ....boundary.errors import InputError
 from ..layout import MAX_SIDE, MIN_SIDE, Layout
 from ..pack import blocks_mask, board_matrix, layout_groups
 from .meaning import BankLayouts, check_boards, check_depths
@@ -52,20 +51,12 @@ def check_sliding_bank(table: pa.Table, source: str = "bank", unit: str = "row",
     table is a reader's own, so a column of one chunk is used as it is (else it is copied into a buffer of
     its exact size, as the content digest of a table about to be written wants it).
     """
-    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(f"{source}: not a bank: its rows lack columns {missing}; make one with `fastspe bank build`")
-    if table.num_rows == 0:
-        raise InputError(f"{source}: the bank has no boards")
-    at = RowErrors(table, source, unit, line_of)
-    # optional columns that no row fills (a JSONL reader's explicit schema adds them) are left out
+    # optional columns that no row fills (a JSONL reader's explicit schema adds them) are left out; one that is
+    # present is filled on every row
     names = BANK_COLUMNS + [c for c in OPTIONAL_COLUMNS
                             if c in table.column_names and table.column(c).null_count < table.num_rows]
+    at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, filled=names, rows="boards")
     table = table.select(names)
-    for name in names:  # an optional column, once present, is filled on every row
-        column = table.column(name)
-        if column.null_count:
-            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
     cols = {name: _canonical(table.column(name), name, at, fresh) for name in names}
     if not meaning:
         return pa.table({name: cols[name] for name in names})

@@ -29,7 +29,7 @@ import numpy as np
 from ...._numba import njit, prange
 from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, status_of, store
 from ....kernels.visited import GOLDEN as _GOLDEN, seen_again, start_table, table_bits
-from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR
+from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR  # noqa: F401 - the statuses the module held before it moved
 from ...vocabulary import DIRECTIONS
 
 BOUNDARY, OBSTACLE = 1, 2  # the sliding puzzle's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)

@@ -14,8 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fastspe.boundary.bank_rows import RowErrors, check_ids, int_column, single_chunk, text_column
-from fastspe.boundary.errors import InputError
+from fastspe.boundary.bank_rows import check_ids, rows_to_check, typed_columns
 
 from .columns import BANK_COLUMNS, BANK_SCHEMA, TEXT_COLUMNS
 from .rules import MAX_DISKS, PEGS, RULES, SYMBOLS, read_start, state_code
@@ -26,19 +25,9 @@ __all__ = ["check_hanoi_bank"]
 def check_hanoi_bank(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None, meaning: bool = True,
                      fresh: bool = False) -> pa.Table:
     """The bank in canonical types, ``BANK_COLUMNS`` first (extra columns kept after them)."""
-    missing = [c for c in BANK_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(f"{source}: not a Hanoi bank: its rows lack columns {missing}; make one with "
-                         "`fastspe bank build --domain hanoi`")
-    if table.num_rows == 0:
-        raise InputError(f"{source}: the bank has no states")
-    at = RowErrors(table, source, unit, line_of)
-    cols = {}
-    for name in BANK_COLUMNS:
-        column = single_chunk(table.column(name), fresh)
-        if column.null_count:
-            at.first(column.is_null().to_numpy(zero_copy_only=False), lambda i, n=name: f"{n} is missing (null)")
-        cols[name] = text_column(column, name, at) if name in TEXT_COLUMNS else int_column(column, name, at)
+    at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, what="Hanoi bank",
+                       make="`fastspe bank build --domain hanoi`", rows="states")
+    cols = typed_columns(table, BANK_COLUMNS, TEXT_COLUMNS, at, fresh)
     for name in table.column_names:
         if name not in cols:
             cols[name] = table.column(name)
