@@ -77,10 +77,7 @@ def load_bank(bank: str | Path | pd.DataFrame | Bank = DEFAULT_BANK, domain: str
     if str(bank) in (DEFAULT_BANK, "paper"):
         chosen = domain_named(domain or DEFAULT_DOMAIN)
         return as_bank(chosen.demo_bank(), chosen, "the demo bank")
-    found = read_bank_file(bank)
-    if domain is not None and domain_named(domain) is not found.domain:
-        raise UserError(f"{bank}: a {found.domain.name} bank, not a {domain} one")
-    return found
+    return read_bank_file(bank, domain)  # a file of another domain is refused there
 
 
 def _plain(value):

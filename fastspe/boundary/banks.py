@@ -21,19 +21,18 @@ from typing import Iterable
 import pyarrow as pa
 
 from ..domains.contract import Domain
-from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domain
+from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, domain_of, name_in, with_domain
 from ..errors import UserTypeError
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .errors import InputError
 from .files import atomic_path
 from .parquet import parquet_row_groups, read_parquet, write_parquet
 
-__all__ = ["BANK_SUFFIXES", "FRAME_DOMAIN", "Bank", "bank_format", "read_bank_table", "load_bank", "read_bank",
-           "check_bank_table", "as_bank", "bank_to_table", "bank_frame", "table_from_frame", "write_bank",
+__all__ = ["BANK_SUFFIXES", "FRAME_DOMAIN", "Bank", "bank_format", "check_bank_path", "read_bank_table", "load_bank",
+           "read_bank", "check_bank_table", "as_bank", "bank_to_table", "bank_frame", "table_from_frame", "write_bank",
            "write_bank_table", "write_bank_tables"]
 
 BANK_SUFFIXES = (".parquet", ".jsonl")
-FRAME_DOMAIN = "fastspe.domain"  # the key of a bank DataFrame's ``attrs`` that names its domain
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,10 +50,8 @@ class Bank:
 
     @cached_property
     def frame(self):
-        """The bank as a DataFrame (``Domain.bank_frame``), its domain in ``attrs``; built once."""
-        frame = self.domain.bank_frame(self.table)
-        frame.attrs[FRAME_DOMAIN] = self.domain.name
-        return frame
+        """The bank as a DataFrame (``bank_frame``), its domain in ``attrs``; built once."""
+        return bank_frame(self.table, self.domain)
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -76,6 +73,14 @@ def bank_format(path) -> str:
     return suffix[1:]
 
 
+def check_bank_path(path, domain) -> str:
+    """``bank_format`` of a bank file of ``domain`` (a name or ``Domain``): JSONL only for a domain that allows it."""
+    fmt = bank_format(path)
+    if fmt == "jsonl":
+        _jsonl_domain(path, domain)
+    return fmt
+
+
 def _jsonl_domain(path, domain) -> Domain:
     domain = domain_named(domain or DEFAULT_DOMAIN)
     if not domain.jsonl_banks:
@@ -87,9 +92,10 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
     """Read and check a bank file; the table is in its domain's canonical types, its domain in its metadata.
 
     ``meaning=False`` checks the schema only (columns, types, nulls, value ranges) and leaves the rows' meaning to
-    the caller: ``fastspe bank verify`` reports every failing row instead of the first. ``domain``: a JSONL bank's
-    (default: the default domain's). With ``then``, returns ``then(table)``, run (for Parquet) while the content
-    digest is still computed.
+    the caller: ``fastspe bank verify`` reports every failing row instead of the first. ``domain`` (a name or
+    ``Domain``): the domain the bank must be of (a file that records another is refused), and a JSONL bank's (which
+    records none; default: the default domain). With ``then``, returns ``then(table)``, run (for Parquet) while the
+    content digest is still computed.
     """
     fmt = bank_format(path)
     if not Path(path).is_file():
@@ -97,7 +103,8 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
     then = then or (lambda table: table)
     if fmt == "parquet":  # checked while the content digest is computed
         return read_parquet(path, "bank", then=lambda table: then(check_bank_table(table, str(path), "row",
-                                                                                  meaning=meaning, fresh=True)))
+                                                                                  meaning=meaning, fresh=True,
+                                                                                  domain=domain)))
     chosen = _jsonl_domain(path, domain)
     table = read_jsonl_bank(path, chosen.jsonl_schema)
     return then(check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning,
@@ -105,7 +112,8 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
 
 
 def load_bank(path, domain=None) -> Bank:
-    """A bank file, checked (``read_bank_table``), as a ``Bank``. ``domain``: a JSONL bank's."""
+    """A bank file, checked (``read_bank_table``), as a ``Bank``. ``domain``: the domain it must be of (and a JSONL
+    bank's)."""
     table = read_bank_table(path, domain=domain)
     return Bank(table, domain_named(name_in(table)), str(path))
 
@@ -160,9 +168,10 @@ def write_bank(bank, path, domain=None) -> None:
     write_bank_table(bank_to_table(bank, domain=domain), path)
 
 
-def bank_frame(table: pa.Table):
-    """A checked bank table as a DataFrame (its domain's ``bank_frame``), the domain named in ``attrs``."""
-    domain = domain_named(name_in(table) or DEFAULT_DOMAIN)
+def bank_frame(table: pa.Table, domain: Domain | None = None):
+    """A checked bank table as a DataFrame (its domain's ``bank_frame``), the domain named in ``attrs``. ``domain``:
+    the table's, when the caller holds it (default: the one the table records)."""
+    domain = domain or domain_of(table)
     frame = domain.bank_frame(table)
     frame.attrs[FRAME_DOMAIN] = domain.name
     return frame

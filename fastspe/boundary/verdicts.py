@@ -40,7 +40,7 @@ import pandas as pd
 from .files import require_columns
 from ..domains.codes import STATUS_NAMES
 from ..domains.contract import STRATUM, Domain
-from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in
+from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, name_in
 from .errors import InputError, input_error
 from .verdict_schema import VERDICT_TYPES
 from .._names import moved_names
@@ -54,7 +54,6 @@ __getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_
 VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema; STRATUM: the domain's
 KEY = ["condition", "board_id", "trial"]
 BOARD_INFO = ["cohort", STRATUM, "layout", "depth"]
-FRAME_DOMAIN = "fastspe.domain"  # the key of a verdicts DataFrame's ``attrs`` that names its domain
 PARSE_MODES = ("exact", "normalized", "no_plan")
 KIND = "verdicts"
 

@@ -58,13 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args) -> int:
-    from ..boundary.banks import bank_format, write_bank_tables
+    from ..boundary.banks import check_bank_path, write_bank_tables
     from ..domains.registry import domain_named
 
     domain = domain_named(args.domain)
     check_domain_options(args, domain)
-    if bank_format(args.out) == "jsonl" and not domain.jsonl_banks:
-        raise UserError(f"{args.out}: a {domain.name} bank is a .parquet file (it records its domain in the file)")
+    check_bank_path(args.out, domain)  # before any work
     units = f"{domain.unit}s"
     given = domain.given_bank(args, UI)
     if given is not None:
@@ -90,10 +89,9 @@ def cmd_verify(args) -> int:
     from ..boundary.banks import read_bank_table
     from ..domains.registry import domain_named, name_in
 
-    table = read_bank_table(args.file, meaning=False)  # the schema only: verify names every failing row
+    # the schema only: verify names every failing row; a bank of another domain than --domain is refused
+    table = read_bank_table(args.file, meaning=False, domain=args.domain)
     domain = domain_named(name_in(table))
-    if args.domain is not None and domain_named(args.domain) is not domain:
-        raise UserError(f"{args.file}: a {domain.name} bank, not a {args.domain} one")
     check_domain_options(args, domain, args.file)
     found = domain.verify_bank(table, args, UI)
     for board_id, reason in found.failures:

@@ -25,12 +25,13 @@ from ..errors import ContractError, UserError
 from .contract import Domain, error_names_of
 from .vocabulary import Vocabulary
 
-__all__ = ["GROUP", "DEFAULT_DOMAIN", "DOMAIN_KEY", "DomainLoadError", "Source", "sources", "domain_names",
-           "domain_named", "installed_domains", "domain_of", "name_in", "with_domain"]
+__all__ = ["GROUP", "DEFAULT_DOMAIN", "DOMAIN_KEY", "FRAME_DOMAIN", "DomainLoadError", "Source", "sources",
+           "domain_names", "domain_named", "installed_domains", "domain_of", "name_in", "with_domain"]
 
 GROUP = "fastspe.domains"
 DEFAULT_DOMAIN = "sliding"
 DOMAIN_KEY = b"fastspe.domain"
+FRAME_DOMAIN = DOMAIN_KEY.decode()  # the key of a bank or verdicts DataFrame's ``attrs`` that names its domain
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 _LOCK = threading.Lock()
 _LOADED: dict[str, Domain] = {}
@@ -150,8 +151,8 @@ def _load(source: Source) -> Domain:
 def name_in(table) -> str | None:
     """The domain name an Arrow table or schema (or a DataFrame's ``attrs``) records, None if it records none."""
     attrs = getattr(table, "attrs", None)
-    if isinstance(attrs, dict) and "fastspe.domain" in attrs:
-        return str(attrs["fastspe.domain"])
+    if isinstance(attrs, dict) and FRAME_DOMAIN in attrs:
+        return str(attrs[FRAME_DOMAIN])
     schema = getattr(table, "schema", table)
     metadata = getattr(schema, "metadata", None) or {}
     if DOMAIN_KEY in metadata:
