@@ -42,15 +42,20 @@ __getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
 TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
-_NOT_METADATA = set(VERDICT_COLUMNS) | {"response", "status", "row", "event"}
+_NOT_VERDICT = {"response", "status", "row", "event"}  # columns of a responses file that are not carried over
+
+
+def _not_metadata(domain) -> set[str]:
+    """The columns of a responses file that no verdict carries as metadata: the verdict columns, as ``domain`` names
+    them (its stratum), and ``_NOT_VERDICT``."""
+    return set(domain.named(VERDICT_COLUMNS)) | _NOT_VERDICT
 Progress = Callable[[int, int | None], None]
 
 
 def bank_tables(bank) -> Packed:
     """Check a bank (a ``Bank``, DataFrame or Arrow table; ``boundary.banks.as_bank``) and pack it for its domain's
     replay."""
-    bank = as_bank(bank)
-    return bank.domain.pack(bank.table)
+    return packed_bank(as_bank(bank))
 
 
 def packed_bank(table: pa.Table | Bank) -> Packed:
@@ -137,7 +142,7 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "truncated": _truncated(outputs),
         **{name: replayed[name] for name in _REPLAYED[7:]},
     }
-    for name in _metadata_columns(outputs, domain.stratum):
+    for name in _metadata_columns(outputs, _not_metadata(domain)):
         columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
     return with_domain(pa.table(columns), domain)
 
@@ -230,13 +235,13 @@ def _truncated(outputs: pa.Table) -> np.ndarray:
     return out
 
 
-def _metadata_columns(outputs: pa.Table, stratum: str) -> list[str]:
-    """Scalar metadata carried into the verdicts (token counts, latency, ...); nested values are not, but for
-    the settings ``stop`` and ``extra_body`` (as JSON text). ``stratum``: the domain's, a verdict column."""
+def _metadata_columns(outputs: pa.Table, skip: set[str]) -> list[str]:
+    """Scalar metadata carried into the verdicts (token counts, latency, ...), but for the columns in ``skip``
+    (``_not_metadata``); nested values are not, but for the settings ``stop`` and ``extra_body`` (as JSON text)."""
     keep = []
     for field in outputs.schema:
         kind = field.type
-        if field.name in _NOT_METADATA or field.name == stratum or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
+        if field.name in skip or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
                 or pa.types.is_binary(kind) or pa.types.is_dictionary(kind):
             continue
         keep.append(field.name)
@@ -249,7 +254,7 @@ def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
                "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
                "trial": pa.array(resp["trial"].to_numpy(np.int64)),
                "response": pa.array(resp["response"].to_numpy(object), pa.string())}
-    for col in _frame_metadata(resp, domain_named(tables.domain).stratum):
+    for col in _frame_metadata(resp, _not_metadata(domain_named(tables.domain))):
         if col in JSON_TEXT:
             columns[col] = json_cells(resp[col].tolist())
             continue
@@ -262,10 +267,10 @@ def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
     return table.append_column("row", pa.array(tables.rows_of(table.column("board_id"))))
 
 
-def _frame_metadata(responses: pd.DataFrame, stratum: str) -> list[str]:
+def _frame_metadata(responses: pd.DataFrame, skip: set[str]) -> list[str]:
     keep = []
     for col in responses.columns:
-        if col in _NOT_METADATA or col == stratum:
+        if col in skip:
             continue
         kind = pd.api.types.infer_dtype(responses[col], skipna=True)
         if col in JSON_TEXT or kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
