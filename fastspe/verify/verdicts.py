@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..domains.contract import STRATUM, Domain, Verifier, VerifierBoard
-from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in
+from ..domains.registry import domain_named, domain_of
 from ..errors import UserError
 from .answer_format import parse_plan
 
@@ -155,6 +155,13 @@ def _same(stored, derived) -> bool:
     return type(stored) is type(derived) and stored == derived
 
 
+def _verifier(domain: Domain) -> Verifier:
+    """The domain's independent replay; a domain without one cannot have its verdicts verified."""
+    if domain.verifier is None:
+        raise UserError(f"the {domain.name} domain has no independent verifier of its answers")
+    return domain.verifier
+
+
 def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataFrame,
                      parse: str = "lenient", format_failure: str = "illegal",
                      progress: Progress | None = None) -> tuple[list[Difference], int]:
@@ -167,9 +174,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
     number of verdicts compared.
     """
     domain = domain_named(domain)
-    verifier = domain.verifier
-    if verifier is None:
-        raise UserError(f"the {domain.name} domain has no independent verifier of its answers")
+    verifier = _verifier(domain)
     fields = tuple(domain.named(FIELDS))
     kinds = {**_KIND, domain.stratum: _as_int}  # the second stratum is a count, whatever the domain calls it
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
@@ -229,8 +234,8 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
         raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
                         f"{parse!r} and {format_failure!r}")
     table = read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank
-    domain = domain_named(name_in(table) or DEFAULT_DOMAIN)
-    boards = domain.verifier.boards(table)
+    domain = domain_of(table)
+    boards = _verifier(domain).boards(table)
     answers = responses if isinstance(responses, pd.DataFrame) else \
         read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)
