@@ -11,7 +11,9 @@ from ._common import (as_options, checked_option, float_option, int_option, plai
 from .progress import progress
 from .domain_options import domain_option
 
-EXIT_INCOMPLETE = 1
+# README's table of exit codes says what each means; 1 stays a bug in fastspe (its traceback printed)
+EXIT_BUG = 1
+EXIT_INCOMPLETE = 4  # some trials have no answer (retries spent, budget reached): run again to retry them
 EXIT_INTERRUPTED = 130
 
 
@@ -199,21 +201,37 @@ def run_progress(shown, priced: bool):
 
 
 def _finish(args: argparse.Namespace, summary, condition: str) -> int:
-    """Print the summary; the exit status."""
+    """Print the summary, and why trials have no answer; the exit status (README's table)."""
     say(_summary_text(summary))
     _report_torn(summary, args.out)
+    for text in summary.tracebacks:  # a bug: each attempt it hit is logged as a failure of kind "unexpected"
+        say(text.rstrip("\n"), err=True)
+    if summary.tracebacks:
+        say(f"{len(summary.tracebacks)} attempt(s) met an unexpected error, a bug in fastspe (please report it with "
+            f"the traceback above); each is logged as a failed attempt of kind unexpected", err=True)
     if summary.fatal_error:
         raise UserError(f"{condition}: {summary.fatal_error}")
     if summary.interrupted:
         say("interrupted; run the same command again to resume", err=True)
         return EXIT_INTERRUPTED
+    code = 0
     if summary.budget_exhausted:
         say(f"budget of ${args.budget:.2f} reached; {summary.remaining} trial(s) not sent", err=True)
-        return EXIT_INCOMPLETE
-    if summary.remaining:
+        code = EXIT_INCOMPLETE
+    elif summary.remaining:
         say(f"{summary.remaining} trial(s) have no answer yet; run the same command again to retry them", err=True)
-        return EXIT_INCOMPLETE
-    return 0
+        if summary.last_errors:
+            say(_why_text(summary), err=True)
+        code = EXIT_INCOMPLETE
+    return EXIT_BUG if summary.tracebacks else code
+
+
+def _why_text(summary) -> str:
+    """Why trials have no answer: the last error of each kind met, with how often it was met."""
+    lines = ["why: the last error of each kind"]
+    for kind, message in sorted(summary.last_errors.items()):
+        lines.append(f"  {kind} ({summary.failures.get(kind, 0)}x): {message}")
+    return "\n".join(lines)
 
 
 def _settings(args: argparse.Namespace):

@@ -15,7 +15,7 @@ from ..extras import require
 from .generation import GenerationSettings
 from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
-from .lean_http import lean_http_client
+from .http_client import sdk_http_client
 from .pacing import rate_limits
 from .openai_runner import OPTIONAL_INT, OPTIONAL_STR, TRIAL_HEADER, typed
 
@@ -37,12 +37,14 @@ class AnthropicMessages:
     base_url : str or None
         None for ANTHROPIC_BASE_URL or api.anthropic.com.
     timeout : float
-        Seconds per request.
+        Seconds per request, from its start to the end of its answer.
+    max_connections : int
+        Requests in flight at most (the connection pool's size).
     """
 
     provider = "anthropic"
 
-    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0, max_connections: int = 4):
         anthropic = require("anthropic", "--model anthropic:...")
 
         self._sdk = anthropic
@@ -52,7 +54,7 @@ class AnthropicMessages:
         self.secrets = key_secrets(key)
         self._client = anthropic.Anthropic(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
-            http_client=lean_http_client(anthropic, self.base_url, timeout))
+            http_client=sdk_http_client(anthropic, timeout, max_connections))
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:

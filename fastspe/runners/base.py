@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import urllib.parse
 import warnings
 from dataclasses import dataclass
@@ -75,11 +76,11 @@ def key_secrets(key: str) -> tuple:
     return () if key == PLACEHOLDER_KEY else (key,)
 
 
-def redact_error(text: str, secrets=()) -> str:
+def redact_error(text: str, secrets=(), limit: int | None = MAX_ERROR_CHARS) -> str:
     """An error text fit to log or print: ``secrets`` (in every form ``log.secret_forms`` knows) and key-shaped
-    words (``KEY_SHAPED``) replaced by ``[redacted]``, at most ``MAX_ERROR_CHARS`` long. For error texts only:
+    words (``KEY_SHAPED``) replaced by ``[redacted]``, at most ``limit`` characters long. For error texts only:
     an answer is never rewritten."""
-    return KEY_SHAPED.sub("[redacted]", scrub(text, secrets))[:MAX_ERROR_CHARS]
+    return KEY_SHAPED.sub("[redacted]", scrub(text, secrets))[:limit]
 
 
 def public_url(url: str | None) -> str | None:
@@ -103,16 +104,63 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
             kind = FATAL
         if exc.status_code == 404:
             message += base_url_hint(sdk.__name__, _request_path(exc))
+        if 300 <= exc.status_code < 400:  # the client follows no redirect: another host's answer is no answer
+            message = redact_error(f"{type(exc).__name__}: redirect not followed: HTTP {exc.status_code} from "
+                                   f"{origin_of(exc)} to {public_url(headers.get('location')) or 'no Location'}",
+                                   secrets)
         return AttemptError(kind, message, http_status=exc.status_code, retry_after=parse_retry_after(headers),
                             request_id=request_id_from(headers), rate_limits=rate_limits(headers))
     if isinstance(exc, sdk.APITimeoutError):
-        return AttemptError(TIMEOUT, message)
+        return AttemptError(TIMEOUT, redact_error(f"{type(exc).__name__}: {transport_failure(exc)}", secrets))
     if isinstance(exc, sdk.APIConnectionError):
-        return AttemptError(CONNECTION, message)
+        return AttemptError(CONNECTION, redact_error(f"{type(exc).__name__}: {transport_failure(exc)}", secrets))
     if isinstance(exc, (sdk.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError)):
         # A 200 whose body is not the JSON the wire format promises (truncated, wrong shape).
         return AttemptError(BAD_RESPONSE, message)
     return AttemptError(CONNECTION, message)  # any other SDK error: treat as transient
+
+
+# What went wrong, and why in a user's words, for the socket errors a wrong address or a dead server gives.
+SOCKET_FAILURES = ((ConnectionRefusedError, "connection refused", "the server is not listening"),
+                   (socket.gaierror, "host not found", "its name does not resolve"),
+                   (ConnectionResetError, "connection reset", "the server dropped the connection"),
+                   (ConnectionAbortedError, "connection aborted", "the server dropped the connection"))
+
+
+def transport_failure(exc: BaseException) -> str:
+    """What failed and why, naming the server's address: ``connection refused to http://127.0.0.1:9 (the server
+    is not listening)``; the transport's own words (a timeout, a malformed answer) where it is no socket error
+    fastspe knows. The SDKs' texts ("Connection error.") name neither."""
+    chain, seen = [], set()
+    cause = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    where = origin_of(exc)
+    for error in reversed(chain):  # the innermost cause knows most
+        for kind, what, why in SOCKET_FAILURES:
+            if isinstance(error, kind):
+                return f"{what} to {where} ({why})"
+    inner = chain[1] if len(chain) > 1 else exc  # the httpx exception under the SDK's
+    words = str(inner) or type(inner).__name__
+    for error in reversed(chain[1:]):
+        if isinstance(error, OSError) and error.strerror:
+            words = f"{words}: {error.strerror}" if error.strerror not in words else words
+            break
+    return f"{type(inner).__name__} from {where} ({words})"
+
+
+def origin_of(exc) -> str:
+    """``scheme://host:port`` of the request ``exc`` failed on (the port always shown, no user or path), or
+    ``the server`` where the exception carries no request."""
+    try:
+        url = exc.request.url
+    except (AttributeError, RuntimeError):  # (httpx raises RuntimeError for an exception made without its request)
+        return "the server"
+    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{url.scheme}://{host}:{port}" if port else f"{url.scheme}://{host}"
 
 
 def _request_path(exc) -> str:

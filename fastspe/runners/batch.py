@@ -294,6 +294,7 @@ class _BatchRun:
                 rec.update(error_fields(error))
                 self.last_error[cid] = error
                 self.summary.failures[error.kind] = self.summary.failures.get(error.kind, 0) + 1
+                self.summary.last_errors[error.kind] = error.message
                 if error.kind == FATAL:
                     self.summary.fatal_error = error.message
             rec.update(batch_id=entry.batch_id, custom_id=cid, batch_provider=self.provider.provider)

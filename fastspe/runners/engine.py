@@ -257,7 +257,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     summary = job.summary()
     if not job.pending:
         return summary
-    provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout)
+    provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout,
+                                            max_connections=max_connections)
     with RunLog(out, secrets=provider.secrets) as log:
         scan, pending = job.rescan()  # under the log's lock: another run may have finished trials meanwhile
         summary.already_complete = job.planned - len(pending)

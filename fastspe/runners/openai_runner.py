@@ -17,7 +17,7 @@ from ..extras import require
 from .generation import GenerationSettings
 from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
-from .lean_http import lean_http_client
+from .http_client import sdk_http_client
 from .pacing import rate_limits
 
 # Per-trial header: lets a server (and the tests) tell trials apart; an opaque hash, nothing secret.
@@ -37,12 +37,14 @@ class OpenAIChat:
     base_url : str or None
         The server (e.g. ``http://localhost:8000/v1``); None for OPENAI_BASE_URL or api.openai.com.
     timeout : float
-        Seconds per request.
+        Seconds per request, from its start to the end of its answer.
+    max_connections : int
+        Requests in flight at most (the connection pool's size).
     """
 
     provider = "openai"
 
-    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0):
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0, max_connections: int = 4):
         openai = require("openai", "--model openai:...")  # here: `fastspe` starts fast without it
 
         self._sdk = openai
@@ -55,7 +57,7 @@ class OpenAIChat:
         self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
         self._client = openai.OpenAI(
             api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
-            http_client=lean_http_client(openai, self.base_url, timeout))
+            http_client=sdk_http_client(openai, timeout, max_connections))
         self._raw_header = raw_response_header(openai)
         self._answer_type = openai.types.chat.ChatCompletion
 

@@ -55,6 +55,8 @@ class RunSummary:
     fatal_error: str | None = None
     paced: int = 0  # sends that waited for a rate limit to reset (headers, --rpm, --tpm)
     settings: GenerationSettings | None = None  # as sent (with provider defaults such as Anthropic's max_tokens)
+    last_errors: dict = field(default_factory=dict)  # the last error text of each failure kind
+    tracebacks: list = field(default_factory=list)  # of unexpected exceptions (bugs in fastspe), scrubbed
 
     @property
     def remaining(self) -> int:

@@ -26,6 +26,7 @@ CONNECTION = "connection"
 BAD_RESPONSE = "bad_response"
 CLIENT = "client_error"
 FATAL = "fatal"  # authentication / permission / unknown model: stop the whole run
+UNEXPECTED = "unexpected"  # an exception fastspe did not foresee (a bug): logged, not retried, shown at the end
 STOPPED = "stopped"  # a slot given back unused (the run stopped, or the budget refused the send)
 
 RETRYABLE = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, BAD_RESPONSE})

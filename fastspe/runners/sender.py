@@ -13,6 +13,7 @@ import concurrent.futures as cf
 import random
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -23,7 +24,9 @@ from .cost import Budget, Pricing, input_tokens_upper
 from .log import RunLog
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
-from .retry import FATAL, RATE_LIMIT, STOPPED, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
+from .base import redact_error
+from .retry import (FATAL, RATE_LIMIT, STOPPED, UNEXPECTED, AdaptiveLimiter, AttemptError, RetryCounters,
+                    RetryPolicy)
 
 RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
 
@@ -70,6 +73,8 @@ class Sender:
     stop: threading.Event = field(default_factory=threading.Event)
     counters: RetryCounters = field(default_factory=RetryCounters)
     fatal: list = field(default_factory=list)  # the fatal errors met
+    last_errors: dict = field(default_factory=dict)  # the last error text of each kind: why trials have no answer
+    tracebacks: list = field(default_factory=list)  # of the unexpected exceptions (bugs) met, scrubbed of secrets
 
     def __post_init__(self):
         self._settings_dict = self.settings.as_dict()  # recorded in every attempt's line
@@ -113,7 +118,12 @@ class Sender:
                     room.release()
                     tally.add("stopped", 0)
                     break
-                fut = pool.submit(self._fed_trial, trial, slot, room)
+                try:
+                    fut = pool.submit(self._fed_trial, trial, slot, room)
+                except BaseException:
+                    self._give_back(slot)
+                    room.release()
+                    raise
                 futures.add(fut)
                 fut.add_done_callback(ended.append)
                 collect()
@@ -144,6 +154,8 @@ class Sender:
         summary.failures = {kind: n for kind, n in self.counters.counts.items() if kind != RETRIED}
         summary.paced = self.pacer.waits
         summary.spent_usd = self.wallet.spent
+        summary.last_errors = dict(self.last_errors)
+        summary.tracebacks = list(self.tracebacks)
         summary.budget_exhausted = self.wallet.exhausted
         if self.fatal:
             summary.fatal_error = self.fatal[0].message
@@ -165,17 +177,23 @@ class Sender:
     def send_trial(self, trial: Trial, attempt: int, slot: int | None = None) -> tuple[str, int]:
         """Attempts of ``trial`` numbered on from ``attempt``, retried by the policy (the first on ``slot`` when
         given, already acquired): the outcome and the last attempt number."""
+        held = [slot]  # a slot this trial holds but has not sent on: given back however the trial ends
+        try:
+            return self._send_trial(trial, attempt, held)
+        finally:
+            self._give_back(held[0])
+
+    def _send_trial(self, trial: Trial, attempt: int, held: list) -> tuple[str, int]:
         rng = random.Random(f"{self.seed}:{trial.trial_id}")
         retries = {RATE_LIMIT: 0, "other": 0}
         priced = self.pricing.priced
         worst = self.pricing.cost(input_tokens_upper(trial.prompt), self.settings.max_tokens) if priced else 0.0
         tokens = input_tokens_upper(trial.prompt) + (self.settings.max_tokens or 0)  # what --tpm counts
-        held = slot
         while not self.stop.is_set():
             if not self.wallet.reserve(worst):
-                self._give_back(held)
                 return "budget", attempt
-            slot, held = self._slot(tokens, held), None
+            given, held[0] = held[0], None  # from here ``_slot`` and then ``attempt`` free it
+            slot = self._slot(tokens, given)
             if slot is None:
                 self.wallet.settle(worst, 0.0)
                 return "stopped", attempt
@@ -193,7 +211,6 @@ class Sender:
             self.counters.add(RETRIED)
             if self.stop.wait(delay):
                 return "stopped", attempt
-        self._give_back(held)
         return "stopped", attempt
 
     def _give_back(self, slot: int | None) -> None:
@@ -213,25 +230,41 @@ class Sender:
             slot = self.limiter.acquire(self.stop)
         if slot is None:
             return None
-        if not self.pacer.wait(tokens, self.stop):  # with the slot held: the headers of the last answer count
+        try:
+            paced = self.pacer.wait(tokens, self.stop)  # with the slot held: the headers of the last answer count
+        except BaseException:
+            self.limiter.release(slot, STOPPED)
+            raise
+        if not paced:
             self.limiter.release(slot, STOPPED)
             return None
         return slot
 
     def attempt(self, trial: Trial, attempt: int, slot, worst: float) -> AttemptError | None:
         """Send attempt number ``attempt`` of ``trial`` on ``slot`` (``worst`` reserved for it), log it, free the
-        slot and settle the reservation; its error, or None when it was answered."""
+        slot and settle the reservation; its error, or None when it was answered.
+
+        Any exception the provider raises is a failed attempt: its own ``AttemptError``, or one of kind
+        ``UNEXPECTED`` (a bug: its traceback is kept for the end of the run), so a request that a server may bill
+        is always logged and its slot always freed."""
         ts, t0 = timestamp_now(), time.perf_counter()
+        answer, error, released = None, None, False
         try:
-            answer = self.provider.complete(trial.prompt, self.settings, trial.trial_id)
-            error = None
-        except AttemptError as exc:
-            answer, error = None, exc
-        latency = time.perf_counter() - t0
-        self.pacer.observe(answer.rate_limits if error is None else error.rate_limits)
-        if error is not None and error.kind == FATAL:
-            self._stop()  # before the slot is freed: no waiting trial may send after a fatal answer
-        self.limiter.release(slot, None if error is None else error.kind)
+            try:
+                answer = self.provider.complete(trial.prompt, self.settings, trial.trial_id)
+            except AttemptError as exc:
+                error = exc
+            except Exception as exc:  # noqa: BLE001 - a bug must not lose a paid attempt or its slot
+                error = self._unexpected(exc)
+            latency = time.perf_counter() - t0
+            self.pacer.observe(answer.rate_limits if error is None else error.rate_limits)
+            if error is not None and error.kind == FATAL:
+                self._stop()  # before the slot is freed: no waiting trial may send after a fatal answer
+            self.limiter.release(slot, None if error is None else error.kind)
+            released = True
+        finally:
+            if not released:
+                self.limiter.release(slot, STOPPED if error is None else error.kind)
         rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
                            self.provider.base_url, self._settings_dict)
         rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
@@ -243,9 +276,16 @@ class Sender:
             return None
         self.wallet.settle(worst, 0.0)
         self.counters.add(error.kind)
+        self.last_errors[error.kind] = error.message
         rec.update(error_fields(error))
         self.log.append(rec)
         if error.kind == FATAL:
             self.fatal.append(error)
             self._stop()
         return error
+
+    def _unexpected(self, exc: Exception) -> AttemptError:
+        """A failed attempt of kind ``UNEXPECTED`` for ``exc``; its traceback kept (scrubbed) for the run's end."""
+        secrets = getattr(self.provider, "secrets", ())
+        self.tracebacks.append(redact_error("".join(traceback.format_exception(exc)), secrets, limit=None))
+        return AttemptError(UNEXPECTED, redact_error(f"{type(exc).__name__}: {exc}", secrets))

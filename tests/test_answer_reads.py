@@ -1,13 +1,10 @@
-"""The runners' lean request path (issue 21): the SDK's ``post`` with ``create``'s body, answers read straight from
-their JSON, plain-HTTP servers on a ``http.client`` transport. Each is checked against the path it replaces, the
-SDK's own ``with_raw_response.create`` + parser on the SDK's own HTTP client, on the same answers."""
+"""The runners' lean request path (issue 21): the SDK's ``post`` with ``create``'s body and answers read straight
+from their JSON, each checked against the path it replaces (the SDK's own ``with_raw_response.create`` and its
+parser) on the same answers. The HTTP transport's hostile cases are in ``test_sdk_transport.py``."""
 
 from __future__ import annotations
 
-import gzip
 import json
-import socket
-import threading
 import time
 
 import pytest
@@ -19,7 +16,7 @@ from fastspe.runners import GenerationSettings
 from fastspe.runners import anthropic_runner, openai_runner
 from fastspe.runners.anthropic_runner import AnthropicMessages
 from fastspe.runners.base import classify_sdk_error, response_failures
-from fastspe.runners.lean_http import httpx_of, lean_http_client
+from fastspe.runners.http_client import httpx_of
 from fastspe.runners.openai_runner import RAW_RESPONSE_HEADER, TRIAL_HEADER, OpenAIChat, raw_response_header
 from fastspe.runners.retry import AttemptError
 
@@ -81,13 +78,13 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
     settings, seen, outcomes = GenerationSettings(max_tokens=64, temperature=0.0, stop=["END"]), [], []
     scripted = action()
     timeout = 0.3 if scripted.delay else 10.0  # short only where the answer is to come too late
-    for path in ("lean", "sdk"):
+    for path in ("runner", "sdk"):
         with FakeLLMServer(key=KEY) as server:
             url = server.openai_url if wire == "openai" else server.anthropic_url
             runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=timeout)
             settings = runner.effective_settings(settings)
             server.push(action())
-            if path == "lean":
+            if path == "runner":
                 outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1"), server.port))
             else:
                 outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout),
@@ -200,123 +197,3 @@ def test_lean_reads_take_ordinary_answers():
     assert got is not None and got == sdk_read(parse_message, anthropic_runner, response_of(message, {"request-id": "r1"}))
     assert (got.text, got.finish_reason, got.raw_finish_reason, got.request_id) == ("MOVES: U", "length",
                                                                                   "max_tokens", "r1")
-
-
-# --- the transport ------------------------------------------------------------------------------------------------
-
-def test_lean_transport_only_for_plain_http_without_a_proxy(monkeypatch):
-    assert lean_http_client(openai, "https://api.openai.com/v1", 5.0) is None
-    client = lean_http_client(openai, "http://127.0.0.1:8000/v1", 5.0)
-    assert client is not None and isinstance(client._transport, httpx.BaseTransport)
-    client.close()
-    monkeypatch.setenv("http_proxy", "http://proxy.example:3128")
-    assert lean_http_client(anthropic, "http://127.0.0.1:8000", 5.0) is None
-
-
-def closing_server(answers: int, gzipped: bool = False, raw: bytes | None = None):
-    """A keep-alive HTTP/1.1 server that closes each connection right after its answer, without saying so (as an
-    idle timeout does), the answer gzipped if asked, or the bytes ``raw`` in its place; its port, the number of
-    connections it accepted, its thread."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    accepted = [0]
-    body = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
-        "role": "assistant", "content": "MOVES: U"}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
-
-    def serve():
-        for _ in range(answers):
-            conn, _ = listener.accept()
-            accepted[0] += 1
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += conn.recv(65536)
-            head, rest = data.split(b"\r\n\r\n", 1)
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length")))
-            while len(rest) < length:
-                rest += conn.recv(65536)
-            data = gzip.compress(body) if gzipped else body
-            conn.sendall(raw if raw is not None else
-                         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s"
-                         % (b"Content-Encoding: gzip\r\n" if gzipped else b"", len(data), data))
-            conn.close()
-        listener.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    return listener.getsockname()[1], accepted, thread
-
-
-def test_a_connection_the_server_closed_is_not_reused():
-    port, accepted, thread = closing_server(3)
-    runner = OpenAIChat("fake", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
-    for i in range(3):
-        assert runner.complete(PROMPT, GenerationSettings(), f"t{i}").text == "MOVES: U"
-        time.sleep(0.05)  # the server's close arrives before the next request
-    runner.close()
-    thread.join(5)
-    assert accepted[0] == 3
-
-
-def test_a_gzipped_answer_is_decoded_as_httpx_decodes_it():
-    port, _, thread = closing_server(1, gzipped=True)
-    runner = OpenAIChat("fake", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
-    assert runner.complete(PROMPT, GenerationSettings(), "t").text == "MOVES: U"
-    runner.close()
-    thread.join(5)
-
-
-CUT_SHORT = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":"
-
-
-@pytest.mark.parametrize("wire", ["openai", "anthropic"])
-@pytest.mark.parametrize("raw, same_text", [(CUT_SHORT, True), (b"HTTX/1.1 200 OK\r\n\r\n", False)])
-def test_a_malformed_answer_fails_as_on_the_sdks_client(wire, raw, same_text):
-    """An answer cut short, a status line that is not HTTP: a connection failure on both paths, in the same words
-    where the Anthropic SDK quotes its transport's (h11's) text for a body cut short."""
-    got = []
-    for path in ("lean", "sdk"):
-        port, _, thread = closing_server(1, raw=raw)
-        url = f"http://127.0.0.1:{port}" + ("/v1" if wire == "openai" else "")
-        runner = (OpenAIChat if wire == "openai" else AnthropicMessages)("fake", base_url=url, timeout=5)
-        fn = (lambda: runner.complete(PROMPT, GenerationSettings(), "t")) if path == "lean" else (
-            lambda: sdk_complete(wire, url, runner, runner.effective_settings(GenerationSettings()), "t", 5))
-        got.append(outcome(fn, port))
-        runner.close()
-        thread.join(5)
-    assert got[0][:2] == got[1][:2] == ("error", "connection")
-    assert (got[0] == got[1]) or not same_text
-    if wire == "anthropic":
-        assert "complete message body" in got[0][2] if same_text else "illegal status line: 'HTTX/1.1" in got[0][2]
-
-
-def test_protocol_errors_are_told_in_h11s_words():
-    import http.client
-
-    from fastspe.runners.lean_http import protocol_error_text
-
-    assert protocol_error_text(http.client.RemoteDisconnected("x")) == "Server disconnected without sending a response."
-    assert protocol_error_text(http.client.IncompleteRead(b"abc", 7)).endswith("(received 3 bytes, expected 10)")
-    assert protocol_error_text(http.client.IncompleteRead(b"abc")).endswith(": incomplete chunked read")
-    assert protocol_error_text(http.client.BadStatusLine("HTTX/1.1 200\r\n")) == "illegal status line: 'HTTX/1.1 200'"
-    assert protocol_error_text(http.client.LineTooLong("header line")) == (
-        "LineTooLong: got more than 65536 bytes when reading header line")
-
-
-def test_connections_are_pooled_and_close_closes_them_all():
-    with FakeLLMServer(key=KEY) as server:
-        runner = OpenAIChat("fake", base_url=server.openai_url, timeout=5)
-        for i in range(3):  # one after another: one connection carries them all
-            runner.complete(PROMPT, GenerationSettings(), f"s{i}")
-        transport = runner.client._client._transport
-        assert len(transport._open) == 1
-        server.delay = 0.2
-        threads = [threading.Thread(target=runner.complete, args=(PROMPT, GenerationSettings(), f"t{i}"))
-                   for i in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        conns = list(transport._open)
-        assert len(conns) == 4 and all(c.sock is not None for c in conns)  # four at once: four connections
-        runner.close()
-        assert not transport._open and all(c.sock is None for c in conns)
