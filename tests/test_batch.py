@@ -16,6 +16,7 @@ import pytest
 from tests.fake_llm_server import FakeLLMServer, drop, ok, status
 from tests.test_runners import KEY, REPO, _bank_file, bank, keys, paper_bank, server  # noqa: F401 (fixtures)
 from fastspe.cli import main
+from fastspe.cli.run import EXIT_INCOMPLETE
 from fastspe.boundary.responses import read_responses
 from fastspe.report.run_stats import run_stats
 from fastspe.runners import GenerationSettings, Pricing, RetryPolicy, RunLog, read_run_log, run_model
@@ -339,7 +340,7 @@ def test_damaged_output_lines_fail_only_their_requests_and_a_rerun_sends_those_o
     out = tmp_path / "r.jsonl"
     cmd = ["run", "--bank", bank_file, "--model", MODEL, "--out", str(out), "--base-url", server.openai_url,
            "--max-tokens", "64", "--batch", "--poll-interval", "0.01", "--max-retries", "0"]
-    assert main(cmd) == 1  # incomplete: 8 trials have no answer yet; no stop, no traceback
+    assert main(cmd) == EXIT_INCOMPLETE  # 8 trials have no answer yet; no stop, no traceback
     err = capsys.readouterr().err
     records = read_run_log(out)[0]
     good = {r["trial_id"] for r in records if r["status"] == "ok"}
