@@ -6,9 +6,9 @@ Run with ``python -m pytest benchmarks/bench_load.py --benchmark-only -s``. Targ
 ``--max-connections`` (32); under a sustained overload the limit settles (it does not fall to 1 and
 climb back over and over), and every trial is answered exactly once.
 
-The drain (issue 21): ``FASTSPE_BENCH_DRAIN`` requests (10,000 unless set) on 64 connections against a server in
-its own process answering in 0.1 s, fastspe beside a minimal stdlib thread client with group-commit fsync in the
-same run: >= 0.8x its requests/s, <= 1.5 ms CPU per request.
+The drain (issues 21, 37): ``FASTSPE_BENCH_DRAIN`` requests (10,000 unless set) on 64 connections against a server
+in its own process answering in 0.1 s, fastspe (the SDK's own httpx transport) beside a minimal stdlib thread client
+with group-commit fsync in the same run: >= 0.7x its requests/s, <= 1.5 ms CPU per request.
 """
 
 from __future__ import annotations
@@ -281,7 +281,8 @@ def _timed(fn) -> tuple[float, float]:
 def test_drain_beside_a_minimal_client(benchmark, tmp_path):
     """DRAIN requests (10,000 unless FASTSPE_BENCH_DRAIN says), 64 connections, a loopback server in its own
     process answering in 0.1 s: fastspe ``run`` beside a minimal stdlib client, interleaved rounds, best of each.
-    Targets (issue 21): >= 0.8x the minimal client's requests/s, <= 1.5 ms CPU per request."""
+    Targets (issue 37, on the SDK's own transport): >= 0.7x the minimal client's requests/s, <= 1.5 ms CPU per
+    request."""
     bank = build_bank(paper_design())
     trials = -(-DRAIN // len(bank))
     bank = bank.iloc[: -(-DRAIN // trials)].reset_index(drop=True)  # boards x trials = DRAIN (or just above)
@@ -311,8 +312,8 @@ def test_drain_beside_a_minimal_client(benchmark, tmp_path):
           f"{DRAIN_CONNECTIONS / DRAIN_LATENCY:.0f}/s), best of {DRAIN_ROUNDS} interleaved rounds:")
     for name, runs in (("fastspe run", mine), ("minimal client", ref)):
         print(f"  {name:>14}: " + ", ".join(f"{n / s:.0f}/s {1000 * c / n:.2f} ms CPU/request" for s, c in runs))
-    print(f"  fastspe = {ratio:.2f}x the minimal client's requests/s (target >= 0.8), {cpu_ms:.2f} ms CPU per "
+    print(f"  fastspe = {ratio:.2f}x the minimal client's requests/s (target >= 0.7), {cpu_ms:.2f} ms CPU per "
           f"request (target <= 1.5)")
     assert sum(1 for _ in open(tmp_path / f"drain{DRAIN_ROUNDS - 1}.jsonl")) == n
-    target(ratio >= 0.8, f"fastspe run at {ratio:.2f}x the minimal client's requests/s (target >= 0.8)")
+    target(ratio >= 0.7, f"fastspe run at {ratio:.2f}x the minimal client's requests/s (target >= 0.7)")
     target(cpu_ms <= 1.5, f"fastspe run at {cpu_ms:.2f} ms CPU per request (target <= 1.5)")

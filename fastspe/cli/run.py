@@ -61,7 +61,7 @@ def register(subparsers) -> None:
     p.add_argument("--max-connections", type=int_option(1, MAX_CONNECTIONS), default=4,
                    help="requests in flight at most")
     p.add_argument("--timeout", type=float_option(0, MAX_SECONDS, above=True), default=120.0,
-                   help="seconds per request")
+                   help="seconds per attempt, from connecting to the last byte of its answer")
     p.add_argument("--max-retries", type=int_option(0, MAX_RETRIES), default=3,
                    help="retries per trial after server errors, timeouts, dropped connections")
     p.add_argument("--max-rate-limit-retries", type=int_option(0, MAX_RETRIES), default=8,

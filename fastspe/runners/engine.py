@@ -227,7 +227,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     base_url : str or None
         An OpenAI-compatible or Anthropic-compatible server.
     trials, max_connections, timeout : int, int, float
-        Trials per board; requests in flight at most; seconds per request.
+        Trials per board; requests in flight at most; seconds per attempt (connect, send and the whole answer).
     policy : RetryPolicy
         Retry bounds and backoff.
     settings : GenerationSettings
