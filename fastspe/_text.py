@@ -64,10 +64,10 @@ def maybe(value, spec: str = ".3f") -> str:
 
 def coverage_text(covered: int, total: int, unit: str = "board") -> str:
     """What part of a bank a run's answers cover, "" when they cover all of it:
-    "covers 120 of 1,200 boards (10%): a sample, not the whole bank"."""
+    "covers 120 of 1,200 boards (10%), not the whole bank: its numbers describe these boards only"."""
     if total <= 0 or covered >= total:
         return ""
     share = 100 * covered / total
     shown = f"{share:.0f}" if share >= 1 else f"{share:.1g}"
-    return (f"covers {covered:,} of {count(total, unit)} ({shown}%): a sample, not the whole bank; "
-            "its numbers describe these boards only")
+    return (f"covers {covered:,} of {count(total, unit)} ({shown}%), not the whole bank: its numbers describe "
+            f"{plural(covered, 'this')} {plural(covered, unit)} only")

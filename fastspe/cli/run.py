@@ -8,6 +8,7 @@ from ..errors import UserError
 from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
+from .._text import count
 from .progress import progress
 from .domain_options import domain_option
 
@@ -55,7 +56,15 @@ def register(subparsers) -> None:
                                         "sends its own prompt and has its own baseline planners)")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
-    p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
+    some = p.add_mutually_exclusive_group()
+    some.add_argument("--sample", type=int_option(1, MAX_BOARDS), metavar="N",
+                      help="a seeded sample of N boards, stratified by cohort, stratum and depth (in proportion, at "
+                           "least one per cell when N allows); its report says what part of the bank it covers")
+    some.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N",
+                      help="the first N boards in the bank's order (a smoke test: in the paper bank that is one "
+                           "stratum); prefer --sample for numbers")
+    p.add_argument("--sample-seed", type=seed_option, default=0, metavar="SEED",
+                   help="seed of --sample's draw (default: 0); the same seed draws the same boards, so a run resumes")
     p.add_argument("--max-connections", type=int_option(1, MAX_CONNECTIONS), default=4,
                    help="requests in flight at most")
     p.add_argument("--timeout", type=float_option(0, MAX_SECONDS, above=True), default=120.0,
@@ -138,6 +147,14 @@ def _run(args: argparse.Namespace) -> int:
     bank = load_bank(args.bank)
     if args.domain is not None and args.domain != bank.domain.name:
         raise UserError(f"{args.bank}: a {bank.domain.name} bank, not a {args.domain} one")
+    if args.sample is not None:
+        from ..runners.sample import sample_bank
+
+        whole = len(bank)
+        bank = sample_bank(bank, args.sample, args.sample_seed)
+        if len(bank) < whole:
+            say(f"sample: {count(len(bank), bank.domain.unit)} of {whole:,} (seed {args.sample_seed}), stratified "
+                "by cohort, stratum and depth", err=True)
     if args.limit is not None:
         bank = bank.head(args.limit)
     if provider == "baseline":
