@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["printable", "plural", "count", "maybe", "coverage_text"]
+__all__ = ["NA", "printable", "plural", "count", "maybe", "coverage_text"]
 
 # Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))

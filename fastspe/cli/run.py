@@ -8,7 +8,7 @@ from ..errors import UserError
 from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
-from .._text import count
+from .._text import count, plural
 from .progress import progress
 from .domain_options import domain_option
 
@@ -164,7 +164,7 @@ def _run(args: argparse.Namespace) -> int:
         with progress(f"run {condition}", len(bank) * args.trials, "trials") as update:
             summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed or 0, progress=update,
                                    condition=condition)
-        say(f"{condition}: {summary.completed} answers written, {summary.already_complete} already in {args.out}")
+        say(f"{condition}: {count(summary.completed, 'answer')} written, {summary.already_complete:,} already in {args.out}")
         _report_torn(summary, args.out)
         return 0
     pricing = Pricing(args.price_in, args.price_out)
@@ -225,10 +225,10 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
         say("interrupted; run the same command again to resume", err=True)
         return EXIT_INTERRUPTED
     if summary.budget_exhausted:
-        say(f"budget of ${args.budget:.2f} reached; {summary.remaining} trial(s) not sent", err=True)
+        say(f"budget of ${args.budget:.2f} reached; {count(summary.remaining, 'trial')} not sent", err=True)
         return EXIT_INCOMPLETE
     if summary.remaining:
-        say(f"{summary.remaining} trial(s) have no answer yet; run the same command again to retry them", err=True)
+        say(f"{count(summary.remaining, 'trial')} {plural(summary.remaining, 'has')} no answer yet; run the same command again to retry them", err=True)
         return EXIT_INCOMPLETE
     return 0
 
@@ -255,12 +255,14 @@ def _refuse_model_options(args: argparse.Namespace) -> None:
 
 def _report_torn(summary, out) -> None:
     if summary.skipped_log_lines:
-        say(f"note: {summary.skipped_log_lines} torn line(s) left by a stopped run in {out} were skipped "
+        say(f"note: {count(summary.skipped_log_lines, 'torn line')} left by a stopped run in {out} "
+            f"{plural(summary.skipped_log_lines, 'was')} skipped "
             f"(left in place)", err=True)
 
 
 def _estimate_text(est) -> str:
-    lines = [f"{est.condition}: {est.requests} request(s) to send ({est.already_complete} of {est.planned} trials "
+    lines = [f"{est.condition}: {count(est.requests, 'request')} to send ({est.already_complete} of "
+             f"{count(est.planned, 'trial')} "
              f"already complete)",
              f"settings sent: {est.settings.sent()}",
              f"input tokens: about {est.input_tokens_estimate:,} (at most {est.input_tokens_upper:,})"]
@@ -278,10 +280,10 @@ def _estimate_text(est) -> str:
 def _summary_text(s) -> str:
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(s.failures.items())) or "none"
     cost = f", spent ${s.spent_usd:.4f} in all" if s.spent_usd else ""
-    paced = f", {s.paced} send(s) paced by rate limits" if s.paced else ""
+    paced = f", {count(s.paced, 'send')} paced by rate limits" if s.paced else ""
     batches = getattr(s, "batches", None)
     if batches:
         paced += ", batches " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batches.items())
-    return (f"{s.condition}: {s.planned} trials, {s.already_complete} already complete, {s.requested} sent, "
-            f"{s.completed} answered, {s.remaining} without an answer; {s.attempts} attempt(s), "
+    return (f"{s.condition}: {count(s.planned, 'trial')}, {s.already_complete} already complete, {s.requested} sent, "
+            f"{s.completed} answered, {s.remaining} without an answer; {count(s.attempts, 'attempt')}, "
             f"failures {failures}{cost}{paced}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")

@@ -8,9 +8,10 @@ legality, first error, economy d*/L and excess L - d* of completed plans.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -330,7 +331,7 @@ class ScoreSummary:
     invalid: tuple = ()
     boards: int = 0  # the bank's boards with a scored output
     bank_boards: int = 0  # the bank's boards
-    _seen: np.ndarray | None = field(default=None, repr=False)
+    _seen: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
     def cover(self, rows, bank_size: int) -> None:
         """Count the bank rows ``rows`` (int, any shape) as covered by scored outputs."""
