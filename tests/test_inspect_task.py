@@ -227,7 +227,7 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
     errors = written[written["status"] == "error"]
     assert len(written) == 8 and set(errors["board_id"]) == {failing} and sorted(errors["trial"]) == [0, 1]
     assert errors["response"].isna().all() and errors["error"].str.contains(FAILING).all()
-    with pytest.warns(UserWarning, match="2 output.s. have only failed attempts"):
+    with pytest.warns(UserWarning, match="2 outputs have only failed attempts"):
         back = read_responses(out, bank)
     assert len(back) == 6 and failing not in set(back["board_id"])
     write_bank(bank, tmp_path / "bank.parquet")
