@@ -15,6 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
+from ._text import count
 from .boundary.banks import as_bank, write_bank
 from .domains.registry import DEFAULT_DOMAIN, domain_named
 from .errors import UserError
@@ -106,7 +107,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
                  lambda: as_bank(chosen.demo_bank(), chosen, "the demo bank"))
     planners = chosen.planners
     write_bank(bank, bank_path)
-    answers = timed("answer", f"answering it with {len(planners)} baseline planners x {trials} trials",
+    answers = timed("answer", f"answering it with {count(len(planners), 'baseline planner')} x {count(trials, 'trial')}",
                     lambda: pd.concat([chosen.baseline_responses(bank.frame, p, trials=trials, seed=seed)
                                        for p in planners], ignore_index=True))
     write_table(answers, responses_path)

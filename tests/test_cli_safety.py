@@ -60,7 +60,7 @@ def test_markup_and_emoji_codes_in_errors_stay_text(files, tmp_path, capsys):
     assert "[redacted][nan].txt: a bank file is .parquet or .jsonl" in capsys.readouterr().err
     assert main(["run", *_bank_args(files), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("openai:x: 12 request(s)") and "\u274c" not in out
+    assert out.startswith("openai:x: 12 requests") and "\u274c" not in out
 
 
 def test_condition_with_escape_sequence_prints_escaped(files, tmp_path, capsys):

@@ -48,7 +48,7 @@ def test_dry_run_needs_no_sdk(files, tmp_path, monkeypatch, capsys):
     missing(monkeypatch, "openai")
     assert main(["run", "--bank", str(files / "bank.parquet"), "--model", "openai:m", "--out",
                  str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
-    assert "request(s) to send" in capsys.readouterr().out
+    assert "requests to send" in capsys.readouterr().out
 
 
 def test_report_without_plots_fails_first_or_writes_tables_only(files, tmp_path, monkeypatch, capsys):

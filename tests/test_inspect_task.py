@@ -227,7 +227,7 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
     errors = written[written["status"] == "error"]
     assert len(written) == 8 and set(errors["board_id"]) == {failing} and sorted(errors["trial"]) == [0, 1]
     assert errors["response"].isna().all() and errors["error"].str.contains(FAILING).all()
-    with pytest.warns(UserWarning, match="2 output.s. have only failed attempts"):
+    with pytest.warns(UserWarning, match="2 outputs have only failed attempts"):
         back = read_responses(out, bank)
     assert len(back) == 6 and failing not in set(back["board_id"])
     write_bank(bank, tmp_path / "bank.parquet")
@@ -236,7 +236,7 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
                  "--out", str(tmp_path / "verdicts.parquet")]) == 0
     captured = capsys.readouterr()
     assert "scored 6 outputs (6 complete" in captured.out
-    assert "2 output(s) have only failed attempts and are not scored" in captured.err
+    assert "2 outputs have only failed attempts and are not scored" in captured.err
 
 
 def test_a_log_of_errored_samples_only_is_refused(errored_log, tmp_path):
@@ -289,7 +289,7 @@ def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
     assert captured.err.startswith("warning: ") and "2 of 8 samples errored" in captured.err
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
     assert main(["import-inspect", log.location, "--out", str(out), "--keep-errors"]) == 0
-    assert "imported 6 answers and 2 errored sample(s) as failed attempts (condition mockllm:model)" in \
+    assert "imported 6 answers and 2 errored samples as failed attempts (condition mockllm:model)" in \
         capsys.readouterr().out
     failed = _copy(log, tmp_path, "failed.eval", status="cancelled")
     refused = tmp_path / "refused.jsonl"

@@ -336,7 +336,7 @@ def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     capsys.readouterr()
     assert main(base + ["--out", str(tmp_path / "a"), "--labels", str(labels), "--interval-cells", "--runs", str(log),
                         "--no-titles"]) == 0
-    assert "1 labelled condition(s) have no verdicts and are left out: 'baseline:gone'" in capsys.readouterr().err
+    assert "1 labelled condition has no verdicts and is left out: 'baseline:gone'" in capsys.readouterr().err
     a = tmp_path / "a"
     t1 = pd.read_csv(a / "tables" / "table1_primary.csv")
     assert list(t1["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"]  # file order, then the ranking

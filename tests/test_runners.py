@@ -641,7 +641,7 @@ def test_dry_run(server, bank, tmp_path, capsys):
                  "--dry-run", "--price-in", "2", "--price-out", "8", "--max-tokens", "100"])
     text = capsys.readouterr().out
     assert code == 0 and len(server.seen) == n
-    assert "6 request(s) to send (6 of 12 trials already complete)" in text
+    assert "6 requests to send (6 of 12 trials already complete)" in text
     est = estimate_run(bank, model, out, base_url=url, trials=3, settings=GenerationSettings(max_tokens=100),
                        pricing=Pricing(2, 8))
     assert est.requests == 6 and est.output_tokens_upper == 600

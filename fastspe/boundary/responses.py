@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._text import count, plural
 from ..errors import UserError
 from .files import arrow_file, table_format
 
@@ -279,7 +280,8 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
             done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
             lost = tried[~tried.isin(done)].unique().size
             if lost:
-                warnings.warn(f"{problems.source}: {lost} output(s) have only failed attempts and are not scored",
+                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} only failed attempts and "
+                              f"{plural(lost, 'is')} not scored",
                               stacklevel=3)
             df = df.loc[~failed].reset_index(drop=True)
     bad = pd.Series("", index=df.index, dtype=object)
@@ -319,7 +321,7 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     df = _drop_bad(df, bad, problems)
     if problems.items:
         msgs = problems.messages()
-        warnings.warn(f"skipped {len(msgs)} invalid line(s):\n" + "\n".join(msgs), stacklevel=3)
+        warnings.warn(f"skipped {count(len(msgs), 'invalid line')}:\n" + "\n".join(msgs), stacklevel=3)
     df = df.drop(columns=[_POS]).reset_index(drop=True)
     df.attrs["invalid"] = problems.messages()
     return df

@@ -22,6 +22,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
+from .._text import printable
 from ..errors import ParameterError, UserError
 from ..kernels import MAX_SEED
 
@@ -31,29 +32,12 @@ _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=Fal
 stdout = Console(**_CONSOLE_OPTIONS)
 stderr = Console(stderr=True, **_CONSOLE_OPTIONS)
 
-# Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
-_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
-# Lone surrogates: the bytes of a file name that is not UTF-8 (Python's surrogateescape); no console can print them.
-_SURROGATES = range(0xD800, 0xE000)
-
-
-def _is_control(code: int, keep_newlines: bool) -> bool:
-    if code == 0x09 or (code == 0x0A and keep_newlines):
-        return False
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI or code in _SURROGATES
-
 
 def plain(text, keep_newlines: bool = True) -> str:
-    """``text`` as a printable string: control characters (C0, ESC included, but tab and, if
-    ``keep_newlines``, newline; DEL; C1), bidi overrides and lone surrogates (a non-UTF-8 file name's
-    bytes) become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``); everything else is unchanged.
-    Not markup-escaping: the consoles parse no markup.
-    """
-    text = str(text)
-    if not any(_is_control(ord(c), keep_newlines) for c in text):
-        return text
-    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-                   if _is_control(ord(c), keep_newlines) else c for c in text)
+    """``text`` as a printable string (``fastspe._text.printable``): control characters, bidi overrides and lone
+    surrogates become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``). Not markup-escaping: the consoles parse
+    no markup."""
+    return printable(text, keep_newlines)
 
 
 def say(text, err: bool = False) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._text import count
 from ._common import as_options, cell, draws_option, refuse_overwrite, say, seed_option
 from .compare import DEFAULT_SEED, metric_list, verdict_options
 
@@ -78,7 +79,7 @@ def cmd_add(args) -> int:
     verdicts = read_verdicts(args.verdicts, bank=bank_frame(bank))
     with as_options(_OPTIONS):
         run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
-    say(f"added run {run.number} {run.label!r} ({len(run.conditions)} condition(s), bank {run.bank_hash[:12]}) "
+    say(f"added run {run.number} {run.label!r} ({count(len(run.conditions), 'condition')}, bank {run.bank_hash[:12]}) "
         f"to {history.root}")
     return 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from .._text import count
 from ._common import fail, refuse_overwrite, say
 
 MISSING_EXTRA = "fastspe import-inspect needs inspect_ai: pip install 'fastspe[inspect]'"
@@ -54,7 +55,7 @@ def run_import(args) -> int:
     responses = module.import_log(args.log, args.out, condition=args.condition, keep_errors=args.keep_errors,
                                   allow_incomplete=args.allow_incomplete)
     errored = int((responses["status"] != "ok").sum())
-    kept = f" and {errored} errored sample(s) as failed attempts" if errored else ""
+    kept = f" and {count(errored, 'errored sample')} as failed attempts" if errored else ""
     conditions = ", ".join(sorted(responses["condition"].unique()))
-    say(f"imported {len(responses) - errored} answers{kept} (condition {conditions}) -> {args.out}")
+    say(f"imported {count(len(responses) - errored, 'answer')}{kept} (condition {conditions}) -> {args.out}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._text import count, coverage_text, plural
 from ._common import (cluster_client, cluster_options, draws_option, int_option, refuse_overwrite, say, seed_option,
                       warn)
 from .progress import Stages
@@ -76,12 +77,18 @@ def _report(args, server) -> int:
     if labels is not None:
         unknown = labels.unknown(sorted(map(str, verdicts.frame["condition"].unique())))
         if unknown:
-            warn(f"{args.labels}: {len(unknown)} labelled condition(s) have no verdicts and are left out: "
+            warn(f"{args.labels}: {count(len(unknown), 'labelled condition')} {plural(len(unknown), 'has')} no "
+                 f"verdicts and {plural(len(unknown), 'is')} left out: "
                  f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
     options = ReportOptions(labels=labels, titles=not args.no_titles, interval_cells=args.interval_cells,
                             figures=not args.no_figures, runs=tuple(args.runs or ()), dpi=args.dpi)
     with cluster_client(args, preload=("fastspe.stats.intervals",)) as client, Stages("report", STAGE_UNITS) as stage:
         path = write_report(bank, verdicts, args.out, draws=args.draws, seed=args.seed, progress=stage,
                             options=options, executor=executor(client), figure_server=server)
-    say(f"wrote {path} ({verdicts.frame['condition'].nunique()} conditions, {args.draws:,} draws, seed {args.seed})", err=True)
+    frame = verdicts.frame
+    say(f"wrote {path} ({count(frame['condition'].nunique(), 'condition')}, {count(args.draws, 'draw')}, "
+        f"seed {args.seed})", err=True)
+    covers = coverage_text(frame["board_id"].nunique(), len(bank), bank.domain.unit)
+    if covers:
+        warn(f"this report {covers} (it says so at its top)")
     return 0

@@ -8,6 +8,7 @@ from ..errors import UserError
 from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
+from .._text import count, plural
 from .progress import progress
 from .domain_options import domain_option
 
@@ -57,7 +58,15 @@ def register(subparsers) -> None:
                                         "sends its own prompt and has its own baseline planners)")
     p.add_argument("--base-url", help="server URL, e.g. http://localhost:8000/v1 for vLLM/Ollama/llama.cpp")
     p.add_argument("--trials", type=trials_option, default=3, help="trials per board")
-    p.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N", help="only the first N boards of the bank")
+    some = p.add_mutually_exclusive_group()
+    some.add_argument("--sample", type=int_option(1, MAX_BOARDS), metavar="N",
+                      help="a seeded sample of N boards, stratified by cohort, stratum and depth (in proportion, at "
+                           "least one per cell when N allows); its report says what part of the bank it covers")
+    some.add_argument("--limit", type=int_option(1, MAX_BOARDS), metavar="N",
+                      help="the first N boards in the bank's order (a smoke test: in the paper bank that is one "
+                           "stratum); prefer --sample for numbers")
+    p.add_argument("--sample-seed", type=seed_option, default=0, metavar="SEED",
+                   help="seed of --sample's draw (default: 0); the same seed draws the same boards, so a run resumes")
     p.add_argument("--max-connections", type=int_option(1, MAX_CONNECTIONS), default=4,
                    help="requests in flight at most")
     p.add_argument("--timeout", type=float_option(0, MAX_SECONDS, above=True), default=120.0,
@@ -140,6 +149,14 @@ def _run(args: argparse.Namespace) -> int:
     bank = load_bank(args.bank)
     if args.domain is not None and args.domain != bank.domain.name:
         raise UserError(f"{args.bank}: a {bank.domain.name} bank, not a {args.domain} one")
+    if args.sample is not None:
+        from ..runners.sample import sample_bank
+
+        whole = len(bank)
+        bank = sample_bank(bank, args.sample, args.sample_seed)
+        if len(bank) < whole:
+            say(f"sample: {count(len(bank), bank.domain.unit)} of {whole:,} (seed {args.sample_seed}), stratified "
+                "by cohort, stratum and depth", err=True)
     if args.limit is not None:
         bank = bank.head(args.limit)
     if provider == "baseline":
@@ -149,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
         with progress(f"run {condition}", len(bank) * args.trials, "trials") as update:
             summary = run_baseline(bank, name, args.out, trials=args.trials, seed=args.seed or 0, progress=update,
                                    condition=condition)
-        say(f"{condition}: {summary.completed} answers written, {summary.already_complete} already in {args.out}")
+        say(f"{condition}: {count(summary.completed, 'answer')} written, {summary.already_complete:,} already in {args.out}")
         _report_torn(summary, args.out)
         return 0
     pricing = Pricing(args.price_in, args.price_out)
@@ -207,7 +224,7 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
     for text in summary.tracebacks:  # a bug: each attempt it hit is logged as a failure of kind "unexpected"
         say(text.rstrip("\n"), err=True)
     if summary.tracebacks:
-        say(f"{len(summary.tracebacks)} attempt(s) met an unexpected error, a bug in fastspe (please report it with "
+        say(f"{count(len(summary.tracebacks), 'attempt')} met an unexpected error, a bug in fastspe (please report it with "
             f"the traceback above); each is logged as a failed attempt of kind unexpected", err=True)
     if summary.fatal_error:
         raise UserError(f"{condition}: {summary.fatal_error}")
@@ -216,10 +233,11 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
         return EXIT_INTERRUPTED
     code = 0
     if summary.budget_exhausted:
-        say(f"budget of ${args.budget:.2f} reached; {summary.remaining} trial(s) not sent", err=True)
+        say(f"budget of ${args.budget:.2f} reached; {count(summary.remaining, 'trial')} not sent", err=True)
         code = EXIT_INCOMPLETE
     elif summary.remaining:
-        say(f"{summary.remaining} trial(s) have no answer yet; run the same command again to retry them", err=True)
+        say(f"{count(summary.remaining, 'trial')} {plural(summary.remaining, 'has')} no answer yet; "
+            "run the same command again to retry them", err=True)
         if summary.last_errors:
             say(_why_text(summary), err=True)
         code = EXIT_INCOMPLETE
@@ -256,12 +274,14 @@ def _refuse_model_options(args: argparse.Namespace) -> None:
 
 def _report_torn(summary, out) -> None:
     if summary.skipped_log_lines:
-        say(f"note: {summary.skipped_log_lines} torn line(s) left by a stopped run in {out} were skipped "
+        say(f"note: {count(summary.skipped_log_lines, 'torn line')} left by a stopped run in {out} "
+            f"{plural(summary.skipped_log_lines, 'was')} skipped "
             f"(left in place)", err=True)
 
 
 def _estimate_text(est) -> str:
-    lines = [f"{est.condition}: {est.requests} request(s) to send ({est.already_complete} of {est.planned} trials "
+    lines = [f"{est.condition}: {count(est.requests, 'request')} to send ({est.already_complete} of "
+             f"{count(est.planned, 'trial')} "
              f"already complete)",
              f"settings sent: {est.settings.sent()}",
              f"input tokens: about {est.input_tokens_estimate:,} (at most {est.input_tokens_upper:,})"]
@@ -279,10 +299,10 @@ def _estimate_text(est) -> str:
 def _summary_text(s) -> str:
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(s.failures.items())) or "none"
     cost = f", spent ${s.spent_usd:.4f} in all" if s.spent_usd else ""
-    paced = f", {s.paced} send(s) paced by rate limits" if s.paced else ""
+    paced = f", {count(s.paced, 'send')} paced by rate limits" if s.paced else ""
     batches = getattr(s, "batches", None)
     if batches:
         paced += ", batches " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batches.items())
-    return (f"{s.condition}: {s.planned} trials, {s.already_complete} already complete, {s.requested} sent, "
-            f"{s.completed} answered, {s.remaining} without an answer; {s.attempts} attempt(s), "
+    return (f"{s.condition}: {count(s.planned, 'trial')}, {s.already_complete} already complete, {s.requested} sent, "
+            f"{s.completed} answered, {s.remaining} without an answer; {count(s.attempts, 'attempt')}, "
             f"failures {failures}{cost}{paced}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")

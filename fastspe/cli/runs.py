@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._text import count, plural
 from ._common import metrics_table, refuse_overwrite, say, warn
 
 
@@ -39,7 +40,7 @@ def run_runs_stats(args) -> int:
     stats = run_stats(args.logs, verdicts=verdicts)
     for path, skipped in stats.attrs["skipped_lines"].items():
         if skipped:
-            warn(f"{path}: skipped {skipped} line(s) that are not JSON objects (torn by a stopped run)")
+            warn(f"{path}: skipped {count(skipped, 'line')} that {plural(skipped, 'is')} not JSON objects (torn by a stopped run)")
     if stats.empty:
         say("no attempts in the run log(s)")
     else:

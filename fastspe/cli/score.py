@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._text import count, coverage_text, plural
 from ._common import cluster_options, cluster_starting, metrics_table, refuse_overwrite, say, warn
 from .domain_options import domain_option
 from ..domains.registry import DEFAULT_DOMAIN
@@ -100,10 +101,13 @@ def run_score(args) -> int:
                                      format_failure=args.format_failure, skip_invalid=args.skip_invalid,
                                      progress=update, executor=executor(cluster, once=True))
     if summary.lost_outputs:
-        warn(f"{', '.join(args.responses)}: {summary.lost_outputs} output(s) have only failed attempts and are not "
-             f"scored")
+        warn(f"{', '.join(args.responses)}: {count(summary.lost_outputs, 'output')} {plural(summary.lost_outputs, 'has')} "
+             f"only failed attempts and {plural(summary.lost_outputs, 'is')} not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
-    say(f"scored {summary.scored} outputs ({parts}) -> {args.out}")
+    say(f"scored {count(summary.scored, 'output')} ({parts}) -> {args.out}")
+    covers = coverage_text(summary.boards, summary.bank_boards)
+    if covers:
+        say(f"these answers {covers}")
     return 0
 
 
@@ -122,6 +126,7 @@ def _score_in_memory(bank, args):
     write_verdicts(verdicts, args.out)
     summary = ScoreSummary(streamed=False)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
+    summary.boards, summary.bank_boards = int(verdicts["board_id"].nunique()), bank.num_rows
     return summary
 
 

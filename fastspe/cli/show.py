@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import MAX_TRIALS, int_option, refuse_overwrite, say, text_option, warn
+from ._common import MAX_TRIALS, int_option, note, refuse_overwrite, say, text_option, warn
 from ..errors import UserError
 
 FORMATS = ("auto", "grid", "trace")
@@ -25,6 +25,9 @@ def register(subparsers) -> None:
                    help="condition to show (needed when the board has answers under several)")
     p.add_argument("--trial", type=int_option(0, MAX_TRIALS), metavar="N",
                    help="trial to show (needed when the board has several under the condition)")
+    p.add_argument("--responses", metavar="FILE",
+                   help="the run log or responses file the verdicts were scored from: shows the answer's text as "
+                        "received (verdicts keep only the parsed moves)")
     p.add_argument("--html", metavar="FILE", help="also write the replay as a self-contained HTML page")
     p.add_argument("--format", choices=FORMATS, default="auto",
                    help="grid: the board after every move; trace: one line per move; auto: grid on a terminal, "
@@ -66,7 +69,8 @@ def run_show(args) -> int:
     from ..report.trace import trace_lines
 
     if args.html:
-        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--html": args.html})
+        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses},
+                         {"--html": args.html})
     bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
@@ -76,17 +80,45 @@ def run_show(args) -> int:
     trace = bank.domain.trace(frame[frame["board_id"] == args.board].iloc[0].to_dict(), row)
     for what in trace.disagreements():
         warn(f"the replay here and the verdict differ ({what}); was the verdicts file scored against this bank?")
+    answer = _answer_text(args, row)
     mode = args.format if args.format != "auto" else ("grid" if sys.stdout.isatty() else "trace")
     if mode == "grid":
         _print_states(trace)
     else:
         say("\n".join(trace_lines(trace)))
+    if answer is not None:
+        from ..report.answer import answer_lines
+
+        say("\n" + "\n".join(answer_lines(answer)))
+    elif trace.illegal is not None and trace.illegal.kind == "format":
+        note("the answer's text is not in the verdicts: give --responses FILE (the run log or responses file they "
+             "were scored from) to see it")
     if args.html:
         from ..report.viewer_html import write_trace_page
 
-        write_trace_page(trace, args.html)
+        write_trace_page(trace, args.html, answer)
         say(f"wrote {args.html}")
     return 0
+
+
+def _answer_text(args, row: dict) -> str | None:
+    """The picked answer's text as received: the verdict's own ``response`` where it carries one, else the
+    --responses file's answer of the same board, condition and trial (None without either)."""
+    if isinstance(row.get("response"), str):
+        return row["response"]
+    if args.responses is None:
+        return None
+    from ..boundary.responses import read_responses
+
+    answers = read_responses(args.responses)
+    hit = answers[(answers["board_id"] == row["board_id"]) & (answers["condition"] == row["condition"])
+                  & (answers["trial"] == int(row["trial"]))]
+    if hit.empty:
+        raise UserError(f"--responses {args.responses}: no answer of board {row['board_id']!r}, condition "
+                        f"{row['condition']!r}, trial {int(row['trial'])} (is it the file these verdicts were "
+                        "scored from?)")
+    text = hit.iloc[-1]["response"]
+    return text if isinstance(text, str) else ""
 
 
 def _print_states(trace) -> None:

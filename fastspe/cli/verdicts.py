@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._text import count
 from ._common import say
 from .progress import progress
 from .score import distinct_responses, read_response_files, responses_option
@@ -49,7 +50,7 @@ def cmd_verify(args) -> int:
         say(f"DIFF {diff}")
     if diffs:
         rows = len({(d.condition, d.board_id, d.trial) for d in diffs})
-        say(f"{len(diffs)} difference(s) in {rows} output(s) of {compared} verdicts; if every row differs, check "
+        say(f"{count(len(diffs), 'difference')} in {count(rows, 'output')} of {count(compared, 'verdict')}; if every row differs, check "
             "that --parse and --format-failure are the ones the file was scored with", err=True)
         return 1
     fields = ["parse", *domain_of(bank).named(FIELDS)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..stats.compare import FAMILY, IMPROVEMENT, NO_CHANGE, REGRESSION, Comparison, smallest_p
+from .._text import NA, count, maybe
 from .render import markdown_text
 
 
@@ -19,15 +20,17 @@ def summary_markdown(result: Comparison, labels: dict | None = None) -> str:
              f"seed {result.seed}; margin {result.margin:g}. A regression needs the whole 95% interval below 0 and "
              f"the estimate below -{result.margin:g}.", "", _holm_note(result), ""]
     for cand in dict.fromkeys(pooled["candidate"]):
-        lines.append(f"### {name(cand)} vs {name(result.baseline)} ({result.boards[cand]:,} boards answered by both)")
+        lines.append(f"### {name(cand)} vs {name(result.baseline)} ({count(result.boards[cand], 'board')} answered by both)")
         lines += ["", "| cohort | metric | difference | 95% interval | verdict |", "|:---|:---|---:|---:|:---|"]
         for row in pooled[pooled["candidate"] == cand].itertuples(index=False):
             mark = {REGRESSION: "**regression**", IMPROVEMENT: "improvement"}.get(row.verdict, row.verdict)
-            lines.append(f"| {markdown_text(row.cohort)} | {row.metric} | {row.estimate:+.3f} | "
-                         f"[{row.lo:+.3f}, {row.hi:+.3f}] | {mark} |")
+            interval = NA if all(maybe(v) == NA for v in (row.lo, row.hi)) else \
+                f"[{maybe(row.lo, '+.3f')}, {maybe(row.hi, '+.3f')}]"
+            lines.append(f"| {markdown_text(row.cohort)} | {row.metric} | {maybe(row.estimate, '+.3f')} | "
+                         f"{interval} | {mark} |")
         for s in (s for s in result.signs if s.candidate == cand):
             lines.append(f"\nCompletions per board ({markdown_text(s.cohort)}): candidate ahead on {s.wins}, behind on "
-                         f"{s.losses}, tied on {s.ties} of {s.boards}; sign test p = {s.p_value:.3g}.")
+                         f"{s.losses}, tied on {s.ties} of {s.boards}; sign test p = {maybe(s.p_value, '.3g')}.")
         lines.append("")
     return "\n".join(lines)
 
@@ -49,13 +52,13 @@ def _holm_note(result: Comparison) -> str:
     if smallest_p(result.draws) >= alpha / family:
         need = math.ceil(2 * family / alpha)
         return text + (f" With {result.draws:,} draws no such row can pass (the smallest p-value is "
-                       f"{smallest_p(result.draws):.2g}, Holm needs below {alpha / family:.2g} for {family} rows): "
+                       f"{smallest_p(result.draws):.2g}, Holm needs below {alpha / family:.2g} for {count(family, 'row')}): "
                        f"use --draws {need:,} or more.")
     flagged = rows[rows["verdict"] != NO_CHANGE]
     if flagged.empty:
         return text + " None is flagged."
     shown = [f"{markdown_text(r.candidate)} {markdown_text(r.cohort)} "
              f"{'depth ' + str(r.depth) if r.depth != 'all' else result.stratum + ' ' + str(getattr(r, result.stratum))} "
-             f"{r.metric} {r.estimate:+.3f} "
-             f"({r.verdict}, p_adjusted {r.p_adjusted:.2g})" for r in flagged.itertuples(index=False)]
+             f"{r.metric} {maybe(r.estimate, '+.3f')} "
+             f"({r.verdict}, p_adjusted {maybe(r.p_adjusted, '.2g')})" for r in flagged.itertuples(index=False)]
     return text + " Flagged: " + "; ".join(shown) + "."

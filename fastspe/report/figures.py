@@ -126,8 +126,36 @@ def _freeze(fig: Figure) -> None:
     if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 shapes "fi" into a ligature, which the PDF
         for text in fig.findobj(Text):     # can't map back to letters (unsearchable) and embeds as a 2nd font
             text.set_fontfeatures(["-liga"])
-    fig.get_layout_engine().execute(fig)
-    fig.set_layout_engine(None)  # None, as _RC turns off autolayout and constrained_layout.use
+    engine = fig.get_layout_engine()
+    for _ in range(4):  # make room for what the layout's 100 dpi measure leaves cut at a dpi the files use
+        fig.set_layout_engine(engine)
+        engine.execute(fig)
+        fig.set_layout_engine(None)  # None, as _RC turns off autolayout and constrained_layout.use; and a draw
+        over = _overhang(fig, (fig.dpi, DPI, PRINT_DPI))  # with an engine would lay out again at its dpi
+        if over <= 0:
+            break
+        pads = engine.get()
+        engine.set(w_pad=pads["w_pad"] + over, h_pad=pads["h_pad"] + over)
+
+
+def _overhang(fig: Figure, dpis: Sequence[int]) -> float:
+    """Inches by which the text that reaches farthest past the canvas does so at any of ``dpis``, with a pixel of
+    air; 0 or less when every text is inside. Text does not scale with the dpi exactly: a label that fits at the
+    layout's 100 dpi can be 5% wider at 150 and lose its first letter at the edge."""
+    worst, base = -math.inf, fig.dpi
+    try:
+        for dpi in dict.fromkeys(dpis):
+            fig.set_dpi(dpi)
+            fig.draw_without_rendering()  # tick labels take their places
+            renderer = fig.canvas.get_renderer()
+            width, height = fig.bbox.width, fig.bbox.height
+            for text in fig.findobj(Text):
+                if text.get_visible() and text.get_text().strip():
+                    box = text.get_window_extent(renderer)
+                    worst = max(worst, (max(-box.x0, box.x1 - width, -box.y0, box.y1 - height) + 1) / dpi)
+    finally:
+        fig.set_dpi(base)
+    return worst
 
 
 def _title(fig: Figure, text: str, titles: bool) -> None:

@@ -13,6 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
+from .._text import count, coverage_text
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -23,17 +24,20 @@ LEVEL = 0.95
 def _strata_summary(scored: pd.DataFrame, domain) -> str:
     sizes = scored.groupby(domain.named(DEFAULT_STRATA), sort=True).size()
     lo, hi = int(sizes.min()), int(sizes.max())
-    each = f"{lo} boards each" if lo == hi else f"{lo} to {hi} boards each"
-    return f"{len(sizes)} strata (cohort x {domain.stratum} x depth), {each}"
+    each = f"{count(lo, domain.unit)} each" if lo == hi else f"{lo} to {count(hi, domain.unit)} each"
+    return f"{count(len(sizes), 'stratum')} (cohort x {domain.stratum} x depth), {each}"
 
 
 def method_text(bank: pd.DataFrame, domain, verdicts: pd.DataFrame, draws: int, seed: int) -> str:
     n_cond = verdicts["condition"].nunique()
     frame = bank
     scored = frame[frame["board_id"].isin(verdicts["board_id"].unique())]  # unique first: isin walks its argument
+    covered, total = verdicts["board_id"].nunique(), frame["board_id"].nunique()
+    covers = coverage_text(covered, total, domain.unit)
     return (
-        f"{len(verdicts):,} scored outputs from {n_cond} condition(s) on {verdicts['board_id'].nunique():,} of the "
-        f"bank's {frame['board_id'].nunique():,} boards (fastspe {__version__}).\n\n"
+        (f"**Part of the bank.** This report {covers}.\n\n" if covers else "")
+        + f"{count(len(verdicts), 'scored output')} from {count(n_cond, 'condition')} on {covered:,} of the "
+        f"bank's {count(total, domain.unit)} (fastspe {__version__}).\n\n"
         f"**Intervals.** {int(LEVEL * 100)}% percentile intervals from {draws:,} stratified whole-board bootstrap "
         f"draws, seed {seed}. Strata: {_strata_summary(scored, domain)}. Each draw "
         "picks as many boards as a stratum holds, with replacement, within every stratum; all trials of a board go "

@@ -2,7 +2,7 @@
 as the domain draws it (``Trace.page``: a grid of tiles, a Sokoban level as XSB text, ...), the move list.
 
 No network and no external file: CSS and script are inline. Every user text (board id, condition, the
-model's moves) reaches the markup through ``html.escape``; the steps travel as JSON in a
+model's moves and its answer's text) reaches the markup through ``html.escape``; the steps travel as JSON in a
 ``<script type="application/json">`` with every ``<`` written ``\\u003c``, so no text can close the element.
 """
 
@@ -12,6 +12,7 @@ import html
 import json
 
 from ..boundary.files import write_text
+from .answer import answer_html
 from .trace import Trace
 
 _CSS = """
@@ -30,6 +31,7 @@ body{font-family:sans-serif;max-width:60em;margin:1.5em auto;padding:0 1em;line-
 #moves li.bad.cur{background:#c00;color:#fff}#moves li.rest{color:#aaa;border-style:dotted;cursor:default}
 #moves li.closest{box-shadow:inset 0 -3px #2a2}#moves li.revisit{text-decoration:underline wavy #a60}
 .legend span{margin-right:1.2em}
+.answer{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;border:1px solid #ddd;padding:.6em}
 """
 
 # the page's script, less %DRAW% (shows step s: the domain's ``TracePage.draw``) and %MOVED% (what its move moved, for
@@ -93,8 +95,9 @@ def _move_items(trace: Trace) -> str:
     return "".join(items)
 
 
-def trace_page(trace: Trace) -> str:
-    """The page's text (see the module docstring)."""
+def trace_page(trace: Trace, answer: str | None = None) -> str:
+    """The page's text (see the module docstring); ``answer``: the model's text as received, shown below the moves
+    (``answer.answer_html``), or None when it is not known."""
     part = trace.page()
     title = f"fastspe: {trace.board_id} · {trace.condition} · trial {trace.trial}"
     summary = "".join(f"<li>{html.escape(line)}</li>" for line in trace.summary_lines())
@@ -119,10 +122,11 @@ def trace_page(trace: Trace) -> str:
         "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
         "<span>wavy underline: a revisited state</span>"
         "<span>grey: not played (after the first illegal move)</span></p>",
+        *([] if answer is None else [answer_html(answer)]),
         f'<script type="application/json" id="trace-data">{_json_script(data)}</script>',
         f"<script>{script}</script>", "</body></html>\n"])
 
 
-def write_trace_page(trace: Trace, path) -> None:
-    """Write ``trace_page(trace)`` to ``path`` atomically."""
-    write_text(trace_page(trace), path)
+def write_trace_page(trace: Trace, path, answer: str | None = None) -> None:
+    """Write ``trace_page(trace, answer)`` to ``path`` atomically."""
+    write_text(trace_page(trace, answer), path)

@@ -16,7 +16,7 @@ _NAMES = {
     "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine",
     "RunSummary": "records", "Trial": "records", "trial_id": "records", "Sender": "sender",
     "LogScan": "log", "RunLog": "log", "completed_trial_ids": "log", "read_run_log": "log", "scan_run_log": "log",
-    "AdaptiveLimiter": "retry", "AttemptError": "retry", "RetryPolicy": "retry",
+    "cell_quotas": "sample", "sample_bank": "sample", "AdaptiveLimiter": "retry", "AttemptError": "retry", "RetryPolicy": "retry",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_face(__name__, _NAMES)

@@ -8,6 +8,7 @@ legality, first error, economy d*/L and excess L - d* of completed plans.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import deque
 from dataclasses import dataclass
@@ -328,6 +329,16 @@ class ScoreSummary:
     streamed: bool = True
     lost_outputs: int = 0
     invalid: tuple = ()
+    boards: int = 0  # the bank's boards with a scored output
+    bank_boards: int = 0  # the bank's boards
+    _seen: np.ndarray | None = dataclasses.field(default=None, repr=False)
+
+    def cover(self, rows, bank_size: int) -> None:
+        """Count the bank rows ``rows`` (int, any shape) as covered by scored outputs."""
+        if self._seen is None or len(self._seen) != bank_size:
+            self._seen, self.bank_boards = np.zeros(bank_size, dtype=bool), bank_size
+        self._seen[np.asarray(rows, dtype=np.int64)] = True
+        self.boards = int(np.count_nonzero(self._seen))
 
     def count(self, status: np.ndarray | pa.Array) -> None:
         values = pc.value_counts(status).to_pylist() if isinstance(status, (pa.Array, pa.ChunkedArray)) else []
@@ -375,8 +386,10 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     resp = combine_responses((str(p), read_responses(p, bank=ids, skip_invalid=skip_invalid)) for p in paths)
     if resp.empty:
         raise UserError(f"{_names(paths)}: no completed outputs to score")
-    verdicts = _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
+    outputs = _frame_outputs(resp, tables)
+    verdicts = _sorted_frame(verdict_table(tables, outputs, parse, format_failure))
     write_verdicts(verdicts, out)
+    summary.cover(outputs.column("row").to_numpy(), len(tables.ids))
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
     summary.invalid = tuple(resp.attrs.get("invalid", ()))
     if progress is not None:
@@ -411,6 +424,7 @@ def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: Sc
                 reading = io.submit(next, batches, None)
                 outputs = checker.check(raw)
                 if outputs.num_rows:
+                    summary.cover(outputs.column("row").to_numpy(), len(tables.ids))
                     yield outputs
 
         writing = None
