@@ -41,6 +41,7 @@ class PromptHashes:
     def __init__(self, bank):
         self.bank = bank
         self._hashes = np.full(len(bank), None, dtype=object)
+        self._rendered = np.zeros(len(bank), dtype=bool)
         self._arrow: pa.Array | None = None
 
     def of_rows(self, rows: np.ndarray) -> pa.Array:
@@ -48,12 +49,14 @@ class PromptHashes:
         from .banks import bank_frame  # (banks imports this module's carrier lazily too)
 
         rows = np.asarray(rows, dtype=np.int64)
-        wanted = np.unique(rows)
-        todo = wanted[np.equal(self._hashes[wanted], None)]
+        wanted = np.zeros(len(self._rendered), dtype=bool)
+        wanted[rows] = True  # (a mask, not np.unique: linear, a sort of 1M rows costs more than the check)
+        todo = np.flatnonzero(wanted & ~self._rendered)
         if len(todo):
             domain = self.bank.domain
             frame = bank_frame(self.bank.table.take(pa.array(todo)), domain)
             self._hashes[todo] = [prompt_hash(text) for text in domain.prompts(frame)]
+            self._rendered[todo] = True
             self._arrow = None
         if self._arrow is None:
             self._arrow = pa.array(self._hashes, pa.string())
