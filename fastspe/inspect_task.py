@@ -45,6 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .boundary.banks import Bank, as_bank, load_bank as read_bank_file
 from .boundary.files import table_format, write_table
+from .boundary.prompt_hashes import UnhashedAnswers
 from .domains.contract import prompt_hash
 from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
@@ -112,7 +113,9 @@ def verdict_of(metadata: dict, response: str, finish_reason: str = "stop", parse
     board = pd.DataFrame([{k: metadata[k] for k in columns}], columns=columns)
     answer = pd.DataFrame([{"board_id": metadata["board_id"], "condition": "inspect", "trial": 0,
                             "response": response, "finish_reason": finish_reason}])
-    return score_responses(as_bank(board, domain), answer, parse=parse).iloc[0].to_dict()
+    with warnings.catch_warnings():  # the answer is to the sample's own input, rendered from this very bank row
+        warnings.simplefilter("ignore", UnhashedAnswers)
+        return score_responses(as_bank(board, domain), answer, parse=parse).iloc[0].to_dict()
 
 
 @metric

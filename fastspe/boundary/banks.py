@@ -53,6 +53,13 @@ class Bank:
         """The bank as a DataFrame (``bank_frame``), its domain in ``attrs``; built once."""
         return bank_frame(self.table, self.domain)
 
+    @cached_property
+    def prompt_hashes(self):
+        """The hashes of its boards' prompts, rendered as answers ask for them (``PromptHashes``); kept."""
+        from .prompt_hashes import PromptHashes
+
+        return PromptHashes(self)
+
     def __len__(self) -> int:
         return self.table.num_rows
 

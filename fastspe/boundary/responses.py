@@ -59,6 +59,7 @@ def log_objects(lines, first_line: int = 1):
         elif obj.get("event") not in MARKER_EVENTS:
             yield lineno, obj
 _POS = "_pos"  # internal column: line (or row) number of each record in its source
+POSITION = _POS  # kept by ``read_responses(..., positions=True)``, for errors that name a line after the check
 
 
 class _Problems:
@@ -201,7 +202,8 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise unreadable_parquet(path, exc) from None
 
 
-def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False) -> pd.DataFrame:
+def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
+                   positions: bool = False) -> pd.DataFrame:
     """Read a responses file (``.jsonl``, ``.csv``, ``.parquet``) and check it.
 
     Parameters
@@ -210,6 +212,7 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     bank : a ``Bank`` or a DataFrame with ``board_id``, optional; when given, every ``board_id`` must be one of its
         boards
     skip_invalid : bool; report bad lines (warning and ``attrs["invalid"]``) and keep the rest
+    positions : keep the column ``POSITION``, each output's line (``row`` for Parquet) in the file
 
     Returns
     -------
@@ -229,15 +232,16 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     else:
         df = _read_parquet(p)
         df[_POS] = np.arange(1, len(df) + 1)
-    return _check(df, bank, problems)
+    return _check(df, bank, problems, positions)
 
 
 def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
-                       source: str = "responses") -> pd.DataFrame:
-    """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts."""
+                       source: str = "responses", positions: bool = False) -> pd.DataFrame:
+    """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts (``positions``:
+    keep each output's row as ``POSITION``)."""
     df = responses.copy()
     df[_POS] = np.arange(1, len(df) + 1)
-    return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False))
+    return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False), positions)
 
 
 def combine_responses(parts) -> pd.DataFrame:
@@ -259,7 +263,7 @@ def combine_responses(parts) -> pd.DataFrame:
     return frame
 
 
-def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> pd.DataFrame:
+def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, positions: bool = False) -> pd.DataFrame:
     df = df.reset_index(drop=True)
     if _POS not in df.columns:  # an empty file
         df[_POS] = np.arange(1, len(df) + 1)
@@ -322,7 +326,7 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems) -> 
     if problems.items:
         msgs = problems.messages()
         warnings.warn(f"skipped {count(len(msgs), 'invalid line')}:\n" + "\n".join(msgs), stacklevel=3)
-    df = df.drop(columns=[_POS]).reset_index(drop=True)
+    df = (df if positions else df.drop(columns=[_POS])).reset_index(drop=True)
     df.attrs["invalid"] = problems.messages()
     return df
 

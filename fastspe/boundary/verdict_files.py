@@ -17,6 +17,7 @@ from ..domains.registry import name_in
 from .errors import InputError
 from .files import read_jsonl, table_format, text_cells, unescape_formulas, write_table
 from .parquet import read_parquet, write_parquet
+from .prompt_hashes import CHECK_KEY
 from .verdict_schema import typed_verdicts, verdict_frame
 from .verdicts import (FRAME_DOMAIN, KIND, NA_TEXT, NAME_COLUMNS, TEXT_COLUMNS, Verdicts, as_verdicts, check_verdicts,
                        is_text)
@@ -45,6 +46,9 @@ def read_verdicts(path, bank=None, domain=None) -> Verdicts:
             recorded = name_in(table)
             if recorded is not None:
                 df.attrs[FRAME_DOMAIN] = recorded
+            check = (table.schema.metadata or {}).get(CHECK_KEY.encode())
+            if check is not None:  # how `fastspe score` held the answers' prompt hashes (--ignore-prompt-hash)
+                df.attrs[CHECK_KEY] = check.decode("utf-8", "replace")
         except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
             raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
                 from None
@@ -87,14 +91,20 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
     fmt = table_format(path, (".parquet", ".csv"))
     if isinstance(verdicts, pa.Table):
         recorded = name_in(verdicts)
+        check = (verdicts.schema.metadata or {}).get(CHECK_KEY.encode())
         verdicts = verdicts.to_pandas()
         if recorded is not None:
             verdicts.attrs[FRAME_DOMAIN] = recorded
+        if check is not None:
+            verdicts.attrs[CHECK_KEY] = check.decode("utf-8", "replace")
     checked = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}")
     clean = checked.frame
     if fmt == "parquet":
         typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}",
                                checked.domain)
+        check = clean.attrs.get(CHECK_KEY, getattr(verdicts, "attrs", {}).get(CHECK_KEY))
+        if check is not None:
+            typed = typed.replace_schema_metadata({**typed.schema.metadata, CHECK_KEY: check})
         write_parquet(typed, path, KIND)
     else:
         write_table(clean, path, formulas_escaped=True)

@@ -69,16 +69,16 @@ def register(subparsers) -> None:
 
 
 def cmd_add(args) -> int:
-    from ..boundary.banks import bank_frame, read_bank_table
+    from ..boundary.banks import load_bank
     from ..boundary.verdict_files import read_verdicts
     from ..stats.history import History
 
     history = History(args.store)
     refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts}, {"--store": history.root})
-    bank = read_bank_table(args.bank)
-    verdicts = read_verdicts(args.verdicts, bank=bank_frame(bank))
+    bank = load_bank(args.bank)
+    verdicts = read_verdicts(args.verdicts, bank=bank)  # (a Bank: the answers' prompts are checked too)
     with as_options(_OPTIONS):
-        run = history.add(bank, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
+        run = history.add(bank.table, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
     say(f"added run {run.number} {run.label!r} ({count(len(run.conditions), 'condition')}, bank {run.bank_hash[:12]}) "
         f"to {history.root}")
     return 0

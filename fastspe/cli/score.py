@@ -26,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
                    help="count an answer without a move list as illegal or as a legal noncompletion")
     p.add_argument("--skip-invalid", action="store_true", help="report bad response lines and score the rest")
+    p.add_argument("--ignore-prompt-hash", action="store_true",
+                   help="score answers whose recorded prompt hash is not the hash of the prompt the bank gives their "
+                        "board (refused otherwise); the verdicts record that this was done")
     cluster_options(p)
     p.set_defaults(func=run_score)
 
@@ -62,20 +65,30 @@ def is_inspect_log(path) -> bool:
     return str(path).lower().endswith(".eval")
 
 
-def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False):
+def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False, bank=None,
+                        ignore_prompt_hash: bool = False):
     """Checked responses of ``paths`` as one frame: files through ``read_responses``, inspect_ai ``.eval`` logs
     imported in memory as ``fastspe import-inspect`` would (errored samples left out with a warning, an
-    incomplete log refused); an output in two files is refused."""
-    from ..boundary.responses import combine_responses, read_responses, validate_responses
+    incomplete log refused); an output in two files is refused. With ``bank`` (a ``Bank``), each file's answers
+    are bound to their prompts (``boundary.prompt_hashes.check_frame``): a mismatch names the file and line."""
+    from ..boundary.prompt_hashes import check_frame
+    from ..boundary.responses import POSITION, combine_responses, read_responses, validate_responses
 
     def one(path):
         if not is_inspect_log(path):
-            return read_responses(path, bank=bank_ids, skip_invalid=skip_invalid)
-        module = inspect_task()
-        if module is None:
-            raise UserError(f"{path}: scoring an inspect_ai .eval log needs inspect_ai: pip install 'fastspe[inspect]'")
-        return validate_responses(module.responses_from_log(path), bank=bank_ids, skip_invalid=skip_invalid,
-                                  source=str(path))
+            frame = read_responses(path, bank=bank_ids, skip_invalid=skip_invalid, positions=True)
+            unit = "row" if str(path).lower().endswith(".parquet") else "line"
+        else:
+            module = inspect_task()
+            if module is None:
+                raise UserError(f"{path}: scoring an inspect_ai .eval log needs inspect_ai: "
+                                "pip install 'fastspe[inspect]'")
+            frame = validate_responses(module.responses_from_log(path), bank=bank_ids, skip_invalid=skip_invalid,
+                                       source=str(path), positions=True)
+            unit = "row"
+        if bank is not None:
+            check_frame(bank, frame, path, unit, ignore_prompt_hash)
+        return frame.drop(columns=[POSITION])
 
     return combine_responses((str(path), one(path)) for path in paths)
 
@@ -88,7 +101,7 @@ def run_score(args) -> int:
     if any(map(is_inspect_log, args.responses)):
         from ..boundary.banks import read_bank_table
 
-        summary = _score_in_memory(read_bank_table(args.bank), args)
+        summary = _score_in_memory(_checked_bank(read_bank_table(args.bank), args.bank), args)
     else:  # the cluster starts before scoring is even imported: its workers' imports run beside ours, then
         # beside reading the bank and the first batch
         with cluster_starting(args, preload=("fastspe.scoring.score",)) as cluster:
@@ -97,9 +110,18 @@ def run_score(args) -> int:
             from ..scoring.score import score_file
 
             with progress("score", None, "answers") as update:
-                summary = score_file(read_bank_table(args.bank), args.responses, args.out, parse=args.parse,
-                                     format_failure=args.format_failure, skip_invalid=args.skip_invalid,
-                                     progress=update, executor=executor(cluster, once=True))
+                summary = score_file(_checked_bank(read_bank_table(args.bank), args.bank), args.responses, args.out,
+                                     parse=args.parse, format_failure=args.format_failure,
+                                     skip_invalid=args.skip_invalid, progress=update,
+                                     executor=executor(cluster, once=True),
+                                     ignore_prompt_hash=args.ignore_prompt_hash)
+    if summary.unhashed:
+        from ..boundary.prompt_hashes import unhashed_warning
+
+        warn(unhashed_warning(", ".join(args.responses), summary.unhashed))
+    if summary.mismatched:
+        warn(f"{', '.join(args.responses)}: {count(summary.mismatched, 'answer')} made for another prompt than the one "
+             f"the bank gives their board; scored as --ignore-prompt-hash asks (the verdicts record it)")
     if summary.lost_outputs:
         warn(f"{', '.join(args.responses)}: {count(summary.lost_outputs, 'output')} {plural(summary.lost_outputs, 'has')} "
              f"only failed attempts and {plural(summary.lost_outputs, 'is')} not scored")
@@ -111,6 +133,14 @@ def run_score(args) -> int:
     return 0
 
 
+def _checked_bank(table, path):
+    """A bank table read from ``path`` as a ``Bank`` that names the file."""
+    from ..boundary.banks import Bank
+    from ..domains.registry import domain_of
+
+    return Bank(table, domain_of(table), str(path))
+
+
 def _score_in_memory(bank, args):
     """Responses with an inspect_ai log among them (``read_response_files``), scored as one frame."""
     import pandas as pd
@@ -119,10 +149,12 @@ def _score_in_memory(bank, args):
     from ..boundary.verdict_files import write_verdicts
     from ..scoring.score import ScoreSummary, score_responses
 
-    ids = pd.DataFrame({"board_id": bank.column("board_id").to_pylist()})
-    responses = read_response_files(args.responses, ids, skip_invalid=args.skip_invalid)
+    ids = pd.DataFrame({"board_id": bank.board_ids.to_pylist()})
+    responses = read_response_files(args.responses, ids, skip_invalid=args.skip_invalid, bank=bank,
+                                    ignore_prompt_hash=args.ignore_prompt_hash)
+    # each file's answers were bound to their prompts above, naming its lines; this counts what lacks a hash
     verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure,
-                               source=", ".join(args.responses))
+                               source=", ".join(args.responses), ignore_prompt_hash=args.ignore_prompt_hash)
     write_verdicts(verdicts, args.out)
     summary = ScoreSummary(streamed=False)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..errors import UserError, UserTypeError
+from .contract import prompt_hash
 from ..kernels import TRIAL_SLOTS
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ __all__ = ["CONDITION_PREFIX", "ANSWER_PREFIX", "RESPONSE_COLUMNS", "TRIAL_SLOTS
 
 CONDITION_PREFIX = "baseline:"
 ANSWER_PREFIX = "MOVES: "
-RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt"]
+RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt",
+                    "prompt_text_sha256"]
 
 
 def planner_name(planner: str, planners: Sequence[str], what: str = "") -> str:
@@ -38,12 +40,15 @@ def planner_name(planner: str, planners: Sequence[str], what: str = "") -> str:
     return name
 
 
-def response_frame(board_ids, name: str, trials: int, texts) -> pd.DataFrame:
+def response_frame(board_ids, name: str, trials: int, texts, prompts=None) -> pd.DataFrame:
     """A baseline's responses as a run log's answered attempts (``RESPONSE_COLUMNS``): ``trials`` per board, in
-    board order, ``texts`` board-major."""
+    board order, ``texts`` board-major; ``prompts``: each board's prompt (``Domain.prompts``), whose hash every
+    answer records as a model's does, so that scoring can tell it belongs to this bank's board (None: no hash, as answers made elsewhere)."""
     import pandas as pd
 
     board_ids = np.asarray(board_ids, dtype=object)
+    hashes = np.array([None if prompts is None else prompt_hash(text) for text in prompts or [None] * len(board_ids)],
+                      dtype=object)
     return pd.DataFrame({
         "board_id": np.repeat(board_ids, trials),
         "condition": CONDITION_PREFIX + name,
@@ -52,6 +57,7 @@ def response_frame(board_ids, name: str, trials: int, texts) -> pd.DataFrame:
         "finish_reason": "stop",
         "status": "ok",
         "attempt": 1,
+        "prompt_text_sha256": np.repeat(hashes, trials),
     }, columns=RESPONSE_COLUMNS)
 
 

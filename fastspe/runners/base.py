@@ -15,6 +15,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..errors import UserError
+from .._text import count
 from .log import MIN_SECRET_CHARS, scrub
 from .pacing import RateLimits, rate_limits
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after
@@ -62,7 +63,7 @@ def api_key_from_env(provider: str, base_url: str | None) -> str:
     key = os.environ.get(var, "").strip()
     if key:
         if len(key) < MIN_SECRET_CHARS:
-            warnings.warn(f"{var} is only {len(key)} character(s) long, too short to be a secret API key; it is "
+            warnings.warn(f"{var} is only {count(len(key), 'character')} long, too short to be a secret API key; it is "
                           f"sent as is but not scrubbed from error texts in logs and messages (real keys are "
                           f"much longer)", stacklevel=2)
         return key

@@ -27,7 +27,8 @@ from ..domains.codes import COMPLETE, STATUS_NAMES
 from ..domains.contract import Packed
 from ..domains.registry import DEFAULT_DOMAIN, domain_named
 from .parse_column import MODE_NAMES
-from .score import bank_tables, replay_answers
+from ..boundary.banks import as_bank
+from .score import packed_bank, replay_answers
 
 __all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "MODE_NAMES"]
 
@@ -82,10 +83,14 @@ class RewardScorer:
     bank : a ``Bank`` (``fastspe.boundary.banks.read_bank``), a bank DataFrame or Arrow table of its domain's columns,
         or one already packed (``Domain.pack``)
     parse : "lenient" or "strict"; format_failure : "illegal" or "noncompletion" (as ``fastspe score``)
+
+    Called with ``prompt_hashes`` (the ``prompt_text_sha256`` of the prompt each answer was made for), it refuses an
+    answer to another prompt than the one the bank gives its board, as ``fastspe score`` does.
     """
 
     def __init__(self, bank, parse: str = "lenient", format_failure: str = "illegal"):
-        self.tables: Packed = bank if hasattr(bank, "stratum_values") else bank_tables(bank)
+        self.bank = None if hasattr(bank, "stratum_values") else as_bank(bank)  # (a packed bank renders no prompts)
+        self.tables: Packed = bank if self.bank is None else packed_bank(self.bank)
         self.error_names: tuple[str, ...] = domain_named(self.tables.domain).error_names
         self.parse, self.format_failure = parse, format_failure
         replay_answers(self.tables, np.zeros(0, dtype=np.int64), [], parse, format_failure)  # checks the options
@@ -100,17 +105,35 @@ class RewardScorer:
             raise UserError(f"board_ids[{i}] = {bad!r} is not in the bank ({len(unknown)} unknown ids)")
         return rows
 
-    def __call__(self, board_ids, texts) -> Rewards:
+    def check_prompts(self, rows: np.ndarray, board_ids, prompt_hashes) -> None:
+        """``UserError`` for the first answer whose prompt hash is not the hash of its board's prompt."""
+        if self.bank is None:
+            raise UserError("prompt_hashes need the bank's boards to render their prompts; give RewardScorer the bank, "
+                            "not a packed one")
+        if len(prompt_hashes) != len(rows):
+            raise UserError(f"{len(rows)} board ids but {len(prompt_hashes)} prompt hashes; give one per text")
+        found = self.bank.prompt_hashes.check(rows, prompt_hashes)
+        if found.mismatches:
+            i = int(np.flatnonzero(found.mismatched)[0])
+            bad = board_ids[i].as_py() if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else board_ids[i]
+            raise UserError(f"prompt_hashes[{i}] is not the hash of the prompt the bank gives board {bad!r} "
+                            f"({found.mismatches} such answers): they were made for another bank's boards")
+
+    def __call__(self, board_ids, texts, prompt_hashes=None) -> Rewards:
         if len(board_ids) != len(texts):
             raise UserError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
-        r = replay_answers(self.tables, self.rows(board_ids), texts, self.parse, self.format_failure)
+        rows = self.rows(board_ids)
+        if prompt_hashes is not None:
+            self.check_prompts(rows, board_ids, prompt_hashes)
+        r = replay_answers(self.tables, rows, texts, self.parse, self.format_failure)
         return Rewards(status=r.status, error_kind=r.kind, parse_mode=r.parsed.mode, L=r.L,
                        first_error=r.first_error, depth=r.depth, economy=r.economy,
                        spe=np.where(r.complete, r.economy, 0.0), optimal=r.complete & (r.L == r.depth),
                        final_h=r.final_h, min_h=r.min_h)
 
 
-def reward(bank, board_ids, texts, **options) -> Rewards:
-    """Score ``texts`` against the boards ``board_ids`` of ``bank`` (a bank or a ``RewardScorer``)."""
+def reward(bank, board_ids, texts, prompt_hashes=None, **options) -> Rewards:
+    """Score ``texts`` against the boards ``board_ids`` of ``bank`` (a bank or a ``RewardScorer``); with
+    ``prompt_hashes``, each answer's prompt is checked to be its board's."""
     scorer = bank if isinstance(bank, RewardScorer) else RewardScorer(bank, **options)
-    return scorer(board_ids, texts)
+    return scorer(board_ids, texts, prompt_hashes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -21,10 +22,12 @@ import pyarrow.compute as pc
 
 from .._names import moved_names
 from ..boundary.banks import Bank, as_bank
+from ..boundary.prompt_hashes import (CHECK_KEY, CHECKED, HASH_COLUMN, IGNORED, UnhashedAnswers, check_frame,
+                                      unhashed_warning)
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
-from ..boundary.responses import KEY, combine_responses, read_responses, validate_responses
+from ..boundary.responses import KEY, POSITION, combine_responses, read_responses, validate_responses
 from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS
 from ..boundary.verdict_files import write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
@@ -43,7 +46,7 @@ __getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
 TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
-_NOT_VERDICT = {"response", "status", "row", "event"}  # columns of a responses file that are not carried over
+_NOT_VERDICT = {"response", "status", "row", "event", POSITION}  # columns of a responses file that are not carried over
 
 
 def _not_metadata(domain) -> set[str]:
@@ -280,7 +283,8 @@ def _frame_metadata(responses: pd.DataFrame, skip: set[str]) -> list[str]:
 
 
 def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
-                    format_failure: str = "illegal", source: str = "responses") -> pd.DataFrame:
+                    format_failure: str = "illegal", source: str = "responses",
+                    ignore_prompt_hash: bool = False) -> pd.DataFrame:
     """One verdict row per output (columns ``VERDICT_COLUMNS`` then scalar metadata).
 
     Parameters
@@ -292,6 +296,9 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
     parse : "lenient" (normalized answers are scored) or "strict" (they are format failures)
     format_failure : "illegal" (error_kind "format", L = 0) or "noncompletion" (legal, L = 0)
     source : what errors call the responses (``LOG.eval: row 2: ...``)
+    ignore_prompt_hash : score answers whose recorded prompt hash (``prompt_text_sha256``) is not the hash of the
+        prompt the bank gives their board (refused otherwise, naming the row and board); the verdicts' ``attrs``
+        (and a Parquet file written from them) record it. Answers without a hash are scored with one warning.
 
     Notes
     -----
@@ -303,9 +310,24 @@ def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
     plan is complete. Rows are sorted by (condition, board_id, trial).
     """
     _check_options(parse, format_failure)
-    tables = bank_tables(bank)
-    resp = validate_responses(responses, bank=_id_frame(tables), source=source)
-    return _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
+    bank = as_bank(bank)
+    tables = packed_bank(bank)
+    resp = validate_responses(responses, bank=_id_frame(tables), source=source, positions=True)
+    found = check_frame(bank, resp, source, "row", ignore_prompt_hash)
+    if found.unhashed:
+        warnings.warn(unhashed_warning(source, found.unhashed), UnhashedAnswers, stacklevel=2)
+    frame = _sorted_frame(verdict_table(tables, _frame_outputs(resp, tables), parse, format_failure))
+    frame.attrs[CHECK_KEY] = _check_record(ignore_prompt_hash)
+    return frame
+
+
+def _check_record(ignore_prompt_hash: bool) -> str:
+    return IGNORED if ignore_prompt_hash else CHECKED
+
+
+def _as_checked_bank(bank: pa.Table | Bank) -> Bank:
+    """A bank table that ``check_bank_table`` has checked (or a ``Bank``) as a ``Bank``."""
+    return bank if isinstance(bank, Bank) else Bank(bank, domain_of(bank))
 
 
 def _id_frame(tables: Packed) -> pd.DataFrame:
@@ -328,6 +350,8 @@ class ScoreSummary:
     illegal: int = 0
     streamed: bool = True
     lost_outputs: int = 0
+    unhashed: int = 0  # answers without a recorded prompt hash (scored unchecked)
+    mismatched: int = 0  # answers whose prompt hash is not their board's, scored with ``ignore_prompt_hash``
     invalid: tuple = ()
     boards: int = 0  # the bank's boards with a scored output
     bank_boards: int = 0  # the bank's boards
@@ -349,7 +373,8 @@ class ScoreSummary:
 
 def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", format_failure: str = "illegal",
                skip_invalid: bool = False, progress: Progress | None = None,
-               chunk_bytes: int | None = None, executor: Executor | None = None) -> ScoreSummary:
+               chunk_bytes: int | None = None, executor: Executor | None = None,
+               ignore_prompt_hash: bool = False) -> ScoreSummary:
     """Score a responses file or run log into a verdicts file, batch by batch.
 
     Parameters
@@ -362,6 +387,10 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     progress : called with (outputs scored so far, None)
     executor : where the streamed batches are scored (``fastspe.distributed.executor`` for Dask); reading,
         the duplicate check and writing stay here, in order, so the file is the same byte for byte
+    ignore_prompt_hash : score answers whose recorded prompt hash (``prompt_text_sha256``) is not the hash of
+        the prompt the bank gives their board (``ScoreSummary.mismatched``; refused otherwise, naming the file,
+        line and board); the verdicts' Parquet metadata records it (``boundary.prompt_hashes.CHECK_KEY``).
+        Answers without a hash are scored and counted (``ScoreSummary.unhashed``)
 
     Memory is set by the batch size (``chunk_bytes`` of JSONL/CSV per batch), not the file: the keys
     seen so far (8 bytes per output) are all that is kept across batches, so duplicates are still
@@ -370,24 +399,36 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     skips it with ``skip_invalid``); that path holds the file in memory.
     """
     _check_options(parse, format_failure)
+    bank = _as_checked_bank(bank)
     tables = packed_bank(bank)
     fmt = table_format(out, (".parquet", ".csv"))
     paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
     summary = ScoreSummary()
     if fmt == "parquet":
         try:
-            _stream(tables, paths, out, parse, format_failure, summary, progress, chunk_bytes, executor)
+            _stream(bank, tables, paths, out, parse, format_failure, summary, progress, chunk_bytes, executor,
+                    ignore_prompt_hash)
             return summary
         except NeedsLineReader:
             summary = ScoreSummary(streamed=False)
     else:
         summary.streamed = False
     ids = _id_frame(tables)
-    resp = combine_responses((str(p), read_responses(p, bank=ids, skip_invalid=skip_invalid)) for p in paths)
+
+    def checked(path) -> pd.DataFrame:
+        resp = read_responses(path, bank=ids, skip_invalid=skip_invalid, positions=True)
+        found = check_frame(bank, resp, path, "row" if table_format(path) == "parquet" else "line",
+                            ignore_prompt_hash)
+        summary.unhashed += found.unhashed
+        summary.mismatched += found.mismatches
+        return resp.drop(columns=[POSITION])
+
+    resp = combine_responses((str(p), checked(p)) for p in paths)
     if resp.empty:
         raise UserError(f"{_names(paths)}: no completed outputs to score")
     outputs = _frame_outputs(resp, tables)
     verdicts = _sorted_frame(verdict_table(tables, outputs, parse, format_failure))
+    verdicts.attrs[CHECK_KEY] = _check_record(ignore_prompt_hash)
     write_verdicts(verdicts, out)
     summary.cover(outputs.column("row").to_numpy(), len(tables.ids))
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
@@ -401,20 +442,24 @@ def _names(paths) -> str:
     return ", ".join(map(str, paths))
 
 
-def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: ScoreSummary,
-            progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None) -> None:
+def _stream(bank: Bank, tables: Packed, paths: list, out, parse, format_failure, summary: ScoreSummary,
+            progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None,
+            ignore_prompt_hash: bool = False) -> None:
     """Read, check, score and write batch by batch; the next batch is read and the last one written (both
     mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored
-    (by ``executor``, which may score several batches ahead elsewhere; they come back in order)."""
+    (by ``executor``, which may score several batches ahead elsewhere; they come back in order). An answer
+    whose prompt is not its board's is left to the line reader, which names its line (unless ignored)."""
     from concurrent.futures import ThreadPoolExecutor
 
     checker = ResponseChecker(tables.ids)
+    record = _check_record(ignore_prompt_hash)
     kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
     batches = (table for path in paths for table in response_tables(path, **kwargs))
     with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
         def checked_write(verdicts: pa.Table) -> None:
             try:
-                write(typed_verdicts(verdicts, f"verdicts to write to {out}", tables.domain))
+                typed = typed_verdicts(verdicts, f"verdicts to write to {out}", tables.domain)
+                write(typed.replace_schema_metadata({**typed.schema.metadata, CHECK_KEY: record}))
             except (pa.ArrowException, ValueError, TypeError):
                 raise NeedsLineReader("metadata columns change type between batches") from None
 
@@ -425,6 +470,12 @@ def _stream(tables: Packed, paths: list, out, parse, format_failure, summary: Sc
                 outputs = checker.check(raw)
                 if outputs.num_rows:
                     summary.cover(outputs.column("row").to_numpy(), len(tables.ids))
+                    hashes = outputs.column(HASH_COLUMN) if HASH_COLUMN in outputs.column_names else None
+                    found = bank.prompt_hashes.check(outputs.column("row").to_numpy(), hashes)
+                    if found.mismatches and not ignore_prompt_hash:
+                        raise NeedsLineReader("an answer to another prompt")  # the line reader names its line
+                    summary.unhashed += found.unhashed
+                    summary.mismatched += found.mismatches
                     yield outputs
 
         writing = None

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ...boundary.files import require_columns
 from .level import DIRECTIONS, Level, parse_level
+from .prompt import render_prompt
 from ...errors import UserError
 from ...kernels import MAX_SEED
 from ..baselines import ANSWER_PREFIX, TRIAL_SLOTS, board_keys, check_int, planner_name, response_frame
@@ -126,5 +127,6 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
             else:
                 moves = random_plan(int(depth), rng)
             texts.append(ANSWER_PREFIX + ",".join(moves))
-    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts)
+    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts,
+                          [render_prompt(level) for level in bank["level"]])
 

@@ -29,9 +29,10 @@ from ....boundary.files import require_columns
 from ....kernels import MAX_SEED
 from ..kernels.replay import INVALID_CODE
 from ..layout import CODE_OF_BYTE, DIRECTION_BYTES
+from ..prompt import render_rows
 
 PLANNERS = {"oracle": ORACLE, "greedy": GREEDY, "detour": DETOUR, "noisy": NOISY, "random": RANDOM}
-_NEEDED = ["board_id", "rows", "cols", "blocks", "depth", "initial", "certificate"]
+_NEEDED = ["board_id", "rows", "cols", "blocks", "depth", "initial", "goal", "certificate"]
 _COMMA = ord(",")
 
 
@@ -86,7 +87,7 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
                                         layout.moves, layout.distances, layout.goal_cell, max(width, 1))
         slots = (where[:, None] * trials + np.arange(trials)).ravel()
         texts[slots] = answer_texts(plans, lengths)
-    return response_frame(rows["board_id"], name, trials, texts)
+    return response_frame(rows["board_id"], name, trials, texts, render_rows(rows))
 
 
 

@@ -22,6 +22,7 @@ from fastspe.domains.codes import NO_ERROR
 from fastspe.errors import UserError
 from fastspe.kernels import MAX_SEED
 
+from .prompt import render_prompt
 from .rules import GOAL_PEG, SYMBOLS, TOKENS, move, read_start
 
 __all__ = ["PLANNERS", "greedy_plan", "random_plan", "baseline_responses"]
@@ -74,4 +75,5 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
             else:
                 tokens = random_plan(int(depth), rng)
             texts.append(ANSWER_PREFIX + ", ".join(tokens))
-    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts)
+    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts,
+                          [render_prompt(start, rule) for start, rule in zip(bank["start"], bank["rule"])])

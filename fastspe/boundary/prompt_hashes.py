@@ -1,0 +1,128 @@
+"""Answers bound to their prompts: the prompt hash an answer records against the prompt its bank gives the board.
+
+Every run-log line records ``prompt_text_sha256``, the ``contract.prompt_hash`` of the prompt it answered. A bank
+rebuilt with another seed keeps its board ids (they come from the design) but not its boards, and a bank of another
+domain may hold the same ids: answers scored there are a silent wrong number. So each recorded hash is compared with
+the hash of the prompt the bank's domain renders for that board. Only the boards that answers refer to are rendered,
+each once per bank (rendering a 100k-board bank takes seconds, hashing is cheap).
+
+A mismatch is refused (``InputError`` naming the file, the line and the board, and how many other lines mismatch)
+unless the caller ignores it (``--ignore-prompt-hash``); the verdicts then record that in their metadata
+(``CHECK_KEY``). Answers that record no hash (made elsewhere) are counted, for one warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..domains.contract import prompt_hash
+from .errors import InputError, where
+from .._text import count as count_of, plural
+
+__all__ = ["HASH_COLUMN", "CHECK_KEY", "CHECKED", "IGNORED", "PromptHashes", "HashCheck", "UnhashedAnswers", "check_frame",
+           "unhashed_warning", "mismatch_error"]
+
+HASH_COLUMN = "prompt_text_sha256"
+CHECK_KEY = "fastspe.prompt_check"  # verdicts metadata (and a verdicts frame's attrs): CHECKED or IGNORED
+CHECKED, IGNORED = "checked", "ignored"
+OVERRIDE = "--ignore-prompt-hash"
+
+
+class UnhashedAnswers(UserWarning):
+    """Answers that record no prompt hash were scored unchecked (``unhashed_warning``)."""
+
+
+class PromptHashes:
+    """The prompt hashes of a bank's boards (a ``boundary.banks.Bank``), rendered on demand and kept."""
+
+    def __init__(self, bank):
+        self.bank = bank
+        self._hashes = np.full(len(bank), None, dtype=object)
+        self._rendered = np.zeros(len(bank), dtype=bool)
+        self._arrow: pa.Array | None = None
+
+    def of_rows(self, rows: np.ndarray) -> pa.Array:
+        """The hash of the prompt of bank row ``rows[i]`` (int64), as an Arrow string array."""
+        from .banks import bank_frame  # (banks imports this module's carrier lazily too)
+
+        rows = np.asarray(rows, dtype=np.int64)
+        wanted = np.zeros(len(self._rendered), dtype=bool)
+        wanted[rows] = True  # (a mask, not np.unique: linear, a sort of 1M rows costs more than the check)
+        todo = np.flatnonzero(wanted & ~self._rendered)
+        if len(todo):
+            domain = self.bank.domain
+            frame = bank_frame(self.bank.table.take(pa.array(todo)), domain)
+            self._hashes[todo] = [prompt_hash(text) for text in domain.prompts(frame)]
+            self._rendered[todo] = True
+            self._arrow = None
+        if self._arrow is None:
+            self._arrow = pa.array(self._hashes, pa.string())
+        return self._arrow.take(pa.array(rows))
+
+    def check(self, rows: np.ndarray, recorded) -> "HashCheck":
+        """Compare ``recorded`` (the answers' hashes: an Arrow or NumPy column, None when the answers have none)
+        with the prompts of bank rows ``rows``."""
+        n = len(rows)
+        if recorded is None or n == 0:
+            return HashCheck(np.zeros(n, dtype=bool), n)
+        if isinstance(recorded, (pa.Array, pa.ChunkedArray)):
+            if pa.types.is_null(recorded.type):
+                return HashCheck(np.zeros(n, dtype=bool), n)
+            if not pa.types.is_string(recorded.type):
+                recorded = recorded.cast(pa.string())  # (a hash of another type matches no prompt: refused)
+        else:
+            recorded = pa.array([v if isinstance(v, str) else None for v in recorded], pa.string())
+        missing = recorded.null_count
+        if missing == n:
+            return HashCheck(np.zeros(n, dtype=bool), n)
+        differs = pc.fill_null(pc.not_equal(recorded, self.of_rows(rows)), False)
+        return HashCheck(np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool), missing)
+
+
+@dataclass(frozen=True)
+class HashCheck:
+    """What ``PromptHashes.check`` found: ``mismatched`` (bool per answer) and ``unhashed`` (answers without a
+    hash)."""
+
+    mismatched: np.ndarray
+    unhashed: int
+
+    @property
+    def mismatches(self) -> int:
+        return int(self.mismatched.sum())
+
+
+def check_frame(bank, frame, source, unit: str, ignore: bool = False) -> HashCheck:
+    """Check the answers of a checked responses frame (``responses.read_responses(..., positions=True)``: its
+    ``POSITION`` column names the lines) against ``bank`` (a ``Bank``); refuse the first mismatch unless
+    ``ignore``."""
+    import pandas as pd
+
+    from .responses import POSITION
+
+    rows = pd.Index(bank.board_ids.to_pandas()).get_indexer(frame["board_id"].astype(str))
+    found = bank.prompt_hashes.check(rows, frame[HASH_COLUMN].to_numpy(object) if HASH_COLUMN in frame else None)
+    if found.mismatches and not ignore:
+        first = int(np.flatnonzero(found.mismatched)[0])
+        raise mismatch_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
+                             found.mismatches - 1, bank.source)
+    return found
+
+
+def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_source: str) -> InputError:
+    """The error for an answer whose recorded prompt is not its board's in the bank (``others``: how many more)."""
+    more = f"; {count_of(others, 'other ' + unit)} {plural(others, 'does')} not match either" if others else ""
+    return InputError(f"{where(source, unit, pos, board_id)}: the answer's prompt (prompt_text_sha256) is not the "
+                      f"prompt the bank ({bank_source}) gives this board (a bank rebuilt with another seed, or of another domain, "
+                      f"holds the same id){more}; score against the bank the answers were made from, or pass "
+                      f"{OVERRIDE} to score them anyway")
+
+
+def unhashed_warning(source, count: int) -> str:
+    """The one warning for answers that record no prompt hash."""
+    return (f"{source}: {count_of(count, 'answer')} record no prompt hash ({HASH_COLUMN}); they are scored without checking "
+            f"that they answer this bank's boards")
