@@ -1,7 +1,8 @@
 """Given Sokoban levels for ``fastspe bank build --domain sokoban --levels FILE``: a JSONL file or an XSB collection.
 
 ``.jsonl``: one JSON object a line, ``{"id", "level"}`` as ``fastspe solve --input`` reads them (``id`` a string
-or an integer, ``level`` the XSB text; other keys are ignored). Any other file is an XSB collection
+or an integer, ``level`` the XSB text; other keys are ignored). A UTF-8 byte-order mark at the start of either
+kind of file is skipped. Any other file is an XSB collection
 (``domains.sokoban.collection``): levels separated by blank lines, ``;`` comments or ``Title:`` fields; their ids
 are their titles when every level has one and no two are the same, else none (the bank numbers them). A line that
 is not what it should be is an ``InputError`` naming the file and the line; nothing is solved before the whole
@@ -10,6 +11,7 @@ file is read.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +46,8 @@ def _json_levels(path) -> list[GivenLevel]:
     levels = []
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, 1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)  # a byte-order mark is no part of the first line
             if not raw.strip():
                 continue
             where = f"{path}: line {number}"
