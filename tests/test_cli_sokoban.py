@@ -272,12 +272,16 @@ def test_a_bank_and_verdicts_of_two_domains_are_refused_naming_both(tmp_path, ca
     assert main(["bank", "build", "--design", str(design), "--out", str(sliding_bank)]) == 0
     assert main(["run", "--bank", str(sliding_bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
     assert main(["score", "--bank", str(sliding_bank), "--responses", str(log), "--out", str(verdicts)]) == 0
+    as_csv = tmp_path / "v.csv"  # records no domain: its columns say whose verdicts they are
+    assert main(["score", "--bank", str(sliding_bank), "--responses", str(log), "--out", str(as_csv)]) == 0
     capsys.readouterr()
-    for command in (["report", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "r"),
-                     "--no-figures"],
-                    ["show", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--board", "a"],
-                    ["compare", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--baseline", "x"]):
-        assert main(command) == 2
-        err = capsys.readouterr().err
-        assert f"{verdicts}: sliding verdicts, but {sokoban_bank} is a sokoban bank" in err, err
+    for scored in (verdicts, as_csv):
+        for command in (["report", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--out",
+                         str(tmp_path / "r"), "--no-figures"],
+                        ["show", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--board", "a"],
+                        ["compare", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--baseline", "x"]):
+            assert main(command) == 2
+            err = capsys.readouterr().err
+            assert err == f"error: {scored}: sliding verdicts, but {sokoban_bank} is a sokoban bank; score the " \
+                          "answers against the bank they were made for\n", err
     assert not (tmp_path / "r").exists()
