@@ -3,7 +3,8 @@ and output-overwrite checks (progress displays: ``progress.py``).
 
 Everything the CLI prints goes through this module. File names, model names, conditions, board ids
 and messages that quote them are user-controlled, so they are printed as plain text: the consoles
-parse no markup, emoji codes or highlighting, and ``plain`` escapes control characters so that a
+parse no markup, emoji codes or highlighting, and ``plain`` (``fastspe._printable``, which pages use too) escapes
+control characters so that a
 name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
 """
 
@@ -22,6 +23,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
+from .._printable import printable as plain  # the pages escape the same way
 from ..errors import ParameterError, UserError
 from ..kernels import MAX_SEED
 
@@ -30,30 +32,6 @@ _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=Fal
 
 stdout = Console(**_CONSOLE_OPTIONS)
 stderr = Console(stderr=True, **_CONSOLE_OPTIONS)
-
-# Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
-_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
-# Lone surrogates: the bytes of a file name that is not UTF-8 (Python's surrogateescape); no console can print them.
-_SURROGATES = range(0xD800, 0xE000)
-
-
-def _is_control(code: int, keep_newlines: bool) -> bool:
-    if code == 0x09 or (code == 0x0A and keep_newlines):
-        return False
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI or code in _SURROGATES
-
-
-def plain(text, keep_newlines: bool = True) -> str:
-    """``text`` as a printable string: control characters (C0, ESC included, but tab and, if
-    ``keep_newlines``, newline; DEL; C1), bidi overrides and lone surrogates (a non-UTF-8 file name's
-    bytes) become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``); everything else is unchanged.
-    Not markup-escaping: the consoles parse no markup.
-    """
-    text = str(text)
-    if not any(_is_control(ord(c), keep_newlines) for c in text):
-        return text
-    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-                   if _is_control(ord(c), keep_newlines) else c for c in text)
 
 
 def say(text, err: bool = False) -> None:

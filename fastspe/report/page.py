@@ -13,6 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
+from .._printable import html_text
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -101,9 +102,9 @@ def examples_html(examples: Sequence, names: dict) -> list[str]:
     cells: dict = {}
     for e in examples:
         cells.setdefault(e.condition, {}).setdefault(e.depth, []).append(
-            f'<a href="{html.escape(e.href)}" title="{html.escape(e.status)}">{html.escape(e.kind)}</a>')
+            f'<a href="{html.escape(e.href)}" title="{html_text(e.status)}">{html_text(e.kind)}</a>')
     head = "".join(f"<th>d* = {d}</th>" for d in depths)
-    rows = "".join(f"<tr><td>{html.escape(str(names.get(c, c)))}</td>"
+    rows = "".join(f"<tr><td>{html_text(names.get(c, c))}</td>"
                    + "".join(f"<td>{'<br>'.join(links.get(d, [])) or '&ndash;'}</td>" for d in depths) + "</tr>"
                    for c, links in cells.items())
     return ["<h2>Examples</h2>", "<p>One answer played out move by move per condition and certified depth: the first "
