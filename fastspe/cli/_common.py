@@ -3,9 +3,8 @@ and output-overwrite checks (progress displays: ``progress.py``).
 
 Everything the CLI prints goes through this module. File names, model names, conditions, board ids
 and messages that quote them are user-controlled, so they are printed as plain text: the consoles
-parse no markup, emoji codes or highlighting, and ``plain`` (``fastspe._printable``, which pages use too) escapes
-control characters so that a
-name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
+parse no markup, emoji codes or highlighting, and ``plain`` (``fastspe._printable``, which pages use too)
+escapes control characters so that a name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
 """
 
 from __future__ import annotations
