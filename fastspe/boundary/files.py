@@ -144,13 +144,32 @@ class WriteError(OSError):
     """A write that failed (a full disk, say); the message names the path the user asked for."""
 
 
-def _naming(final: Path, exc: BaseException) -> BaseException:
-    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
+def _write_error(errno_: int | None, path: Path, reason: str) -> WriteError:
+    what = f"cannot write {path}: {reason}; nothing was written under that name"
+    exc = WriteError(errno_, what) if errno_ is not None else WriteError(what)
+    exc.path, exc.reason = path, reason  # (for a folder built aside to name it in its final place)
+    return exc
+
+
+def _naming(final: Path, exc: BaseException, temp: Path) -> BaseException:
+    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than its temporary ``temp``; anything else as it
+    is. A ``WriteError`` of a file in ``temp`` (the folder ``atomic_dir`` fills) names it inside ``final``."""
+    inner = getattr(exc, "path", None) if isinstance(exc, WriteError) else None
+    if inner is not None and temp in inner.parents:
+        return _write_error(exc.errno, final / inner.relative_to(temp), exc.reason)
     if not isinstance(exc, OSError) or isinstance(exc, WriteError):
         return exc
-    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or exc or type(exc).__name__)
-    what = f"cannot write {final}: {reason}; nothing was written under that name"
-    return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
+    # a library's text without an errno (pyarrow's) may quote the temporary: the user asked for ``final``
+    return _write_error(exc.errno, final, str(reason).replace(os.fspath(temp), os.fspath(final)))
+
+
+def _make_parent(final: Path) -> None:
+    """The folder ``final`` goes in (made if missing); one that cannot be made is a ``WriteError`` naming ``final``."""
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _naming(final, exc, final) from exc
 
 
 @contextlib.contextmanager
@@ -162,7 +181,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     that died are removed first.
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(final)
     remove_stale_temps(final)
     tmp = temp_sibling(final)
     later = not _BUILDING.isdisjoint(final.parents)  # in a folder atomic_dir syncs whole before its swap
@@ -176,9 +195,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         if not later:
             _fsync_dir(final.parent)
     except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # (never made, or a read-only folder: the first error is the one to tell)
             os.unlink(tmp)
-        named = _naming(final, exc)
+        named = _naming(final, exc, tmp)
         if named is exc:
             raise
         raise named from exc
@@ -197,7 +216,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     is synced all together just before the swap, not file by file.
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(final)
     remove_stale_temps(final)
     build = temp_sibling(final)
     try:
@@ -224,7 +243,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
         _fsync_dir(final.parent)
     except BaseException as exc:
         shutil.rmtree(build, ignore_errors=True)
-        named = _naming(final, exc)
+        named = _naming(final, exc, build)
         if named is exc:
             raise
         raise named from exc
