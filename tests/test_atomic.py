@@ -64,6 +64,40 @@ def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     assert (tmp_path / "out.csv").read_text() == "new"
 
 
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux's /proc tells a zombie and a reused pid")
+def test_a_killed_bank_builds_temporary_is_removed_by_the_next_build(tmp_path):
+    """A writer killed but not yet reaped (a zombie: a harness that kills without waiting) and a dead pid since
+    reused by a process that started after the temporary last changed are both gone writers."""
+    import json
+    import time
+
+    from fastspe.cli import main
+
+    zombie = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    reused = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        zombie.kill()
+        while open(f"/proc/{zombie.pid}/stat").read().rpartition(")")[2].split()[0] != "Z":
+            time.sleep(0.01)
+        out = tmp_path / "bank.parquet"
+        names = {who: tmp_path / f".bank.parquet.{pid}.0123456789ab.tmp"
+                 for who, pid in (("dead", dead_pid()), ("zombie", zombie.pid), ("reused", reused.pid),
+                                  ("live", os.getppid()))}
+        for path in names.values():
+            path.write_bytes(b"\0" * 4096)
+        hour_ago = time.time() - 3600
+        os.utime(names["reused"], (hour_ago, hour_ago))
+        design = tmp_path / "d.json"
+        design.write_text(json.dumps({"seed": 1, "cells": [{"cohort": "primary", "depth": 4, "count": 2}]}))
+        assert main(["bank", "build", "--design", str(design), "--out", str(out)]) == 0
+        assert listing(tmp_path) == sorted(["bank.parquet", "d.json", names["live"].name])
+    finally:
+        for proc in (zombie, reused):
+            proc.kill()
+            proc.wait()
+
+
 def _full_disk(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 

@@ -58,7 +58,8 @@ def temp_sibling(final: str | os.PathLike, kind: str = "tmp") -> Path:
     return final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(6)}.{kind}"
 
 
-def _pid_alive(pid: int) -> bool:
+def _pid_alive(pid: int, since: float) -> bool:
+    """Whether process ``pid`` may still be writing a temporary last changed at ``since`` (a file time)."""
     if os.name == "nt":  # os.kill(pid, 0) would terminate the process there: never guess, keep the file
         return True
     try:
@@ -67,7 +68,24 @@ def _pid_alive(pid: int) -> bool:
         return False
     except (PermissionError, OverflowError):
         return True  # another user's live process (or a pid we cannot ask about): not ours to remove
-    return True
+    return _still_the_writer(pid, since)
+
+
+def _still_the_writer(pid: int, since: float) -> bool:
+    """False when Linux's ``/proc`` shows ``pid`` killed but not yet reaped by its parent (a zombie writes nothing;
+    a killed ``bank build`` under a harness that never waits stays one), or started after the temporary last
+    changed (the pid reused by another process); True where it cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()  # (the name before ")" may hold spaces)
+        if fields[0] in (b"Z", b"X"):
+            return False
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        started = boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return True
+    return started <= since + 2  # (boot time is whole seconds: a margin that only ever keeps a file)
 
 
 def stale_temps(final: str | os.PathLike) -> list[Path]:
@@ -80,7 +98,13 @@ def stale_temps(final: str | os.PathLike) -> list[Path]:
     stale = []
     for entry in entries:
         m = _TEMP_NAME.match(entry.name)
-        if m and m["name"] == final.name and int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"])):
+        if not m or m["name"] != final.name or int(m["pid"]) == os.getpid():
+            continue
+        try:
+            since = entry.stat(follow_symlinks=False).st_mtime
+        except OSError:  # gone already
+            continue
+        if not _pid_alive(int(m["pid"]), since):
             stale.append(final.parent / entry.name)
     return sorted(stale)
 
