@@ -207,6 +207,8 @@ def test_a_byte_order_mark_is_skipped_and_a_level_file_is_named_in_its_errors(tm
     src = tmp_path / "levels.jsonl"
     src.write_text(bom + json.dumps({"id": "a", "level": LEVEL}) + "\n", encoding="utf-8")
     assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(tmp_path / "j.parquet")]) == 0
+    assert main(["solve", "--domain", "sokoban", "--input", str(src), "--out", str(tmp_path / "plans.jsonl")]) == 0
+    assert json.loads((tmp_path / "plans.jsonl").read_text())["moves"] == "R"
     one = tmp_path / "one.xsb"
     one.write_text(bom + LEVEL + "\n", encoding="utf-8")
     capsys.readouterr()

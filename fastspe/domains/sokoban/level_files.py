@@ -11,13 +11,12 @@ file is read.
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
 from .collection import split_collection
 from ...errors import UserError
-from ...boundary.board_lines import read_json_object
+from ...boundary.board_lines import numbered_lines, read_json_object
 from ...boundary.errors import InputError
 from ...boundary.text_files import read_text
 
@@ -44,23 +43,18 @@ def read_given_levels(path) -> list[GivenLevel]:
 
 def _json_levels(path) -> list[GivenLevel]:
     levels = []
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            if number == 1:
-                raw = raw.removeprefix(codecs.BOM_UTF8)  # a byte-order mark is no part of the first line
-            if not raw.strip():
-                continue
-            where = f"{path}: line {number}"
-            try:
-                record = read_json_object(raw, "id and level")
-            except UserError as exc:
-                raise InputError(f"{where}: {exc}") from None
-            bid, text = record.get("id"), record.get("level")
-            if isinstance(bid, bool) or not isinstance(bid, (str, int)) or str(bid) == "":
-                raise InputError(f"{where}: id must be a non-empty string or an integer, got {bid!r}")
-            if not isinstance(text, str):
-                raise InputError(f"{where}: id {bid!r}: level must be the XSB text of the level (a string)")
-            levels.append(GivenLevel(where, str(bid), text))
+    for number, raw in numbered_lines(path):
+        where = f"{path}: line {number}"
+        try:
+            record = read_json_object(raw, "id and level")
+        except UserError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        bid, text = record.get("id"), record.get("level")
+        if isinstance(bid, bool) or not isinstance(bid, (str, int)) or str(bid) == "":
+            raise InputError(f"{where}: id must be a non-empty string or an integer, got {bid!r}")
+        if not isinstance(text, str):
+            raise InputError(f"{where}: id {bid!r}: level must be the XSB text of the level (a string)")
+        levels.append(GivenLevel(where, str(bid), text))
     return levels
 
 
