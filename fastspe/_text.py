@@ -6,9 +6,10 @@ Below the terminal and the pages alike, so the CLI and the report say the same t
 
 from __future__ import annotations
 
+import html
 import math
 
-__all__ = ["NA", "printable", "plural", "count", "maybe", "coverage_text"]
+__all__ = ["NA", "printable", "html_text", "plural", "count", "maybe", "coverage_text"]
 
 # Unicode bidi overrides and isolates reorder what follows them on screen ("Trojan source").
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
@@ -34,6 +35,12 @@ def printable(text, keep_newlines: bool = True) -> str:
         return text
     return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
                    if _is_control(ord(c), keep_newlines) else c for c in text)
+
+
+def html_text(text) -> str:
+    """``text`` as HTML text or attribute value: escaped as ``printable`` shows it, then ``html.escape``d (an id
+    holding U+202E cannot reverse the page's text after it)."""
+    return html.escape(printable(text))
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +41,7 @@ try:
     from inspect_ai.log import EvalLog, read_eval_log
     from inspect_ai.scorer import Metric, Score, Target, grouped, mean, metric, scorer, stderr
     from inspect_ai.solver import TaskState, generate
+    from zstandard import ZstdError  # inspect_ai's .eval members are zstd-compressed; a damaged one raises this
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("fastspe.inspect_task needs inspect_ai: pip install 'fastspe[inspect]'") from exc
 
@@ -290,8 +292,16 @@ def _read_log(log: str | Path | EvalLog) -> tuple[EvalLog, str]:
         return read_eval_log(str(log)), str(log)
     except FileNotFoundError:
         raise UserError(f"{log}: no such file") from None
+    except KeyError as exc:  # inspect looks members up by name: a zip without them (emptied, cut short)
+        raise UserError(f"{log}: a damaged inspect eval log: it has no member {exc.args[0]} "
+                        "(a truncated or unfinished .eval?)") from None
+    except (ZstdError, zipfile.BadZipFile, EOFError, NotImplementedError) as exc:
+        raise UserError(f"{log}: a damaged inspect eval log: a member cannot be decompressed "
+                        f"({type(exc).__name__}: {_one_line(exc)})") from None
     except ValueError as exc:  # not a zip, not JSON, not an EvalLog (pydantic's errors run to many lines)
         raise UserError(f"{log}: not an inspect eval log ({_one_line(exc)})") from None
+    except OSError as exc:  # a folder, unreadable: what the system says, without its traceback
+        raise UserError(f"{log}: cannot read the log ({exc.strerror or _one_line(exc)})") from None
 
 
 def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: int) -> None:

@@ -64,6 +64,40 @@ def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     assert (tmp_path / "out.csv").read_text() == "new"
 
 
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux's /proc tells a zombie and a reused pid")
+def test_a_killed_bank_builds_temporary_is_removed_by_the_next_build(tmp_path):
+    """A writer killed but not yet reaped (a zombie: a harness that kills without waiting) and a dead pid since
+    reused by a process that started after the temporary last changed are both gone writers."""
+    import json
+    import time
+
+    from fastspe.cli import main
+
+    zombie = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    reused = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        zombie.kill()
+        while open(f"/proc/{zombie.pid}/stat").read().rpartition(")")[2].split()[0] != "Z":
+            time.sleep(0.01)
+        out = tmp_path / "bank.parquet"
+        names = {who: tmp_path / f".bank.parquet.{pid}.0123456789ab.tmp"
+                 for who, pid in (("dead", dead_pid()), ("zombie", zombie.pid), ("reused", reused.pid),
+                                  ("live", os.getppid()))}
+        for path in names.values():
+            path.write_bytes(b"\0" * 4096)
+        hour_ago = time.time() - 3600
+        os.utime(names["reused"], (hour_ago, hour_ago))
+        design = tmp_path / "d.json"
+        design.write_text(json.dumps({"seed": 1, "cells": [{"cohort": "primary", "depth": 4, "count": 2}]}))
+        assert main(["bank", "build", "--design", str(design), "--out", str(out)]) == 0
+        assert listing(tmp_path) == sorted(["bank.parquet", "d.json", names["live"].name])
+    finally:
+        for proc in (zombie, reused):
+            proc.kill()
+            proc.wait()
+
+
 def _full_disk(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -144,6 +178,68 @@ def test_cli_prints_the_full_disk_error(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.replace("\n", "")
     assert f"cannot write {out}" in err and "No space left" in err and "Traceback" not in err
     assert not out.exists() and listing(tmp_path) == ["v.parquet"]
+
+
+
+def _files_of(tmp_path, monkeypatch):
+    """A tiny bank, answers and their verdicts written under ``tmp_path`` (for the commands below)."""
+    from fastspe.boundary.banks import write_bank
+    from fastspe.boundary.verdict_files import write_verdicts
+    from fastspe.scoring.score import score_responses
+
+    from .test_score import tiny_bank
+    answers = pd.DataFrame({"board_id": ["near", "blk"], "condition": ["m", "m"], "trial": [0, 0],
+                            "response": ["MOVES: R", "MOVES: D"]})
+    write_bank(tiny_bank(), tmp_path / "bank.parquet")
+    answers.to_json(tmp_path / "answers.jsonl", orient="records", lines=True)
+    write_verdicts(score_responses(tiny_bank(), answers), tmp_path / "v.parquet")
+    return [str(tmp_path / name) for name in ("bank.parquet", "answers.jsonl", "v.parquet")]
+
+
+def test_a_full_disk_in_a_report_names_the_report_folder_not_its_temporary(tmp_path, monkeypatch, capsys):
+    from fastspe.cli import main
+
+    bank, _, verdicts = _files_of(tmp_path, monkeypatch)
+    real = pd.DataFrame.to_csv
+
+    def to_csv(self, path=None, **kw):  # the third table file no longer fits
+        to_csv.calls += 1
+        if to_csv.calls == 3:
+            _full_disk()
+        return real(self, path, **kw)
+    to_csv.calls = 0
+    monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
+    out = tmp_path / "report"
+    assert main(["report", "--bank", bank, "--verdicts", verdicts, "--out", str(out), "--no-figures"]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"error: cannot write {re.escape(str(out))}/\S+: No space left on device; nothing was "
+                        "written under that name\n", err), err
+    assert ".tmp" not in err and not out.exists()
+    assert listing(tmp_path) == ["answers.jsonl", "bank.parquet", "v.parquet"]
+
+
+@pytest.mark.parametrize("out", ["v.parquet", "v.csv", "sub/v.parquet"])
+def test_a_read_only_folder_under_score_names_the_file_asked_for(tmp_path, monkeypatch, capsys, out):
+    """A read-only folder (simulated: tests may run as root, whom permissions do not stop) refuses the temporary,
+    and its removal; the error names the file the user asked for."""
+    from fastspe.cli import main
+
+    bank, answers, _ = _files_of(tmp_path, monkeypatch)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real_open, real_unlink, real_mkdir = os.open, os.unlink, Path.mkdir
+
+    def read_only(path):
+        if Path(path).parent == folder or folder in Path(path).parents:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+    monkeypatch.setattr(io.os, "open", lambda path, *a, **kw: read_only(path) or real_open(path, *a, **kw))
+    monkeypatch.setattr(io.os, "unlink", lambda path, *a, **kw: read_only(path) or real_unlink(path, *a, **kw))
+    monkeypatch.setattr(io.Path, "mkdir", lambda self, *a, **kw: read_only(self) or real_mkdir(self, *a, **kw))
+    asked = folder / out
+    assert main(["score", "--bank", bank, "--responses", answers, "--out", str(asked)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: cannot write {asked}: Read-only file system; nothing was written under that name\n", err
+    assert listing(folder) == []
 
 
 # ---- user text in outputs ---------------------------------------------------------------------------------

@@ -181,6 +181,45 @@ def test_bank_build_levels_refuses_a_mix_of_sources(tmp_path, capsys):
     assert not (tmp_path / "b.parquet").exists()
 
 
+@pytest.mark.parametrize("name, text, message", [
+    ("same.jsonl", json.dumps({"id": "a", "level": LEVEL}) + "\n" + json.dumps({"id": "b", "level": TWO}) + "\n"
+     + json.dumps({"id": "c", "level": LEVEL}) + "\n", "line 3: level 'c': the same level as {src}: line 1: level 'a'"),
+    ("shifted.xsb", "; one\n" + LEVEL + "\n\n; two\n" + "\n".join("   " + x + "  " for x in LEVEL.split("\n")) + "\n",
+     "line 7: level 'two': the same level as {src}: line 2: level 'one'"),
+])
+def test_bank_build_levels_refuses_a_level_given_twice_naming_both_lines(tmp_path, capsys, name, text, message):
+    """The verifier fails a bank holding one level twice; the builder refuses it first, also when the copy is
+    indented or has trailing spaces (the bank stores both as the same canonical text)."""
+    src, out = tmp_path / name, tmp_path / "given.parquet"
+    src.write_text(text)
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {src}: " + message.format(src=src)) and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == [src]
+
+
+def test_a_byte_order_mark_is_skipped_and_a_level_file_is_named_in_its_errors(tmp_path, capsys):
+    bom = "\ufeff"
+    xsb, out = tmp_path / "set.xsb", tmp_path / "set.parquet"
+    xsb.write_text(bom + COLLECTION, encoding="utf-8")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(xsb), "--out", str(out)]) == 0
+    assert [r["board_id"] for r in _bank_rows(out)] == ["Tiny 1", "Two boxes"]  # the first title survives the mark
+    src = tmp_path / "levels.jsonl"
+    src.write_text(bom + json.dumps({"id": "a", "level": LEVEL}) + "\n", encoding="utf-8")
+    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(tmp_path / "j.parquet")]) == 0
+    assert main(["solve", "--domain", "sokoban", "--input", str(src), "--out", str(tmp_path / "plans.jsonl")]) == 0
+    assert json.loads((tmp_path / "plans.jsonl").read_text())["moves"] == "R"
+    one = tmp_path / "one.xsb"
+    one.write_text(bom + LEVEL + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["solve", "--domain", "sokoban", "--level", str(one)]) == 0
+    assert json.loads(capsys.readouterr().out)["moves"] == "R"
+    one.write_text("#####\n#@x.#\n#####\n")
+    assert main(["solve", "--domain", "sokoban", "--level", str(one)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {one}: level line 2, column 3: 'x' is not an XSB character") and err.count("\n") == 1
+
+
 def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
     design, bank = tmp_path / "d.json", tmp_path / "sk.parquet"
     design.write_text(json.dumps({"seed": 5, "cells": [{"cohort": "primary", "boxes": b, "depth": 6, "count": 3}
@@ -235,12 +274,16 @@ def test_a_bank_and_verdicts_of_two_domains_are_refused_naming_both(tmp_path, ca
     assert main(["bank", "build", "--design", str(design), "--out", str(sliding_bank)]) == 0
     assert main(["run", "--bank", str(sliding_bank), "--model", "baseline:oracle", "--out", str(log)]) == 0
     assert main(["score", "--bank", str(sliding_bank), "--responses", str(log), "--out", str(verdicts)]) == 0
+    as_csv = tmp_path / "v.csv"  # records no domain: its columns say whose verdicts they are
+    assert main(["score", "--bank", str(sliding_bank), "--responses", str(log), "--out", str(as_csv)]) == 0
     capsys.readouterr()
-    for command in (["report", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "r"),
-                     "--no-figures"],
-                    ["show", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--board", "a"],
-                    ["compare", "--bank", str(sokoban_bank), "--verdicts", str(verdicts), "--baseline", "x"]):
-        assert main(command) == 2
-        err = capsys.readouterr().err
-        assert f"{verdicts}: sliding verdicts, but {sokoban_bank} is a sokoban bank" in err, err
+    for scored in (verdicts, as_csv):
+        for command in (["report", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--out",
+                         str(tmp_path / "r"), "--no-figures"],
+                        ["show", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--board", "a"],
+                        ["compare", "--bank", str(sokoban_bank), "--verdicts", str(scored), "--baseline", "x"]):
+            assert main(command) == 2
+            err = capsys.readouterr().err
+            assert err == f"error: {scored}: sliding verdicts, but {sokoban_bank} is a sokoban bank; score the " \
+                          "answers against the bank they were made for\n", err
     assert not (tmp_path / "r").exists()

@@ -324,3 +324,41 @@ def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path
     capsys.readouterr()
     assert main(common + [str(tmp_path / "refused.parquet"), "--responses", str(failed)]) == 2
     assert "status is 'error'" in capsys.readouterr().err and not (tmp_path / "refused.parquet").exists()
+
+
+def _damaged(log, tmp_path, how: str):
+    """A copy of the ``.eval`` zip damaged as ``how`` says: a compressed member's bytes flipped, no members at all,
+    or the file cut in half."""
+    import zipfile
+
+    raw = bytearray(open(log.location, "rb").read())
+    if how == "corrupt member":
+        info = zipfile.ZipFile(log.location).getinfo("header.json")
+        start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)  # local header, then data
+        for i in range(start + 8, start + min(info.compress_size, 40)):
+            raw[i] ^= 0xFF
+    elif how == "no members":
+        path = tmp_path / "empty.eval"
+        zipfile.ZipFile(path, "w").close()
+        return path
+    else:
+        raw = raw[:len(raw) // 2]
+    path = tmp_path / f"{how.replace(' ', '-')}.eval"
+    path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("how, says", [("corrupt member", "a member cannot be decompressed (ZstdError"),
+                                       ("no members", "it has no member _journal/start.json"),
+                                       ("truncated", "not an inspect eval log")])
+def test_a_damaged_eval_log_is_one_error_line_naming_it(errored_log, tmp_path, capsys, how, says):
+    _, log, _ = errored_log
+    damaged = _damaged(log, tmp_path, how)
+    out = tmp_path / "answers.jsonl"
+    capsys.readouterr()
+    assert main(["import-inspect", str(damaged), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {damaged}: ") and says in err and err.count("\n") == 1, err
+    assert not out.exists()
+    with pytest.raises(ValueError, match=str(damaged)):
+        responses_from_log(damaged)

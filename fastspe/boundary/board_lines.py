@@ -6,9 +6,10 @@ A line that is not a JSON object does not stop the file: it becomes ``{"error": 
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..errors import UserError
 from .files import atomic_path
@@ -55,20 +56,28 @@ def read_json_object(raw: bytes, fields: str = "rows, cols, blocks and board") -
     return record
 
 
+def numbered_lines(path) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each non-blank line of ``path``, a UTF-8 byte-order mark at its start skipped
+    (editors on Windows write one; it is no part of the first line's JSON)."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            if raw.strip():
+                yield number, raw
+
+
 def read_board_lines(path, warn: Callable[[str], None]) -> list[dict]:
     """Every non-blank line of ``path``: a record, or ``{"error": "FILE: line N: ..."}`` for a line that is
     not a JSON object (``warn`` gets the same message as it is read)."""
     records = []
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                records.append(read_json_object(raw))
-            except ValueError as exc:
-                message = f"{path}: line {number}: {exc}"
-                warn(message)
-                records.append({"error": message})
+    for number, raw in numbered_lines(path):
+        try:
+            records.append(read_json_object(raw))
+        except ValueError as exc:
+            message = f"{path}: line {number}: {exc}"
+            warn(message)
+            records.append({"error": message})
     return records
 
 

@@ -58,7 +58,8 @@ def temp_sibling(final: str | os.PathLike, kind: str = "tmp") -> Path:
     return final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(6)}.{kind}"
 
 
-def _pid_alive(pid: int) -> bool:
+def _pid_alive(pid: int, since: float) -> bool:
+    """Whether process ``pid`` may still be writing a temporary last changed at ``since`` (a file time)."""
     if os.name == "nt":  # os.kill(pid, 0) would terminate the process there: never guess, keep the file
         return True
     try:
@@ -67,7 +68,24 @@ def _pid_alive(pid: int) -> bool:
         return False
     except (PermissionError, OverflowError):
         return True  # another user's live process (or a pid we cannot ask about): not ours to remove
-    return True
+    return _still_the_writer(pid, since)
+
+
+def _still_the_writer(pid: int, since: float) -> bool:
+    """False when Linux's ``/proc`` shows ``pid`` killed but not yet reaped by its parent (a zombie writes nothing;
+    a killed ``bank build`` under a harness that never waits stays one), or started after the temporary last
+    changed (the pid reused by another process); True where it cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()  # (the name before ")" may hold spaces)
+        if fields[0] in (b"Z", b"X"):
+            return False
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        started = boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return True
+    return started <= since + 2  # (boot time is whole seconds: a margin that only ever keeps a file)
 
 
 def stale_temps(final: str | os.PathLike) -> list[Path]:
@@ -80,7 +98,13 @@ def stale_temps(final: str | os.PathLike) -> list[Path]:
     stale = []
     for entry in entries:
         m = _TEMP_NAME.match(entry.name)
-        if m and m["name"] == final.name and int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"])):
+        if not m or m["name"] != final.name or int(m["pid"]) == os.getpid():
+            continue
+        try:
+            since = entry.stat(follow_symlinks=False).st_mtime
+        except OSError:  # gone already
+            continue
+        if not _pid_alive(int(m["pid"]), since):
             stale.append(final.parent / entry.name)
     return sorted(stale)
 
@@ -144,13 +168,32 @@ class WriteError(OSError):
     """A write that failed (a full disk, say); the message names the path the user asked for."""
 
 
-def _naming(final: Path, exc: BaseException) -> BaseException:
-    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than a temporary; anything else as it is."""
+def _write_error(errno_: int | None, path: Path, reason: str) -> WriteError:
+    what = f"cannot write {path}: {reason}; nothing was written under that name"
+    exc = WriteError(errno_, what) if errno_ is not None else WriteError(what)
+    exc.path, exc.reason = path, reason  # (for a folder built aside to name it in its final place)
+    return exc
+
+
+def _naming(final: Path, exc: BaseException, temp: Path) -> BaseException:
+    """An ``OSError`` as a ``WriteError`` naming ``final`` rather than its temporary ``temp``; anything else as it
+    is. A ``WriteError`` of a file in ``temp`` (the folder ``atomic_dir`` fills) names it inside ``final``."""
+    inner = getattr(exc, "path", None) if isinstance(exc, WriteError) else None
+    if inner is not None and temp in inner.parents:
+        return _write_error(exc.errno, final / inner.relative_to(temp), exc.reason)
     if not isinstance(exc, OSError) or isinstance(exc, WriteError):
         return exc
-    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or exc or type(exc).__name__)
-    what = f"cannot write {final}: {reason}; nothing was written under that name"
-    return WriteError(exc.errno, what) if exc.errno is not None else WriteError(what)
+    reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc) or type(exc).__name__)
+    # a library's text without an errno (pyarrow's) may quote the temporary: the user asked for ``final``
+    return _write_error(exc.errno, final, str(reason).replace(os.fspath(temp), os.fspath(final)))
+
+
+def _make_parent(final: Path) -> None:
+    """The folder ``final`` goes in (made if missing); one that cannot be made is a ``WriteError`` naming ``final``."""
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _naming(final, exc, final) from exc
 
 
 @contextlib.contextmanager
@@ -162,7 +205,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     that died are removed first.
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(final)
     remove_stale_temps(final)
     tmp = temp_sibling(final)
     later = not _BUILDING.isdisjoint(final.parents)  # in a folder atomic_dir syncs whole before its swap
@@ -176,9 +219,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         if not later:
             _fsync_dir(final.parent)
     except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # (never made, or a read-only folder: the first error is the one to tell)
             os.unlink(tmp)
-        named = _naming(final, exc)
+        named = _naming(final, exc, tmp)
         if named is exc:
             raise
         raise named from exc
@@ -197,7 +240,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     is synced all together just before the swap, not file by file.
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(final)
     remove_stale_temps(final)
     build = temp_sibling(final)
     try:
@@ -224,7 +267,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
         _fsync_dir(final.parent)
     except BaseException as exc:
         shutil.rmtree(build, ignore_errors=True)
-        named = _naming(final, exc)
+        named = _naming(final, exc, build)
         if named is exc:
             raise
         raise named from exc

@@ -13,9 +13,10 @@ from ..errors import UserError
 
 
 def read_text(path, error: type[UserError] = UserError) -> str:
-    """The UTF-8 text of ``path``; ``error`` (a ``UserError`` class) ``"PATH: not UTF-8 text"`` otherwise."""
+    """The UTF-8 text of ``path`` without a byte-order mark (editors on Windows write one, and it is no part of
+    the text); ``error`` (a ``UserError`` class) ``"PATH: not UTF-8 text"`` otherwise."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text") from None
 

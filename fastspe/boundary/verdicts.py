@@ -41,12 +41,13 @@ import pandas as pd
 from .files import require_columns
 from ..domains.codes import STATUS_NAMES
 from ..domains.contract import STRATUM, Domain
-from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, name_in
+from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, domain_names, name_in
 from .errors import InputError, input_error
 from .prompt_hashes import CHECK_KEY, HASH_COLUMN, IGNORED
 from .._text import count
 from .verdict_schema import VERDICT_TYPES
 from .._names import moved_names
+from ..errors import UserError
 
 __all__ = ["VERDICT_COLUMNS", "KEY", "FRAME_DOMAIN", "Verdicts", "verdicts_domain", "verdict_columns", "board_info",
            "check_verdicts", "as_verdicts", "check_metric_inputs", "check_against_bank"]
@@ -100,6 +101,8 @@ def verdicts_domain(df, bank=None, domain=None, source="verdicts") -> Domain:
     found = domain_named(recorded) if recorded is not None else None
     given = None if domain is None else domain_named(domain)
     bank_domain = _bank_domain(bank)
+    if found is None and given is None and bank_domain is not None:  # a CSV or JSONL file records no domain
+        found = _domain_by_columns(df, bank_domain)
     if found is not None and given is not None and found is not given:
         raise InputError(f"{source}: {found.name} verdicts, not {given.name} ones")
     chosen = found or given or bank_domain or domain_named(DEFAULT_DOMAIN)
@@ -108,6 +111,22 @@ def verdicts_domain(df, bank=None, domain=None, source="verdicts") -> Domain:
         raise InputError(f"{source}: {chosen.name} verdicts, but {where} is a {bank_domain.name} bank; score the "
                          "answers against the bank they were made for")
     return chosen
+
+
+def _domain_by_columns(df, bank_domain: Domain) -> Domain | None:
+    """For verdicts that record no domain and lack the bank domain's columns: the domain whose verdict columns
+    they have (so a mix of domains is named as one, not as missing columns), else None."""
+    columns = set(getattr(df, "columns", ()))
+    if not columns or set(bank_domain.named(VERDICT_COLUMNS)) <= columns:
+        return None
+    for name in domain_names():
+        try:
+            other = domain_named(name)
+        except UserError:  # a broken plugin: the missing columns are named instead
+            continue
+        if other is not bank_domain and set(other.named(VERDICT_COLUMNS)) <= columns:
+            return other
+    return None
 
 
 @dataclass(frozen=True, eq=False)

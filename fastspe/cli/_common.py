@@ -3,8 +3,8 @@ and output-overwrite checks (progress displays: ``progress.py``).
 
 Everything the CLI prints goes through this module. File names, model names, conditions, board ids
 and messages that quote them are user-controlled, so they are printed as plain text: the consoles
-parse no markup, emoji codes or highlighting, and ``plain`` escapes control characters so that a
-name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
+parse no markup, emoji codes or highlighting, and ``plain`` (``fastspe._text``, which pages use too)
+escapes control characters so that a name holding ``\\x1b[31m`` cannot recolour or rewrite the terminal.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
-from .._text import printable
+from .._text import printable as plain  # the pages escape the same way
 from ..errors import ParameterError, UserError
 from ..kernels import MAX_SEED
 
@@ -31,13 +31,6 @@ _CONSOLE_OPTIONS = dict(soft_wrap=True, emoji=False, markup=False, highlight=Fal
 
 stdout = Console(**_CONSOLE_OPTIONS)
 stderr = Console(stderr=True, **_CONSOLE_OPTIONS)
-
-
-def plain(text, keep_newlines: bool = True) -> str:
-    """``text`` as a printable string (``fastspe._text.printable``): control characters, bidi overrides and lone
-    surrogates become Python escapes (``\\x1b``, ``\\u202e``, ``\\udcff``). Not markup-escaping: the consoles parse
-    no markup."""
-    return printable(text, keep_newlines)
 
 
 def say(text, err: bool = False) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import textwrap
 
-from .._text import count, printable
+from .._text import count, html_text, printable
 
 __all__ = ["WIDTH", "MOST_SHOWN", "answer_lines", "answer_html"]
 
@@ -38,6 +38,6 @@ def answer_lines(text: str, width: int = WIDTH, most: int = MOST_SHOWN) -> list[
 
 def answer_html(text: str) -> str:
     """The answer as a section of a page: escaped, whitespace kept, wrapped by the browser."""
-    body = html.escape(printable(text)) if text else "<i>(empty)</i>"
+    body = html_text(text) if text else "<i>(empty)</i>"
     return (f"<h2>Answer as received ({html.escape(count(len(text), 'character'))})</h2>"
             f'<pre id="answer" class="answer">{body}</pre>')

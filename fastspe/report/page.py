@@ -13,7 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import __version__
-from .._text import count, coverage_text
+from .._text import count, coverage_text, html_text, printable  # (cells: ids and conditions are user text)
 from ..stats.intervals import DEFAULT_STRATA
 from .render import body_text, empty_text, heading_text, markdown_rows, markdown_text
 from .tables import Table
@@ -67,7 +67,7 @@ def md_section(table: Table) -> str:
 def html_table(table: Table) -> str:
     body = body_text(table)
     rows = (f"<p><i>{html.escape(empty_text(table))}</i></p>" if table.frame.empty else
-            table.formatted().to_html(index=False, escape=True, border=0, classes="t"))
+            table.formatted().map(printable).to_html(index=False, escape=True, border=0, classes="t"))
     return (f'<h3 id="{html.escape(table.name)}">{html.escape(heading_text(table))}</h3>\n'
             + (f"<p>{html.escape(body)}</p>\n" if body else "") + f"{rows}\n")
 
@@ -105,9 +105,9 @@ def examples_html(examples: Sequence, names: dict) -> list[str]:
     cells: dict = {}
     for e in examples:
         cells.setdefault(e.condition, {}).setdefault(e.depth, []).append(
-            f'<a href="{html.escape(e.href)}" title="{html.escape(e.status)}">{html.escape(e.kind)}</a>')
+            f'<a href="{html.escape(e.href)}" title="{html_text(e.status)}">{html_text(e.kind)}</a>')
     head = "".join(f"<th>d* = {d}</th>" for d in depths)
-    rows = "".join(f"<tr><td>{html.escape(str(names.get(c, c)))}</td>"
+    rows = "".join(f"<tr><td>{html_text(names.get(c, c))}</td>"
                    + "".join(f"<td>{'<br>'.join(links.get(d, [])) or '&ndash;'}</td>" for d in depths) + "</tr>"
                    for c, links in cells.items())
     return ["<h2>Examples</h2>", "<p>One answer played out move by move per condition and certified depth: the first "

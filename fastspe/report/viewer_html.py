@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 
+from .._text import html_text
 from ..boundary.files import write_text
 from .answer import answer_html
 from .trace import Trace
@@ -100,7 +101,7 @@ def trace_page(trace: Trace, answer: str | None = None) -> str:
     (``answer.answer_html``), or None when it is not known."""
     part = trace.page()
     title = f"fastspe: {trace.board_id} · {trace.condition} · trial {trace.trial}"
-    summary = "".join(f"<li>{html.escape(line)}</li>" for line in trace.summary_lines())
+    summary = "".join(f"<li>{html_text(line)}</li>" for line in trace.summary_lines())
     last = len(trace.steps) - 1
     bad = trace.illegal
     illegal = "" if bad is None else bad.reason if bad.kind == "format" else \
@@ -110,8 +111,8 @@ def trace_page(trace: Trace, answer: str | None = None) -> str:
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}{part.css}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>", f"<ul>{summary}</ul>",
+        f"<title>{html_text(title)}</title><style>{_CSS}{part.css}</style></head><body>",
+        f"<h1>{html_text(title)}</h1>", f"<ul>{summary}</ul>",
         *part.stage,
         '<div class="controls"><button id="prev" type="button">&larr; prev</button>',
         f'<input id="step" type="range" min="0" max="{last}" value="0" aria-label="step">',

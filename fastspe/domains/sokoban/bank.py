@@ -235,10 +235,11 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
             raise UserError(f"{_named(where[j], bid)}: ids must be distinct, and level {first[bid] + 1} has this one"
                             + (f" ({where[first[bid]]})" if where[first[bid]] else ""))
         first[bid] = j
+    levels = [_parsed(text, at, bid) for bid, text, at in zip(ids, texts, where)]
+    _refuse_repeats(levels, ids, where)  # before any solving: a bad file fails in seconds, not after an hour
     rows = []
-    for bid, text, at in zip(ids, texts, where):
+    for bid, level, at in zip(ids, levels, where):
         try:
-            level = parse_level(text)
             sol = solve_level(level, node_limit)
         except UserError as exc:
             raise UserError(f"{_named(at, bid)}: {exc}") from None
@@ -246,6 +247,25 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
         if progress is not None:
             progress(len(rows), len(texts))
     return _table(rows)
+
+
+def _parsed(text, where: str | None, bid: str):
+    try:
+        return parse_level(text)
+    except UserError as exc:
+        raise UserError(f"{_named(where, bid)}: {exc}") from None
+
+
+def _refuse_repeats(levels, ids, where) -> None:
+    """A level given twice (byte for byte, or drawn with other indentation or trailing spaces) would be banked
+    twice and weigh double in every mean; ``bank verify`` fails such a bank. The canonical ``Level.text`` is what
+    the bank stores, so equal texts are the same level to the verifier too."""
+    first: dict[str, int] = {}
+    for j, level in enumerate(levels):
+        k = first.setdefault(level.text, j)
+        if k != j:
+            raise UserError(f"{_named(where[j], ids[j])}: the same level as {_named(where[k], ids[k])} (equal up to "
+                            "indentation and trailing spaces); a bank holds each level once")
 
 
 def _named(where: str | None, bid: str) -> str:

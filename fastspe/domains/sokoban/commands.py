@@ -41,7 +41,10 @@ def solve(args, ui: Ui) -> dict:
     if args.level is None:
         raise UserError("--domain sokoban needs --level FILE.xsb or --input LEVELS.jsonl")
     text = read_text(args.level)
-    sol = solve_level(text, args.max_nodes)
+    try:
+        sol = solve_level(text, args.max_nodes)
+    except UserError as exc:  # the level's own message says the line and column; the file is the user's to find
+        raise type(exc)(f"{args.level}: {exc}") from None
     return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "nodes": sol.nodes,
             "seconds": round(sol.seconds, 6), "level": text.strip("\n")}
 
