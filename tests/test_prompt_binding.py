@@ -71,7 +71,7 @@ def test_a_rebuilt_bank_refuses_the_old_log_naming_file_line_and_board(banks, ca
     assert main(["score", "--bank", str(new), "--responses", str(log), "--out", str(d / out)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("error:")
-    assert f"{log}: line 1 (board_id 'near')" in err and "1 other line(s) mismatch" in err
+    assert f"{log}: line 1 (board_id 'near')" in err and "1 other line does not match either" in err
     assert "--ignore-prompt-hash" in err and not (d / out).exists()
     assert main(["score", "--bank", str(old), "--responses", str(log), "--out", str(d / out)]) == 0
     assert "warning" not in capsys.readouterr().err
@@ -81,7 +81,7 @@ def test_ignore_prompt_hash_scores_it_and_the_verdicts_record_it(banks, capsys):
     d, old, new, log = banks
     out, fine = d / "v.parquet", d / "fine.parquet"
     assert main(["score", "--bank", str(new), "--responses", str(log), "--out", str(out), "--ignore-prompt-hash"]) == 0
-    assert "2 answer(s) were made for another prompt" in capsys.readouterr().err
+    assert "2 answers made for another prompt" in capsys.readouterr().err
     assert pq.read_schema(out).metadata[CHECK_KEY.encode()] == b"ignored"
     verdicts = read_verdicts(out).frame
     assert verdicts.attrs[CHECK_KEY] == "ignored"
@@ -93,7 +93,7 @@ def test_ignore_prompt_hash_scores_it_and_the_verdicts_record_it(banks, capsys):
     err = capsys.readouterr().err
     assert "fine.parquet: row" in err and "'near'" in err and "prompt_text_sha256" in err
     assert main(["report", "--bank", str(new), "--verdicts", str(out), "--out", str(d / "r2")]) == 0
-    assert "scored with --ignore-prompt-hash: 2 answer(s)" in capsys.readouterr().err
+    assert "scored with --ignore-prompt-hash: 2 answers" in capsys.readouterr().err
 
 
 def test_a_log_without_hashes_is_scored_with_one_warning_that_counts(tmp_path, capsys):
@@ -102,7 +102,7 @@ def test_a_log_without_hashes_is_scored_with_one_warning_that_counts(tmp_path, c
     write_lines(log, log_lines(tiny_bank(), {"near": "MOVES: R", "blk": "MOVES: D"}, hashed=False))
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "v.parquet")]) == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if "prompt hash" in line]
-    assert len(warned) == 1 and "4 answer(s) record no prompt hash" in warned[0]
+    assert len(warned) == 1 and "4 answers record no prompt hash" in warned[0]
 
 
 def test_history_add_checks_the_bank_too(banks, capsys):
@@ -147,7 +147,7 @@ def test_sliding_answers_on_a_sokoban_bank_with_the_same_id_are_refused(tmp_path
     capsys.readouterr()
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "v.parquet")]) == 2
     err = capsys.readouterr().err
-    assert f"{log}: line 1 (board_id 'near')" in err and "1 other line(s)" in err
+    assert f"{log}: line 1 (board_id 'near')" in err and "1 other line does not" in err
     # the same answer with the Sokoban level's own prompt is scored (and is complete)
     sokoban = load_bank(bank)
     own = prompt_hash(sokoban.domain.prompts(sokoban.frame)[0])

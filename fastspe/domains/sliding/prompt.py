@@ -92,6 +92,27 @@ def render_row(row) -> str:
 
 
 def render_rows(frame) -> list[str]:
-    """The prompt of every row of a bank DataFrame, in order (one pass over the four columns it reads)."""
-    return [render_prompt(row.initial, row.goal, int(row.rows), int(row.cols))
-            for row in frame[["initial", "goal", "rows", "cols"]].itertuples(index=False)]
+    """The prompt of every row of a checked bank DataFrame, in order: ``render_prompt`` of each row.
+
+    Checked boards hold integers of the right count, so the rows are written without ``board_text``'s checks, and
+    each distinct (board, shape) is written once (a bank's goals repeat): scoring renders the prompts of every board
+    its answers name, 100k boards in a big sweep."""
+    head = PROMPT_TEMPLATE[:PROMPT_TEMPLATE.index("{initial}")]
+    middle = PROMPT_TEMPLATE[PROMPT_TEMPLATE.index("{initial}") + len("{initial}"):PROMPT_TEMPLATE.index("{goal}")]
+    heads: dict = {}
+    texts: dict = {}
+
+    def text(board, rows: int, cols: int) -> str:
+        key = (tuple(board), cols)
+        if key not in texts:
+            cells = [str(int(v)) for v in key[0]]
+            texts[key] = "\n".join(" ".join(cells[r * cols:(r + 1) * cols]) for r in range(rows))
+        return texts[key]
+
+    out = []
+    for initial, goal, rows, cols in zip(frame["initial"], frame["goal"], frame["rows"], frame["cols"]):
+        rows, cols = int(rows), int(cols)
+        if (rows, cols) not in heads:
+            heads[rows, cols] = head.format(rows=rows, cols=cols)
+        out.append(heads[rows, cols] + text(initial, rows, cols) + middle + text(goal, rows, cols))
+    return out
