@@ -14,7 +14,7 @@ import pytest
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.boundary.banks import write_bank
 from fastspe.domains.sliding.bank.design import paper_design
-from fastspe.boundary import jsonl_records
+from fastspe.boundary import jsonl_records, response_stream
 from fastspe.boundary.jsonl_records import KnownKeys, scanned_table
 from fastspe.boundary.responses import read_responses
 from fastspe.cli import main
@@ -70,8 +70,9 @@ def test_score_refuses_an_empty_condition_naming_file_and_line(bank_file, tmp_pa
     assert f"{responses}: {where}" in err and MESSAGE in err
 
 
-def test_the_jsonl_scanner_takes_the_file_and_the_checker_still_refuses(bank_file, tmp_path, capsys):
+def test_the_jsonl_scanner_takes_the_file_and_the_checker_still_refuses(bank_file, tmp_path, capsys, monkeypatch):
     """The fast path: the compiled scanner vouches for the file's bytes; the empty condition is caught after it."""
+    monkeypatch.setattr(response_stream, "SCANNER_MIN_BYTES", 0)  # (a small file goes to pyarrow otherwise)
     bank, bank_path = bank_file
     responses = write(rows(bank, empty_at=1), tmp_path / "answers.jsonl")
     data = np.frombuffer(responses.read_bytes(), dtype=np.uint8)

@@ -177,3 +177,21 @@ def test_a_reused_scratch_scans_as_its_twin(first, second):
         if reused[0] == scan.CLEAN:
             for a, b in zip(reused[1:], scan.scan_records(arr, keys.bytes, keys.offsets)[1:]):
                 np.testing.assert_array_equal(a, b)
+
+
+def test_a_small_file_is_read_by_pyarrow_alone_and_a_large_one_by_the_scanner(tmp_path, monkeypatch):
+    """Below ``SCANNER_MIN_BYTES`` the scanner (~10 s of compiling on a fresh cache) is not called; the tables are
+    the same either way."""
+    from fastspe.boundary import jsonl_records, response_stream
+
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps({"board_id": f"b{i}", "condition": "m", "trial": 0, "response": "MOVES: U"})
+                            + "\n" for i in range(50)))
+    calls = []
+    real = jsonl_records.scanned_table
+    monkeypatch.setattr(jsonl_records, "scanned_table", lambda *a, **k: calls.append(1) or real(*a, **k))
+    by_pyarrow = pa.concat_tables(response_stream.response_tables(path))
+    assert calls == []
+    monkeypatch.setattr(response_stream, "SCANNER_MIN_BYTES", path.stat().st_size)
+    by_scanner = pa.concat_tables(response_stream.response_tables(path))
+    assert calls == [1] and by_scanner.equals(by_pyarrow) and by_scanner.num_rows == 50

@@ -30,6 +30,9 @@ from .responses import KEY, MARKER_EVENTS, MAX_TRIAL, OK, REQUIRED, unreadable_p
 
 CHUNK_BYTES = 32 << 20  # JSONL/CSV bytes per batch
 PARQUET_ROWS = 1 << 18
+# A JSONL file smaller than this is read by pyarrow's JSON reader alone: the compiled scanner gives the same table
+# but costs ~10 s of compiling on a fresh kernel cache, while pyarrow reads a few MB in a fraction of a second.
+SCANNER_MIN_BYTES = 16 << 20
 TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
 _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 _FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
@@ -58,7 +61,8 @@ def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
 
 def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
     """The tables of a JSONL file's chunks (cut after a chunk's last newline), each read by the compiled scanner
-    straight from the mapped file where it proves the chunk clean, else by pyarrow's JSON reader."""
+    straight from the mapped file where it proves the chunk clean, else by pyarrow's JSON reader (which reads
+    every chunk of a file under ``SCANNER_MIN_BYTES``)."""
     import pyarrow.json as pj
 
     from .jsonl_records import KnownKeys, scanned_table  # (here: the scanner compiles with numba, which the
@@ -71,6 +75,7 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
         if size == 0:
             return
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            scan = size >= SCANNER_MIN_BYTES
             lo = len(codecs.BOM_UTF8) if mapped[:len(codecs.BOM_UTF8)] == codecs.BOM_UTF8 else 0
             read_to = min(len(codecs.BOM_UTF8), size)  # the chunks end where a reader of 3 + k chunk_bytes would
             while lo < size:
@@ -79,7 +84,7 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                 if cut == 0:  # one line longer than a chunk: read on
                     continue
                 data = np.frombuffer(mapped, dtype=np.uint8, count=cut - lo, offset=lo)
-                table = scanned_table(data, _FIELDS, keys)  # (its strings are printable ASCII: no UTF-8 check)
+                table = scanned_table(data, _FIELDS, keys) if scan else None  # (its strings are printable ASCII: no UTF-8 check)
                 del data  # (no view may outlive the mapping)
                 if table is None:
                     try:

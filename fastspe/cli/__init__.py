@@ -24,7 +24,8 @@ if sys.argv[1:2] != ["score"]:
 from .. import __version__  # noqa: E402
 from ..errors import FastspeError
 from ..extras import MissingExtra
-from ._common import ArgumentParser, fail, ignore_file_size_signal, os_error_text, warn
+from .._first_compile import tell_before_compiling
+from ._common import ArgumentParser, compiling_line, fail, ignore_file_size_signal, note, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "compare", "history", "run", "runs",
                    "demo", "import_inspect", "domains", "cache")
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     ignore_file_size_signal()
+    if getattr(args, "compile_notice", True):  # (`cache warm` says what it compiles step by step)
+        tell_before_compiling(lambda: note(compiling_line(getattr(args, "compile_seconds", None))))
     try:
         with warnings.catch_warnings():
             # a library warning (a file without a checksum, outputs with failed attempts only) is one plain line

@@ -56,6 +56,12 @@ def _full_width(console: Console, view: Table):
     return Segments([segment for line in lines for segment in line])
 
 
+def compiling_line(seconds: int | None) -> str:
+    """What a command says before its first compile; ``seconds``: its measured cold compile on 2 cores, if known."""
+    about = f": about {seconds} s" if seconds else ""
+    return f"compiling fastspe's kernels for this machine, once{about} (`fastspe cache warm` does it ahead)"
+
+
 def note(text) -> None:
     """A dim progress or timing line on stderr."""
     stderr.print(Text(plain(text), style="dim"))

@@ -1,8 +1,11 @@
-"""``fastspe cache info | clear``: the on-disk cache of compiled kernels (no numba import)."""
+"""``fastspe cache info | clear | warm``: the on-disk cache of compiled kernels (no numba import but in ``warm``)."""
 
 from __future__ import annotations
 
-from ._common import say
+import time
+
+from ..errors import UserError
+from ._common import note, say
 
 
 def register(subparsers) -> None:
@@ -23,6 +26,15 @@ def register(subparsers) -> None:
     clear.add_argument("--all", action="store_true", dest="every_version",
                        help="also remove the caches of other fastspe versions beside it")
     clear.set_defaults(func=cmd_clear)
+    warm = verbs.add_parser("warm", help="compile every kernel into the cache now (for CI images)",
+                            description="Compile the kernels that score, demo and report use, for each domain (by "
+                                        "running its demo pipeline on a small input in a temporary folder), into "
+                                        "the cache, so that later commands on this machine start warm. Bake the "
+                                        "cache folder into a CI image, or keep it between jobs.")
+    warm.add_argument("--domain", action="append", dest="domains", metavar="NAME",
+                      help="warm only this domain's kernels (repeat it for several; default: every installed "
+                           "domain with baseline planners)")
+    warm.set_defaults(func=cmd_warm, compile_notice=False)
 
 
 def _size(n: int) -> str:
@@ -54,4 +66,20 @@ def cmd_clear(args) -> int:
     removed = clear_cache(every_version=args.every_version)
     where = f"{cache_dir().parent} (every version)" if args.every_version else str(cache_dir())
     say(f"removed {removed:,} cache files from {where}")
+    return 0
+
+
+def cmd_warm(args) -> int:
+    from .._numba.folder import cache_dir, cache_enabled
+    from ..domains.registry import domain_names
+    from ..warm import warm_kernels
+
+    unknown = sorted(set(args.domains or ()) - set(domain_names()))
+    if unknown:
+        raise UserError(f"--domain {unknown[0]}: not an installed domain ({', '.join(domain_names())})")
+    if not cache_enabled():
+        raise UserError("FASTSPE_NUMBA_CACHE turns the cache off: there is nothing to warm")
+    start = time.perf_counter()
+    names = warm_kernels(args.domains, step=lambda what: note(f"· {what}"))
+    say(f"warmed the kernels of {', '.join(names)} in {cache_dir()} ({time.perf_counter() - start:.1f} s)")
     return 0

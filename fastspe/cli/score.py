@@ -30,7 +30,7 @@ def register(subparsers) -> None:
                    help="score answers whose recorded prompt hash is not the hash of the prompt the bank gives their "
                         "board (refused otherwise); the verdicts record that this was done")
     cluster_options(p)
-    p.set_defaults(func=run_score)
+    p.set_defaults(func=run_score, compile_seconds=20)  # (a fresh cache, 2 cores: bench_first_run)
 
     m = subparsers.add_parser("metrics", help="N, C, I, R, Q, E, G, O, SPE from verdicts",
                               description="Compute the SPE = R x Q x E metrics from a verdicts file.")
