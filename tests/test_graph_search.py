@@ -86,6 +86,11 @@ def test_solve_answers_an_easy_board_without_tables_and_a_hard_one_with_them(mon
     assert sol.first_try_nodes > FIRST_TRY_NODES and sol.tables in ("built", "loaded")
     assert (sol.length, sol.moves) == (solve(hard, 3, 4, use_pdb=True).length, solve(hard, 3, 4, use_pdb=True).moves)
     assert solve(hard, 3, 4).tables == "in memory"
+    # the first optimal plan in U, D, L, R order whichever admissible bound finds it
+    easy_3x4 = naive.random_walk(3, 4, (), 14, random.Random(2))
+    quick, tabled = solve(list(easy_3x4), 3, 4), solve(list(easy_3x4), 3, 4, use_pdb=True)
+    assert quick.heuristic == "graph-distance" and tabled.heuristic == "pdb-6-5+graph-distance"
+    assert (quick.length, quick.moves) == (tabled.length, tabled.moves) and quick.length > 0
 
 
 def test_solve_keeps_max_nodes_and_refusals_through_the_first_try():
