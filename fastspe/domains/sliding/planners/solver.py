@@ -267,6 +267,8 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     ``blocks`` (cell indices) may be left out: the board's -1 cells are the blocks; if given, the
     board's -1 cells must match them. ``progress(done, total)`` reports a pattern-database build;
     ``use_pdb`` (default: by layout, see ``fastspe.domains.sliding.planners.pdb.uses_pdb``) turns the tables on or off;
+    left at its default with ``heuristic="auto"``, a bounded search with graph distances alone comes first
+    (FIRST_TRY_NODES nodes; ``max_nodes`` bounds both searches together) and the tables only if it gives up;
     ``heuristic`` chooses them: ``auto`` the 7-8 tables of the open 4x4 board when they are in the cache
     folder, else the layout's (6-6-3 on the open board); ``7-8`` those, built first if missing (minutes,
     see ``fastspe.domains.sliding.planners.pdb_packed``); ``layout`` the layout's. ``Solution.heuristic`` names the one used.
@@ -385,7 +387,7 @@ def answer_fields(sol: Solution) -> dict:
 def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None,
                  goal: str = "blank-last", heuristic: str = "auto") -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
-    with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
+    with ``answer_fields`` added, or ``error`` if the board is
     invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
     already holds (a file solved before) are replaced, never carried over."""
     if not isinstance(record, dict):
