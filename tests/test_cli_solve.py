@@ -7,6 +7,7 @@ import json
 import pytest
 
 from fastspe.cli import main
+from fastspe.domains.sliding.planners.solver import FIRST_TRY_NODES
 
 
 @pytest.fixture(autouse=True)
@@ -19,8 +20,9 @@ def test_one_board_prints_one_json_object(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["length"] == 31 and len(out["moves"]) == 31 and out["heuristic"] == "graph-distance"
     assert (out["rows"], out["cols"], out["blocks"], out["board"][:2]) == (3, 3, [], [8, 6])
-    assert set(out) == {"length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "board", "rows", "cols",
-                        "blocks"}
+    assert set(out) == {"length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "tables",
+                        "tables_seconds", "first_try_nodes", "first_try_seconds", "board", "rows", "cols", "blocks"}
+    assert out["tables"] == "not needed" and out["tables_seconds"] == 0.0  # a 3x3 board needs no tables
     assert out["h"] == 21 and out["h_search"] == 21  # graph distances only: the search's bound is h itself
     assert main(["solve", "--board", "1,2,3,-1,4,5,6,7,0", "--rows", "3", "--cols", "3", "--blocks", "3"]) == 0
     assert json.loads(capsys.readouterr().out)["length"] == 0
@@ -62,6 +64,22 @@ def test_h_is_the_papers_h_and_the_search_bound_has_its_own_name(capsys):
     board = [int(v) for v in HARD_3X4.split()]
     assert out["length"] == 37 and out["h"] == Layout(3, 4).h(board) == 23  # so length - h is the retreat
     assert out["h_search"] == 33 and out["heuristic"] == "pdb-6-5+graph-distance"
+    # the graph-distance first try gave up within its budget; then the tables, timed apart from the search
+    assert out["first_try_nodes"] > FIRST_TRY_NODES and out["tables"] in ("built", "loaded", "in memory")
+    assert out["tables_seconds"] >= 0 and out["first_try_seconds"] >= 0
+
+
+def test_an_easy_board_is_solved_without_building_tables(tmp_path, monkeypatch, capsys):
+    """First contact: a one-move board of the open 4x4 board needs no 6-6-3 tables, and none are built."""
+    from fastspe.domains.sliding.planners import solver as solver_module
+
+    monkeypatch.setenv("FASTSPE_PDB_DIR", str(tmp_path / "fresh"))
+    monkeypatch.setattr(solver_module, "_TABLES", {})
+    assert main(["solve", "--board", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["length"], out["moves"], out["nodes"], out["heuristic"]) == (1, "R", 3, "graph-distance")
+    assert (out["tables"], out["tables_seconds"], out["first_try_nodes"]) == ("not needed", 0.0, 0)
+    assert not (tmp_path / "fresh").exists() and solver_module._TABLES == {}
 
 
 @pytest.mark.parametrize("board", ["1 2 3 0 99999999999999999999 5 6 7 8", "1 2 3 0 1e400 5 6 7 8",

@@ -195,8 +195,10 @@ def test_solver_heuristic_choice_is_explicit():
         solve([1, 2, 3, 4, 5, -1, 6, 7, 8, 9, 10, 11, 12, 13, 0, 14], 4, 4, heuristic="7-8")
     with pytest.raises(UserError, match="heuristic must be one of"):
         solve(board, heuristic="8-7")
-    # nothing built: auto is the layout's tables, and says so
-    assert solve(board).heuristic == "pdb-6-6-3+mirror+graph-distance"
+    # an easy board needs no tables: auto answers it with graph distances alone
+    assert solve(board).heuristic == "graph-distance"
+    # with the tables on and nothing built: auto is the layout's tables, and says so
+    assert solve(board, use_pdb=True).heuristic == "pdb-6-6-3+mirror+graph-distance"
     assert solve(board, heuristic="layout").heuristic == "pdb-6-6-3+mirror+graph-distance"
     assert solve_boards(np.array([board], dtype=np.int8), heuristic="layout").lengths[0] == 3
 
@@ -212,9 +214,9 @@ def test_auto_uses_the_7_8_tables_once_present(monkeypatch):
     monkeypatch.setattr(solver_module, "strong_partition", pdb_packed.strong_partition)
     monkeypatch.setattr(solver_module, "_TABLES", {})
     board = list(range(1, 13)) + [0, 13, 14, 15]
-    assert solve(board).heuristic == "pdb-6-6-3+mirror+graph-distance"
+    assert solve(board, use_pdb=True).heuristic == "pdb-6-6-3+mirror+graph-distance"
     built = solve(board, heuristic="7-8")
     assert built.heuristic == "pdb-5-5+mirror+graph-distance" and built.length == 3
     assert all(pdb_packed.packed_file(layout, g).exists() for g in stand_in)
-    assert solve(board).heuristic == "pdb-5-5+mirror+graph-distance"
+    assert solve(board, use_pdb=True).heuristic == "pdb-5-5+mirror+graph-distance"
     assert solve(board, heuristic="layout").heuristic == "pdb-6-6-3+mirror+graph-distance"

@@ -151,7 +151,7 @@ def _settings(args) -> tuple[int, int, str, str]:
 
 def solve(args, ui: Ui) -> dict:
     """``fastspe solve --board``: one board's optimal plan, as the JSON object the command prints."""
-    from .planners.solver import solve as solve_board
+    from .planners.solver import answer_fields, solve as solve_board
 
     if args.board is None:
         raise UserError("the sliding puzzle solves --board CELLS (or --input BOARDS.jsonl)")
@@ -164,9 +164,7 @@ def solve(args, ui: Ui) -> dict:
         sol = solve_board(board, rows, cols, blocks, max_nodes=args.max_nodes, progress=built, goal=goal,
                           heuristic=heuristic)
     blocks = blocks if blocks is not None else [i for i, v in enumerate(board) if v == -1]
-    return {"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search, "nodes": sol.nodes,
-            "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "board": board, "rows": rows,
-            "cols": cols, "blocks": sorted(blocks)}
+    return {**answer_fields(sol), "board": board, "rows": rows, "cols": cols, "blocks": sorted(blocks)}
 
 
 @contextlib.contextmanager

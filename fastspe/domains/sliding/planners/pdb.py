@@ -3,7 +3,8 @@
 Tables live in the user's cache folder (``$FASTSPE_PDB_DIR``, else ``$XDG_CACHE_HOME`` or
 ``~/.cache``, under ``fastspe/pdb/v<FORMAT_VERSION>``), one ``.npy`` file per pattern group, named by
 the layout and the group's tiles, in the format of ``fastspe.domains.sliding.planners.pattern_files`` (a checksummed
-trailer, checked on load): a file that fails the check is rebuilt with a warning, never trusted silently.
+trailer that binds the layout and the tiles, checked on load): a file that fails the check, or holds another
+group's or layout's table, is rebuilt with a warning, never trusted silently.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ....errors import UserError
-from .pattern_files import FORMAT_VERSION, read_pattern_table, write_pattern_table
+from .pattern_files import FORMAT_VERSION, read_pattern_table, table_binding, write_pattern_table
 from ..kernels.pdb import UNSEEN, pattern_layer, pattern_seed, placements
 from ..layout import Layout
 
@@ -136,16 +137,20 @@ def build_table(layout: Layout, tiles: Sequence[int], progress: Progress | None 
     return table
 
 
+TABLE_KIND = "pattern-bfs-u8"  # a uint8 entry per placement, by BFS over (placement, blank region)
+
+
 def load_or_build(layout: Layout, tiles: Sequence[int], progress: Progress | None = None) -> np.ndarray:
-    """The table of one pattern group: loaded from the cache, or built (with ``progress(done, total)``) and saved."""
+    """The table of one pattern group: loaded from the cache (checked against its layout and tiles), or built
+    (with ``progress(done, total)``) and saved."""
     size = placements(int((~layout.blocked).sum()), len(tiles))
     path = pattern_file(layout, tiles)
-    if path.exists():
-        table = read_pattern_table(path, size)
-        if table is not None:
-            return table
+    binding = table_binding(layout, tiles, TABLE_KIND)
+    table = read_pattern_table(path, size, binding)
+    if table is not None:
+        return table
     table = build_table(layout, tiles, progress)
-    write_pattern_table(table, path)
+    write_pattern_table(table, path, binding)
     return table
 
 

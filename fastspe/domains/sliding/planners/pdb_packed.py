@@ -20,13 +20,14 @@ from typing import Sequence
 import numpy as np
 
 from ...._numba.parallel import thread_count
-from .pattern_files import read_pattern_table, write_pattern_table
+from .pattern_files import read_pattern_table, table_binding, table_present, write_pattern_table
 from ..layout import Layout
 from ....errors import UserError
 from ..kernels.pdb import placements
 from ..kernels.pdb_sweep import SATURATED, sweep_index, sweep_layer, sweep_seed
 from .pdb import PatternDatabases, Progress, assemble_databases, free_neighbours, pdb_dir
 
+PACKED_KIND = "pattern-sweep-q4"  # the distance header, then (value - distance sum) / 2 in 4 bits
 STATES_PER_SECOND = 3.0e6  # the sweep per CPU-second (the 7-8 build: 1.57G states in 512 CPU-s, README)
 
 
@@ -102,19 +103,19 @@ def saturated_entries(block: np.ndarray, layout: Layout, m: int) -> int:
 def load_or_build_packed(layout: Layout, tiles: Sequence[int], progress: Progress | None = None) -> np.ndarray:
     """One group's data block: loaded from the cache (checked), or built and saved."""
     path = packed_file(layout, tiles)
-    if path.exists():
-        block = read_pattern_table(path, packed_length(layout, len(tiles)))
-        if block is not None:
-            return block
+    binding = table_binding(layout, tiles, PACKED_KIND)
+    block = read_pattern_table(path, packed_length(layout, len(tiles)), binding)
+    if block is not None:
+        return block
     block = build_packed(layout, tiles, progress)
-    write_pattern_table(block, path)
+    write_pattern_table(block, path, binding)
     return block
 
 
 def strong_present(layout: Layout) -> bool:
     """Whether the 7-8 tables of ``layout`` are in the cache folder (checked when they are loaded)."""
     partition = strong_partition(layout)
-    return partition is not None and all(packed_file(layout, g).exists() for g in partition)
+    return partition is not None and all(table_present(packed_file(layout, g)) for g in partition)
 
 
 def strong_tables(layout: Layout, progress: Progress | None = None) -> tuple[tuple[tuple[int, ...], ...], list]:

@@ -1,10 +1,12 @@
 """Exact optimal solver for sliding-puzzle boards of any solvable layout (IDA*, kernels/search.py).
 
-``solve`` answers one board (a hard one is split over the subtrees of the first moves, in parallel);
-``solve_boards`` answers many boards of one layout in parallel. Answers report the paper's h(s) (the
-free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of h(s)
-and, on layouts with 10..15 tiles, additive disjoint pattern databases (``fastspe.domains.sliding.planners.pdb``), built once
-per layout into the user's cache folder.
+``solve`` answers one board: first by a bounded serial search with graph distances alone
+(``kernels/graph_search.py``, quick to compile, no tables), and only if that gives up within
+FIRST_TRY_NODES nodes with the pattern tables (a hard board is split over the subtrees of the first moves, in
+parallel); both are exact. ``solve_boards`` answers many boards of one layout in parallel. Answers report the
+paper's h(s) (the free-cell graph-distance sum) as ``h`` and the search's bound as ``h_search``: the maximum of
+h(s) and, on layouts with 10..15 tiles, additive disjoint pattern databases
+(``fastspe.domains.sliding.planners.pdb``), built once per layout into the user's cache folder.
 Linear conflicts are not used: their usual admissibility argument assumes the open grid.
 """
 
@@ -24,6 +26,7 @@ from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours
 from .pdb_packed import strong_databases, strong_partition, strong_present
 
 SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
+FIRST_TRY_NODES = 250_000  # the graph-distance try before any table: milliseconds, and d* ~30 on the open 4x4
 _NO_LIMIT = 2**62
 
 
@@ -39,7 +42,11 @@ class SearchLimit(FastspeError, RuntimeError):
 class Solution:
     """One board's optimal plan: ``length`` moves ``moves`` (U/D/L/R); ``h`` the paper's h(s), the free-cell
     graph-distance sum (so ``length - h`` is the heuristic retreat); ``h_search`` the bound the search
-    started from (``heuristic``: the larger of h(s) and the pattern-database sum); ``nodes`` generated."""
+    started from (``heuristic``: the larger of h(s) and the pattern-database sum); ``nodes`` generated and
+    ``seconds`` spent by the search that answered (compiling its kernel not counted). ``tables``: how that
+    search got its pattern tables, ``not needed`` (graph distances alone), ``in memory`` (this process had
+    them), ``loaded`` (from the cache folder) or ``built``, in ``tables_seconds``; ``first_try_nodes`` and
+    ``first_try_seconds``: the graph-distance try that gave up before the tables were used (0 if none)."""
 
     length: int
     moves: str
@@ -48,6 +55,10 @@ class Solution:
     nodes: int
     seconds: float
     heuristic: str
+    tables: str = "not needed"
+    tables_seconds: float = 0.0
+    first_try_nodes: int = 0
+    first_try_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -123,16 +134,31 @@ def _strong(layout: Layout, pdb: bool, heuristic: str) -> bool:
 
 
 def _tables(layout: Layout, use_pdb: bool | None, progress, heuristic: str = "auto") -> _Tables:
+    return _timed_tables(layout, use_pdb, progress, heuristic)[0]
+
+
+def _timed_tables(layout: Layout, use_pdb: bool | None, progress, heuristic: str) -> tuple[_Tables, str, float]:
+    """The search's tables, how they came (``Solution.tables``) and the seconds that took."""
     pdb = uses_pdb(layout) if use_pdb is None else bool(use_pdb)
     strong = _strong(layout, pdb, heuristic)
     key = (layout, pdb, strong)
-    if key not in _TABLES:
-        if strong:
-            databases = strong_databases(layout, progress)
-        else:
-            databases = pattern_databases(layout, progress=progress) if pdb else empty_databases(layout)
-        _TABLES[key] = search_tables(layout, databases)
-    return _TABLES[key]
+    if key in _TABLES:
+        return _TABLES[key], "in memory" if pdb else "not needed", 0.0
+    built = []
+
+    def step(done: int, total: int) -> None:  # called only while a table is built
+        built.append(True)
+        if progress is not None:
+            progress(done, total)
+
+    start = time.perf_counter()
+    if strong:
+        databases = strong_databases(layout, step)
+    else:
+        databases = pattern_databases(layout, progress=step) if pdb else empty_databases(layout)
+    _TABLES[key] = search_tables(layout, databases)
+    how = "not needed" if not pdb else "built" if built else "loaded"
+    return _TABLES[key], how, time.perf_counter() - start
 
 
 def _layout_of(board, rows: int, cols: int, blocks) -> Layout:
@@ -241,6 +267,8 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     ``blocks`` (cell indices) may be left out: the board's -1 cells are the blocks; if given, the
     board's -1 cells must match them. ``progress(done, total)`` reports a pattern-database build;
     ``use_pdb`` (default: by layout, see ``fastspe.domains.sliding.planners.pdb.uses_pdb``) turns the tables on or off;
+    left at its default with ``heuristic="auto"``, a bounded search with graph distances alone comes first
+    (FIRST_TRY_NODES nodes; ``max_nodes`` bounds both searches together) and the tables only if it gives up;
     ``heuristic`` chooses them: ``auto`` the 7-8 tables of the open 4x4 board when they are in the cache
     folder, else the layout's (6-6-3 on the open board); ``7-8`` those, built first if missing (minutes,
     see ``fastspe.domains.sliding.planners.pdb_packed``); ``layout`` the layout's. ``Solution.heuristic`` names the one used.
@@ -253,17 +281,57 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     layout = _layout_of(board, rows, cols, blocks)
     packed = _check(layout, board, "board", progress)
     limit = _max_nodes(max_nodes)
-    tables = _tables(layout, use_pdb, progress, heuristic)
+    turn = (lambda plan: plan) if goal == "blank-last" else (lambda plan: plan.translate(_TURNED_MOVES))
+    tried = (0, 0.0)
+    if heuristic == "auto" and use_pdb is None:  # the solver chooses: no tables for a board without need of them
+        from ..kernels.search import OVER_BUDGET
+
+        first = _first_try(layout, packed, min(limit, FIRST_TRY_NODES))
+        if first.status != OVER_BUDGET or limit <= FIRST_TRY_NODES:  # solved, unsolvable, or the budget spent
+            _raise_for(first.status, first.nodes, "board")
+            return Solution(first.length, turn(first.moves), first.h, first.h, first.nodes, first.seconds,
+                            "graph-distance")
+        tried = (first.nodes, first.seconds)
+        limit = max(1, limit - first.nodes)  # max_nodes bounds both searches together
+    tables, how, tables_seconds = _timed_tables(layout, use_pdb, progress, heuristic)
     limit = _undecided_checks(layout, tables, [packed], limit, max_nodes is not None)
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
+    ida_star_split(_goal_board(layout), *tables.args(), 1, SPLIT_DEPTH, path)  # compile (or load) before the clock
     start = time.perf_counter()
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
     seconds = time.perf_counter() - start
     _raise_for(int(status), int(nodes), "board")
-    moves = _plan(path[:length])
-    moves = moves if goal == "blank-last" else moves.translate(_TURNED_MOVES)
-    return Solution(int(length), moves, int(layout_h(layout, packed[None])[0]), int(h), int(nodes), seconds,
-                    tables.name)
+    return Solution(int(length), turn(_plan(path[:length])), int(layout_h(layout, packed[None])[0]), int(h),
+                    int(nodes), seconds, tables.name, how, tables_seconds, *tried)
+
+
+@dataclass(frozen=True)
+class _Try:
+    length: int
+    moves: str
+    h: int
+    nodes: int
+    seconds: float
+    status: int
+
+
+def _goal_board(layout: Layout) -> np.ndarray:
+    return layout.goal.astype(np.int8)
+
+
+def _first_try(layout: Layout, packed: np.ndarray, budget: int) -> _Try:
+    """IDA* with graph distances alone within ``budget`` nodes (``kernels/graph_search.py``): exact where it
+    finishes, and it neither needs tables nor compiles the table search's kernels."""
+    from ..kernels.graph_search import ida_star_graph
+    from ..kernels.search import MAX_DEPTH
+
+    tile_dist = search_tables(layout, empty_databases(layout)).tile_dist
+    path = np.zeros(MAX_DEPTH, dtype=np.int64)
+    ida_star_graph(_goal_board(layout), layout.moves, tile_dist, 1, path)  # compile (or load) before the clock
+    start = time.perf_counter()
+    length, nodes, h, status = ida_star_graph(packed, layout.moves, tile_dist, budget, path)
+    seconds = time.perf_counter() - start
+    return _Try(int(length), _plan(path[:max(int(length), 0)]), int(h), int(nodes), seconds, int(status))
 
 
 def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
@@ -287,6 +355,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     limit = _max_nodes(max_nodes)
     tables = _tables(layout, use_pdb, progress, heuristic)
     limit = _undecided_checks(layout, tables, packed, limit, max_nodes is not None)
+    ida_star_boards(_goal_board(layout)[None], *tables.args(), 1)  # compile (or load) before the clock
     start = time.perf_counter()
     lengths, nodes, h, status, plans = ida_star_boards(packed, *tables.args(), limit)
     seconds = time.perf_counter() - start
@@ -303,13 +372,22 @@ def layout_h(layout: Layout, packed: np.ndarray) -> np.ndarray:
     return boards_h(packed, layout.goal_cell, layout.distances).astype(np.int64)
 
 
-ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "error")
+ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "tables", "tables_seconds",
+               "first_try_nodes", "first_try_seconds", "error")
+
+
+def answer_fields(sol: Solution) -> dict:
+    """A ``Solution`` as the JSON fields of an answer (seconds rounded to microseconds)."""
+    return {"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search, "nodes": sol.nodes,
+            "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "tables": sol.tables,
+            "tables_seconds": round(sol.tables_seconds, 6), "first_try_nodes": sol.first_try_nodes,
+            "first_try_seconds": round(sol.first_try_seconds, 6)}
 
 
 def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None,
                  goal: str = "blank-last", heuristic: str = "auto") -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
-    with ``length, moves, h, h_search, nodes, seconds, heuristic`` added, or ``error`` if the board is
+    with ``answer_fields`` added, or ``error`` if the board is
     invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
     already holds (a file solved before) are replaced, never carried over."""
     if not isinstance(record, dict):
@@ -324,6 +402,5 @@ def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int],
     except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out
-    out.update(length=sol.length, moves=sol.moves, h=sol.h, h_search=sol.h_search, nodes=sol.nodes,
-               seconds=round(sol.seconds, 6), heuristic=sol.heuristic)
+    out.update(answer_fields(sol))
     return out
