@@ -132,7 +132,7 @@ def test_a_wrong_port_says_why_and_exits_incomplete(bank, tmp_path, capsys, wire
     code = guarded(lambda: main(["run", "--bank", str(bank_file), "--model", f"{wire}:fake", "--out",
                                  str(tmp_path / "r.jsonl"), "--base-url", url, "--trials", "1", "--backoff", "0.01"]))
     err = capsys.readouterr().err
-    assert code == EXIT_INCOMPLETE == 4 and "1 trial(s) have no answer yet" in err
+    assert code == EXIT_INCOMPLETE == 4 and "1 trial has no answer yet" in err
     assert f"connection refused to http://127.0.0.1:{port} (the server is not listening)" in err
     assert "connection (4x)" in err  # the first attempt and --max-retries' 3 retries
     assert KEY not in err
