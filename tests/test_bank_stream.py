@@ -25,6 +25,7 @@ DESIGN = {"seed": 5, "cells": [
     {"cohort": "r", "depth": 12, "retreat": 2, "count": 4}]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".parquet", ".jsonl"])
 @pytest.mark.parametrize("design", [paper_design(), design_from_dict(DESIGN)], ids=["paper", "mixed"])
 def test_streamed_bank_is_the_whole_table_file_byte_for_byte(tmp_path, monkeypatch, design, suffix):

@@ -167,6 +167,7 @@ def _read_only_folder(tmp_path) -> Path:
 needs_linux = pytest.mark.skipif(sys.platform != "linux", reason="permission checks through prctl are Linux's")
 
 
+@pytest.mark.slow
 @needs_linux
 @pytest.mark.parametrize("command, name", [
     (["bank", "build", "--out", "ro/bank.parquet"], "ro/bank.parquet"),

@@ -20,6 +20,7 @@ def _has(module: str, name: str | None = None) -> bool:
     return name is None or hasattr(importlib.import_module(module), name)
 
 
+@pytest.mark.slow
 def test_solve_a_level_file(tmp_path, capsys):
     path = tmp_path / "one.xsb"
     path.write_text(LEVEL + "\n")
@@ -51,6 +52,7 @@ def test_a_level_without_the_domain_is_refused(tmp_path, capsys):
     assert main(["solve", "--domain", "sokoban", "--board", "1 2 3 0"]) == 2
 
 
+@pytest.mark.slow
 def test_bank_build_writes_a_sokoban_bank_that_names_its_domain(tmp_path, capsys):
     design, out = tmp_path / "d.json", tmp_path / "sk.parquet"
     design.write_text(json.dumps({"seed": 3, "cells": [{"cohort": "primary", "boxes": 1, "depth": 6, "count": 2}]}))

@@ -139,6 +139,7 @@ def _blank_first_goal(blocks, cells):
     return goal
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board, rows, cols, blocks", [
     ("3 1 2 4 0 5 6 7 8", 3, 3, []),                        # 0 1 2 ... 8 three moves away
     ("1 2 0 3 4 5 6 7 8", 3, 3, []),

@@ -64,6 +64,7 @@ def test_sign_test_by_hand():
     assert 0 < sign_test_p(4000, 5000) < 1e-20  # thousands of boards do not overflow
 
 
+@pytest.mark.slow
 def test_a_known_regression_is_flagged_in_95_percent_of_seeds():
     flagged = 0
     for seed in range(100):
@@ -73,6 +74,7 @@ def test_a_known_regression_is_flagged_in_95_percent_of_seeds():
     assert flagged >= 95
 
 
+@pytest.mark.slow
 def test_an_equal_candidate_is_flagged_in_at_most_5_percent_of_seeds():
     flagged = 0
     for seed in range(100):
@@ -99,6 +101,7 @@ def _row_flags(table: pd.DataFrame) -> tuple[bool, bool, bool]:
     return bool((v[rows] != NO_CHANGE).any()), bool((v == REGRESSION).any()), bool((raw == REGRESSION).any())
 
 
+@pytest.mark.slow
 def test_equal_conditions_rarely_flag_any_row():
     runs, by_rows, any_regression, uncorrected = 80, 0, 0, 0
     for seed in range(runs):

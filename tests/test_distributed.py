@@ -43,6 +43,7 @@ def _where(_shared, _item):
     return fastspe.__file__, os.getpid()
 
 
+@pytest.mark.slow
 def test_workers_import_this_checkout(client):
     found = list(ordered_map(client, _where, None, range(4)))
     assert {Path(f).resolve() for f, _ in found} == {Path(fastspe.__file__).resolve()}
@@ -73,6 +74,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a worker's share of one core is the whole pool")
 def test_a_worker_compiles_kernels_the_cache_lacks(tmp_path):
     """A local worker compiles a kernel missing from the cache: its share of the cores does not change the Numba
@@ -153,6 +155,7 @@ def test_score_file_is_byte_identical(client, files, tmp_path):
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
 
+@pytest.mark.slow
 def test_cli_with_workers_is_byte_identical(files, tmp_path):
     assert main(["bank", "build", "--out", str(tmp_path / "bank.parquet"), "--workers", "2"]) == 0
     assert (tmp_path / "bank.parquet").read_bytes() == (files / "bank.parquet").read_bytes()
@@ -229,6 +232,7 @@ def test_sliced_arrow_columns_travel_compacted_with_their_chunks():
     assert len(pickle.dumps(Sealed(table), protocol=5)) < 1.2 * table.nbytes < len(pickle.dumps(table, protocol=5))
 
 
+@pytest.mark.slow
 def test_a_once_executor_lets_the_cluster_close_after_its_last_result():
     """``executor(starting, once=True)``: the cluster starts closing as soon as the map's last result is in (the
     caller still writing it), not when the block ends; an executor for several maps leaves it up."""
@@ -247,6 +251,7 @@ def test_a_once_executor_lets_the_cluster_close_after_its_last_result():
         assert starting._client.status in ("closing", "closed")
 
 
+@pytest.mark.slow
 def test_a_cluster_started_in_background_serves_the_block_and_stops(tmp_path):
     from multiprocessing import forkserver
 
@@ -329,6 +334,7 @@ except KeyboardInterrupt:
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_a_local_cluster_quietly(tmp_path):
     """A terminal's Ctrl-C reaches the whole process group: the workers must leave it to this process, which
     closes the cluster; no worker dies printing Dask's tracebacks, and no process of the group is left."""
@@ -413,6 +419,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_the_forkserver_builds_numbas_tables_for_its_workers_without_starting_openmp(tmp_path):
     import subprocess
     import sys
@@ -443,6 +450,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_a_local_cluster_ends_its_forkserver_and_leaves_nothing(tmp_path):
     """The forkserver is killed, not asked to exit (its exit was 0.35 s of interpreter finalization at the end of
     every command): it is reaped, its socket is gone, and nothing complains."""

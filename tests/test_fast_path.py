@@ -217,6 +217,7 @@ def folder():
         yield Path(tmp)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=jsonl_files(), chunk=st.integers(32, 400))
 # found by this test: a torn_line marker's "line" field became a verdicts column on the fast path only
@@ -230,6 +231,7 @@ def test_jsonl_fast_path_equals_precise_path(folder, data, chunk):
     _assert_same(path, chunk)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=csv_files(), chunk=st.integers(64, 400))
 def test_csv_fast_path_equals_precise_path(folder, data, chunk):
@@ -238,6 +240,7 @@ def test_csv_fast_path_equals_precise_path(folder, data, chunk):
     _assert_same(path, chunk)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(frame=parquet_frames())
 def test_parquet_fast_path_equals_precise_path(folder, frame):

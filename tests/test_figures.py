@@ -115,6 +115,7 @@ def unwrapped(text: str) -> str:
     return "".join(text.replace(r"\$", "$").split())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(BUILDERS))
 @pytest.mark.parametrize("n, titles", [(12, True), (12, False), (7, True), (1, True), (1, False)])
 def test_layout_keeps_text_inside_and_apart(inputs, kind, n, titles):

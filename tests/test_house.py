@@ -227,6 +227,7 @@ def test_every_module_path_in_readme_imports():
     assert sum(r is not None for r in resolved) >= len(paths) - 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old,new", sorted(_names.MOVED.items()))
 def test_old_paths_warn_and_give_the_same_module(old, new):
     code = (f"import warnings, importlib\nwarnings.simplefilter('error', DeprecationWarning)\n"

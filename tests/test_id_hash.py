@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pyarrow as pa
 import pyarrow.compute as pc
 from hypothesis import given, settings
@@ -22,6 +23,7 @@ def twin_rows(ids: list[str], values: list) -> list[int]:
     return [first.get(v, -1) if v is not None else -1 for v in values]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(IDS, unique=True, max_size=40), st.lists(st.one_of(IDS, st.none()), max_size=40),
        st.integers(0, 3), st.sampled_from([pa.string(), pa.large_string()]), st.integers(0, 3),

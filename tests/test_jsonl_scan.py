@@ -76,6 +76,7 @@ def _kernel_rows(data: bytes, names: list[str], scratch=None):
     return status, rows, None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(jsonl_lines())
 def test_scanner_matches_its_twin(data):
@@ -97,6 +98,7 @@ def _arrow(data: bytes, block_size: int = 1 << 20):
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(jsonl_lines())
 def test_a_scanned_table_is_the_table_pyarrow_reads(data):
@@ -160,6 +162,7 @@ def test_strings_of_every_length_are_gathered_whole(size):
 
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(jsonl_lines(), jsonl_lines())
 def test_a_reused_scratch_scans_as_its_twin(first, second):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,7 @@ def test_layout_tables_match_twin(layout):
     assert board_h(layout.goal, layout.goal_cell, layout.distances) == 0
 
 
+@pytest.mark.slow
 @given(layouts(), st.integers(1, 30), U64, st.integers(0, 50))
 @settings(max_examples=80, deadline=None)
 def test_walks_match_twin(layout, depth, seed, stream):

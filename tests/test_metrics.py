@@ -121,6 +121,7 @@ def verdict_sets(draw):
     return numbered(rows)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(verdict_sets())
 def test_identities_on_random_sets(v):

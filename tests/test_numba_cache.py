@@ -198,6 +198,7 @@ def total(n):
 '''
 
 
+@pytest.mark.slow
 def test_a_caller_compiled_over_a_cached_parallel_callee_starts_the_thread_pool(tmp_path, root):
     """numba starts its thread pool when it loads a parallel overload (its reload hooks) but does not carry
     the hooks over to the rebuilt library, so a caller compiled afresh over that cached callee was saved

@@ -12,6 +12,7 @@ import pytest
 SCRIPT = "import fastspe._numba as n, fastspe.domains.sliding.kernels.graph as g; print(n.CACHE, g.bfs_distances._cache.__class__.__name__)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value, cached", [(None, True), ("0", False), ("off", False), ("1", True)])
 def test_cache_switch(value, cached):
     env = {k: v for k, v in os.environ.items() if k != "FASTSPE_NUMBA_CACHE"}

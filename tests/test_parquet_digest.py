@@ -41,6 +41,7 @@ def tables(draw):
     return table
 
 
+@pytest.mark.slow
 @given(tables(), st.integers(1, 9), st.lists(st.integers(1, 12), max_size=6), st.sampled_from(["sha256", "blake2b"]))
 @settings(max_examples=300, deadline=None)
 def test_digest_is_the_ipc_stream_digest(table, slice_rows, cuts, algorithm):

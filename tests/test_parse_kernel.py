@@ -166,6 +166,7 @@ def answers(draw):
     return LINE_BREAKS[draw(st.sampled_from(["lf", "lf", "lf", "crlf", "cr", "mixed"]))](text)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(answers(), min_size=5, max_size=40))
 def test_fuzz_composed_answers(texts):
@@ -175,6 +176,7 @@ def test_fuzz_composed_answers(texts):
 PLAN_PIECES = list("MOVESmoves:UDLRudlrXx,;→↑ \t\n\r`*_~#>-[]().") + ["\x0b", "\x1c", "\x85", "\xa0", "é", "🙂", "```"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(PLAN_PIECES), max_size=40).map("".join) | st.text(max_size=20), max_size=20))
 def test_fuzz_plan_like_noise(texts):
@@ -184,6 +186,7 @@ def test_fuzz_plan_like_noise(texts):
 COMPACT_NEAR_MISSES = ["", ",", ",,", " ", "u", "X", "UD", ".", "\n", ", "]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(MOVES, st.integers(0, 40), st.sampled_from(COMPACT_NEAR_MISSES),
                           st.sampled_from(["MOVES: ", "MOVES:", "Plan first.\nMOVES: ", "moves: "]),
@@ -335,6 +338,7 @@ print(numba.get_num_threads(), h.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_threads():
     digests = digests_by_thread_count(SCRIPT)
     assert digests["1"] == digests["2"] and len(digests["1"]) == 64

@@ -90,6 +90,7 @@ def twin_values(rows, cols, blocks, tiles):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows, cols, blocks, tiles", [
     (3, 3, (), (1, 2, 3)), (3, 3, (), (5, 6, 7, 8)), (2, 4, (), (1, 2, 3, 4)), (3, 3, (4,), (1, 2, 3)),
     (2, 3, (), (1, 2, 3, 4, 5)), (3, 4, (5,), (2, 6, 9))])
@@ -110,6 +111,7 @@ def test_sweep_matches_the_twin_on_random_patterns(shape, seed, m):
     assert np.array_equal(got, twin_values(rows, cols, (), tiles))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows, cols, tiles", [(4, 4, (1, 2, 5, 6, 9)), (3, 4, (5, 6, 7, 8, 9, 10, 11))])
 def test_sweep_equals_the_byte_tables(rows, cols, tiles):
     """Large patterns (7 tiles on 3x4) against the per-(placement, cell) BFS of kernels/pdb.py."""
@@ -135,6 +137,7 @@ def test_build_does_not_depend_on_threads():
     assert digests["1"] == digests["2"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mirrored", [False, True])
 def test_search_with_4_bit_tables_equals_byte_tables(mirrored):
     """Same values, so the same plans, bounds and node counts, whichever way the tables are stored."""

@@ -132,6 +132,7 @@ def test_verify_bank_reports_slices_and_finds_repeats_across_them(monkeypatch):
     assert failures == [("twin", f"the same initial board as {bank['board_id'].iloc[3]}")]
 
 
+@pytest.mark.slow
 def test_cli_stages_print_lines_off_a_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FASTSPE_PROGRESS", "lines")
     monkeypatch.setenv("FASTSPE_PROGRESS_SECONDS", "0.000001")

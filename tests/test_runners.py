@@ -422,6 +422,7 @@ def _signal_after(cmd, env, out, answers: int, sig):
     return proc, proc.communicate(timeout=30)
 
 
+@pytest.mark.slow
 def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     bank_file = _bank_file(bank, tmp_path)
     out = tmp_path / "responses.jsonl"
@@ -458,6 +459,7 @@ def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     assert len(answers) == 12
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly(keys, bank, tmp_path):
     out = tmp_path / "responses.jsonl"
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(REPO)}

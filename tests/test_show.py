@@ -141,6 +141,7 @@ def test_format_grid_is_the_terminal_view_on_a_pipe(run):
     assert "goal:" in proc.stdout and "no move list in the answer" in proc.stdout
 
 
+@pytest.mark.slow
 def test_several_answers_are_listed_and_exit_2(run):
     row = _row(run, "baseline:greedy")
     proc = show(run, "--board", row["board_id"])
@@ -160,6 +161,7 @@ def test_one_matching_answer_is_shown_without_choosing(run, tmp_path):
     assert alone.returncode == 0 and f"trial {frame['trial'].iat[5]}" in alone.stdout, alone.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["--board", "nope"], "--board 'nope': no verdict of this board"),
     (["--condition", "nope"], "--condition 'nope': board"),

@@ -94,6 +94,7 @@ def test_the_steps_are_the_levels_the_rules_give(run):
     assert [s.h for s in trace.steps] == [4, 4, 4, 3, 2] and trace.status == "legal_noncompletion"
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_one_line_per_move_and_the_first_illegal_move(run):
     proc = show(run, "--board", "two", "--condition", "hand", "--trial", "1")
     assert proc.returncode == 0, proc.stderr

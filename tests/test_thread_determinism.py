@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .threads import digests_by_thread_count
 
 SCRIPT = """
@@ -44,6 +46,7 @@ print(numba.get_num_threads(), hashlib.sha256(verdicts.to_json().encode()).hexdi
 """
 
 
+@pytest.mark.slow
 def test_streamed_verdicts_do_not_depend_on_threads():
     digests = digests_by_thread_count(STREAM_SCRIPT)
     assert digests["1"] == digests["2"] and len(digests["1"]) == 64

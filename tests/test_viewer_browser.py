@@ -13,8 +13,9 @@ from fastspe.report.viewer_html import write_trace_page
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                reason="no chromium/chromedriver binary (apt-get install chromium chromium-driver)")
+pytestmark = [pytest.mark.slow,  # (a browser: the slow tier)
+              pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
+                                 reason="no chromium/chromedriver binary (apt-get install chromium chromium-driver)")]
 EVIL = 'cond</script><img src=x onerror="window.hacked=1">'
 
 

@@ -306,6 +306,7 @@ def answers(draw, v):
     return draw(st.sampled_from([text, text.replace("\n", "\r\n"), text.replace("\n", "\r")]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VOCABULARIES))
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())

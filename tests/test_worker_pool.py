@@ -288,6 +288,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_workers_end_by_themselves_when_the_pool_process_is_killed_and_its_folder_goes_later(tmp_path):
     """SIGKILL leaves no process of the pool behind (a ``concurrent.futures`` worker alone waits for ever); the
     folder it could not remove is removed by the next pool."""
