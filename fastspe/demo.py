@@ -4,6 +4,11 @@ Builds the domain's demo bank (the paper's 400 boards for the default domain), a
 planner of the domain (3 trials each), writes the answers to JSONL and scores *that file* as it would a model's,
 then writes the full report. No network, no keys: a newcomer sees every stage and file of fastspe work in one
 command.
+
+``warm_kernels`` (``fastspe cache warm``) compiles fastspe's kernels ahead of use, for CI images and fresh machines.
+A kernel compiles for the types it is called with, so the sure way to compile what a command will use is to run the
+pipeline itself on a small input: each domain's demo with few bootstrap draws, in a scratch folder, and the JSONL
+scanner that ``score`` uses on large files. What is already cached is loaded, not compiled again.
 """
 
 from __future__ import annotations
@@ -17,11 +22,11 @@ import pandas as pd
 
 from ._text import count
 from .boundary.banks import as_bank, write_bank
-from .domains.registry import DEFAULT_DOMAIN, domain_named
+from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
 from .boundary.verdicts import check_verdicts
 from .boundary.verdict_files import write_verdicts
-from .boundary.files import write_table
+from .boundary.files import scratch_folder, write_table
 from .stats.metrics import compute_metrics
 from .extras import check_installed
 from .report.write import Stage as ReportProgress, write_report
@@ -33,6 +38,7 @@ DEMO_SEED = 0
 REPORT_SEED = 20261012  # the paper's bootstrap seed
 HEADLINE_COHORT = "primary"
 HEADLINE_COLUMNS = ["condition", "R", "Q", "E", "G", "SPE"]
+WARM_DRAWS = 20  # the bootstrap kernels compile the same for 20 draws as for 5,000
 
 Stage = Callable[[str], None]
 
@@ -120,3 +126,23 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
                                                      progress=progress))
     return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts.frame),
                       timings)
+
+
+def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] | None = None) -> list[str]:
+    """Compile (or load) the kernels of the demo pipeline of each of ``domains`` (default: every installed
+    domain with baseline planners) and of the JSONL scanner; ``step(what)`` is told as each part starts.
+    Returns the domains warmed."""
+    from .boundary.response_stream import warm_scanner
+
+    say = step or (lambda _: None)
+    names = list(domains) if domains else [n for n in domain_names() if domain_named(n).planners]
+    for name in names:
+        if not domain_named(name).planners:
+            raise UserError(f"the {name} domain has no baseline planners, so there is no pipeline to warm it with")
+    with scratch_folder(prefix="fastspe-warm-") as tmp:
+        for name in names:
+            say(f"{name}: bank, baseline answers, score and report")
+            result = run_demo(tmp / name, draws=WARM_DRAWS, trials=1, domain=name)
+            say(f"{name}: the JSONL scanner of large responses files")
+            warm_scanner(result.responses_path)
+    return names

@@ -2,6 +2,8 @@
 
 import signal
 
+import pytest
+
 
 def pytest_configure(config):
     # Several tests send Ctrl-C (SIGINT) to this process or to a command it starts, and expect it to be heard.
@@ -11,3 +13,13 @@ def pytest_configure(config):
     # for a reason of the launcher's, not fastspe's, so the session hears Ctrl-C however it was started.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _no_compile_notice(monkeypatch):
+    """Commands run in this process say nothing before a first compile: whether one happens depends on which test ran
+    first on a cold cache, and many tests hold a command's stderr to its exact lines. The notice has its own tests
+    (test_first_compile.py) and benchmarks/bench_first_run.py sees it in a fresh process."""
+    import fastspe.cli
+
+    monkeypatch.setattr(fastspe.cli, "tell_before_compiling", lambda tell: None)

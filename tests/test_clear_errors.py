@@ -206,7 +206,7 @@ def test_a_read_only_pdb_folder_still_solves(tmp_path):
                 preexec_fn=_without_root_override, env={"FASTSPE_PDB_DIR": str(folder / "pdb")})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["length"] == 1
-    assert "warning: pattern database" in proc.stderr and "could not be cached" in proc.stderr
+    assert "warning: pattern database folder" in proc.stderr and "cannot be written" in proc.stderr
     assert os.listdir(folder) == []
 
 

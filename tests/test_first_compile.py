@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastspe import _first_compile
+from fastspe._text import compile_notice
 from fastspe.cli import main
 from fastspe.cli._common import compiling_line
 from tests.test_numba_cache import load_kernels, root  # noqa: F401  (the fixture: a fresh cache folder)
@@ -14,10 +14,10 @@ from tests.test_numba_cache import load_kernels, root  # noqa: F401  (the fixtur
 @pytest.fixture
 def told(monkeypatch):
     seen = []
-    monkeypatch.setattr(_first_compile, "_tell", None)
-    _first_compile.tell_before_compiling(lambda: seen.append("compiling"))
+    monkeypatch.setattr(compile_notice, "_tell", None)
+    compile_notice.tell_before_compiling(lambda: seen.append("compiling"))
     yield seen
-    _first_compile.tell_before_compiling(None)
+    compile_notice.tell_before_compiling(None)
 
 
 def test_told_once_before_the_first_compile_and_not_on_a_cache_load(tmp_path, root, told):  # noqa: F811
@@ -25,7 +25,7 @@ def test_told_once_before_the_first_compile_and_not_on_a_cache_load(tmp_path, ro
     assert told == []  # nothing compiled yet: nothing said
     assert mod.outer(1, 2) == 13 and mod.inner(2.0, 0.5) == 20.5  # three compiles, one line
     assert told == ["compiling"]
-    _first_compile.tell_before_compiling(lambda: told.append("again"))
+    compile_notice.tell_before_compiling(lambda: told.append("again"))
     again = load_kernels(tmp_path / "kern_first.py", root, "kern_first_again")
     assert again.outer(1, 2) == 13 and again.inner(2.0, 0.5) == 20.5  # loaded from the cache
     assert told == ["compiling"] and sum(again.outer.stats.cache_hits.values()) == 1

@@ -37,10 +37,10 @@ check_thread_variable()
 import numba  # noqa: E402  (after the check: numba reads the variable on import)
 
 from .folder import cache_dir, cache_enabled  # noqa: E402
-from .. import _first_compile  # noqa: E402
+from .._text import compile_notice  # noqa: E402
 
 CACHE = cache_enabled()
-_first_compile.listen()
+compile_notice.listen()
 
 
 def _cached(dispatcher, root=None):

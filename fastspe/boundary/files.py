@@ -12,6 +12,7 @@ import os
 import re
 import secrets
 import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -292,6 +293,13 @@ def _link_or_copy(src, dst) -> None:
         os.link(src, dst)
     except OSError:  # a file system without hard links
         shutil.copy2(src, dst)
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "fastspe-") -> Iterator[Path]:
+    """A temporary folder of fastspe's own, removed with everything in it when the block ends."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:

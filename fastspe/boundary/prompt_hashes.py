@@ -13,6 +13,7 @@ unless the caller ignores it (``--ignore-prompt-hash``); the verdicts then recor
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from .errors import InputError, where
 from .._text import count as count_of, plural
 
 __all__ = ["HASH_COLUMN", "CHECK_KEY", "CHECKED", "IGNORED", "PromptHashes", "HashCheck", "UnhashedAnswers", "check_frame",
+           "verdict_prompt_mismatches",
            "unhashed_warning", "mismatch_error"]
 
 HASH_COLUMN = "prompt_text_sha256"
@@ -111,6 +113,22 @@ def check_frame(bank, frame, source, unit: str, ignore: bool = False) -> HashChe
         raise mismatch_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
                              found.mismatches - 1, bank.source)
     return found
+
+
+def verdict_prompt_mismatches(df, source, bank, at: np.ndarray) -> np.ndarray | None:
+    """Which verdicts of ``df`` (bank rows ``at``) carry a prompt hash that is not their board's in ``bank`` (a
+    ``Bank``: it renders their prompts), to be refused; None when there is nothing to refuse. Verdicts scored with
+    --ignore-prompt-hash (their metadata says so) pass, with a warning that says so."""
+    if not hasattr(bank, "prompt_hashes") or HASH_COLUMN not in df.columns:
+        return None
+    found = bank.prompt_hashes.check(at, df[HASH_COLUMN].to_numpy(object))
+    if not found.mismatches:
+        return None
+    if df.attrs.get(CHECK_KEY) == IGNORED:
+        warnings.warn(f"{source}: scored with {OVERRIDE}: {count_of(found.mismatches, 'answer')} made for another "
+                      f"prompt than the one the bank ({bank.source}) gives their board", stacklevel=5)
+        return None
+    return found.mismatched
 
 
 def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_source: str) -> InputError:

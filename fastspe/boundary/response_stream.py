@@ -290,8 +290,16 @@ class ResponseChecker:
         return pc.index_in(conditions, value_set=known).to_numpy().astype(np.int64)
 
 
+def warm_scanner(path) -> None:
+    """Compile (or load from the cache) the JSONL scanner that reads responses files of ``SCANNER_MIN_BYTES`` and
+    more, by scanning the JSONL file ``path`` (``fastspe cache warm``: a small file never reaches the scanner)."""
+    from .jsonl_records import KnownKeys, scanned_table
+
+    scanned_table(np.fromfile(path, dtype=np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
+
+
 def _is_text(kind: pa.DataType) -> bool:
     return any(test(kind) for test in _TEXT)
 
 
-__all__ = ["KEY", "NeedsLineReader", "ResponseChecker", "SortedKeys", "response_tables"]
+__all__ = ["KEY", "NeedsLineReader", "ResponseChecker", "SortedKeys", "response_tables", "warm_scanner"]

@@ -32,7 +32,6 @@ where it enters (``as_verdicts``, or ``check_metric_inputs`` for the metrics alo
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -43,8 +42,7 @@ from ..domains.codes import STATUS_NAMES
 from ..domains.contract import STRATUM, Domain
 from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, domain_names, name_in
 from .errors import InputError, input_error
-from .prompt_hashes import CHECK_KEY, HASH_COLUMN, IGNORED
-from .._text import count
+from .prompt_hashes import HASH_COLUMN, verdict_prompt_mismatches
 from .verdict_schema import VERDICT_TYPES
 from .._names import moved_names
 from ..errors import UserError
@@ -340,23 +338,10 @@ def _check_bank(rows: _Rows, bank, depth: np.ndarray, k: np.ndarray, cohort: pd.
         differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
         rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
                                        "answers against this bank")
-    _check_prompts(rows, carrier, at)
-
-
-def _check_prompts(rows: _Rows, bank, at: np.ndarray) -> None:
-    """Verdicts that carry their answers' prompt hashes answer the boards of ``bank`` (a ``Bank``: it renders their
-    prompts). Verdicts scored with --ignore-prompt-hash (their metadata says so) pass, with a warning that says so."""
-    if not hasattr(bank, "prompt_hashes") or HASH_COLUMN not in rows.df.columns:
-        return
-    found = bank.prompt_hashes.check(at, rows.df[HASH_COLUMN].to_numpy(object))
-    if not found.mismatches:
-        return
-    if rows.df.attrs.get(CHECK_KEY) == IGNORED:
-        warnings.warn(f"{rows.source}: scored with --ignore-prompt-hash: {count(found.mismatches, 'answer')} made for "
-                      f"another prompt than the one the bank ({bank.source}) gives their board", stacklevel=4)
-        return
-    rows.refuse(found.mismatched, f"the answer's prompt ({HASH_COLUMN}) is not the prompt the bank ({bank.source}) "
-                                  "gives this board; use the bank the answers were scored against")
+    mismatched = verdict_prompt_mismatches(rows.df, rows.source, carrier, at)
+    if mismatched is not None:
+        rows.refuse(mismatched, f"the answer's prompt ({HASH_COLUMN}) is not the prompt the bank ({carrier.source}) "
+                                "gives this board; use the bank the answers were scored against")
 
 
 def _require(df, columns, source) -> None:

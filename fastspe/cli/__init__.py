@@ -24,7 +24,7 @@ if sys.argv[1:2] != ["score"]:
 from .. import __version__  # noqa: E402
 from ..errors import FastspeError
 from ..extras import MissingExtra
-from .._first_compile import tell_before_compiling
+from .._text.compile_notice import tell_before_compiling
 from ._common import ArgumentParser, compiling_line, fail, ignore_file_size_signal, note, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "compare", "history", "run", "runs",

@@ -72,7 +72,7 @@ def cmd_clear(args) -> int:
 def cmd_warm(args) -> int:
     from .._numba.folder import cache_dir, cache_enabled
     from ..domains.registry import domain_names
-    from ..warm import warm_kernels
+    from ..demo import warm_kernels
 
     unknown = sorted(set(args.domains or ()) - set(domain_names()))
     if unknown:

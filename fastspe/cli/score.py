@@ -158,7 +158,7 @@ def _score_in_memory(bank, args):
     write_verdicts(verdicts, args.out)
     summary = ScoreSummary(streamed=False)
     summary.count(pa.array(verdicts["status"].to_numpy(object), pa.string()))
-    summary.boards, summary.bank_boards = int(verdicts["board_id"].nunique()), bank.num_rows
+    summary.boards, summary.bank_boards = int(verdicts["board_id"].nunique()), len(bank.board_ids)
     return summary
 
 

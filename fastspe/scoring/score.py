@@ -355,7 +355,7 @@ class ScoreSummary:
     invalid: tuple = ()
     boards: int = 0  # the bank's boards with a scored output
     bank_boards: int = 0  # the bank's boards
-    _seen: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    _seen: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def cover(self, rows, bank_size: int) -> None:
         """Count the bank rows ``rows`` (int, any shape) as covered by scored outputs."""
