@@ -179,3 +179,17 @@ def test_baselines_record_the_hash_of_their_boards_prompt(tmp_path, domain):
         warnings.simplefilter("error")  # no "record no prompt hash" warning: every answer is bound
         verdicts = score_responses(bank, answers)
     assert len(verdicts) == len(answers)
+
+
+@pytest.mark.parametrize("out", ["v.parquet", "v.csv"])
+def test_a_csv_with_an_empty_hash_cell_counts_it_as_unhashed_not_a_mismatch(tmp_path, capsys, out):
+    import pandas as pd
+
+    bank, responses = tmp_path / "bank.parquet", tmp_path / "r.csv"
+    write_bank(tiny_bank(), bank)
+    frame = pd.DataFrame(log_lines(tiny_bank(), {"near": "MOVES: R", "blk": "MOVES: D"}))
+    frame.loc[1, "prompt_text_sha256"] = None  # written as an empty cell
+    frame.to_csv(responses, index=False)
+    assert main(["score", "--bank", str(bank), "--responses", str(responses), "--out", str(tmp_path / out)]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "prompt hash" in line]
+    assert len(warned) == 1 and "1 answer records no prompt hash" in warned[0]

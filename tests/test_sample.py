@@ -84,6 +84,7 @@ def test_run_sample_answers_a_stratified_sample_and_the_summaries_say_what_it_co
                  "--out", str(tmp_path / "v.parquet")]) == 0
     out = capsys.readouterr().out
     assert "covers 6 of 24 boards (25%), not the whole bank" in out
+    assert f"{tmp_path / 'v.parquet'} covers 6 of 24 boards" in out  # one verdicts file: "covers", not "answers covers"
 
 
 def test_sample_and_limit_are_one_or_the_other(tmp_path, capsys):

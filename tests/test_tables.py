@@ -272,3 +272,12 @@ def test_user_text_in_captions_is_never_math_or_markup(metrics, order):
     assert r"\caption{co\_ho\$rt «x» \textbackslash{} * cohort, $R \times Q$.}" in tex
     md = render.to_markdown(t)
     assert md.startswith(r"**Table 1: co\_ho\$rt «x» \\ \* cohort, R × Q.**")
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u2066", "\x9b"])
+def test_bidi_overrides_and_c1_controls_in_a_name_are_spaces_in_markdown_and_latex(mark):
+    from fastspe.report.render import latex_escape, markdown_text
+
+    name = f"model{mark}reversed"
+    assert markdown_text(name) == "model reversed"
+    assert latex_escape(name) == "model reversed"

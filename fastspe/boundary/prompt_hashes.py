@@ -67,7 +67,7 @@ class PromptHashes:
 
     def check(self, rows: np.ndarray, recorded) -> "HashCheck":
         """Compare ``recorded`` (the answers' hashes: an Arrow or NumPy column, None when the answers have none)
-        with the prompts of bank rows ``rows``."""
+        with the prompts of bank rows ``rows``; a null or empty hash is a missing one."""
         n = len(rows)
         if recorded is None or n == 0:
             return HashCheck(np.zeros(n, dtype=bool), n)
@@ -78,6 +78,10 @@ class PromptHashes:
                 recorded = recorded.cast(pa.string())  # (a hash of another type matches no prompt: refused)
         else:
             recorded = pa.array([v if isinstance(v, str) else None for v in recorded], pa.string())
+        if isinstance(recorded, pa.ChunkedArray):
+            recorded = recorded.combine_chunks()
+        # an empty hash is a missing one (a CSV's empty cell): counted as unhashed, not refused as a mismatch
+        recorded = pc.if_else(pc.equal(recorded, ""), pa.scalar(None, pa.string()), recorded)
         missing = recorded.null_count
         if missing == n:
             return HashCheck(np.zeros(n, dtype=bool), n)
@@ -142,5 +146,7 @@ def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_sour
 
 def unhashed_warning(source, count: int) -> str:
     """The one warning for answers that record no prompt hash."""
-    return (f"{source}: {count_of(count, 'answer')} record no prompt hash ({HASH_COLUMN}); they are scored without checking "
-            f"that they answer this bank's boards")
+    one = count == 1
+    return (f"{source}: {count_of(count, 'answer')} {'records' if one else 'record'} no prompt hash ({HASH_COLUMN}); "
+            f"{'it is' if one else 'they are'} scored without checking that {'it answers' if one else 'they answer'} "
+            f"this bank's boards")

@@ -11,6 +11,7 @@ from .domain_options import UI, add_domain_options, check_domain_options, domain
 from .progress import progress
 from ..domains.registry import DEFAULT_DOMAIN
 from ..errors import UserError
+from .._text import count
 
 EXIT_FAILED, EXIT_UNPROVEN = 1, 3
 
@@ -73,7 +74,7 @@ def cmd_build(args) -> int:
         refuse_overwrite(dict(given.inputs), {"--out": args.out})
         with progress("bank build", given.total, units) as update:
             rows = write_bank_tables(given.pieces(update), args.out, domain)
-        say(f"wrote {rows:,} certified {units} to {args.out} {given.what}", err=True)
+        say(f"wrote {count(rows, 'certified ' + domain.unit)} to {args.out} {given.what}", err=True)
         return 0
     design_file = args.design if args.design is not None and os.path.isfile(args.design) else None
     refuse_overwrite({"--design": design_file}, {"--out": args.out})
@@ -81,7 +82,7 @@ def cmd_build(args) -> int:
     with cluster_client(args, preload=domain.build_preload) as client, \
             progress("bank build", design.total, units) as update:
         rows = write_bank_tables(domain.bank_pieces(design, update, client, args), args.out, domain)
-    say(f"wrote {rows:,} certified {units} to {args.out} (seed {design.seed})", err=True)
+    say(f"wrote {count(rows, 'certified ' + domain.unit)} to {args.out} (seed {design.seed})", err=True)
     return 0
 
 

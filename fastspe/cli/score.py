@@ -129,7 +129,7 @@ def run_score(args) -> int:
     say(f"scored {count(summary.scored, 'output')} ({parts}) -> {args.out}")
     covers = coverage_text(summary.boards, summary.bank_boards)
     if covers:
-        say(f"these answers {covers}")
+        say(f"{args.out} {covers}")  # (one file: "covers", "its numbers")
     return 0
 
 

@@ -10,6 +10,7 @@ from ._common import fail, int_option, refuse_overwrite, say, warn
 from .domain_options import UI, add_domain_options, check_domain_options, domain_option
 from .progress import progress
 from ..domains.registry import DEFAULT_DOMAIN
+from .._text import count
 
 MAX_NODES = 10**15
 
@@ -62,7 +63,8 @@ def _solve_file(args, domain) -> int:
     write_answer_lines(answers, args.out)
     failed = sum("error" in a for a in answers)
     if failed:
-        say(f"wrote {len(answers):,} lines to {args.out}; {failed:,} {units} failed (see their \"error\")", err=True)
+        say(f"wrote {count(len(answers), 'line')} to {args.out}; {count(failed, domain.unit)} failed (see their \"error\")",
+            err=True)
         return 1
-    say(f"wrote {len(answers):,} optimal plans to {args.out}", err=True)
+    say(f"wrote {count(len(answers), 'optimal plan')} to {args.out}", err=True)
     return 0

@@ -28,7 +28,9 @@ _PLACEHOLDER = re.compile(r"«(\w+)»")
 # backslash before each makes it literal. Line breaks would end a table row and control characters
 # are invisible, so both become spaces.
 _MARKDOWN_MARK = re.compile(r"([\\`*_\[\]<>|#!~$])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+# Bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) would reverse the text after them in a rendered
+# table, as on a terminal: spaces too.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 # Column names of the metric tables as LaTeX (math letters); others are escaped text.
