@@ -15,11 +15,14 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-@pytest.fixture(autouse=True)
-def _no_compile_notice(monkeypatch):
+@pytest.fixture(autouse=True, scope="session")
+def _no_compile_notice():
     """Commands run in this process say nothing before a first compile: whether one happens depends on which test ran
     first on a cold cache, and many tests hold a command's stderr to its exact lines. The notice has its own tests
-    (test_first_compile.py) and benchmarks/bench_first_run.py sees it in a fresh process."""
+    (test_first_compile.py) and benchmarks/bench_first_run.py sees it in a fresh process. (Session-wide: module
+    fixtures that run commands are set up before any function's fixture.)"""
     import fastspe.cli
 
-    monkeypatch.setattr(fastspe.cli, "tell_before_compiling", lambda tell: None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fastspe.cli, "tell_before_compiling", lambda tell: None)
+        yield

@@ -30,6 +30,7 @@ def test_solve_a_level_file(tmp_path, capsys):
     assert answer["nodes"] >= 1 and answer["seconds"] >= 0
 
 
+@pytest.mark.slow
 def test_solve_levels_file_answers_each_line_and_names_the_failures(tmp_path, capsys):
     src, out = tmp_path / "levels.jsonl", tmp_path / "out.jsonl"
     src.write_text("\n".join(json.dumps(r) for r in ({"id": "a", "level": LEVEL}, {"id": "b", "level": DEAD},
@@ -222,6 +223,7 @@ def test_a_byte_order_mark_is_skipped_and_a_level_file_is_named_in_its_errors(tm
     assert err.startswith(f"error: {one}: level line 2, column 3: 'x' is not an XSB character") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_report_and_compare_name_the_sokoban_stratum_boxes(tmp_path, capsys):
     design, bank = tmp_path / "d.json", tmp_path / "sk.parquet"
     design.write_text(json.dumps({"seed": 5, "cells": [{"cohort": "primary", "boxes": b, "depth": 6, "count": 3}

@@ -56,6 +56,7 @@ def test_file_mode_writes_answers_and_per_line_errors(tmp_path, capsys):
 HARD_3X4 = "2 8 11 1 7 0 5 6 3 9 10 4"  # d* = 37, h(s) = 23: the pattern databases bound it at 33
 
 
+@pytest.mark.slow
 def test_h_is_the_papers_h_and_the_search_bound_has_its_own_name(capsys):
     from fastspe.domains.sliding.layout import Layout
 

@@ -49,3 +49,11 @@ def test_cache_warm_refuses_when_the_cache_is_off(monkeypatch, capsys):
     monkeypatch.setattr("fastspe._numba.folder.cache_enabled", lambda environ=None: False)
     assert main(["cache", "warm"]) == 2
     assert "FASTSPE_NUMBA_CACHE turns the cache off" in capsys.readouterr().err
+
+
+def test_a_command_leaves_no_notice_armed_after_it(monkeypatch, capsys):
+    import fastspe.cli
+
+    monkeypatch.setattr(fastspe.cli, "tell_before_compiling", compile_notice.tell_before_compiling)  # the real one
+    assert main(["domains"]) == 0  # compiles nothing
+    assert compile_notice._tell is None  # a later compile in this process (a library call) says nothing

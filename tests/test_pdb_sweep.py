@@ -206,6 +206,7 @@ def test_solver_heuristic_choice_is_explicit():
     assert solve_boards(np.array([board], dtype=np.int8), heuristic="layout").lengths[0] == 3
 
 
+@pytest.mark.slow
 def test_auto_uses_the_7_8_tables_once_present(monkeypatch):
     """With 7-8 files present (here: stand-ins built from a 5-5-5 split, so the test is quick), ``auto``
     loads them and names them; ``layout`` still gives the 6-6-3."""

@@ -319,6 +319,7 @@ def test_user_text_stays_inert_in_every_output(tmp_path, bank):
     assert "<b>bold" not in (report.parent / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     from fastspe.domains.sliding.bank.build import build_bank
     from fastspe.boundary.banks import write_bank

@@ -92,6 +92,7 @@ def math_factorial(n):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("blocks, use_pdb", [((5, 10), True), ((0,), False), ((3, 6, 9), False)])
 def test_4x4_blocked_boards_match_bidirectional_bfs(blocks, use_pdb):
     rng = random.Random(sum(blocks))

@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         if _from_interrupt(exc):
             return fail("interrupted", code=130)
         raise
+    finally:
+        tell_before_compiling(None)  # (a command that compiled nothing leaves no notice armed for what follows it)
 
 
 def _from_interrupt(exc: BaseException) -> bool:
