@@ -11,9 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from ._text import count
 from .boundary.banks import as_bank, write_bank
@@ -63,7 +66,7 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
 
 def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
              stage: Stage | None = None, progress: ReportProgress | None = None,
-             domain: str = DEFAULT_DOMAIN) -> DemoResult:
+             domain: str = DEFAULT_DOMAIN, build_bank: Callable[[], pa.Table] | None = None) -> DemoResult:
     """Build, answer, score and report a domain's demo bank with every baseline planner of the domain.
 
     Parameters
@@ -77,6 +80,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
     domain : an installed domain's name (``fastspe.domains``; the default: the sliding puzzle, the paper bank and its
         five planners): its ``Domain.demo_bank`` answered by its ``planners``
+    build_bank : builds the bank instead of ``Domain.demo_bank`` (``fastspe cache warm`` gives ``Domain.warm_bank``)
 
     Returns
     -------
@@ -104,7 +108,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     if not chosen.planners:
         raise UserError(f"the {chosen.name} domain has no baseline planners, so it has no demo")
     bank = timed("bank", f"building {chosen.demo_text or f'the {chosen.name} demo bank'}",
-                 lambda: as_bank(chosen.demo_bank(), chosen, "the demo bank"))
+                 lambda: as_bank((build_bank or chosen.demo_bank)(), chosen, "the demo bank"))
     planners = chosen.planners
     write_bank(bank, bank_path)
     answers = timed("answer", f"answering it with {count(len(planners), 'baseline planner')} x {count(trials, 'trial')}",

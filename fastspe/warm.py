@@ -2,7 +2,8 @@
 
 A kernel compiles for the types it is called with, so the sure way to compile what a command will use, and only
 that, is to run the command's own pipeline on a small input: each domain's demo (its bank, baseline answers, the
-score of the answers' JSONL file, a report with few bootstrap draws) in a temporary folder, and the JSONL scanner
+score of the answers' JSONL file, a report with few bootstrap draws) in a temporary folder, on a small bank of the
+same shapes (``Domain.warm_bank``), and the JSONL scanner
 that ``score`` uses on large files. What is already cached is loaded, not compiled again.
 """
 
@@ -42,7 +43,8 @@ def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] |
     with tempfile.TemporaryDirectory(prefix="fastspe-warm-") as tmp:
         for name in names:
             say(f"{name}: bank, baseline answers, score and report")
-            result = run_demo(Path(tmp) / name, draws=WARM_DRAWS, trials=1, domain=name)
+            result = run_demo(Path(tmp) / name, draws=WARM_DRAWS, trials=1, domain=name,
+                              build_bank=domain_named(name).warm_bank)
             say(f"{name}: the JSONL scanner of large responses files")
             _scanner(result.responses_path)
     return names
