@@ -29,6 +29,17 @@ def _scanner(responses: Path) -> None:
     scanned_table(data, _FIELDS, KnownKeys(_FIELDS.names))
 
 
+def _parser() -> None:
+    """The compiled answer parser: a demo's answers are few enough for the reference parser alone, a model's may not
+    be (a column over ``REFERENCE_BYTES``)."""
+    import pyarrow as pa
+
+    from .scoring.parse_column import REFERENCE_BYTES, parse_column
+
+    answers = ["Think.\nMOVES: U, D, L", "moves: up, left", "MOVES: U\nMOVES: X (a remark)", "no plan"]
+    parse_column(pa.array(answers * (REFERENCE_BYTES // 16)))
+
+
 def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] | None = None) -> list[str]:
     """Compile (or load) the kernels of the demo pipeline of each of ``domains`` (default: every installed
     domain with baseline planners) and of the JSONL scanner; ``step(what)`` is told as each part starts.
@@ -47,6 +58,8 @@ def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] |
                               build_bank=domain_named(name).warm_bank)
             say(f"{name}: the JSONL scanner of large responses files")
             _scanner(result.responses_path)
+        say("the answer parser of large responses files")
+        _parser()
     return names
 
 
