@@ -7,8 +7,8 @@ command.
 
 ``warm_kernels`` (``fastspe cache warm``) compiles fastspe's kernels ahead of use, for CI images and fresh machines.
 A kernel compiles for the types it is called with, so the sure way to compile what a command will use is to run the
-pipeline itself on a small input: each domain's demo with few bootstrap draws, in a scratch folder, and the JSONL
-scanner that ``score`` uses on large files. What is already cached is loaded, not compiled again.
+pipeline itself on a small input: each domain's demo on a small bank of the same shapes (``Domain.warm_bank``) with
+few bootstrap draws, in a scratch folder, and the JSONL scanner and answer parser that ``score`` uses on large files. What is already cached is loaded, not compiled again.
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from ._text import count
 from .boundary.banks import as_bank, write_bank
@@ -69,7 +72,7 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
 
 def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
              stage: Stage | None = None, progress: ReportProgress | None = None,
-             domain: str = DEFAULT_DOMAIN) -> DemoResult:
+             domain: str = DEFAULT_DOMAIN, build_bank: Callable[[], pa.Table] | None = None) -> DemoResult:
     """Build, answer, score and report a domain's demo bank with every baseline planner of the domain.
 
     Parameters
@@ -83,6 +86,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     progress : the report's ``progress(stage, done, total)`` (``report.write_report``)
     domain : an installed domain's name (``fastspe.domains``; the default: the sliding puzzle, the paper bank and its
         five planners): its ``Domain.demo_bank`` answered by its ``planners``
+    build_bank : builds the bank instead of ``Domain.demo_bank`` (``fastspe cache warm`` gives ``Domain.warm_bank``)
 
     Returns
     -------
@@ -110,7 +114,7 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     if not chosen.planners:
         raise UserError(f"the {chosen.name} domain has no baseline planners, so it has no demo")
     bank = timed("bank", f"building {chosen.demo_text or f'the {chosen.name} demo bank'}",
-                 lambda: as_bank(chosen.demo_bank(), chosen, "the demo bank"))
+                 lambda: as_bank((build_bank or chosen.demo_bank)(), chosen, "the demo bank"))
     planners = chosen.planners
     write_bank(bank, bank_path)
     answers = timed("answer", f"answering it with {count(len(planners), 'baseline planner')} x {count(trials, 'trial')}",
@@ -133,6 +137,7 @@ def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] |
     domain with baseline planners) and of the JSONL scanner; ``step(what)`` is told as each part starts.
     Returns the domains warmed."""
     from .boundary.response_stream import warm_scanner
+    from .scoring.parse_column import warm_parser
 
     say = step or (lambda _: None)
     names = list(domains) if domains else [n for n in domain_names() if domain_named(n).planners]
@@ -142,7 +147,10 @@ def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] |
     with scratch_folder(prefix="fastspe-warm-") as tmp:
         for name in names:
             say(f"{name}: bank, baseline answers, score and report")
-            result = run_demo(tmp / name, draws=WARM_DRAWS, trials=1, domain=name)
+            result = run_demo(tmp / name, draws=WARM_DRAWS, trials=1, domain=name,
+                              build_bank=domain_named(name).warm_bank)
             say(f"{name}: the JSONL scanner of large responses files")
             warm_scanner(result.responses_path)
+        say("the answer parser of large responses files")
+        warm_parser()
     return names

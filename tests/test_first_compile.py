@@ -8,6 +8,7 @@ import pytest
 from fastspe._text import compile_notice
 from fastspe.cli import main
 from fastspe.cli._common import compiling_line
+from fastspe.domains.registry import domain_named
 from tests.test_numba_cache import load_kernels, root  # noqa: F401  (the fixture: a fresh cache folder)
 
 
@@ -57,3 +58,15 @@ def test_a_command_leaves_no_notice_armed_after_it(monkeypatch, capsys):
     monkeypatch.setattr(fastspe.cli, "tell_before_compiling", compile_notice.tell_before_compiling)  # the real one
     assert main(["domains"]) == 0  # compiles nothing
     assert compile_notice._tell is None  # a later compile in this process (a library call) says nothing
+
+
+@pytest.mark.parametrize("name", ["sliding", "sokoban"])
+def test_the_warm_bank_is_small_and_has_every_shape_of_the_demo_bank(name):
+    """`cache warm` runs the demo pipeline on each domain's warm bank: fewer boards, but every cohort, stratum and
+    depth of the demo's bank (and the sliding bank's certificate kinds), so the same kernels compile."""
+    domain = domain_named(name)
+    demo, warm = domain.demo_bank().to_pandas(), domain.warm_bank().to_pandas()
+    shape = [c for c in ("cohort", domain.stratum, "depth", "certificate_kind") if c in demo.columns]
+    assert len(warm) <= len(demo) / 5
+    assert set(warm[shape].itertuples(index=False)) == set(demo[shape].itertuples(index=False))
+    assert list(warm.columns) == list(demo.columns) and (warm.dtypes == demo.dtypes).all()

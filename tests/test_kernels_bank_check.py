@@ -7,11 +7,11 @@ import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
 from fastspe.domains.sliding.bank.meaning import _layout_tables, _steps_table
-from fastspe.boundary.bank_rows import string_buffers
+from fastspe.boundary.bank_rows import _ascii_text, string_buffers
 from fastspe.domains.sliding.bank.meaning import BankLayouts
 from fastspe.domains.sliding.layout import Layout
 from fastspe.domains.sliding.kernels.bank_check import board_faults
-from fastspe.kernels.text_check import ascii_only, id_runs, move_letters_only
+from fastspe.kernels.text_check import id_runs, move_letters_only
 
 from .naive_bank_check import naive_board_faults, naive_id_runs, naive_move_letters_only
 from .strategies import layouts
@@ -88,10 +88,12 @@ def test_id_runs_match_twin(ids, limit):
     assert (starts.tolist(), status) == naive_id_runs([s.encode() for s in ids], limit)
 
 
-@given(st.binary(max_size=80), st.integers(0, 80), st.integers(0, 80))
+@given(st.lists(st.text(max_size=12), max_size=10), st.integers(0, 3))
 @settings(max_examples=200, deadline=None)
-def test_ascii_only_matches_twin(data, lo, hi):
-    assert ascii_only(np.frombuffer(data, dtype=np.uint8), lo, hi) == all(b < 128 for b in data[lo:hi])
+def test_ascii_text_matches_twin(strings, lo):
+    # at any offset into the buffers (a slice of the array), bytes before it not looked at
+    column = pa.array(["\u00e9"] * lo + strings, pa.string()).slice(lo)
+    assert _ascii_text(column) == all(s.isascii() for s in strings)
 
 
 @given(st.lists(st.text(alphabet="ab", max_size=20), max_size=14), st.booleans(), st.integers(0, 3))

@@ -47,3 +47,28 @@ def test_numba_cache_dir_gets_a_fastspe_subfolder(tmp_path):
                                        check=True).stdout.split()
     assert folder.startswith(str(tmp_path / "fastspe")) and numba_dir == str(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["fastspe"] and any(Path(folder).rglob("*.nbc"))
+
+
+def test_a_helper_compiles_once_whatever_constants_its_callers_pass():
+    """Kernels called from kernels compile for plain types: two masks and a flag that starts as a constant
+    give one overload (numba alone compiles one per literal), and each caller still gets its own answer."""
+    import numpy as np
+
+    from fastspe._numba import njit
+
+    @njit(cache=False)
+    def masked(values, bits, keep):
+        return values & bits if keep else values
+
+    @njit(cache=False)
+    def callers(values):
+        keep = True
+        total = masked(values, 8, keep) + masked(values, 64, False)
+        for _ in range(values.shape[0]):
+            keep = values[0] > 0  # keep's type is settled only after a first pass over the literal True
+        return total + masked(values, 4, keep)
+
+    values = np.array([77, 12], dtype=np.int64)
+    assert callers(values).tolist() == ((values & 8) + values + (values & 4)).tolist()
+    assert [tuple(str(t) for t in sig) for sig in masked.signatures] == [
+        ("array(int64, 1d, C)", "int64", "bool")]

@@ -13,10 +13,20 @@ from hypothesis import strategies as st
 
 from fastspe.domains.sliding.kernels.replay import INVALID_CODE
 from fastspe.scoring.parse_reference import parse_answer
+from fastspe.scoring import parse_column as parse_column_module
 from fastspe.scoring.parse_column import MODE_EXACT, MODE_NAMES, MODE_NO_PLAN, moves_strings, parse_column
 
 from . import test_parse
 from .threads import digests_by_thread_count
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _the_kernel_reads_every_column():
+    """Every column here goes through the compiled pass, however small (one of REFERENCE_BYTES or less would be
+    read by the reference alone: test_a_small_column_is_read_by_the_reference_alone_with_the_same_result)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_column_module, "REFERENCE_BYTES", -1)
+        yield
 
 
 def reference(texts, strict):
@@ -47,6 +57,21 @@ LITERALS = _literal_texts()
 OTHER_LITERALS = ["MOVES: U, D,\nL, R\nThat is all.", "Here are the moves: up, then left", "MOVES: U,U\nWait, that is wrong.\nMOVES: L,R",
                   "MOVES: U,U\nMOVES:", "MOVES: UD up", "MOVES: UDX, L", "MOVES: " + ",".join("UDLR" * 25_000),
                   "MOVES: " + " ".join("udlr" * 25_000), "MOVES: U", "nothing", "moves: d"]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_small_column_is_read_by_the_reference_alone_with_the_same_result(monkeypatch, strict):
+    """A column of at most REFERENCE_BYTES bytes skips the compiled pass: every array of the result is the one the
+    kernel gives, dtype and bytes (only ``compiled``, how many answers the kernel decided, differs)."""
+    texts = LITERALS + OTHER_LITERALS[:6] + [None, "", "MOVES: u,d", "\u00e9 MOVES: U"]
+    kernel = parse_column(texts, strict=strict)
+    monkeypatch.setattr(parse_column_module, "REFERENCE_BYTES", 1 << 30)
+    small = parse_column(texts, strict=strict)
+    assert kernel.compiled > len(texts) // 2 and small.compiled == 0
+    for name in ("codes", "offsets", "mode", "normalization_code", "multiple"):
+        a, b = getattr(kernel, name), getattr(small, name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+    assert kernel.normalization_names == small.normalization_names and kernel.vocabulary == small.vocabulary
 
 
 def test_literals_of_the_reference_tests():

@@ -199,7 +199,7 @@ def test_a_vocabulary_that_is_not_one_is_refused():
             call()
 
 
-def test_the_column_parser_with_other_vocabularies():
+def test_the_column_parser_with_other_vocabularies(monkeypatch):
     texts = ["MOVES: AB, CB", None, "", "moves: ba", 3, "I give up.", "MOVES: AB, XY", b"MOVES: CA"]
     col = parse_column(pa.array([t if isinstance(t, str) or t is None else None for t in texts]), vocabulary=HANOI)
     assert col.compiled == 0 and col.plan_strings().to_pylist() == ["af", "", "", "c", "", "", "a?", ""]
@@ -207,7 +207,8 @@ def test_the_column_parser_with_other_vocabularies():
     assert col.to_plans() == parse_answers(texts, vocabulary=HANOI)
     assert col.codes.tolist() == [0, 5, 2, 0, HANOI.invalid_code, 4] and col.offsets.tolist() == [0, 2, 2, 2, 3, 3, 3,
                                                                                                     5, 6]
-    # the kernel reads a vocabulary equal to DIRECTIONS, built anew
+    # the kernel reads a vocabulary equal to DIRECTIONS, built anew (in a column of any size)
+    monkeypatch.setattr("fastspe.scoring.parse_column.REFERENCE_BYTES", -1)
     again = Vocabulary(("U", "D", "L", "R"), words=dict(DIRECTIONS.words), glyphs=dict(DIRECTIONS.glyphs), runs=True)
     assert parse_column(["MOVES: U, D"] * 3, vocabulary=again).compiled == 3
     assert parse_column(["MOVES: U, D"], vocabulary=COMPASS).to_plans() == [ParsedPlan("??", EXACT, "", False)]

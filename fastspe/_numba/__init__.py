@@ -35,6 +35,7 @@ def check_thread_variable(environ=os.environ) -> None:
 check_thread_variable()
 
 import numba  # noqa: E402  (after the check: numba reads the variable on import)
+from numba.core import types  # noqa: E402
 
 from .folder import cache_dir, cache_enabled  # noqa: E402
 from .._text import compile_notice  # noqa: E402
@@ -55,9 +56,28 @@ def _cached(dispatcher, root=None):
     return dispatcher
 
 
+def _plain_call_types(dispatcher):
+    """Make a kernel called from another kernel compile for its arguments' plain types, never their literal values.
+
+    numba types a constant argument (a byte-class mask, ``write=False``) as ``Literal[int](8)``, and an argument
+    whose type inference is still under way first as the literal of its first assignment, and compiles the callee
+    once per literal: ``skip`` compiled 6 times, once per mask. Unliteral, each helper compiles once, for int64 /
+    bool; the callers convert their constants at the call.
+    """
+    literal_call_template = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return literal_call_template(tuple(types.unliteral(a) for a in args),
+                                     {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
 def njit(*args, **kwargs):
-    """``numba.njit`` with fastspe's defaults (cached, nogil, numpy error model); as ``@njit`` or
-    ``@njit(option=...)``, without eager signatures (they would compile before the cache is on)."""
+    """``numba.njit`` with fastspe's defaults (cached, nogil, numpy error model, plain call types, see
+    ``_plain_call_types``); as ``@njit`` or ``@njit(option=...)``, without eager signatures (they would compile
+    before the cache is on)."""
     cache = bool(kwargs.pop("cache", True)) and CACHE
     kwargs.setdefault("nogil", True)
     kwargs.setdefault("error_model", "numpy")
@@ -65,7 +85,7 @@ def njit(*args, **kwargs):
         raise TypeError("fastspe's njit takes no signatures: kernels compile lazily, per call types")
 
     def decorate(func):
-        dispatcher = numba.njit(func, cache=False, **kwargs)
+        dispatcher = _plain_call_types(numba.njit(func, cache=False, **kwargs))
         return _cached(dispatcher) if cache else dispatcher
 
     return decorate(args[0]) if args else decorate

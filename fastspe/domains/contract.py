@@ -358,6 +358,11 @@ class Domain:
 
         return pa.concat_tables(self.bank_pieces(self.load_design(None), lambda *done: None))
 
+    def warm_bank(self):
+        """A small bank that runs the demo pipeline's kernels on the types the demo's bank does, for ``fastspe cache
+        warm`` (default: the demo's bank; a domain whose demo bank takes seconds to build gives a smaller one)."""
+        return self.demo_bank()
+
     # ---- inspect_ai ----------------------------------------------------------------------------------------------
 
     inspect_task: str = ""  # the inspect_ai task name of this domain (``fastspe/NAME``); default: ``NAME_planning``

@@ -270,7 +270,8 @@ def _percentile(keys, n, q, work, hist):
     """NumPy's default ('linear') percentile ``q`` in [0, 100] of the values behind ``keys[:n]``."""
     v = (n - 1) * (q / 100.0)
     k = min(np.int64(np.floor(v)), n - 1)
-    work[:n] = keys[:n]
+    for i in range(n):  # a loop, not work[:n] = keys[:n]: that compiles a shape check and its message's formatting
+        work[i] = keys[i]
     key0 = _select_key(work, n, k, hist)
     x0 = _key_value(key0)
     if v >= n - 1:

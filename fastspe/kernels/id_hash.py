@@ -58,24 +58,27 @@ def id_table(data, offsets, min_bits=0):
     return slots
 
 
+@njit
+def _row_of(slots, set_data, set_offsets, data, lo, hi):
+    """The row in the set of ``data[lo:hi]``, -1 if absent."""
+    mask = len(slots) - 1
+    h = _hash(data, lo, hi)
+    s = np.int64(h & np.uint64(mask))
+    key = np.int64(h >> np.uint64(1))
+    while slots[s, 0] >= 0:
+        r = slots[s, 0]
+        if slots[s, 1] == key and set_offsets[r + 1] - set_offsets[r] == hi - lo \
+                and same_bytes(data, lo, hi, set_data, set_offsets[r]):
+            return r
+        s = (s + 1) & mask
+    return -1
+
+
 @njit(parallel=True)
 def id_rows(slots, set_data, set_offsets, data, offsets):
     """The row in the set of each string ``data[offsets[i]:offsets[i + 1]]`` (int64 (n,), -1 if absent)."""
     n = len(offsets) - 1
-    mask = len(slots) - 1
     rows = np.empty(n, dtype=np.int64)
-    for i in prange(n):
-        lo, hi = offsets[i], offsets[i + 1]
-        h = _hash(data, lo, hi)
-        s = np.int64(h & np.uint64(mask))
-        key = np.int64(h >> np.uint64(1))
-        found = -1
-        while slots[s, 0] >= 0:
-            r = slots[s, 0]
-            if slots[s, 1] == key and set_offsets[r + 1] - set_offsets[r] == hi - lo \
-                    and same_bytes(data, lo, hi, set_data, set_offsets[r]):
-                found = r
-                break
-            s = (s + 1) & mask
-        rows[i] = found
+    for i in prange(n):  # one call per row: numba's parallel passes compile a small body much sooner
+        rows[i] = _row_of(slots, set_data, set_offsets, data, offsets[i], offsets[i + 1])
     return rows

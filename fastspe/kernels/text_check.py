@@ -1,6 +1,5 @@
 """Checks over the bytes of a text column in one compiled pass (``boundary.bank_rows`` raises for the rows they flag).
 
-- ``ascii_only``: is every byte of a buffer below 128 (ASCII text is valid UTF-8);
 - ``move_letters_only``: per string of an Arrow string array, does it hold only U, D, L, R (the symbols of
   ``domains.vocabulary.DIRECTIONS``: a stored plan or certificate);
 - ``id_runs``: the rows where a run of strictly increasing ids of one byte length starts.
@@ -50,20 +49,6 @@ def _stray_bytes(data, lo, hi):
         if b != 85 and b != 68 and b != 76 and b != 82:
             return True
     return stray != 0
-
-
-@njit
-def ascii_only(data, lo, hi):
-    """Every byte of ``data[lo:hi]`` below 128 (eight bytes a step)."""
-    lo, hi = _clamp(data, lo, hi)
-    whole = (hi - lo) // 8 * 8
-    words = data[lo:lo + whole].view(np.uint64)
-    seen = np.uint64(0)
-    for k in range(words.size):
-        seen |= words[np.uintp(k)]
-    for k in range(lo + whole, hi):
-        seen |= np.uint64(data[k])
-    return (seen & _HIGH) == 0
 
 
 @njit

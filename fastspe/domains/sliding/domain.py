@@ -40,6 +40,7 @@ class SlidingDomain(Domain):
     bank_pieces = implemented_in(".bank.build:design_pieces")
     build_preload = ("fastspe.domains.sliding.kernels.walks",)
     demo_bank = implemented_in(".bank.build:demo_bank")
+    warm_bank = implemented_in(".bank.build:warm_bank")
     demo_text = "the paper bank (400 certified boards)"
     verify_bank = implemented_in(".commands:verify")
 

@@ -16,7 +16,7 @@ Nothing depends on the thread count or the machine, so a bank is bit-identical f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -289,3 +289,9 @@ def design_pieces(design: SokobanDesign, progress: Progress | None = None, execu
 def demo_bank() -> pa.Table:
     """The default design's bank: the demo's."""
     return build_sokoban_bank(SOKOBAN_PAPER_DESIGN)
+
+
+def warm_bank() -> pa.Table:
+    """One level of each cell of the default design: every box count and depth of the demo's bank."""
+    cells = tuple(replace(cell, count=1) for cell in SOKOBAN_PAPER_DESIGN.cells)
+    return build_sokoban_bank(replace(SOKOBAN_PAPER_DESIGN, cells=cells))

@@ -32,6 +32,7 @@ class SokobanDomain(Domain):
     bank_pieces = implemented_in(".bank:design_pieces")
     given_bank = implemented_in(".commands:given_bank")
     demo_bank = implemented_in(".bank:demo_bank")
+    warm_bank = implemented_in(".bank:warm_bank")
     demo_text = "the default Sokoban bank (certified levels)"
     verify_bank = implemented_in(".commands:verify")
 

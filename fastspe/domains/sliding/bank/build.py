@@ -237,3 +237,13 @@ def demo_bank() -> pa.Table:
     from .design import paper_design
 
     return build_bank_table(paper_design())
+
+
+def warm_bank() -> pa.Table:
+    """One board of each cell of the paper's design: every layout, depth and certificate kind of the demo's bank."""
+    from dataclasses import replace
+
+    from .design import paper_design
+
+    design = paper_design()
+    return build_bank_table(replace(design, cells=tuple(replace(cell, count=1) for cell in design.cells)))

@@ -227,21 +227,34 @@ def replay_plans(boards, board_index, codes, offsets, layout_index, moves, dist,
         shift_of[c] = np.uint64((c % per_word) * bits)
     outputs = new_outputs(n)
     for ci in prange((n + CHUNK - 1) // CHUNK):
-        lo, hi = chunk_of(ci, n)
-        size = 1 << table_bits(longest_plan(offsets, lo, hi))
-        board = np.empty(cells, dtype=np.int8)
-        key = np.empty(nwords, dtype=np.uint64)
-        table = np.empty(size if nwords == 1 else 0, dtype=np.uint64)
-        tab_keys = np.empty((size if nwords > 1 else 0, nwords), dtype=np.uint64)
-        tab_stamp = np.full(size if nwords > 1 else 0, -1, dtype=np.int64)
-        for p in range(lo, hi):
-            board[:] = boards[board_index[p]]
-            li = layout_index[p]
-            plan = codes[offsets[p]:offsets[p + 1]]
-            if nwords == 1:
-                out = _replay_one_word(board, plan, moves[li], dist[li], goal_cell[li], shift_of, table)
-            else:
-                out = _replay_one(p, board, plan, moves[li], dist[li], goal_cell[li], word_of, shift_of, key, nwords,
-                                  tab_keys, tab_stamp)
-            store(outputs, p, out)
+        # int64 as typed before the loop is made parallel (its index is then unsigned): one compile of the chunk
+        _replay_chunk(np.int64(ci), outputs, boards, board_index, codes, offsets, layout_index, moves, dist, goal_cell, nwords,
+                      word_of, shift_of)
     return outputs
+
+
+@njit
+def _replay_chunk(ci, outputs, boards, board_index, codes, offsets, layout_index, moves, dist, goal_cell, nwords,
+                  word_of, shift_of):
+    """The plans of parallel work item ``ci`` into ``outputs`` (a function of its own: the parallel loop's body
+    stays one call, which numba's parallel passes compile in a fraction of the time of the body inlined)."""
+    n = board_index.shape[0]
+    cells = boards.shape[1]
+    lo, hi = chunk_of(ci, n)
+    size = 1 << table_bits(longest_plan(offsets, lo, hi))
+    board = np.empty(cells, dtype=np.int8)
+    key = np.empty(nwords, dtype=np.uint64)
+    table = np.empty(size if nwords == 1 else 0, dtype=np.uint64)
+    tab_keys = np.empty((size if nwords > 1 else 0, nwords), dtype=np.uint64)
+    tab_stamp = np.full(size if nwords > 1 else 0, -1, dtype=np.int64)
+    for p in range(lo, hi):
+        for c in range(cells):  # a loop, not board[:] = ...: outside a parallel loop that would compile a shape check
+            board[c] = boards[board_index[p], c]
+        li = layout_index[p]
+        plan = codes[offsets[p]:offsets[p + 1]]
+        if nwords == 1:
+            out = _replay_one_word(board, plan, moves[li], dist[li], goal_cell[li], shift_of, table)
+        else:
+            out = _replay_one(p, board, plan, moves[li], dist[li], goal_cell[li], word_of, shift_of, key, nwords,
+                              tab_keys, tab_stamp)
+        store(outputs, p, out)
