@@ -36,6 +36,7 @@ def test_streamed_bank_is_the_whole_table_file_byte_for_byte(tmp_path, monkeypat
     assert streamed.read_bytes() == whole.read_bytes()
 
 
+@pytest.mark.slow
 def test_row_groups_are_cut_at_their_size_and_read_back(tmp_path, monkeypatch):
     design = design_from_dict(DESIGN)
     monkeypatch.setattr(build, "PIECE_ROWS", 50)

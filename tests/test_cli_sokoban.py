@@ -115,6 +115,7 @@ def _bank_rows(path) -> list[dict]:
     return pq.read_table(path).to_pandas().to_dict("records")
 
 
+@pytest.mark.slow
 def test_bank_build_levels_certifies_jsonl_and_xsb_collections(tmp_path, capsys):
     from tests.naive_sokoban_bfs import naive_solve
 

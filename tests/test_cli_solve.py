@@ -180,6 +180,7 @@ def test_korf_instance_1_solves_as_printed(capsys):
     assert _replay([int(v) for v in board.split()], 4, out["moves"]) == list(range(16))
 
 
+@pytest.mark.slow
 def test_heuristic_option_names_what_it_used_and_refuses_what_cannot_be(capsys, monkeypatch):
     assert main(["solve", "--board", "8 6 7 2 5 4 3 0 1", "--rows", "3", "--cols", "3", "--heuristic", "7-8"]) == 2
     assert "'7-8' is for the open 4x4 board" in capsys.readouterr().err

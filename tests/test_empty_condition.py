@@ -70,6 +70,7 @@ def test_score_refuses_an_empty_condition_naming_file_and_line(bank_file, tmp_pa
     assert f"{responses}: {where}" in err and MESSAGE in err
 
 
+@pytest.mark.slow
 def test_the_jsonl_scanner_takes_the_file_and_the_checker_still_refuses(bank_file, tmp_path, capsys, monkeypatch):
     """The fast path: the compiled scanner vouches for the file's bytes; the empty condition is caught after it."""
     monkeypatch.setattr(response_stream, "SCANNER_MIN_BYTES", 0)  # (a small file goes to pyarrow otherwise)

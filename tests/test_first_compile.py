@@ -60,6 +60,7 @@ def test_a_command_leaves_no_notice_armed_after_it(monkeypatch, capsys):
     assert compile_notice._tell is None  # a later compile in this process (a library call) says nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sliding", "sokoban"])
 def test_the_warm_bank_is_small_and_has_every_shape_of_the_demo_bank(name):
     """`cache warm` runs the demo pipeline on each domain's warm bank: fewer boards, but every cohort, stratum and

@@ -59,6 +59,7 @@ OTHER_LITERALS = ["MOVES: U, D,\nL, R\nThat is all.", "Here are the moves: up, t
                   "MOVES: " + " ".join("udlr" * 25_000), "MOVES: U", "nothing", "moves: d"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_small_column_is_read_by_the_reference_alone_with_the_same_result(monkeypatch, strict):
     """A column of at most REFERENCE_BYTES bytes skips the compiled pass: every array of the result is the one the
