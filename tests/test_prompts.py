@@ -113,3 +113,23 @@ def test_bank_rows_render():
     board_lines = text.split("Initial board:\n")[1].split("\n")
     assert sum(ln.split(" ").count("-1") for ln in board_lines) == 2 * blocked["k"]
     assert len(board_lines) == 2 * blocked["rows"] + 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 5), st.integers(1, 5), st.randoms(use_true_random=False)), min_size=0,
+                max_size=12))
+def test_a_banks_prompts_in_one_pass_are_render_prompt_row_by_row(shapes):
+    """render_rows (the prompts of a whole bank frame, written in Arrow joins per board shape) is render_prompt of
+    each row: any mix of shapes, blocked cells (-1) and two-digit tiles, in the frame's order."""
+    import pandas as pd
+
+    from fastspe.domains.sliding.prompt import render_rows
+
+    rows = []
+    for r, c, rnd in shapes:
+        cells = list(range(r * c))
+        rnd.shuffle(cells)
+        initial = [-1 if v == r * c - 1 and r * c > 2 else v for v in cells]
+        rows.append({"initial": initial, "goal": sorted(initial, key=lambda v: (v <= 0, v)), "rows": r, "cols": c})
+    frame = pd.DataFrame(rows, columns=["initial", "goal", "rows", "cols"])
+    assert render_rows(frame) == [render_prompt(x["initial"], x["goal"], x["rows"], x["cols"]) for x in rows]

@@ -94,25 +94,47 @@ def render_row(row) -> str:
 def render_rows(frame) -> list[str]:
     """The prompt of every row of a checked bank DataFrame, in order: ``render_prompt`` of each row.
 
-    Checked boards hold integers of the right count, so the rows are written without ``board_text``'s checks, and
-    each distinct (board, shape) is written once (a bank's goals repeat): scoring renders the prompts of every board
-    its answers name, 100k boards in a big sweep."""
-    head = PROMPT_TEMPLATE[:PROMPT_TEMPLATE.index("{initial}")]
-    middle = PROMPT_TEMPLATE[PROMPT_TEMPLATE.index("{initial}") + len("{initial}"):PROMPT_TEMPLATE.index("{goal}")]
-    heads: dict = {}
-    texts: dict = {}
+    Scoring renders the prompt of every board its answers name (100k boards in a big sweep), so the boards of each
+    shape are written in a few whole-column Arrow joins instead of a Python loop per cell; a row whose board has
+    not its shape's cell count goes through ``render_prompt``, which says what is wrong."""
+    import numpy as np
 
-    def text(board, rows: int, cols: int) -> str:
-        key = (tuple(board), cols)
-        if key not in texts:
-            cells = [str(int(v)) for v in key[0]]
-            texts[key] = "\n".join(" ".join(cells[r * cols:(r + 1) * cols]) for r in range(rows))
-        return texts[key]
+    out: list = [None] * len(frame)
+    rows_of, cols_of = frame["rows"].to_numpy(np.int64), frame["cols"].to_numpy(np.int64)
+    shape = rows_of * (cols_of.max(initial=0) + 1) + cols_of  # (one number per shape: one cheap unique)
+    for key in np.unique(shape):
+        at = np.flatnonzero(shape == key)
+        rows, cols = int(rows_of[at[0]]), int(cols_of[at[0]])
+        texts = _shape_prompts(frame, at, rows, cols)
+        for i, text in zip(at, texts):
+            out[i] = text if text is not None else render_row(frame.iloc[i])
+    return out
 
-    out = []
-    for initial, goal, rows, cols in zip(frame["initial"], frame["goal"], frame["rows"], frame["cols"]):
-        rows, cols = int(rows), int(cols)
-        if (rows, cols) not in heads:
-            heads[rows, cols] = head.format(rows=rows, cols=cols)
-        out.append(heads[rows, cols] + text(initial, rows, cols) + middle + text(goal, rows, cols))
+
+def _shape_prompts(frame, at, rows: int, cols: int) -> list:
+    """The prompts of rows ``at`` of ``frame``, all of one shape (None where a board has another cell count)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    head, middle = PROMPT_TEMPLATE.split("{initial}")
+    middle = middle.split("{goal}")[0]
+    boards, fits = [], None
+    for column in ("initial", "goal"):
+        values = pa.array(frame[column].iloc[at], from_pandas=True)
+        values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        good = pc.fill_null(pc.equal(pc.list_value_length(values), rows * cols), False)
+        fits = good if fits is None else pc.and_(fits, good)
+        boards.append(values)
+    keep = pc.indices_nonzero(fits)
+    texts = []
+    for values in boards:
+        cells = values.take(keep).flatten().to_numpy(zero_copy_only=False).reshape(-1, rows * cols)
+        column = [pc.cast(pa.array(cells[:, j].astype(np.int64)), pa.string()) for j in range(rows * cols)]
+        lines = [pc.binary_join_element_wise(*column[r * cols:(r + 1) * cols], " ") for r in range(rows)]
+        texts.append(pc.binary_join_element_wise(*lines, "\n"))
+    joined = pc.binary_join_element_wise(head.format(rows=rows, cols=cols), texts[0], middle, texts[1], "")
+    out: list = [None] * len(at)
+    for i, text in zip(keep.to_numpy(), joined.to_pylist()):
+        out[i] = text
     return out
