@@ -53,6 +53,10 @@ class Bank:
         """The bank as a DataFrame (``bank_frame``), its domain in ``attrs``; built once."""
         return bank_frame(self.table, self.domain)
 
+    def rows_frame(self, rows):
+        """Bank rows ``rows`` (int positions) as a DataFrame (``bank_frame``), without building the whole ``frame``."""
+        return bank_frame(self.table.take(pa.array(rows)), self.domain)
+
     @cached_property
     def prompt_hashes(self):
         """The hashes of its boards' prompts, rendered as answers ask for them (``PromptHashes``); kept."""

@@ -49,15 +49,13 @@ class PromptHashes:
 
     def of_rows(self, rows: np.ndarray) -> pa.Array:
         """The hash of the prompt of bank row ``rows[i]`` (int64), as an Arrow string array."""
-        from .banks import bank_frame  # (banks imports this module's carrier lazily too)
-
         rows = np.asarray(rows, dtype=np.int64)
         wanted = np.zeros(len(self._rendered), dtype=bool)
         wanted[rows] = True  # (a mask, not np.unique: linear, a sort of 1M rows costs more than the check)
         todo = np.flatnonzero(wanted & ~self._rendered)
         if len(todo):
             domain = self.bank.domain
-            frame = bank_frame(self.bank.table.take(pa.array(todo)), domain)
+            frame = self.bank.rows_frame(todo)
             self._hashes[todo] = [prompt_hash(text) for text in domain.prompts(frame)]
             self._rendered[todo] = True
             self._arrow = None
