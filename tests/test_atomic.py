@@ -196,6 +196,7 @@ def _files_of(tmp_path, monkeypatch):
     return [str(tmp_path / name) for name in ("bank.parquet", "answers.jsonl", "v.parquet")]
 
 
+@pytest.mark.slow
 def test_a_full_disk_in_a_report_names_the_report_folder_not_its_temporary(tmp_path, monkeypatch, capsys):
     from fastspe.cli import main
 

@@ -199,6 +199,7 @@ def test_a_report_folder_that_cannot_be_made_names_the_folder(monkeypatch, tmp_p
     assert ".tmp" not in str(caught.value)
 
 
+@pytest.mark.slow
 @needs_linux
 def test_a_read_only_pdb_folder_still_solves(tmp_path):
     folder = _read_only_folder(tmp_path)

@@ -154,6 +154,7 @@ def test_a_setup_that_fails_fails_every_call():
         started.close()
 
 
+@pytest.mark.slow
 @needs_fork
 def test_cancel_stops_the_running_calls(server, tmp_path):
     flag = tmp_path / "written"
@@ -181,6 +182,7 @@ def test_a_part_that_fails_fails_the_job(server):
         server.submit(HERE, "fails_side_by_side", "second part").result()
 
 
+@pytest.mark.slow
 @needs_fork
 def test_cancel_stops_the_parts_of_a_job_too(server, tmp_path):
     server.submit(HERE, "writes_side_by_side", 3.0, str(tmp_path))

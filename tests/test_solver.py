@@ -155,6 +155,7 @@ def test_refusals_are_clear():
         solve_boards(np.zeros((2, 8), dtype=np.int8), 3, 3)
 
 
+@pytest.mark.slow
 def test_small_and_2xn_layouts():
     sol = solve([3, 0, 2, 1], 2, 2)
     assert sol.length == naive.bidirectional_distance((3, 0, 2, 1), 2, 2, ())
