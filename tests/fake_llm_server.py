@@ -42,6 +42,16 @@ class Action:
     message: str | None = None  # the error body's message (default "scripted STATUS")
 
 
+def isolate_api_environment(monkeypatch, key: str) -> None:
+    """``key`` as both providers' API key, and no base URL or proxy taken from the environment: the tests talk to a
+    local server only."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
+                "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def ok(text: str = "MOVES: U,L", **kw) -> Action:
     return Action("ok", text=text, **kw)
 

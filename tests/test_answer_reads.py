@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.fake_llm_server import FakeLLMServer, drop, ok, slow, status, truncated
+from tests.fake_llm_server import FakeLLMServer, drop, isolate_api_environment, ok, slow, status, truncated
 from fastspe.runners import GenerationSettings
 from fastspe.runners import anthropic_runner, openai_runner
 from fastspe.runners.anthropic_runner import AnthropicMessages
@@ -29,10 +29,7 @@ PROMPT = "Solve this board."
 
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_api_environment(monkeypatch, KEY)
 
 
 def sdk_complete(wire: str, url: str, runner, settings: GenerationSettings, trial_id: str, timeout: float):

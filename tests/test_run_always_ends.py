@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from tests.fake_llm_server import FakeLLMServer
+from tests.fake_llm_server import FakeLLMServer, isolate_api_environment
 from tests.test_sdk_transport import ANSWER, head, raw_server
 from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
@@ -32,10 +32,7 @@ def bank():
 
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_api_environment(monkeypatch, KEY)
 
 
 def lines_of(path):

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.fake_llm_server import FakeLLMServer, ok
+from tests.fake_llm_server import FakeLLMServer, isolate_api_environment, ok
 from fastspe.runners import GenerationSettings
 from fastspe.runners.anthropic_runner import AnthropicMessages
 from fastspe.runners.openai_runner import OpenAIChat
@@ -30,10 +30,7 @@ ANSWER = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_r
 
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_api_environment(monkeypatch, KEY)
 
 
 def read_request(conn: socket.socket) -> bool:
