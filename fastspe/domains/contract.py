@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["Domain", "Packed", "Option", "Design", "GivenBank", "BankVerification", "Ui", "Verifier",
-           "VerifierBoard", "STRATUM", "implemented_in", "prompt_hash"]
+           "VerifierBoard", "Playout", "STRATUM", "implemented_in", "prompt_hash"]
 
 
 class implemented_in:  # noqa: N801 - a descriptor, used like a function in a class body
@@ -187,6 +187,27 @@ class Verifier:
     replay: Callable[[VerifierBoard, str], dict]
 
 
+@dataclass(frozen=True)
+class Playout:
+    """Moves played from a bank row's start state, as a model's tool and the verifier's feedback tell it
+    (``Domain.playout``): the legal prefix is applied, play stops at the first illegal move.
+
+    applied : moves applied (the legal prefix)
+    complete : the state after them is the goal
+    state : that state, written as the domain's prompt writes states (the board before the illegal move, if any)
+    illegal : 1-based number of the first illegal move, 0 when every move was legal
+    action : that move's vocabulary symbol ("" when none)
+    reason : why it is illegal, in words (``error_reasons``; "invalid action" for a token that is no move)
+    """
+
+    applied: int
+    complete: bool
+    state: str
+    illegal: int = 0
+    action: str = ""
+    reason: str = ""
+
+
 class Domain:
     """A planning domain with certified optima (see the module docstring). Subclass it, set the class attributes,
     implement the required methods, and register an instance under the ``fastspe.domains`` entry-point group."""
@@ -302,6 +323,12 @@ class Domain:
         min_h int32, revisits int64, goal_midway bool), each (n,). A code of ``vocabulary.invalid_code`` or above
         is an ``invalid_action``. Revisits = states visited - distinct states, the start included."""
         raise NotImplementedError
+
+    def playout(self, row: Mapping, plan: str) -> Playout:
+        """Play ``plan`` (one vocabulary symbol per action, ``?`` for a token that is no action) from the start
+        state of bank row ``row`` (a mapping of its columns) in plain Python, stopping at the first illegal action:
+        what the tool-assisted and feedback protocols show the model. A domain without it runs one-shot only."""
+        raise NotImplementedError(f"the {self.name} domain cannot play moves out for a model (Domain.playout)")
 
     verifier: Verifier | None = None  # the independent replay ``fastspe verdicts verify`` compares verdicts with
 

@@ -33,6 +33,14 @@ class Trial:
     row: int  # the board's row in the bank
     prompt_version: str  # the domain's prompt: its version and its template's hash
     prompt_sha256: str
+    # The opening conversation in the OpenAI chat format (system, worked examples, then the user's ``prompt``);
+    # None: the one user message ``prompt``.
+    messages: tuple | None = None
+
+    @property
+    def opening(self) -> list[dict]:
+        """The messages a conversation about this trial starts with."""
+        return list(self.messages) if self.messages is not None else [{"role": "user", "content": self.prompt}]
 
 
 @dataclass
