@@ -1,5 +1,6 @@
-"""The text the ``apply_moves`` tool returns, the same whoever runs the conversation (fastspe's runners, inspect_ai's
-tool loop): the state after the moves, or the first illegal move, why, and the state before it.
+"""The ``apply_moves`` tool in words, the same whoever runs the conversation (fastspe's runners, inspect_ai's tool
+machinery): its name, what it says of itself and of its one parameter, and what it returns: the state after the
+moves, or the first illegal move, why, and the state before it.
 
 The moves are read as scoring reads a plan (the reference parser with the domain's vocabulary, after a ``MOVES:``
 label), so the letters mean to the tool what they mean to the scorer, and played from the START state with
@@ -14,7 +15,26 @@ from ..domains.contract import Domain, Playout
 from ..domains.vocabulary import INVALID_SYMBOL
 from ..scoring.parse_reference import parse_answer
 
-__all__ = ["apply_moves_result", "playout_text"]
+__all__ = ["TOOL_NAME", "MOVES_ARGUMENT", "tool_description", "moves_description", "apply_moves_result",
+           "playout_text"]
+
+TOOL_NAME = "apply_moves"
+MOVES_ARGUMENT = "moves"
+
+
+def tool_description(domain: Domain) -> str:
+    """What the tool says it does (the model reads it with the tool's definition)."""
+    unit = domain.unit
+    return (f"Play moves from the START {unit} (always the start, not the last result) and see the {unit} after them, "
+            f"written as the prompt writes it; or the first illegal move, why it is illegal and the {unit} before it. "
+            f"It does not answer for you: give your final plan in your answer.")
+
+
+def moves_description(domain: Domain) -> str:
+    """What the tool says of its one parameter, ``moves``."""
+    tokens = domain.vocabulary.tokens
+    return (f"The moves in order, comma-separated, in the same letters as a plan ({', '.join(tokens)}), "
+            f"e.g. \"{','.join(tokens[:3])}\"")
 
 
 def apply_moves_result(domain: Domain, row: Mapping, moves_text: str) -> str:
