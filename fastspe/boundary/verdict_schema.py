@@ -4,10 +4,10 @@ Every verdicts file fastspe writes has the same columns in the same order with t
 wrote the answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was
 set: ``VERDICT_TYPES``, then ``METADATA_TYPES`` (a column the answers lacked is all null), then
 ``CONVERSATION_TYPES`` in their types where some answer has them (a multi-turn protocol's; absent otherwise, so a
-one-answer run's file is as before), then any other scalar metadata of the answers as it came. So files concatenate with no cast in pyarrow, polars, DuckDB
-and Hugging Face ``datasets``. What is undefined is null in the file: ``economy`` and ``excess`` of a plan
-that is not complete, ``error_kind`` and ``first_error`` of a plan with no illegal action, a setting not
-given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
+one-answer run's file is as before), then any other scalar metadata of the answers as it came. So files concatenate
+with no cast in pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file:
+``economy`` and ``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no
+illegal action, a setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
 
 In memory, fastspe computes with the conventions it always had (NaN economy/excess, ``first_error`` -1,
 ``error_kind`` ""): ``typed_verdicts`` turns those into nulls on the way into a file and
@@ -30,7 +30,7 @@ from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domai
 from .errors import InputError
 
 __all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES",
-           "CONVERSATION_TYPES", "JSON_TEXT", "conversation_column", "verdict_types", "verdict_schema",
+           "CONVERSATION_TYPES", "JSON_TEXT", "metadata_column", "verdict_types", "verdict_schema",
            "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"
@@ -148,9 +148,13 @@ def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
-def conversation_column(column, name: str, source="responses"):
-    """An answers' ``CONVERSATION_TYPES`` column in its type (``InputError`` naming ``source`` when it cannot be)."""
-    return _cast(column, name, CONVERSATION_TYPES[name], source)
+def metadata_column(column, name: str, source="responses"):
+    """An answers' metadata column as a verdict holds it: a ``JSON_TEXT`` setting as JSON text, a
+    ``CONVERSATION_TYPES`` column in its type, so every batch and file types it alike (``InputError`` naming
+    ``source`` when it cannot be); any other as it is."""
+    if name in JSON_TEXT:
+        return json_text(column)
+    return _cast(column, name, CONVERSATION_TYPES[name], source) if name in CONVERSATION_TYPES else column
 
 
 def verdict_frame(table: pa.Table, source="verdicts") -> pd.DataFrame:

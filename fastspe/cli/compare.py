@@ -64,9 +64,9 @@ def cmd_compare(args) -> int:
     from ..boundary.banks import load_bank
     from ..boundary.verdict_files import read_verdicts
     from ..report.comparison import summary_markdown
-    from ..report.tool_effect import tool_effect_markdown, tool_effect_table
+    from ..report.protocol_effect import tool_effect_markdown, tool_effect_table
     from ..stats.compare import compare, summary_json
-    from ..stats.tool_effect import protocol_effects, tool_effect_json
+    from ..stats.protocol_effect import protocol_effects, tool_effect_json
     from ..distributed import executor
     from ..boundary.files import write_table, write_text
 

@@ -22,7 +22,7 @@ from ..errors import UserError
 from ..boundary.verdicts import PARSE_MODES, Verdicts, verdicts_domain
 from ..boundary.files import require_columns
 from ..domains.contract import STRATUM
-from ..stats.protocol_pairs import UNAIDED
+from ..stats.protocol_names import UNAIDED
 from .render import caption_text
 
 __all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
@@ -213,8 +213,8 @@ def _by_protocol(frame: pd.DataFrame, protocols: Mapping[str, str] | None) -> tu
     rank = found.map(lambda p: (p != UNAIDED, p))
     order = sorted(range(len(frame)), key=lambda i: rank.iat[i])  # stable: the ranking within a protocol
     out = frame.assign(protocol=found).iloc[order].reset_index(drop=True)
-    return out[["protocol", *frame.columns]], (" Rows are grouped by protocol; «unaided» is one answer per trial with "
-                                               "no tool or feedback (the paper's).")
+    grouped = " Rows are grouped by protocol; «unaided» is one answer per trial, with no tool or feedback."
+    return out[["protocol", *frame.columns]], grouped
 
 
 def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
@@ -419,7 +419,7 @@ def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, condi
                  protocols: Mapping[str, str] | None = None) -> list[Table]:
     """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
     order of ``conditions``, with ``labels`` shown for condition keys; Table 1's rows grouped by protocol when
-    ``protocols`` (condition -> protocol, ``stats.protocol_pairs.condition_protocols``) holds more than one.
+    ``protocols`` (condition -> protocol, ``stats.protocol_names.condition_protocols``) holds more than one.
 
     ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
     ``extra`` tables (trajectories, run costs) are appended as they are. ``verdicts``: checked

@@ -28,14 +28,14 @@ from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bo
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
-from ..stats.protocol_pairs import condition_protocols, protocol_pairs
-from ..stats.tool_effect import tool_effect
+from ..stats.protocol_names import condition_protocols, protocol_pairs
+from ..stats.protocol_effect import tool_effect
 from .figure_server import figure_server as start_figure_server
 from .examples import write_examples
 from .page import method_text, pages
 from .render import write_table_files
 from .tables import Table, check_table_inputs, condition_order, paper_tables, primary_cohort, trajectory_table
-from .tool_effect import tool_effect_table
+from .protocol_effect import tool_effect_table
 from .trajectories import trajectory_frame
 
 REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures", "examples")

@@ -1,6 +1,6 @@
-"""What the tool fixes (``stats.tool_effect``, ``stats.protocol_pairs``): paired differences and plan changes against
-a plain-Python twin on crafted verdicts, exact trial pairing, intervals from the report's bootstrap at any thread
-count, and the pairs a report finds."""
+"""What the tool fixes (``stats.protocol_effect``, ``stats.protocol_names``): paired differences and plan changes
+against a plain-Python twin on crafted verdicts, exact trial pairing, intervals from the report's bootstrap at any
+thread count, and the pairs a report finds."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from fastspe.boundary.errors import InputError
 from fastspe.stats.intervals import ALL, draw_indices, pack_sums
 from fastspe.stats.metrics import board_sums
-from fastspe.stats.protocol_pairs import UNAIDED, condition_protocols, protocol_pairs
-from fastspe.stats.tool_effect import GROUPINGS, protocol_effects, tool_effect, tool_effect_json
+from fastspe.stats.protocol_names import UNAIDED, condition_protocols, protocol_pairs
+from fastspe.stats.protocol_effect import GROUPINGS, protocol_effects, tool_effect, tool_effect_json
 
 from .naive_bootstrap import naive_bootstrap, naive_percentiles, synthetic_verdicts
 from .threads import digests_by_thread_count
@@ -191,7 +191,7 @@ import hashlib, json
 import numba
 import numpy as np
 from tests.naive_bootstrap import synthetic_verdicts
-from fastspe.stats.tool_effect import tool_effect, tool_effect_json
+from fastspe.stats.protocol_effect import tool_effect, tool_effect_json
 v = synthetic_verdicts(seed=6, conditions=("m", "m+tools"), per_cell=4)
 e = tool_effect(v, "m", "m+tools", draws=400, seed=9)
 text = e.differences.to_csv(index=False) + json.dumps(tool_effect_json(e), sort_keys=True)

@@ -27,9 +27,10 @@ from ..errors import UserError
 from ..executor import Executor
 from .intervals import ALL, DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums, paired_differences
 from .metrics import board_sums
-from .protocol_pairs import condition_protocols
+from .protocol_names import condition_protocols
 
-__all__ = ["ToolEffect", "tool_effect", "protocol_effects", "tool_effect_json", "EFFECT_METRICS", "CHANGES", "TOOL_CALLS"]
+__all__ = ["ToolEffect", "tool_effect", "protocol_effects", "tool_effect_json", "EFFECT_METRICS", "CHANGES",
+           "TOOL_CALLS"]
 
 EFFECT_METRICS = ("R", "Q", "E", "SPE")
 GROUPINGS = {"pooled": ("cohort",), "depth": ("cohort", "depth")}
@@ -52,7 +53,7 @@ class ToolEffect:
     ``CHANGES`` counts, ``transitions`` (``{baseline status: {candidate status: count}}``) and
     ``tool_calls_per_complete`` (NaN without ``tool_call_count`` or a completion). ``unpaired``: trials only the
     baseline (``baseline_only``) or only the candidate (``candidate_only``) answered, left out. ``protocols``: the
-    baseline's and the candidate's (``protocol_pairs.UNAIDED`` for one answer per trial)."""
+    baseline's and the candidate's (``protocol_names.UNAIDED`` for one answer per trial)."""
 
     baseline: str
     candidate: str
@@ -149,7 +150,8 @@ def tool_effect(verdicts: Verdicts | pd.DataFrame, baseline: str, candidate: str
     diff = diff.sort_values(["cohort", "_g", "depth", "_m"], kind="stable", key=_depth_key)
     differences = diff[["cohort", "depth", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
     has_tool_calls = TOOL_CALLS in cand.columns and cand[TOOL_CALLS].notna().any()
-    return ToolEffect(baseline, candidate, (protocols[baseline], protocols[candidate]), differences, _outcomes(base, cand, has_tool_calls), unpaired,
+    return ToolEffect(baseline, candidate, (protocols[baseline], protocols[candidate]), differences,
+                      _outcomes(base, cand, has_tool_calls), unpaired,
                       int(base["board_id"].nunique()), boot.draws, boot.seed, float(level), bool(has_tool_calls))
 
 

@@ -1,5 +1,5 @@
-"""The "What the tool fixes" table: a protocol's paired effects (``stats.tool_effect``) per cohort and depth, for the
-report's tables and pages and for ``fastspe compare``'s text."""
+"""The "What the tool fixes" table: a protocol's paired effects (``stats.protocol_effect``) per cohort and depth,
+for the report's tables and pages and for ``fastspe compare``'s text."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .._text import count
-from ..stats.tool_effect import CHANGES, EFFECT_METRICS, ToolEffect
+from ..stats.protocol_effect import CHANGES, EFFECT_METRICS, ToolEffect
 from .render import body_text, markdown_rows, markdown_text
 from .tables import Table, labelled
 
@@ -39,7 +39,8 @@ def _rows(effect: ToolEffect) -> pd.DataFrame:
 
 def _unpaired_text(effects: Sequence[ToolEffect], labels: Mapping[str, str]) -> str:
     name = (lambda c: labels.get(c, c))
-    parts = [f"{name(e.candidate)} against {name(e.baseline)}: {count(e.unpaired['baseline_only'], 'trial')} only the baseline "
+    parts = [f"{name(e.candidate)} against {name(e.baseline)}: "
+             f"{count(e.unpaired['baseline_only'], 'trial')} only the baseline "
              f"answered, {e.unpaired['candidate_only']} only the candidate"
              for e in effects if e.unpaired["baseline_only"] or e.unpaired["candidate_only"]]
     return "; ".join(parts) if parts else "none (every trial of one answered by the other)"
@@ -55,14 +56,15 @@ def tool_effect_table(effects: Sequence[ToolEffect], labels: Mapping[str, str] |
     shown = ", ".join(f"$\\Delta {m}$" if m != "SPE" else "$\\Delta$SPE" for m in EFFECT_METRICS)
     calls = (" tool_calls_per_complete: the candidate's tool calls per completed plan (its conversations' "
              "tool_call_count)." if "tool_calls_per_complete" in frame.columns else "")
-    return labelled(Table(NAME, "Candidate $-$ baseline on the same boards and trials: a trial counts only when both answered "
-                  f"it. {shown}: paired differences with 95% percentile intervals from «draws» stratified "
+    return labelled(Table(NAME, "Candidate $-$ baseline on the same boards and trials: a trial counts only when both "
+                  f"answered it. {shown}: paired differences with 95% percentile intervals from «draws» stratified "
                   "whole-board bootstrap draws (seed «seed»), both conditions on the same boards in every draw; "
                   "depth all pools the cohort. Plans the candidate changed: illegal_to_legal (an illegal plan made "
                   "legal, complete or not) and legal_to_illegal, incomplete_to_complete (a legal plan that stopped "
                   f"short, completed) and complete_to_incomplete.{calls} Unpaired trials, left out: «unpaired».",
                   frame, {**{c: "+.3f" for c in _DIFF.values()}, "tool_calls_per_complete": ".2f"},
-                  values={"draws": f"{first.draws:,}", "seed": str(first.seed), "unpaired": _unpaired_text(effects, labels or {})},
+                  values={"draws": f"{first.draws:,}", "seed": str(first.seed),
+                          "unpaired": _unpaired_text(effects, labels or {})},
                   intervals={_DIFF[m]: (f"{_DIFF[m]}_lo", f"{_DIFF[m]}_hi") for m in EFFECT_METRICS},
                   interval_cells=True, heading=HEADING, tex_headers=dict(_TEX)), labels)
 
