@@ -97,12 +97,9 @@ def _outcome_row(base: pd.DataFrame, cand: pd.DataFrame, has_tool_calls: bool) -
     for name, before, after in CHANGES:
         row[name] = int((np.isin(b, before) & np.isin(c, after)).sum())
     row["transitions"] = {s: {t: int(((b == s) & (c == t)).sum()) for t in STATUS_NAMES} for s in STATUS_NAMES}
-    done = c == COMPLETE
-    calls = cand[TOOL_CALLS].to_numpy(np.float64)[done] if has_tool_calls else np.zeros(0)
-    known = calls[~np.isnan(calls)]
-    # a completed plan whose count is missing makes the mean unknown, not smaller
-    row["tool_calls_per_complete"] = float(known.mean()) if has_tool_calls and known.size == done.sum() and \
-        known.size else math.nan
+    calls = cand[TOOL_CALLS].to_numpy(np.float64)[c == COMPLETE] if has_tool_calls else np.zeros(0)
+    # NaN without a completion, and where a completed plan's count is missing (unknown, not smaller)
+    row["tool_calls_per_complete"] = float(calls.mean()) if calls.size else math.nan
     return row
 
 
