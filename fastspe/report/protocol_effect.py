@@ -47,13 +47,13 @@ def _unpaired_text(effects: Sequence[ToolEffect], labels: Mapping[str, str]) -> 
 
 
 def tool_effect_table(effects: Sequence[ToolEffect], labels: Mapping[str, str] | None = None) -> Table:
-    """One table of every pair's effects (``protocol``: the candidate's), rows per pair, cohort and depth (``all``:
-    the cohort pooled), intervals in the cells; ``labels``: conditions' display names."""
+    """One table of every pair's effects (at least one; ``protocol``: the candidate's), rows per pair, cohort and
+    depth (``all``: the cohort pooled), intervals in the cells; ``labels``: conditions' display names."""
     frame = pd.concat([_rows(e) for e in effects], ignore_index=True)
     if not any(e.has_tool_calls for e in effects):
         frame = frame.drop(columns="tool_calls_per_complete")
     first = effects[0]
-    shown = ", ".join(f"$\\Delta {m}$" if m != "SPE" else "$\\Delta$SPE" for m in EFFECT_METRICS)
+    shown = ", ".join(_TEX.values())
     calls = (" tool_calls_per_complete: the candidate's tool calls per completed plan (its conversations' "
              "tool_call_count)." if "tool_calls_per_complete" in frame.columns else "")
     return labelled(Table(NAME, "Candidate $-$ baseline on the same boards and trials: a trial counts only when both "
