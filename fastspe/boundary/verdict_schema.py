@@ -2,11 +2,12 @@
 
 Every verdicts file fastspe writes has the same columns in the same order with the same types, whatever
 wrote the answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was
-set: ``VERDICT_TYPES``, then ``METADATA_TYPES`` (a column the answers lacked is all null), then any other
-scalar metadata of the answers as it came. So files concatenate with no cast in pyarrow, polars, DuckDB
-and Hugging Face ``datasets``. What is undefined is null in the file: ``economy`` and ``excess`` of a plan
-that is not complete, ``error_kind`` and ``first_error`` of a plan with no illegal action, a setting not
-given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
+set: ``VERDICT_TYPES``, then ``METADATA_TYPES`` (a column the answers lacked is all null), then
+``CONVERSATION_TYPES`` in their types where some answer has them (a multi-turn protocol's; absent otherwise, so a
+one-answer run's file is as before), then any other scalar metadata of the answers as it came. So files concatenate
+with no cast in pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file:
+``economy`` and ``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no
+illegal action, a setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
 
 In memory, fastspe computes with the conventions it always had (NaN economy/excess, ``first_error`` -1,
 ``error_kind`` ""): ``typed_verdicts`` turns those into nulls on the way into a file and
@@ -28,7 +29,8 @@ from ..domains.contract import STRATUM
 from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domain
 from .errors import InputError
 
-__all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES", "JSON_TEXT", "verdict_types", "verdict_schema",
+__all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES",
+           "CONVERSATION_TYPES", "JSON_TEXT", "metadata_column", "verdict_types", "verdict_schema",
            "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"
@@ -50,6 +52,9 @@ METADATA_TYPES = {
     "attempt": INT, "timestamp": TIME, "latency_s": FLOAT, "error_type": TEXT, "error": TEXT, "http_status": INT,
     "returned_model": TEXT, "request_id": TEXT, "finish_reason": TEXT, "raw_finish_reason": TEXT,
     "input_tokens": INT, "output_tokens": INT, "reasoning_tokens": INT, "cost_usd": FLOAT}
+# what a multi-turn protocol's closing record adds (the protocol, turns and tool calls of the conversation): typed
+# where some answer has them, never added as null columns, so the verdicts of a one-answer run do not change
+CONVERSATION_TYPES = {"protocol": TEXT, "turns": INT, "tool_call_count": INT}
 JSON_TEXT = ("stop", "extra_body")  # a list and an object in the log: JSON text in the file
 # the in-memory value of what the file stores as null
 UNSET = {"economy": float("nan"), "excess": float("nan"), "error_kind": "", "first_error": -1}
@@ -62,10 +67,14 @@ def verdict_types(domain=DEFAULT_DOMAIN) -> dict[str, pa.DataType]:
 
 
 def verdict_schema(extra: pa.Schema | None = None, domain=DEFAULT_DOMAIN) -> pa.Schema:
-    """The fixed fields, then ``extra``'s other fields, with the version and the domain in the metadata."""
+    """The fixed fields, then ``extra``'s ``CONVERSATION_TYPES`` fields in their types, then its other fields, with
+    the version and the domain in the metadata."""
     fixed = verdict_types(domain)
+    given = set(extra.names) if extra is not None else set()
     fields = [pa.field(n, t) for n, t in {**fixed, **METADATA_TYPES}.items()]
-    fields += [f for f in (extra or []) if f.name not in fixed and f.name not in METADATA_TYPES]
+    fields += [pa.field(n, t) for n, t in CONVERSATION_TYPES.items() if n in given]
+    typed = {**fixed, **METADATA_TYPES, **CONVERSATION_TYPES}
+    fields += [f for f in (extra or []) if f.name not in typed]
     schema = pa.schema(fields, metadata={SCHEMA_KEY: str(SCHEMA_VERSION).encode()})
     return with_domain(schema, domain)
 
@@ -131,12 +140,21 @@ def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
             columns.append(pa.nulls(table.num_rows, field.type))
             continue
         column = table.column(field.name)
-        if field.name in fixed or field.name in METADATA_TYPES:
+        if field.name in fixed or field.name in METADATA_TYPES or field.name in CONVERSATION_TYPES:
             column = _cast(column, field.name, field.type, source)
         if field.name in UNSET:
             column = _as_null(column, UNSET[field.name])
         columns.append(column)
     return pa.table(columns, schema=schema)
+
+
+def metadata_column(column, name: str, source="responses"):
+    """An answers' metadata column as a verdict holds it: a ``JSON_TEXT`` setting as JSON text, a
+    ``CONVERSATION_TYPES`` column in its type, so every batch and file types it alike (``InputError`` naming
+    ``source`` when it cannot be); any other as it is."""
+    if name in JSON_TEXT:
+        return json_text(column)
+    return _cast(column, name, CONVERSATION_TYPES[name], source) if name in CONVERSATION_TYPES else column
 
 
 def verdict_frame(table: pa.Table, source="verdicts") -> pd.DataFrame:

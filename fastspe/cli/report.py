@@ -14,7 +14,8 @@ DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
 DEFAULT_DPI = 150  # also fastspe.report.figures.DPI; here so that `--help` imports no matplotlib
 dpi_option = int_option(20, 1200)
-STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "tables and figures": "steps"}
+STAGE_UNITS = {"bootstrap": "draws", "paired differences": "draws", "what the tool fixes": "draws",
+               "tables and figures": "steps"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -15,7 +15,8 @@ _NAMES = {
     "bars_figure": "figures", "figure2_bars": "figures", "trajectory_figure": "figures",
     "figure3_trajectories": "figures", "trend_figure": "figures", "figure_trend": "figures", "Labels": "labels",
     "read_labels": "labels", "trajectory_frame": "trajectories", "COLUMNS": "run_stats", "run_stats_table": "run_stats",
-    "summary_markdown": "comparison",
+    "summary_markdown": "comparison", "tool_effect_table": "protocol_effect",
+    "tool_effect_markdown": "protocol_effect",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_face(__name__, _NAMES)

@@ -20,7 +20,7 @@ import pandas as pd
 from ..boundary.files import write_table, write_text
 
 # Math in caption templates and headers, and how Markdown shows it.
-_MATH_TEXT = {r"\times": "×", r"\in": "∈",
+_MATH_TEXT = {r"\times": "×", r"\in": "∈", r"\Delta ": "Δ", r"\Delta": "Δ",
               r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
               r"\%": "%", r"\,": " ", "{": "", "}": "", "_": ""}
 _PLACEHOLDER = re.compile(r"«(\w+)»")

@@ -22,6 +22,7 @@ from ..errors import UserError
 from ..boundary.verdicts import PARSE_MODES, Verdicts, verdicts_domain
 from ..boundary.files import require_columns
 from ..domains.contract import STRATUM
+from ..stats.protocol_names import UNAIDED
 from .render import caption_text
 
 __all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
@@ -184,18 +185,36 @@ def _intervals_of(metrics: Sequence[str]) -> dict:
 
 
 def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
-                   interval_cells: bool = False) -> Table:
-    """Table 1: pooled R, Q, E, G, SPE and Dc (Section 3.3) per condition on ``cohort``, with intervals."""
+                   interval_cells: bool = False, protocols: Mapping[str, str] | None = None) -> Table:
+    """Table 1: pooled R, Q, E, G, SPE and Dc (Section 3.3) per condition on ``cohort``, with intervals; rows grouped
+    by protocol (a first column) when ``protocols`` (condition -> protocol) holds more than one."""
     shown = ("R", "Q", "E", "G", "SPE", "Dc")
     frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], shown, conditions, with_intervals=True)
     mean_depth = _mean_depth(metrics, cohort)
     depths = ", ".join(str(d) for d in sorted({int(d) for d in _pick(metrics, "depth", cohort)["depth"]}))
+    frame, grouped = _by_protocol(frame, protocols)
     return Table("table1_primary", "Cohort «cohort»: $R$ over all outputs, $Q$ over legal plans, "
                  "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
                  "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
-                 f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.", frame,
-                 dict(_FORMATS), number="1", values={"cohort": cohort}, intervals=_intervals_of(shown),
-                 interval_cells=interval_cells, heading=f"Primary results pooled over $d^* \\in$ {{{depths}}}")
+                 f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.{grouped}", frame,
+                 dict(_FORMATS), number="1", values={"cohort": cohort, **({"unaided": UNAIDED} if grouped else {})},
+                 intervals=_intervals_of(shown), interval_cells=interval_cells,
+                 heading=f"Primary results pooled over $d^* \\in$ {{{depths}}}")
+
+
+def _by_protocol(frame: pd.DataFrame, protocols: Mapping[str, str] | None) -> tuple[pd.DataFrame, str]:
+    """The rows grouped by protocol (unaided first, then by name; the ranking kept within each), with a ``protocol``
+    column first, and the caption's sentence; ``frame`` as it is when the rows hold one protocol."""
+    if not protocols:
+        return frame, ""
+    found = frame["condition"].map(lambda c: protocols.get(c, UNAIDED))
+    if found.nunique() < 2:
+        return frame, ""
+    rank = found.map(lambda p: (p != UNAIDED, p))
+    order = sorted(range(len(frame)), key=lambda i: rank.iat[i])  # stable: the ranking within a protocol
+    out = frame.assign(protocol=found).iloc[order].reset_index(drop=True)
+    grouped = " Rows are grouped by protocol; «unaided» is one answer per trial, with no tool or feedback."
+    return out[["protocol", *frame.columns]], grouped
 
 
 def _mean_depth(metrics: pd.DataFrame, cohort: str) -> float:
@@ -388,7 +407,7 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
     if not labels:
         return table
     frame = table.frame.copy()
-    for col in ("condition", "condition_a", "condition_b"):
+    for col in ("condition", "condition_a", "condition_b", "baseline", "candidate"):
         if col in frame.columns:
             frame[col] = [labels.get(c, c) for c in frame[col]]
     return replace(table, frame=frame)
@@ -396,9 +415,11 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
 
 def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
                  paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
-                 interval_cells: bool = False, extra: Sequence[Table] = (), domain=None) -> list[Table]:
+                 interval_cells: bool = False, extra: Sequence[Table] = (), domain=None,
+                 protocols: Mapping[str, str] | None = None) -> list[Table]:
     """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
-    order of ``conditions``, with ``labels`` shown for condition keys.
+    order of ``conditions``, with ``labels`` shown for condition keys; Table 1's rows grouped by protocol when
+    ``protocols`` (condition -> protocol, ``stats.protocol_names.condition_protocols``) holds more than one.
 
     ``metrics`` is the long frame of ``intervals.bootstrap_intervals(..., groupings=REPORT_GROUPINGS)``;
     ``extra`` tables (trajectories, run costs) are appended as they are. ``verdicts``: checked
@@ -411,7 +432,7 @@ def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, condi
     else:
         domain = verdicts_domain(verdicts, domain=domain)
     primary = primary_cohort(metrics)
-    tables = [table1_primary(metrics, conditions, primary, interval_cells),
+    tables = [table1_primary(metrics, conditions, primary, interval_cells, protocols),
               table2_outcomes(verdicts, conditions, primary, domain), table3_rates(metrics, conditions, primary),
               table4_blocks(metrics, conditions, primary, domain),
               table5_stress(metrics, conditions, primary), table6_intervals(metrics, conditions, primary),

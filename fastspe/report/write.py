@@ -28,11 +28,14 @@ from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bo
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
+from ..stats.protocol_names import condition_protocols, protocol_pairs
+from ..stats.protocol_effect import tool_effect
 from .figure_server import figure_server as start_figure_server
 from .examples import write_examples
 from .page import method_text, pages
 from .render import write_table_files
 from .tables import Table, check_table_inputs, condition_order, paper_tables, primary_cohort, trajectory_table
+from .protocol_effect import tool_effect_table
 from .trajectories import trajectory_frame
 
 REPORT_ENTRIES = ("metrics.csv", "report.md", "report.html", "tables", "figures", "examples")
@@ -189,6 +192,7 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
            options: ReportOptions, executor, server) -> Path:
     verdicts, domain = checked.frame, checked.domain
     bank = bank.frame if isinstance(bank, Bank) else bank
+    protocols = condition_protocols(checked)  # (a condition of two protocols fails before the bootstrap)
     metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
                                   progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
     primary = primary_cohort(metrics)
@@ -201,7 +205,10 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
             figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options)
             paired = _paired(sums, order, draws, seed, stage, executor)
             extra = _extra_tables(checked, trajectories, bank, order, runs)
-            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra, domain)
+            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra, domain,
+                                  protocols)
+            fixes = _tool_effects(checked, order, names, draws, seed, stage, executor)
+            tables[len(tables) - len(extra):len(tables) - len(extra)] = fixes  # beside the paired differences
             total = len(tables) + 3 * bool(figures)
             write_table(metrics_long(metrics, domain), out / "metrics.csv", formulas_escaped=True)
             for n, table in enumerate(tables, start=1):
@@ -218,6 +225,19 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
                 server.cancel()  # before the folder is removed: nothing may write into it once it is given up
             raise
     return final / "report.md"
+
+
+def _tool_effects(verdicts: Verdicts, order: Sequence[str], names: dict, draws: int, seed: int, stage: Stage,
+                  executor: Executor | None) -> list[Table]:
+    """"What the tool fixes" when the report's conditions hold a condition and its protocol variant (``NAME``,
+    ``NAME+tools``): one table of every such pair, or none."""
+    shown = set(order)
+    pairs = [p for p in protocol_pairs(verdicts) if p[0] in shown and p[1] in shown]
+    effects = []
+    for n, (baseline, candidate, _) in enumerate(pairs):
+        tick = lambda done, _, n=n: stage("what the tool fixes", n * draws + done, len(pairs) * draws)  # noqa: E731
+        effects.append(tool_effect(verdicts, baseline, candidate, draws, seed, LEVEL, executor, progress=tick))
+    return [tool_effect_table(effects, names)] if effects else []
 
 
 def _run_stats(runs: Sequence, verdicts: pd.DataFrame):

@@ -30,7 +30,7 @@ from ..boundary.response_stream import NeedsLineReader, ResponseChecker, respons
 from ..boundary.responses import KEY, POSITION, combine_responses, read_responses, validate_responses
 from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS
 from ..boundary.verdict_files import write_verdicts
-from ..boundary.verdict_schema import JSON_TEXT, json_cells, json_text, typed_verdicts
+from ..boundary.verdict_schema import JSON_TEXT, json_cells, metadata_column, typed_verdicts
 from ..executor import Executor
 from ..boundary.files import table_format
 from ..domains.codes import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
@@ -46,7 +46,8 @@ __getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
 TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
-_NOT_VERDICT = {"response", "status", "row", "event", POSITION}  # columns of a responses file that are not carried over
+# columns of a responses file not carried over (tool calls, their results and feedback: a conversation's turns' own)
+_NOT_VERDICT = {"response", "status", "row", "event", POSITION, "tool_calls", "tool_results", "feedback"}
 
 
 def _not_metadata(domain) -> set[str]:
@@ -147,7 +148,7 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         **{name: replayed[name] for name in _REPLAYED[7:]},
     }
     for name in _metadata_columns(outputs, _not_metadata(domain)):
-        columns[name] = json_text(outputs.column(name)) if name in JSON_TEXT else outputs.column(name)
+        columns[name] = metadata_column(outputs.column(name), name)
     return with_domain(pa.table(columns), domain)
 
 

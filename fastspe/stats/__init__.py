@@ -1,4 +1,5 @@
-"""Numbers from verdicts: the paper's metrics, bootstrap intervals, paired comparisons and the run history.
+"""Numbers from verdicts: the paper's metrics, bootstrap intervals, paired comparisons, what a protocol fixes and the
+run history.
 """
 
 from .._names import lazy_face
@@ -13,6 +14,9 @@ _NAMES = {
     "draw_range": "intervals", "bootstrap_draws": "intervals", "interval_table": "intervals",
     "paired_differences": "intervals", "bootstrap_intervals": "intervals", "board_sums": "metrics",
     "metrics_from_sums": "metrics", "compute_metrics": "metrics",
+    "ToolEffect": "protocol_effect", "tool_effect": "protocol_effect", "protocol_effects": "protocol_effect",
+    "tool_effect_json": "protocol_effect", "UNAIDED": "protocol_names", "condition_protocols": "protocol_names",
+    "protocol_pairs": "protocol_names",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_face(__name__, _NAMES)
