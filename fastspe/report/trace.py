@@ -14,11 +14,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..domains.codes import SHARED_REASONS
+
 __all__ = ["Illegal", "Trace", "TracePage", "SHARED_REASONS", "verdict_value", "format_failure",
            "step_note", "verdict_lines", "trace_lines", "move_table"]
-
-# why an action is illegal, for the error kinds every domain shares (a domain adds its own: ``Domain.error_reasons``)
-SHARED_REASONS = {"invalid_action": "invalid action", "format": "no move list in the answer"}
 
 
 @dataclass(frozen=True)

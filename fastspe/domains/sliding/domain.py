@@ -52,6 +52,7 @@ class SlidingDomain(Domain):
     pack = implemented_in(".pack:packed_bank")
     replay = implemented_in(".pack:replay_packed")
     verifier = implemented_in(".verify.replay:VERIFIER")
+    playout = implemented_in(".playout:playout")  # the tools and feedback protocols' replay, in plain Python
 
     # baselines, the exact solver, the viewer, the report's retreat table, the command line
     planners = ("oracle", "greedy", "detour", "noisy", "random")

@@ -17,15 +17,12 @@ from ...errors import UserError, UserTypeError
 from .kernels.graph import bfs_distances, board_h
 from .kernels.replay import INVALID_CODE
 from .kernels.walks import h_raise_table
+from .rules import DIRECTIONS, blank_targets
 
 MIN_SIDE, MAX_SIDE = 2, 8
-DIRECTIONS = "UDLR"
 DIRECTION_BYTES = np.frombuffer(DIRECTIONS.encode(), dtype=np.uint8)  # direction code -> ASCII letter
 CODE_OF_BYTE = np.full(256, INVALID_CODE, dtype=np.uint8)  # ASCII byte -> direction code, INVALID_CODE if none
 CODE_OF_BYTE[DIRECTION_BYTES] = np.arange(4, dtype=np.uint8)
-# (row step, col step) for U, D, L, R: the direction always refers to the blank.
-_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-BOUNDARY, OBSTACLE = -1, -2
 
 
 def _short_int(value: int) -> str:
@@ -101,18 +98,7 @@ class Layout:
     @cached_property
     def moves(self) -> np.ndarray:
         """int16 (cells, 4): target cell of each blank move, -1 off the board, -2 into a block."""
-        table = np.empty((self.cells, 4), dtype=np.int16)
-        for c in range(self.cells):
-            r, q = divmod(c, self.cols)
-            for d, (dr, dq) in enumerate(_STEPS):
-                rr, qq = r + dr, q + dq
-                if not (0 <= rr < self.rows and 0 <= qq < self.cols):
-                    table[c, d] = BOUNDARY
-                elif self.blocked[rr * self.cols + qq]:
-                    table[c, d] = OBSTACLE
-                else:
-                    table[c, d] = rr * self.cols + qq
-        return table
+        return np.array(blank_targets(self.rows, self.cols, self.blocks), dtype=np.int16).reshape(self.cells, 4)
 
     @cached_property
     def distances(self) -> np.ndarray:

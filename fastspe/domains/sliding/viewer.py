@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...report.trace import Illegal, SHARED_REASONS, Trace, TracePage, format_failure, step_note, verdict_lines
-from .layout import BOUNDARY, DIRECTIONS, Layout
+from .layout import Layout
+from .rules import BOUNDARY, DIRECTIONS
 
 # why a move of each of the sliding puzzle's error kinds is illegal
 REASONS = {"boundary": "off the board", "obstacle": "into a block"}
