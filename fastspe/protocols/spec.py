@@ -53,6 +53,11 @@ class ProtocolSpec:
         limit = {"max_turns": self.max_turns} if self.name == TOOLS else {"max_rounds": self.max_rounds}
         return {"protocol": self.name, **limit}
 
+    def scanned_identity(self) -> dict:
+        """What a log's earlier attempts of the condition must hold: ``identity``, and for one-shot no
+        ``protocol`` (so a one-shot run does not resume a condition of tool conversations)."""
+        return self.identity() if self.multi_turn else {"protocol": None}
+
 
 ONESHOT_SPEC = ProtocolSpec()
 

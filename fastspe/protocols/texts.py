@@ -12,6 +12,7 @@ import json
 from typing import Mapping
 
 from ..domains.contract import Domain, Playout
+from ..domains.vocabulary import INVALID_SYMBOL
 from ..scoring.parse_reference import NO_PLAN, parse_answer
 from .._text import count
 
@@ -88,9 +89,16 @@ def _played(domain: Domain, played: Playout, whose: str) -> str:
     """The playout in words: the state after the moves, or the first illegal move, why, and the state before it."""
     unit = domain.unit
     if played.illegal:
-        return (f"Move {played.illegal} ({played.action or '?'}) is illegal: {played.reason}. The {unit} before it, "
+        return (f"Move {played.illegal} ({_token(domain, played.action)}) is illegal: {played.reason}. The {unit} before it, "
                 f"after {count(played.applied, 'legal move')} {whose}:\n{played.state}")
-    return f"{count(played.applied, 'move')}, all legal. The {unit} after them:\n{played.state}"
+    return f"{count(played.applied, 'move')} played, all legal. The {unit} now:\n{played.state}"
+
+
+def _token(domain: Domain, symbol: str) -> str:
+    """The token a model writes for a stored plan's ``symbol`` (``?`` for one that is no move)."""
+    vocabulary = domain.vocabulary
+    at = vocabulary.symbols.find(symbol) if symbol and symbol != INVALID_SYMBOL else -1
+    return vocabulary.tokens[at] if at >= 0 else INVALID_SYMBOL
 
 
 def _tokens(domain: Domain) -> str:

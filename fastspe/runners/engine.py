@@ -225,7 +225,7 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     if r.protocol.multi_turn:  # refused here for a domain that cannot play moves out
         frame = bank.frame
         protocol = Protocol(r.protocol, bank.domain, lambda row: frame.iloc[row].to_dict())
-    identity = {**_identity_settings(provider_name, name, settings.as_dict()), **r.protocol.identity()}
+    identity = {**_identity_settings(provider_name, name, settings.as_dict()), **r.protocol.scanned_identity()}
     # refuses other settings before any key is read
     scan, pending = scan_pending(r.out, condition, boards, r.trials, identity, protocol is not None)
     plan = RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending, protocol)
