@@ -131,9 +131,9 @@ def _protocol_options(p) -> None:
     g = p.add_argument_group("conversation protocol", "how a trial's conversation goes (docs/protocols.md); not "
                              "oneshot: every turn is one log line, the default condition name gains +PROTOCOL")
     g.add_argument("--protocol", choices=PROTOCOL_NAMES, default="oneshot",
-                   help="oneshot: one answer (the paper's, default); tools: the model may call apply_moves (the "
-                        "board after given moves from the start) before it answers; feedback: the verifier's verdict "
-                        "goes back for another plan")
+                   help="oneshot: one answer (the paper's); tools: the model may call apply_moves (the board after "
+                        "given moves from the start) before it answers; feedback: the verifier's verdict goes back "
+                        "for another plan (default: oneshot)")
     g.add_argument("--max-turns", type=int_option(1, MAX_LIMIT), metavar="N",
                    help=f"tools: requests per conversation at most; a model still calling the tool then has no "
                         f"answer (a format failure) (default: {DEFAULT_MAX_TURNS})")
@@ -153,6 +153,14 @@ def _protocol(args: argparse.Namespace, provider: str):
 
         check_batch_protocol(spec)
     return spec
+
+
+
+def _protocol_note(spec) -> None:
+    """What a dry run's counts mean under a multi-turn protocol."""
+    if spec.multi_turn:
+        say(f"--protocol {spec.name}: each trial is a conversation of up to {count(spec.limit, 'request')}; the "
+            f"counts above are of its first request (how many follow is the model's choice)")
 
 # ---- end of the conversation protocol ----------------------------------------------------------------------------
 
@@ -216,6 +224,7 @@ def _run(args: argparse.Namespace) -> int:
                            settings=settings, pricing=pricing, condition=condition, protocol=protocol)
         say(_estimate_text(est) + (f" at batch prices ({BATCH_DISCOUNT:g} x --price-in/--price-out)"
                                    if args.batch and pricing.priced else ""))
+        _protocol_note(protocol)
         return 0
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))

@@ -37,7 +37,7 @@ class ToolCall:
     @classmethod
     def of_record(cls, rec) -> "ToolCall":
         if not (isinstance(rec, dict) and all(isinstance(rec.get(k), str) for k in ("id", "name", "arguments"))):
-            raise ValueError(f"a logged tool call is {{id, name, arguments}} of text, got {rec!r}")
+            raise UserError(f"a logged tool call is {{id, name, arguments}} of text, got {rec!r}")
         return cls(rec["id"], rec["name"], rec["arguments"])
 
 
@@ -68,7 +68,7 @@ class Protocol:
 
     def __init__(self, spec: ProtocolSpec, domain: Domain, row_of: Callable[[int], Mapping]):
         if not spec.multi_turn:
-            raise ValueError("a one-shot run has no conversation")
+            raise UserError("--protocol oneshot has no conversation")
         if type(domain).playout is Domain.playout:
             raise UserError(f"--protocol {spec.name} plays the model's moves out on the {domain.unit}, which the "
                             f"{domain.name} domain cannot do (it has no Domain.playout); run it one-shot")
