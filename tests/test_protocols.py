@@ -382,3 +382,70 @@ def test_a_domain_without_playout_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="cannot do"):
         Protocol(TOOLS, sliding, lambda row: {})
     assert ToolCall.of_record({"id": "a", "name": "b", "arguments": "{}"}).as_message()["function"]["name"] == "b"
+
+
+# --- providers: the conversation and tool calls on each wire ------------------------------------------------------
+
+def test_the_messages_api_conversation_of_a_chat_conversation():
+    from fastspe.runners.anthropic_runner import messages_api_conversation, messages_api_tool
+    from fastspe.protocols import tool_definition
+    from fastspe.domains.registry import domain_named
+
+    call_ = ToolCall("c1", "apply_moves", '{"moves": "U"}')
+    chat = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "example"},
+            {"role": "assistant", "content": "MOVES: U"}, {"role": "user", "content": "the board"},
+            {"role": "assistant", "content": None, "tool_calls": [call_.as_message()]},
+            {"role": "tool", "tool_call_id": "c1", "content": "1 move played"},
+            {"role": "user", "content": "and now?"}]
+    system, turns = messages_api_conversation(chat)
+    assert system == "be brief"
+    assert turns == [{"role": "user", "content": "example"}, {"role": "assistant", "content": "MOVES: U"},
+                     {"role": "user", "content": "the board"},
+                     {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "apply_moves",
+                                                        "input": {"moves": "U"}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1",
+                                                   "content": "1 move played"},
+                                                  {"type": "text", "text": "and now?"}]}]
+    # one prompt is sent as before: a single user turn of text, no system
+    assert messages_api_conversation([{"role": "user", "content": "p"}]) == (None, [{"role": "user", "content": "p"}])
+    tool = messages_api_tool(tool_definition(domain_named("sliding")))
+    assert tool["name"] == "apply_moves" and tool["input_schema"]["required"] == ["moves"]
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_tool_calls_read_alike_by_the_lean_path_and_the_sdk(wire):
+    """A tool-call answer gives the same Completion read straight from its JSON and through the SDK's parser."""
+    import httpx
+    from tests.fake_llm_server import Seen, _anthropic_body, _openai_body
+
+    seen = Seen(7, wire, "/", {"model": "m", "messages": []}, {}, call("U,L", text="let me try"))
+    if wire == "openai":
+        import openai
+        from fastspe.runners.openai_runner import completion_of, lean_completion
+        body = _openai_body(seen, seen.action)
+        parsed = completion_of(openai.types.chat.ChatCompletion.model_validate(body))
+    else:
+        import anthropic
+        from fastspe.runners.anthropic_runner import completion_of, lean_completion
+        body = _anthropic_body(seen, seen.action)
+        parsed = completion_of(anthropic.types.Message.model_validate(body))
+    lean = lean_completion(httpx.Response(200, json=body))
+    assert lean == parsed
+    assert lean.text == "let me try" and lean.finish_reason == "tool_calls"
+    assert [(c.name, json.loads(c.arguments)) for c in lean.tool_calls] == [("apply_moves", {"moves": "U,L"})]
+
+
+def test_a_protocol_bug_logs_the_paid_answer_and_ends_the_trial(server, bank, tmp_path, monkeypatch):
+    model, url = target(server, "openai")
+    by_trial(server, lambda seen, turn: call("U"))
+
+    def broken(self, conv, text, calls=()):
+        conv.turn += 1
+        raise RuntimeError("a bug in the protocol")
+
+    monkeypatch.setattr(Protocol, "answered", broken)
+    out = tmp_path / "r.jsonl"
+    summary = run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, protocol=TOOLS)
+    (rec,) = records(out)
+    assert (rec["status"], rec["error_type"], rec["response"], rec["turn"]) == ("error", "unexpected", "", 1)
+    assert len(server.seen) == 1 and summary.failed == 1 and summary.tracebacks

@@ -25,7 +25,7 @@ import numpy as np
 
 from .generation import GenerationSettings
 from .cost import Budget, Pricing, conversation_tokens_upper
-from .log import RunLog
+from .log import ERROR, RunLog
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
 from .base import redact_error
@@ -328,7 +328,7 @@ class Sender:
         except Exception as exc:  # noqa: BLE001 - a bug must not lose a paid answer
             error = self._unexpected(exc)
             conv.ended = True  # the same bug would meet the next try
-            rec.update(status=error_fields(error)["status"], error_type=error.kind, error=error.message)
+            rec.update(status=ERROR, error_type=error.kind, error=error.message)
             return error
         rec.update(outcome.fields)
         return None
