@@ -352,9 +352,21 @@ def test_batch_refuses_multi_turn_protocols(server, bank, tmp_path, capsys):
     code = main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out),
                  "--max-rounds", "2"])
     assert code == 2 and "--max-rounds bounds a --protocol feedback" in capsys.readouterr().err
+    code = main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "baseline:oracle", "--out", str(out),
+                 "--protocol", "tools"])
+    assert code == 2 and "baseline planners answer once" in capsys.readouterr().err
 
 
-def test_runs_stats_reports_turns_and_tool_calls(server, bank, tmp_path):
+def test_a_dry_run_names_the_protocols_condition(server, bank, tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out),
+                 "--base-url", server.openai_url, "--dry-run", "--protocol", "tools", "--max-turns", "5"]) == 0
+    shown = capsys.readouterr().out
+    assert "openai:fake+tools: 12 requests to send" in shown.replace("\n", " ")
+    assert "a conversation of up to 5 requests" in shown and not server.seen
+
+
+def test_runs_stats_reports_turns_and_tool_calls(server, bank, tmp_path, capsys):
     from fastspe.report.run_stats import run_stats
     model, url = target(server, "openai")
     by_trial(server, lambda seen, turn: call("U") if turn < 3 else ok("MOVES: U"))
@@ -368,6 +380,9 @@ def test_runs_stats_reports_turns_and_tool_calls(server, bank, tmp_path):
     assert tools["retries_per_answer"] == 0
     assert (tools["turns_mean"], tools["turns_max"], tools["tool_calls_mean"]) == (3, 3, 2)
     assert stats.loc["openai:fake-gpt", "attempts"] == 2
+    assert main(["runs", "stats", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "turns/trial" in shown and "tool calls/trial" in shown
     only_oneshot = tmp_path / "o.jsonl"
     run_model(bank.head(1), model, only_oneshot, base_url=url, trials=1, policy=FAST)
     assert "turns_mean" not in run_stats(only_oneshot).columns  # today's columns for today's runs

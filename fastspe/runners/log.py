@@ -212,7 +212,8 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
       a ``{"event": "torn_line"}`` marker: the log is damaged, and a lost completed answer would
       otherwise be paid for again.
 
-    A missing file scans as empty.
+    With ``keep_turns`` (a multi-turn protocol) the answered turns of each unfinished conversation are kept
+    (``LogScan.turns``), so a resumed run continues it from the next turn. A missing file scans as empty.
     """
     scan = LogScan(np.zeros((len(board_rows), trials), dtype=bool), np.zeros((len(board_rows), trials), dtype=np.int64))
     p = Path(path)
