@@ -2,12 +2,16 @@
 
 ``planning`` asks each row of a bank with its domain's prompt (the paper's Appendix B for the sliding puzzle) in a
 fresh context, no tools, ``trials`` epochs per row, and scores every answer with fastspe's own parser and replay
-verifier. Each installed domain also has a task of its own name (``Domain.inspect_task``: ``sliding_puzzles``,
-``sokoban_levels``, ...), ``planning`` with that domain. Run them with inspect's CLI once fastspe is installed (the
-tasks are registered through the ``inspect_ai`` entry point)::
+verifier. With ``protocol=tools`` the model may first call ``apply_moves`` (the moves played from the start, the
+state after them as the prompt writes it) through inspect's own tool machinery, up to ``max_turns`` requests
+(``fastspe.inspect_tools``); its answer without a tool call is scored. Each installed domain also has a task of its
+own name (``Domain.inspect_task``: ``sliding_puzzles``, ``sokoban_levels``, ...), ``planning`` with that domain.
+Run them with inspect's CLI once fastspe is installed (the tasks are registered through the ``inspect_ai`` entry
+point)::
 
     inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T bank=bank.parquet -T trials=3
     inspect eval fastspe/planning -T domain=sokoban --model openai/gpt-4o-mini
+    inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T protocol=tools -T max_turns=20
 
 The per-sample score holds C (complete), R (legal), O (optimal) and SPE (d*/L if complete, else 0),
 whose means over samples are the paper's rates; each is reported with its standard error (over boards:
@@ -23,7 +27,9 @@ logs/....eval`` does both in one step). The importer loses nothing silently: sam
 are left out with a warning that counts them, or kept as failed attempts (``status="error"``, no
 response) with ``keep_errors`` / ``--keep-errors``, as ``fastspe run`` logs them; a log whose run
 failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
-``--allow-incomplete`` is given, and a log without samples is refused.
+``--allow-incomplete`` is given, and a log without samples is refused. A log of ``protocol=tools`` keeps its protocol:
+the condition is named ``MODEL+tools`` and every answer carries ``protocol``, ``max_turns`` and, from the sample's
+messages, ``turns``, ``tool_call_count`` and ``end_reason``, as ``fastspe run --protocol tools`` logs them.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ try:
     from inspect_ai import Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.log import EvalLog, read_eval_log
+    from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Metric, Score, Target, grouped, mean, metric, scorer, stderr
     from inspect_ai.solver import TaskState, generate
     from zstandard import ZstdError  # inspect_ai's .eval members are zstd-compressed; a damaged one raises this
@@ -51,6 +58,8 @@ from .boundary.prompt_hashes import UnhashedAnswers
 from .domains.contract import prompt_hash
 from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
+from .inspect_tools import (DEFAULT_MAX_TURNS, ONESHOT, TOOLS, check_plays_out, check_protocol, conversation_fields,
+                            final_answer, tool_conversation)
 from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
@@ -64,6 +73,9 @@ LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "s
 # the task's own metadata keys for the prompt
 PROMPT_KEYS = {"prompt_version": "fastspe_prompt_version", "prompt_sha256": "fastspe_prompt_sha256"}
 DOMAIN_KEY = "fastspe_domain"  # a sample's metadata: its bank row's domain
+# the task's metadata of a protocol that is not the paper's, and the columns its answers gain (run logs' names)
+PROTOCOL_KEYS = {"protocol": "fastspe_protocol", "max_turns": "fastspe_max_turns"}
+CONVERSATION_COLUMNS = ["protocol", "max_turns", "turns", "tool_call_count", "end_reason"]
 STRATUM_KEY = "fastspe_stratum"  # a sample's metadata: its second stratum as "k=2", for the grouped means
 DEFAULT_BANK = "default"  # the domain's demo bank (the paper's, for the sliding puzzle; "paper" too)
 COMPLETE_STATUS = "success"  # inspect's other eval statuses: "started" (unfinished), "error", "cancelled"
@@ -140,7 +152,7 @@ def plan_verifier(parse: str = "lenient"):
     async def score(state: TaskState, target: Target) -> Score:
         output = state.output
         finish = output.stop_reason if output.choices else "unknown"
-        v = verdict_of(state.metadata, output.completion, finish, parse)
+        v = verdict_of(state.metadata, final_answer(output), finish, parse)
         complete = v["status"] == "complete"
         value = {"C": float(complete), "R": float(v["status"] != "illegal"), "O": float(bool(v["optimal"])),
                  "SPE": float(v["economy"]) if complete else 0.0}
@@ -153,22 +165,32 @@ def plan_verifier(parse: str = "lenient"):
 
 
 @task
-def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient") -> Task:
+def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient",
+             protocol: str = ONESHOT, max_turns: int = DEFAULT_MAX_TURNS) -> Task:
     """The paper's protocol over ``bank`` (``"default"``: the domain's demo bank, or a bank file, which must then be
-    of ``domain`` when it is given): one fresh context per trial, no tools."""
+    of ``domain`` when it is given): one fresh context per trial, no tools; ``protocol="tools"``: the ``apply_moves``
+    tool offered, up to ``max_turns`` requests per trial."""
+    protocol, max_turns = check_protocol(protocol, max_turns)
     rows = load_bank(bank, domain)
     chosen = rows.domain
+    if protocol == TOOLS:
+        check_plays_out(chosen)
+    metadata = {PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
+                PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name}
+    if protocol == TOOLS:  # (the paper's protocol records none: its logs import as before)
+        metadata.update({PROTOCOL_KEYS["protocol"]: protocol, PROTOCOL_KEYS["max_turns"]: max_turns})
     return Task(dataset=MemoryDataset(bank_samples(rows), name=f"fastspe:{Path(str(bank)).stem}"),
-                solver=generate(), scorer=plan_verifier(parse=parse), epochs=int(trials),
-                metadata={PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
-                          PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name})
+                solver=tool_conversation(max_turns, DOMAIN_KEY) if protocol == TOOLS else generate(),
+                scorer=plan_verifier(parse=parse), epochs=int(trials), metadata=metadata)
 
 
 def _domain_task(domain_name: str, task_name: str):
     """``planning`` with ``domain_name``, registered under the domain's task name."""
 
-    def domain_task(bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient") -> Task:
-        return planning(domain=domain_name, bank=bank, trials=trials, parse=parse)
+    def domain_task(bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient", protocol: str = ONESHOT,
+                    max_turns: int = DEFAULT_MAX_TURNS) -> Task:
+        return planning(domain=domain_name, bank=bank, trials=trials, parse=parse, protocol=protocol,
+                        max_turns=max_turns)
 
     domain_task.__name__ = domain_task.__qualname__ = task_name
     domain_task.__doc__ = f"``planning`` over a bank of the {domain_name} domain (default: its demo bank)."
@@ -197,7 +219,8 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, 
     ----------
     log : path of an ``.eval``/``.json`` log, or an ``EvalLog``
     condition : the responses' condition; default the log's model with its provider separated by
-        ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``)
+        ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``; ``openai:gpt-4o+tools`` for
+        a log of ``protocol=tools``)
     keep_errors : keep samples that errored as failed attempts (``status="error"``, ``response``
         null, the message in ``error``), which fastspe's readers skip and count as lost outputs;
         by default they are left out, with a warning that counts them
@@ -206,7 +229,9 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, 
 
     Returns
     -------
-    DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's).
+    DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's). A log of
+    ``protocol=tools`` adds ``CONVERSATION_COLUMNS``; an answer whose turns ran out (its last output a tool call) is
+    "" (a format failure).
     A log without samples, or with errored samples only (unless ``keep_errors``), is a ValueError.
     """
     return _responses(log, condition, keep_errors, allow_incomplete)
@@ -219,16 +244,22 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
     if not ev.samples:
         raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
                         "from a run with log_samples=False, has none)")
-    cond = condition or ev.eval.model.replace("/", ":", 1)
+    protocol = _protocol(ev)
+    cond = condition or ev.eval.model.replace("/", ":", 1) + ("" if protocol is None else f"+{protocol['protocol']}")
     provenance = _provenance(ev)
     records = []
     for s in ev.samples:
         out = s.output
         usage = out.usage
+        conversation = {}
+        if protocol is not None:
+            conversation = {**protocol, **({} if s.error else conversation_fields(s.messages))}
+            # one line stands for every turn here (a run log has a line per turn): the conversation's tokens
+            usage = _total_usage(s.model_usage.values()) or usage
         records.append({
             "board_id": str(s.metadata.get("board_id", s.id)), "condition": cond, "trial": int(s.epoch) - 1,
             # an errored sample is a failed attempt as `fastspe run` logs one: no answer, the message in `error`
-            "response": None if s.error else (out.completion if out.choices else ""),
+            "response": None if s.error else final_answer(out),
             "finish_reason": out.stop_reason if out.choices else "unknown",
             "status": "error" if s.error else "ok", "attempt": 1,
             "input_tokens": usage.input_tokens if usage else None,
@@ -236,11 +267,13 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
             "reasoning_tokens": usage.reasoning_tokens if usage else None,
             "latency_s": s.total_time, "returned_model": out.model,
             "error": s.error.message if s.error else None,
-            **provenance, "prompt_text_sha256": prompt_hash(_prompt_text(s.input)),
+            **provenance, "prompt_text_sha256": prompt_hash(_prompt_text(s.input)), **conversation,
         })
-    df = pd.DataFrame.from_records(records, columns=LOG_COLUMNS)
-    # token counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
-    tokens = ["input_tokens", "output_tokens", "reasoning_tokens"]
+    columns = LOG_COLUMNS + ([] if protocol is None else CONVERSATION_COLUMNS)
+    df = pd.DataFrame.from_records(records, columns=columns)
+    # counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
+    tokens = [c for c in ("input_tokens", "output_tokens", "reasoning_tokens", "max_turns", "turns",
+                          "tool_call_count") if c in columns]
     df[tokens] = df[tokens].astype("Int64")
     errored = df["status"] != "ok"
     if errored.any() and not keep_errors:
@@ -266,6 +299,22 @@ def _provenance(ev: EvalLog) -> dict:
             if settings[name] else None
     meta = ev.eval.metadata or {}
     return {"requested_model": ev.eval.model, **settings, **{k: meta.get(v) for k, v in PROMPT_KEYS.items()}}
+
+
+def _total_usage(usages) -> ModelUsage | None:
+    """The sum of a sample's usage per model (None when it has none)."""
+    total = None
+    for usage in usages:
+        total = usage if total is None else total + usage
+    return total
+
+
+def _protocol(ev: EvalLog) -> dict | None:
+    """The protocol of a log's task and its limit (``protocol``, ``max_turns``), None for the paper's protocol."""
+    meta = ev.eval.metadata or {}
+    if meta.get(PROTOCOL_KEYS["protocol"], ONESHOT) == ONESHOT:
+        return None
+    return {name: meta.get(key) for name, key in PROTOCOL_KEYS.items()}
 
 
 def _prompt_text(prompt) -> str:

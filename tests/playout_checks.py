@@ -6,10 +6,11 @@ from __future__ import annotations
 from fastspe.domains.codes import SHARED_REASONS
 
 
-def check_against_verifier(domain, row, board, plan: str):
+def check_against_verifier(domain, row, board, plan: str, board_at=None):
     """``domain.playout(row, plan)`` says what ``domain.verifier.replay(board, plan)`` says: the first illegal move
     (1-based, its symbol and the domain's words for its kind), the moves applied, and complete exactly when the
-    verifier calls the legal prefix complete. Returns the playout."""
+    verifier calls the legal prefix complete. ``board_at(state text)``: the verifier's board starting in the state the
+    playout wrote, whose h must be the one the verifier reached after the legal prefix. Returns the playout."""
     out = domain.playout(row, plan)
     verdict = domain.verifier.replay(board, plan)
     if verdict["status"] == "illegal":
@@ -17,11 +18,13 @@ def check_against_verifier(domain, row, board, plan: str):
         reasons = {**SHARED_REASONS, **domain.error_reasons}
         assert (out.illegal, out.applied, out.action, out.reason) == \
             (first + 1, first, plan[first], reasons[verdict["error_kind"]])
-        prefix = domain.verifier.replay(board, plan[:first])
-        assert out.complete == (prefix["status"] == "complete")
     else:
         assert (out.illegal, out.applied, out.action, out.reason) == (0, len(plan), "", "")
-        assert out.complete == (verdict["status"] == "complete")
+    prefix = domain.verifier.replay(board, plan[:out.applied])
+    assert out.complete == (prefix["status"] == "complete")
+    if board_at is not None:
+        there = domain.verifier.replay(board_at(out.state), "")
+        assert (there["final_h"], there["status"]) == (prefix["final_h"], prefix["status"])
     return out
 
 

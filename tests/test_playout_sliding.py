@@ -30,7 +30,9 @@ def initial_and_goal(prompt: str) -> tuple[str, str]:
 def test_playout_agrees_with_the_verifier_and_writes_boards_as_the_prompt(rows, data, plan):
     bank, boards = rows
     row = bank[data.draw(st.integers(0, len(bank) - 1))]
-    out = check_against_verifier(DOMAIN, row, boards[row["board_id"]], plan)
+    board = boards[row["board_id"]]
+    out = check_against_verifier(DOMAIN, row, board, plan,
+                                 lambda text: board._replace(initial=tuple(map(int, text.split()))))
     # the board after the legal prefix (the viewer's replay) is what the prompt writes when it starts there
     layout = Layout(row["rows"], row["cols"], tuple(row["blocks"]))
     steps, _ = replay_moves(layout, row["initial"], plan[:out.applied])

@@ -330,6 +330,11 @@ class Domain:
         what the tool-assisted and feedback protocols show the model. A domain without it runs one-shot only."""
         raise NotImplementedError(f"the {self.name} domain cannot play moves out for a model (Domain.playout)")
 
+    @property
+    def plays_out(self) -> bool:
+        """Whether the domain implements ``playout``: the tools and feedback protocols refuse one that does not."""
+        return type(self).playout is not Domain.playout
+
     verifier: Verifier | None = None  # the independent replay ``fastspe verdicts verify`` compares verdicts with
 
     # ---- baselines -----------------------------------------------------------------------------------------------

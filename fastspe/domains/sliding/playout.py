@@ -24,7 +24,7 @@ def playout(row: Mapping, plan: str) -> Playout:
     goal = tuple(int(v) for v in row["goal"])
 
     def step(board: tuple[int, ...], symbol: str):
-        direction = DIRECTIONS.find(symbol) if len(symbol) == 1 else -1
+        direction = DIRECTIONS.find(symbol)
         if direction < 0:
             return None, "invalid_action"
         blank = board.index(0)

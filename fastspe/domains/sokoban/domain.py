@@ -43,6 +43,7 @@ class SokobanDomain(Domain):
     pack = implemented_in(".pack:pack_table")
     replay = implemented_in(".pack:replay_packed")
     verifier = implemented_in(".verify.replay:VERIFIER")
+    playout = implemented_in(".playout:playout")  # the tools and feedback protocols' replay, in plain Python
 
     # baselines, the exact solver, the viewer, the command line
     planners = ("oracle", "greedy", "random")

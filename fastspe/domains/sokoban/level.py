@@ -116,6 +116,27 @@ class Level:
         return table
 
     @cached_property
+    def _ahead(self) -> list[list[int]]:
+        """``moves`` as nested lists of Python ints: ``step`` reads single cells."""
+        return self.moves.tolist()
+
+    def step(self, player: int, boxes: frozenset[int], direction: int) -> tuple[int, frozenset[int], int, str]:
+        """The rule of one move: the player at ``player`` among ``boxes`` moves in ``direction`` (0..3: U, D, L, R).
+
+        Returns (the player's cell, the boxes, the cell a box was pushed onto or -1, ""), or for an illegal move the
+        state unchanged and its error kind: ``wall`` (the player walks into a wall) or ``box_blocked`` (the box
+        ahead has a wall or another box behind it)."""
+        ahead = self._ahead[player][direction]
+        if ahead < 0:
+            return player, boxes, -1, "wall"
+        if ahead not in boxes:
+            return ahead, boxes, -1, ""
+        pushed = self._ahead[ahead][direction]
+        if pushed < 0 or pushed in boxes:
+            return player, boxes, -1, "box_blocked"
+        return ahead, (boxes - {ahead}) | {pushed}, pushed, ""
+
+    @cached_property
     def goal_push_distances(self) -> np.ndarray:
         """int16 (goals, cells): pushes that bring a lone box from each cell to goal i, -1 if none can."""
         moves = self.moves.tolist()  # Python ints: the search below reads single cells

@@ -88,26 +88,18 @@ class SokobanTrace(Trace):
 def replay_level(level: Level, moves: str) -> tuple[list[SokobanStep], Illegal | None]:
     """The steps of ``moves`` (U, D, L, R move the player and push a box ahead; any other character is not a
     move) up to the first illegal action, and that action (None if every move was legal)."""
-    ahead_of = level.moves.tolist()
     dist = level.push_distance.tolist()
-    player, boxes, h = level.player, set(level.boxes), level.h()
+    player, boxes, h = level.player, frozenset(level.boxes), level.h()
     steps = [SokobanStep(0, "", -1, player, tuple(sorted(boxes)), h)]
     seen = {(player, steps[0].boxes): 0}
     for i, move in enumerate(moves):
         if move not in DIRECTIONS:
             return steps, Illegal(i + 1, move, "invalid_action", SHARED_REASONS["invalid_action"])
-        d = DIRECTIONS.index(move)
-        ahead, pushed = ahead_of[player][d], -1
-        if ahead < 0:
-            return steps, Illegal(i + 1, move, "wall", REASONS["wall"])
-        if ahead in boxes:
-            pushed = ahead_of[ahead][d]
-            if pushed < 0 or pushed in boxes:
-                return steps, Illegal(i + 1, move, "box_blocked", REASONS["box_blocked"])
-            boxes.discard(ahead)
-            boxes.add(pushed)
-            h += dist[pushed] - dist[ahead]
-        player = ahead
+        player, boxes, pushed, error = level.step(player, boxes, DIRECTIONS.index(move))
+        if error:
+            return steps, Illegal(i + 1, move, error, REASONS[error])
+        if pushed >= 0:
+            h += dist[pushed] - dist[player]  # the box left the cell the player stepped onto
         state = (player, tuple(sorted(boxes)))
         steps.append(SokobanStep(i + 1, move, pushed, player, state[1], h, seen.get(state)))
         seen.setdefault(state, i + 1)

@@ -4,7 +4,7 @@ The class is a table of what the domain is and which of its modules does each pa
 (``implemented_in``: imported when first used, so that ``fastspe --help``, which reads every domain's options, loads no
 numba for it): the bank's check (``bank_table``), designs (``design``) and the builder (``bank``), the pack and the
 replay kernel (``pack``, ``kernels.replay``), the prompt (``prompt``), the independent verifiers (``verify``), the
-baselines, the solver and the viewer.
+playout for a model's tool (``playout``), the baselines, the solver and the viewer.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class HanoiDomain(Domain):
     pack = implemented_in(".pack:pack_bank")
     replay = implemented_in(".pack:replay_packed")
     verifier = implemented_in(".verify.replay:VERIFIER")
+    playout = implemented_in(".playout:playout")  # the tools and feedback protocols' replay, in plain Python
 
     # baselines, the solver, the viewer, the command line, inspect_ai
     planners = ("oracle", "greedy", "random")

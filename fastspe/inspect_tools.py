@@ -1,0 +1,94 @@
+"""The ``tools`` protocol in inspect_ai (``planning(protocol="tools")``): the model may call ``apply_moves`` through
+inspect's own tool machinery before it answers, and what a log of such a run says of each conversation.
+
+Each sample's tool is made for its bank row (a ``ToolDef`` over ``protocols.tool_text``, so its name, description and
+results are the ones fastspe's runners send) and offered with ``use_tools``; ``generate`` resolves the tool calls of
+one turn at a time, up to ``max_turns`` requests. (inspect's ``turn_limit`` raises only after a generation past the
+limit, one request paid for nothing, so the loop counts its turns itself.) A conversation ends when the model answers
+without a tool call, that text being its answer, or at ``max_turns``: then there is no answer, a format failure and
+never a lost output, as in ``fastspe run --protocol tools``.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from inspect_ai.model import ModelOutput
+from inspect_ai.solver import Generate, Solver, TaskState, solver, use_tools
+from inspect_ai.tool import Tool, ToolDef
+
+from .domains.contract import Domain
+from .domains.registry import DEFAULT_DOMAIN, domain_named
+from .errors import UserError
+from .protocols.tool_text import MOVES_ARGUMENT, TOOL_NAME, apply_moves_result, moves_description, tool_description
+
+__all__ = ["ONESHOT", "TOOLS", "PROTOCOLS", "DEFAULT_MAX_TURNS", "check_protocol", "check_plays_out",
+           "apply_moves_tool", "tool_conversation", "final_answer", "conversation_fields"]
+
+ONESHOT, TOOLS = "oneshot", "tools"
+PROTOCOLS = (ONESHOT, TOOLS)  # feedback runs through `fastspe run --protocol feedback`
+DEFAULT_MAX_TURNS = 20
+END_ANSWER, END_MAX_TURNS = "answer", "max_turns"  # a conversation's end_reason, as run logs write it
+
+
+def check_protocol(protocol: str, max_turns: int) -> tuple[str, int]:
+    """The protocol and its turn limit, checked (one ``UserError`` line for a bad one)."""
+    if protocol not in PROTOCOLS:
+        elsewhere = " (feedback: fastspe run --protocol feedback)" if protocol == "feedback" else ""
+        raise UserError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}{elsewhere}")
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise UserError(f"max_turns must be a whole number of at least 1, got {max_turns!r}")
+    return protocol, max_turns
+
+
+def check_plays_out(domain: Domain) -> None:
+    """Refuse the tools protocol for a domain that cannot play moves out for the model."""
+    if not domain.plays_out:
+        raise UserError(f"protocol tools needs a domain that plays moves out for the model, which the {domain.name} "
+                        "domain cannot do (it has no Domain.playout); run it one-shot")
+
+
+def apply_moves_tool(domain: Domain, row: Mapping) -> Tool:
+    """The ``apply_moves`` tool of one bank row (a mapping of its columns)."""
+
+    async def execute(moves: str) -> str:
+        return apply_moves_result(domain, row, moves)
+
+    return ToolDef(execute, name=TOOL_NAME, description=tool_description(domain),
+                   parameters={MOVES_ARGUMENT: moves_description(domain)}).as_tool()
+
+
+@solver
+def tool_conversation(max_turns: int = DEFAULT_MAX_TURNS, domain_key: str = "fastspe_domain") -> Solver:
+    """Offer the sample's ``apply_moves`` and let the model call it, one turn per request, until it answers without a
+    tool call or has had ``max_turns`` requests. The sample's metadata holds its bank row and its domain's name
+    (under ``domain_key``)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        domain = domain_named(state.metadata.get(domain_key, DEFAULT_DOMAIN))
+        row = {name: state.metadata[name] for name in domain.bank_columns}
+        state = await use_tools(apply_moves_tool(domain, row))(state, generate)
+        for _ in range(max_turns):
+            state = await generate(state, tool_calls="single")
+            if state.completed or not state.output.message.tool_calls:
+                break
+        return state
+
+    return solve
+
+
+def final_answer(output: ModelOutput) -> str:
+    """The answer a conversation ends with: the last output's text, or "" when it asked for a tool (the turns ran
+    out: no answer, a format failure)."""
+    if not output.choices:
+        return ""
+    return "" if output.message.tool_calls else output.completion
+
+
+def conversation_fields(messages) -> dict:
+    """What a run log's closing record says of a tools conversation (a sample's ``messages``): ``turns`` (the model's
+    answered requests), ``tool_call_count`` and ``end_reason``."""
+    turns = [m for m in messages if m.role == "assistant"]
+    calls = sum(len(m.tool_calls or ()) for m in turns)
+    ended = END_MAX_TURNS if turns and turns[-1].tool_calls else END_ANSWER
+    return {"turns": len(turns), "tool_call_count": calls, "end_reason": ended}
