@@ -9,7 +9,7 @@ _NAMES = {
     "Conversation": "conversation", "Protocol": "conversation", "ToolCall": "conversation",
     "TurnOutcome": "conversation", "DEFAULT_MAX_ROUNDS": "spec", "DEFAULT_MAX_TURNS": "spec", "FEEDBACK": "spec",
     "ONESHOT": "spec", "ONESHOT_SPEC": "spec", "PROTOCOL_NAMES": "spec", "TOOLS": "spec", "TURN": "spec",
-    "ProtocolSpec": "spec", "protocol_spec": "spec", "TOOL_NAME": "texts", "feedback": "texts", "read_plan": "texts",
+    "ProtocolSpec": "spec", "protocol_spec": "spec", "TOOL_NAME": "tool_text", "apply_moves_result": "tool_text", "feedback": "texts", "read_plan": "texts",
     "tool_definition": "texts", "tool_result": "texts",
 }
 __all__ = sorted(_NAMES)

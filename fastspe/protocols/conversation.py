@@ -69,7 +69,7 @@ class Protocol:
     def __init__(self, spec: ProtocolSpec, domain: Domain, row_of: Callable[[int], Mapping]):
         if not spec.multi_turn:
             raise UserError("--protocol oneshot has no conversation")
-        if type(domain).playout is Domain.playout:
+        if not domain.plays_out:
             raise UserError(f"--protocol {spec.name} plays the model's moves out on the {domain.unit}, which the "
                             f"{domain.name} domain cannot do (it has no Domain.playout); run it one-shot")
         self.spec, self.domain, self._row_of = spec, domain, row_of

@@ -1,9 +1,10 @@
-"""What the model is told: the ``apply_moves`` tool's definition, its results and the verifier's feedback.
+"""What the model is told in a conversation: the ``apply_moves`` tool's definition in the chat format and its results
+for the calls a model writes (the tool's words themselves are ``tool_text``'s, shared with the inspect_ai task), and
+the verifier's feedback on a plan.
 
 Every text is built from ``Domain.playout`` (the domain's replay in plain Python, its states written as its prompt
-writes them) and the domain's vocabulary and unit, so no domain is named here. The moves a model passes the tool,
-and the plans it answers, are read by fastspe's reference parser with the domain's vocabulary: the letters mean to
-the tool exactly what they mean to the scorer.
+writes them) and the domain's vocabulary and unit, so no domain is named here. Plans are read by fastspe's reference
+parser with the domain's vocabulary: the letters mean to the protocols exactly what they mean to the scorer.
 """
 
 from __future__ import annotations
@@ -11,35 +12,23 @@ from __future__ import annotations
 import json
 from typing import Mapping
 
-from ..domains.contract import Domain, Playout
-from ..domains.vocabulary import INVALID_SYMBOL
+from ..domains.contract import Domain
 from ..scoring.parse_reference import NO_PLAN, parse_answer
-from .._text import count
-
-TOOL_NAME = "apply_moves"
-ARGUMENT = "moves"
+from .tool_text import MOVES_ARGUMENT, TOOL_NAME, apply_moves_result, moves_description, playout_text, tool_description
 
 
 def tool_definition(domain: Domain) -> dict:
     """The ``apply_moves`` tool in the OpenAI chat format (the Anthropic provider converts it)."""
-    tokens = domain.vocabulary.tokens
-    example = ",".join(tokens[:3])
-    unit = domain.unit
     return {"type": "function", "function": {
-        "name": TOOL_NAME,
-        "description": (f"Play moves from the START {unit} (always the start, not the last result) and see the {unit} "
-                        f"after them, written as the prompt writes it; or the first illegal move, why it is illegal "
-                        f"and the {unit} before it. It does not answer for you: give your final plan in your answer."),
-        "parameters": {"type": "object", "properties": {ARGUMENT: {
-            "type": "string",
-            "description": (f"The moves in order, comma-separated, in the same letters as a plan "
-                            f"({', '.join(tokens)}), e.g. \"{example}\"")}},
-            "required": [ARGUMENT], "additionalProperties": False}}}
+        "name": TOOL_NAME, "description": tool_description(domain),
+        "parameters": {"type": "object", "properties": {MOVES_ARGUMENT: {"type": "string",
+                                                                         "description": moves_description(domain)}},
+                       "required": [MOVES_ARGUMENT], "additionalProperties": False}}}
 
 
 def read_plan(domain: Domain, text: str) -> str | None:
-    """The stored plan (one vocabulary symbol per action, ``?`` for a token that is none) of ``text``, as scoring
-    reads an answer; None when no plan can be read."""
+    """The stored plan (one vocabulary symbol per action, ``?`` for a token that is none) of an answer, as scoring
+    reads it; None when no plan can be read."""
     parsed = parse_answer(text, vocabulary=domain.vocabulary)
     return None if parsed.mode == NO_PLAN else parsed.moves
 
@@ -50,56 +39,34 @@ def tool_moves(arguments: str) -> str | None:
         args = json.loads(arguments)
     except (ValueError, TypeError, RecursionError):
         return None
-    value = args.get(ARGUMENT) if isinstance(args, dict) else None
+    value = args.get(MOVES_ARGUMENT) if isinstance(args, dict) else None
     return value if isinstance(value, str) else None
 
 
 def tool_result(domain: Domain, row: Mapping, name: str, arguments: str) -> str:
-    """The text a call of tool ``name`` with ``arguments`` returns for bank row ``row``."""
+    """The text a call of tool ``name`` with JSON ``arguments`` returns for bank row ``row``: ``apply_moves``'s
+    result, or an ``error:`` text for another tool or arguments that are not ``{"moves": "..."}``."""
     if name != TOOL_NAME:
         return f"error: there is no tool {name!r}; the one tool is {TOOL_NAME}"
     moves = tool_moves(arguments)
     if moves is None:
-        return (f"error: the arguments must be a JSON object with one string, {ARGUMENT}, e.g. "
-                f"{{\"{ARGUMENT}\": \"{','.join(domain.vocabulary.tokens[:3])}\"}}")
-    plan = "" if not moves.strip() else read_plan(domain, "MOVES: " + moves)
-    if plan is None:
-        return f"error: no moves could be read from {moves!r}; give them as comma-separated {_tokens(domain)}"
-    return _played(domain, domain.playout(row, plan), "from the start")
+        return (f"error: the arguments must be a JSON object with one string, {MOVES_ARGUMENT}, e.g. "
+                f"{{\"{MOVES_ARGUMENT}\": \"{','.join(domain.vocabulary.tokens[:3])}\"}}")
+    return apply_moves_result(domain, row, moves)
 
 
 def feedback(domain: Domain, row: Mapping, answer: str) -> tuple[str, bool]:
-    """The verifier's word on ``answer`` for bank row ``row`` and whether the plan solves it."""
+    """The verifier's word on ``answer`` for bank row ``row`` and whether its plan solves it: the first illegal move
+    and why with the state before it, "legal, but not at the goal" with the state after the plan, or a format
+    failure; each but the solved one asks for the whole plan again."""
+    again = (f"Try again: give the whole plan from the start {domain.unit} on a final line: MOVES: followed by "
+             f"comma-separated {', '.join(domain.vocabulary.tokens)}.")
     plan = read_plan(domain, answer)
     if plan is None:
-        return (f"No plan could be read from your answer (a format failure). Give the whole plan from the start "
-                f"{domain.unit} on a final line: MOVES: followed by comma-separated {_tokens(domain)}.", False)
+        return f"No plan could be read from your answer (a format failure). {again}", False
     played = domain.playout(row, plan)
-    solved = played.illegal == 0 and played.complete
-    if solved:
-        return "Your plan is legal and reaches the goal.", True
-    verdict = _played(domain, played, "of your plan")
-    if played.illegal == 0:
-        verdict = f"Legal, but not at the goal. {verdict}"
-    return (f"{verdict}\nTry again: give the whole plan from the start {domain.unit} on a final line: MOVES: followed "
-            f"by comma-separated {_tokens(domain)}.", False)
-
-
-def _played(domain: Domain, played: Playout, whose: str) -> str:
-    """The playout in words: the state after the moves, or the first illegal move, why, and the state before it."""
-    unit = domain.unit
     if played.illegal:
-        return (f"Move {played.illegal} ({_token(domain, played.action)}) is illegal: {played.reason}. The {unit} before it, "
-                f"after {count(played.applied, 'legal move')} {whose}:\n{played.state}")
-    return f"{count(played.applied, 'move')} played, all legal. The {unit} now:\n{played.state}"
-
-
-def _token(domain: Domain, symbol: str) -> str:
-    """The token a model writes for a stored plan's ``symbol`` (``?`` for one that is no move)."""
-    vocabulary = domain.vocabulary
-    at = vocabulary.symbols.find(symbol) if symbol and symbol != INVALID_SYMBOL else -1
-    return vocabulary.tokens[at] if at >= 0 else INVALID_SYMBOL
-
-
-def _tokens(domain: Domain) -> str:
-    return ", ".join(domain.vocabulary.tokens)
+        return f"Your plan is not legal. {playout_text(domain, played)}\n{again}", False
+    if not played.complete:
+        return f"Your plan is legal, but not at the goal. The {domain.unit} after it:\n{played.state}\n{again}", False
+    return "Your plan is legal and reaches the goal.", True
