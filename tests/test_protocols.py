@@ -270,6 +270,11 @@ def test_a_protocol_is_part_of_the_conditions_identity(server, bank, tmp_path):
                   protocol=protocol_spec("tools", max_turns=5), condition="mine")
     with pytest.raises(ValueError, match="protocol"):
         run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, condition="mine")
+    # Anthropic's extended thinking would need its thinking blocks sent back with each tool turn
+    model, url = target(server, "anthropic")
+    with pytest.raises(ValueError, match="thinking_budget with protocol tools is not supported"):
+        run_model(bank.head(1), model, tmp_path / "t.jsonl", base_url=url, trials=1, protocol=TOOLS,
+                  settings=GenerationSettings(max_tokens=4096, thinking_budget=1024))
 
 
 def _bank_file(bank, tmp_path):

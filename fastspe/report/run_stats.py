@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ..errors import UserError
 from ..boundary.responses import OK
 from ..boundary.run_log_attempts import ATTEMPT_SCHEMA, NUMBER_FIELDS, read_attempts
+from ..protocols.spec import TURN  # an answered turn that does not end its conversation
 
 COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
            "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
@@ -33,7 +34,6 @@ COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_att
 COUNT_COLUMNS = ["answers", "attempts", "failed_attempts", "rate_limited", "trials_without_answer"]
 # Of multi-turn protocols (``fastspe.protocols``), present only when a condition's answers end conversations.
 CONVERSATION_COLUMNS = ["turns_mean", "turns_max", "tool_calls_mean", "tool_calls_max"]
-TURN = "turn"  # an answered turn that does not end its conversation (``fastspe.protocols.TURN``)
 RATE_LIMIT, HTTP_TOO_MANY = "rate_limit", 429
 PERCENTILE_METHOD = "linear"  # numpy's default: interpolate between the two nearest ranks
 
