@@ -5,6 +5,11 @@ Each request asks ``server.script(request)`` (default: the next queued action, e
 to do: answer, answer late, fail with a status, drop the connection or send truncated JSON.
 Every request is recorded with its wire format, prompt, trial-id header and what was done.
 
+Tool calls are scriptable in both wire formats: ``call("U,L")`` answers with a call of ``apply_moves`` (OpenAI
+``tool_calls``, Anthropic ``tool_use`` blocks), ``ok(text, tool_calls=[(name, arguments), ...])`` with any. A
+request's ``turn`` is 1 + the assistant messages it carries; ``answered_turns()`` counts the answers per (trial id,
+turn), what a conversation paid for.
+
 It also speaks OpenAI's Batch API (files upload and content, batches create, retrieve, list, cancel) and
 Anthropic's Message Batches (create, retrieve, list, cancel, results): a batch completes on its
 ``batch_polls``-th retrieve, when each request line of its input file goes through the same
@@ -40,6 +45,7 @@ class Action:
     model: str | None = None  # returned model; None echoes the requested one
     error_code: str | None = None  # OpenAI error body "code"
     message: str | None = None  # the error body's message (default "scripted STATUS")
+    tool_calls: list | None = None  # [(name, JSON arguments text), ...]: the answer calls these tools
 
 
 def isolate_api_environment(monkeypatch, key: str) -> None:
@@ -54,6 +60,11 @@ def isolate_api_environment(monkeypatch, key: str) -> None:
 
 def ok(text: str = "MOVES: U,L", **kw) -> Action:
     return Action("ok", text=text, **kw)
+
+
+def call(moves: str, text: str = "", **kw) -> Action:
+    """An answer that calls ``apply_moves`` with ``moves`` (and says ``text`` beside it)."""
+    return Action("ok", text=text, tool_calls=[("apply_moves", json.dumps({"moves": moves}))], **kw)
 
 
 def slow(seconds: float, **kw) -> Action:
@@ -93,6 +104,11 @@ class Seen:
     @property
     def trial_id(self) -> str | None:
         return self.headers.get("x-fastspe-trial-id")
+
+    @property
+    def turn(self) -> int:
+        """1 + the assistant turns the request carries: which turn of its conversation it asks for."""
+        return 1 + sum(m.get("role") == "assistant" for m in self.body.get("messages", ()))
 
 
 class FakeLLMServer:
@@ -164,6 +180,14 @@ class FakeLLMServer:
 
     def answered_trials(self) -> list[str]:
         return [s.trial_id for s in self.seen if s.answered]
+
+    def answered_turns(self) -> dict:
+        """(trial id, turn) -> answers the server delivered for it."""
+        counts: dict = {}
+        for s in self.seen:
+            if s.answered:
+                counts[s.trial_id, s.turn] = counts.get((s.trial_id, s.turn), 0) + 1
+        return counts
 
 
 def _new_id(server: FakeLLMServer, prefix: str) -> str:
@@ -260,10 +284,17 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
 
 def _openai_body(seen: Seen, a: Action) -> dict:
     words = len(a.text.split())
+    message = {"role": "assistant", "content": a.text}
+    finish = a.finish_reason
+    if a.tool_calls:
+        message["content"] = a.text or None
+        message["tool_calls"] = [{"id": f"call_{seen.n}_{i}", "type": "function",
+                                  "function": {"name": name, "arguments": arguments}}
+                                 for i, (name, arguments) in enumerate(a.tool_calls)]
+        finish = "tool_calls" if finish == "stop" else finish
     return {"id": f"chatcmpl-{seen.n}", "object": "chat.completion", "created": int(time.time()),
             "model": a.model or seen.body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": a.text},
-                         "finish_reason": a.finish_reason, "logprobs": None}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
             "usage": {"prompt_tokens": 100 + seen.n, "completion_tokens": words + 7,
                       "total_tokens": 107 + words + seen.n,
                       "completion_tokens_details": {"reasoning_tokens": 5}}}
@@ -271,8 +302,13 @@ def _openai_body(seen: Seen, a: Action) -> dict:
 
 def _anthropic_body(seen: Seen, a: Action) -> dict:
     stop = {"stop": "end_turn", "length": "max_tokens"}.get(a.finish_reason, a.finish_reason)
+    content = [{"type": "text", "text": a.text}] if a.text or not a.tool_calls else []
+    if a.tool_calls:
+        content += [{"type": "tool_use", "id": f"toolu_{seen.n}_{i}", "name": name, "input": json.loads(arguments)}
+                    for i, (name, arguments) in enumerate(a.tool_calls)]
+        stop = "tool_use" if stop == "end_turn" else stop
     return {"id": f"msg_{seen.n}", "type": "message", "role": "assistant", "model": a.model or seen.body.get("model"),
-            "content": [{"type": "text", "text": a.text}], "stop_reason": stop, "stop_sequence": None,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": 100 + seen.n, "output_tokens": len(a.text.split()) + 7}}
 
 

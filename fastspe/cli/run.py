@@ -30,7 +30,8 @@ MAX_RATE = 1e12
 
 # the runners' parameter names (fastspe.errors.ParameterError) as this command's options
 _OPTIONS = {"model": "--model", "trials": "--trials", "timeout": "--timeout", "budget": "--budget",
-            "max_tokens": "--max-tokens", "batch": "--batch", "poll_interval": "--poll-interval"}
+            "max_tokens": "--max-tokens", "batch": "--batch", "poll_interval": "--poll-interval",
+            "thinking_budget": "--thinking-budget", "protocol": "--protocol"}
 
 
 def condition_name(text: str) -> str:
@@ -118,7 +119,50 @@ def register(subparsers) -> None:
     p.add_argument("--poll-interval", type=float_option(0, MAX_SECONDS), default=30.0, metavar="SECONDS",
                    help="with --batch: seconds between polls of a batch (default: 30)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
+    _protocol_options(p)
     p.set_defaults(func=run_command)
+
+
+# ---- the conversation protocol (issue 38) ------------------------------------------------------------------------
+
+def _protocol_options(p) -> None:
+    from ..protocols.spec import DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TURNS, MAX_LIMIT, PROTOCOL_NAMES
+
+    g = p.add_argument_group("conversation protocol", "how a trial's conversation goes (docs/protocols.md); not "
+                             "oneshot: every turn is one log line, the default condition name gains +PROTOCOL")
+    g.add_argument("--protocol", choices=PROTOCOL_NAMES, default="oneshot",
+                   help="oneshot: one answer (the paper's); tools: the model may call apply_moves (the board after "
+                        "given moves from the start) before it answers; feedback: the verifier's verdict goes back "
+                        "for another plan (default: oneshot)")
+    g.add_argument("--max-turns", type=int_option(1, MAX_LIMIT), metavar="N",
+                   help=f"tools: requests per conversation at most; a model still calling the tool then has no "
+                        f"answer (a format failure) (default: {DEFAULT_MAX_TURNS})")
+    g.add_argument("--max-rounds", type=int_option(1, MAX_LIMIT), metavar="N",
+                   help=f"feedback: plans per conversation at most; the last is scored (default: {DEFAULT_MAX_ROUNDS})")
+
+
+def _protocol(args: argparse.Namespace, provider: str):
+    """The run's checked ``ProtocolSpec``: refused for baselines and with --batch."""
+    from ..protocols.spec import protocol_spec
+
+    spec = protocol_spec(args.protocol, args.max_turns, args.max_rounds)
+    if spec.multi_turn and provider == "baseline":
+        raise UserError(f"--protocol {spec.name} talks with a model; baseline planners answer once, offline")
+    if args.batch:
+        from ..runners.batch import check_batch_protocol
+
+        check_batch_protocol(spec)
+    return spec
+
+
+
+def _protocol_note(spec) -> None:
+    """What a dry run's counts mean under a multi-turn protocol."""
+    if spec.multi_turn:
+        say(f"--protocol {spec.name}: each trial is a conversation of up to {count(spec.limit, 'request')}; the "
+            f"counts above are of its first request (how many follow is the model's choice)")
+
+# ---- end of the conversation protocol ----------------------------------------------------------------------------
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -137,7 +181,8 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--budget needs --price-in and/or --price-out to know what a request costs")
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
-    condition = args.condition if args.condition is not None else canonical_model(args.model)
+    protocol = _protocol(args, provider)
+    condition = args.condition if args.condition is not None else canonical_model(args.model) + protocol.suffix
     if args.batch:
         from ..runners.batch import check_batch_provider
 
@@ -176,9 +221,10 @@ def _run(args: argparse.Namespace) -> int:
 
             pricing = batch_pricing(pricing)
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
-                           settings=settings, pricing=pricing, condition=condition)
+                           settings=settings, pricing=pricing, condition=condition, protocol=protocol)
         say(_estimate_text(est) + (f" at batch prices ({BATCH_DISCOUNT:g} x --price-in/--price-out)"
                                    if args.batch and pricing.priced else ""))
+        _protocol_note(protocol)
         return 0
     policy = RetryPolicy(max_retries=args.max_retries, max_rate_limit_retries=args.max_rate_limit_retries,
                          base_delay=args.backoff, max_delay=max(60.0, args.backoff))
@@ -199,7 +245,7 @@ def _run(args: argparse.Namespace) -> int:
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
                             progress=update, notify=lambda message: say(message, err=True), condition=condition,
-                            rpm=args.rpm, tpm=args.tpm)
+                            rpm=args.rpm, tpm=args.tpm, protocol=protocol)
     return _finish(args, summary, condition)
 
 

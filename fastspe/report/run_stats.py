@@ -25,12 +25,15 @@ import pyarrow.compute as pc
 from ..errors import UserError
 from ..boundary.responses import OK
 from ..boundary.run_log_attempts import ATTEMPT_SCHEMA, NUMBER_FIELDS, read_attempts
+from ..protocols.spec import TURN  # an answered turn that does not end its conversation
 
 COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
            "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
            "reasoning_tokens_mean", "latency_p50_s", "latency_p95_s", "cost_usd", "cost_per_answer_usd",
            "cost_per_completed_plan_usd"]
 COUNT_COLUMNS = ["answers", "attempts", "failed_attempts", "rate_limited", "trials_without_answer"]
+# Of multi-turn protocols (``fastspe.protocols``), present only when a condition's answers end conversations.
+CONVERSATION_COLUMNS = ["turns_mean", "turns_max", "tool_calls_mean", "tool_calls_max"]
 RATE_LIMIT, HTTP_TOO_MANY = "rate_limit", 429
 PERCENTILE_METHOD = "linear"  # numpy's default: interpolate between the two nearest ranks
 
@@ -58,7 +61,11 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
       not a 0): mean input, output and reasoning tokens, the 95th percentile of output tokens, the 50th
       and 95th percentiles of latency (numpy's ``"linear"`` method); NaN where no value was recorded;
     - ``cost_usd``: the total over all attempts (NaN when no attempt recorded a cost), per answer and per
-      complete verdict of the condition (NaN without verdicts or without a complete one).
+      complete verdict of the condition (NaN without verdicts or without a complete one);
+    - only when a condition's answers end multi-turn conversations (``--protocol tools``/``feedback``), the
+      ``CONVERSATION_COLUMNS``: turns and tool calls per answered trial (mean, max). A conversation's answered
+      turns (``status`` "turn") are attempts that neither failed nor count as retries; their tokens and latency
+      enter the statistics of completed attempts.
 
     ``attrs["skipped_lines"]`` maps each path to its lines skipped as torn.
     """
@@ -79,8 +86,10 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
         mine = columns["condition"] == names.index(name)
         own = columns if mine.all() else {col: values[mine] for col, values in columns.items()}  # one log, one model
         rows.append(_condition_stats(own, completed, name))
-    types = {c: "int64" if c in COUNT_COLUMNS else "float64" for c in COLUMNS[1:]}
-    stats = pd.DataFrame(rows, columns=COLUMNS).astype({"condition": object, **types})
+    conversations = any(not np.isnan(row["turns_mean"]) for row in rows)
+    columns = COLUMNS + CONVERSATION_COLUMNS if conversations else COLUMNS
+    types = {c: "int64" if c in COUNT_COLUMNS else "float64" for c in columns[1:]}
+    stats = pd.DataFrame(rows, columns=columns).astype({"condition": object, **types})
     stats.attrs["skipped_lines"] = skipped
     return stats
 
@@ -94,8 +103,9 @@ def _columns(attempts: pa.Table) -> tuple[list[str], dict[str, np.ndarray]]:
     condition = codes("condition")
     columns = {"condition": condition.indices.to_numpy(), "board": codes("board_id").indices.to_numpy(),
                "trial": attempts["trial"].to_numpy(), "ok": pc.equal(attempts["status"], OK).to_numpy(),
+               "turn": pc.equal(attempts["status"], TURN).to_numpy(),
                **{col: attempts[col].to_numpy() for col in NUMBER_FIELDS}}
-    columns["rate_limited"] = ~columns["ok"] & (pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False)
+    columns["rate_limited"] = ~columns["ok"] & ~columns["turn"] & (pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False)
                                                 .to_numpy() | (columns["http_status"] == HTTP_TOO_MANY))
     return condition.dictionary.to_pylist(), columns
 
@@ -112,17 +122,21 @@ def _completed_plans(verdicts: pd.DataFrame | None) -> Mapping[str, int] | None:
 def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] | None, name: str) -> dict:
     """The statistics of one condition from its attempts' columns ``rows``."""
     ok, attempts = rows["ok"], len(rows["ok"])
+    answered = ok | rows["turn"]  # every answered request, a conversation's turns too
     trial_keys = pd.DataFrame({"board": rows["board"], "trial": rows["trial"]})  # a trial: (board_id, trial)
     trials = int((~trial_keys.duplicated()).sum())
     answers = int((~trial_keys[ok].duplicated()).sum())
     costs = rows["cost_usd"]
     cost = float(np.nansum(costs)) if (~np.isnan(costs)).any() else np.nan
-    done = {col: rows[col][ok] for col in NUMBER_FIELDS}
+    done = {col: rows[col][answered] for col in NUMBER_FIELDS}
     plans = None if completed is None else completed.get(name, 0)
+    turns, calls = rows["turns"][ok], rows["tool_call_count"][ok]
+    # a retry: an attempt beyond the first of its trial's turn (every answered turn but the last starts another)
+    retries = attempts - trials - int(rows["turn"].sum())
     return {
         "condition": name, "answers": answers, "attempts": attempts,
-        "retries_per_answer": (attempts - trials) / trials if trials else np.nan,
-        "failed_attempts": int((~ok).sum()), "rate_limited": int(rows["rate_limited"].sum()),
+        "retries_per_answer": retries / trials if trials else np.nan,
+        "failed_attempts": int((~answered).sum()), "rate_limited": int(rows["rate_limited"].sum()),
         "trials_without_answer": trials - answers,
         "input_tokens_mean": _mean(done["input_tokens"]), "output_tokens_mean": _mean(done["output_tokens"]),
         "output_tokens_p95": _percentile(done["output_tokens"], 95),
@@ -130,7 +144,14 @@ def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] |
         "latency_p50_s": _percentile(done["latency_s"], 50), "latency_p95_s": _percentile(done["latency_s"], 95),
         "cost_usd": cost, "cost_per_answer_usd": cost / answers if answers else np.nan,
         "cost_per_completed_plan_usd": cost / plans if plans else np.nan,
+        "turns_mean": _mean(turns), "turns_max": _max(turns), "tool_calls_mean": _mean(calls),
+        "tool_calls_max": _max(calls),
     }
+
+
+def _max(values: np.ndarray) -> float:
+    v = values[~np.isnan(values)]
+    return float(v.max()) if len(v) else np.nan
 
 
 def _mean(values: np.ndarray) -> float:
@@ -150,12 +171,16 @@ _HEADERS = {"condition": "condition", "answers": "answers", "attempts": "attempt
             "trials_without_answer": "unanswered", "input_tokens_mean": "in tokens", "output_tokens_mean": "out tokens",
             "output_tokens_p95": "out tokens p95", "reasoning_tokens_mean": "reasoning tokens",
             "latency_p50_s": "latency p50 (s)", "latency_p95_s": "latency p95 (s)", "cost_usd": "cost (USD)",
-            "cost_per_answer_usd": "USD/answer", "cost_per_completed_plan_usd": "USD/completed plan"}
+            "cost_per_answer_usd": "USD/answer", "cost_per_completed_plan_usd": "USD/completed plan",
+            "turns_mean": "turns/trial", "turns_max": "turns max", "tool_calls_mean": "tool calls/trial",
+            "tool_calls_max": "tool calls max"}
 _FORMATS = {**dict.fromkeys(COUNT_COLUMNS, ",d"), "retries_per_answer": ".2f",
             **dict.fromkeys(["input_tokens_mean", "output_tokens_mean", "output_tokens_p95", "reasoning_tokens_mean"],
                             ",.0f"),
             **dict.fromkeys(["latency_p50_s", "latency_p95_s"], ".2f"),
-            **dict.fromkeys(["cost_usd", "cost_per_answer_usd", "cost_per_completed_plan_usd"], ",.4f")}
+            **dict.fromkeys(["cost_usd", "cost_per_answer_usd", "cost_per_completed_plan_usd"], ",.4f"),
+            **dict.fromkeys(["turns_mean", "tool_calls_mean"], ".2f"), **dict.fromkeys(["turns_max", "tool_calls_max"],
+                                                                                      ",.0f")}
 HEADING = "Run cost, tokens and latency per condition"
 CAPTION = ("Tokens (means, p95) and latency (p50, p95; percentiles interpolated linearly) over completed attempts; "
            "retries per trial with an attempt; cost over all attempts, n/a where the log holds none (a run given no "
@@ -167,7 +192,7 @@ def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None
     ``labels`` maps a condition to the name shown for it."""
     from .tables import Table
 
-    frame = stats[COLUMNS].copy()
+    frame = stats[[c for c in COLUMNS + CONVERSATION_COLUMNS if c in stats.columns]].copy()
     if labels:
         frame["condition"] = [labels.get(c, c) for c in frame["condition"]]
     return Table("run_stats", CAPTION, frame.rename(columns=_HEADERS),

@@ -2,7 +2,8 @@
 
 ``run_model`` (OpenAI-compatible or Anthropic servers through the official SDKs), ``run_baseline``
 (offline planners) and ``estimate_run`` (a dry run) all share the log format of ``log.RunLog``:
-one JSON line per attempt with ``status`` "ok" or "error". ``run_batch`` answers through the providers'
+one JSON line per attempt with ``status`` "ok" or "error" ("turn" for an answered turn that does not end a
+multi-turn protocol's conversation, ``fastspe.protocols``). ``run_batch`` answers through the providers'
 batch APIs at half price (``BATCH_DISCOUNT``), into the same log.
 """
 

@@ -8,12 +8,13 @@ read straight from its JSON (``lean_completion``, as in the OpenAI runner); any 
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from ..errors import UserError
 from ..extras import require
 from .generation import GenerationSettings
-from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
+from .base import (Completion, ToolCall, api_key_from_env, as_messages, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
 from .http_client import sdk_http_client
 from .pacing import rate_limits
@@ -23,9 +24,10 @@ from .openai_runner import OPTIONAL_INT, OPTIONAL_STR, TRIAL_HEADER, typed
 DEFAULT_MAX_TOKENS = 8192
 # Extended thinking allows top_p only in 0.95..1 and no temperature but 1 (Anthropic's rules).
 THINKING_MIN_TOP_P = 0.95
-FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
-# Content blocks the lean read knows (only text is kept); an answer with any other goes to the SDK's parser.
-KNOWN_BLOCKS = {"text", "thinking", "redacted_thinking"}
+FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
+# Content blocks the lean read knows (text and tool calls are kept); an answer with any other goes to the SDK's
+# parser.
+KNOWN_BLOCKS = {"text", "thinking", "redacted_thinking", "tool_use"}
 
 
 class AnthropicMessages:
@@ -80,11 +82,16 @@ class AnthropicMessages:
                                 f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
         return settings
 
-    def request(self, prompt: str, settings: GenerationSettings) -> dict:
-        """The keyword arguments of one request: only the settings given are sent."""
+    def request(self, messages, settings: GenerationSettings, tools: list | None = None) -> dict:
+        """The keyword arguments of one request (``messages``: a conversation in the OpenAI chat format, or a
+        prompt's text, converted by ``messages_api_conversation``); only the settings given are sent."""
         settings = self.effective_settings(settings)
-        kwargs: dict = {"model": self.model, "max_tokens": settings.max_tokens,
-                        "messages": [{"role": "user", "content": prompt}]}
+        system, turns = messages_api_conversation(as_messages(messages))
+        kwargs: dict = {"model": self.model, "max_tokens": settings.max_tokens, "messages": turns}
+        if system is not None:
+            kwargs["system"] = system
+        if tools:
+            kwargs["tools"] = [messages_api_tool(t) for t in tools]
         if settings.stop:
             kwargs["stop_sequences"] = list(settings.stop)
         # Via extra_body: recent SDKs dropped the temperature and top_p arguments and older ones lack
@@ -97,9 +104,11 @@ class AnthropicMessages:
             kwargs["extra_body"] = extra
         return kwargs
 
-    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
-        """Send one fresh single-message conversation; raise ``AttemptError`` on any failure."""
-        kwargs = self.request(prompt, settings)
+    def complete(self, messages, settings: GenerationSettings, trial_id: str = "",
+                 tools: list | None = None) -> Completion:
+        """Send one request of a conversation (a prompt's text: a fresh single-message one) offering ``tools``;
+        raise ``AttemptError`` on any failure."""
+        kwargs = self.request(messages, settings, tools)
         try:
             raw = self._client.messages.with_raw_response.create(
                 **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
@@ -134,6 +143,8 @@ def completion_of(msg, headers=None, http_status: int = 200) -> Completion:
         output_tokens=usage.output_tokens if usage else None,
         reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
         raw_finish_reason=msg.stop_reason,
+        tool_calls=tuple(ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
+                         for b in msg.content if b.type == "tool_use"),
     )
 
 
@@ -153,7 +164,9 @@ def lean_completion(response) -> Completion | None:
             and typed(usage, "output_tokens", OPTIONAL_INT) and (request_id or typed(msg, "id", OPTIONAL_STR))):
         return None
     if not all(type(b) is dict and typed(b, "type", (str,)) and b["type"] in KNOWN_BLOCKS
-               and (b["type"] != "text" or typed(b, "text", (str,))) for b in blocks):
+               and (b["type"] != "text" or typed(b, "text", (str,)))
+               and (b["type"] != "tool_use" or (typed(b, "id", (str,)) and typed(b, "name", (str,))
+                                                and typed(b, "input", (dict,)))) for b in blocks):
         return None
     stop = msg["stop_reason"]
     return Completion(
@@ -167,4 +180,55 @@ def lean_completion(response) -> Completion | None:
         output_tokens=usage["output_tokens"],
         reasoning_tokens=None,
         raw_finish_reason=stop,
+        tool_calls=tuple(ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
+                         for b in blocks if b["type"] == "tool_use"),
     )
+
+
+def messages_api_tool(tool: dict) -> dict:
+    """A tool of the OpenAI chat format (``{"type": "function", "function": ...}``) as the messages API has it."""
+    function = tool["function"]
+    return {"name": function["name"], "description": function.get("description", ""),
+            "input_schema": function["parameters"]}
+
+
+def messages_api_conversation(messages: list) -> tuple[str | None, list]:
+    """A conversation of the OpenAI chat format as the messages API has it: the system text apart, assistant tool
+    calls as ``tool_use`` blocks, tool results as ``tool_result`` blocks of a user turn (consecutive user-side
+    messages merged into one turn, as the API wants roles to alternate)."""
+    system = [m["content"] for m in messages if m["role"] == "system"]
+    turns: list = []
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            continue
+        if role == "tool":
+            role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]
+        elif role == "assistant" and m.get("tool_calls"):
+            blocks = [{"type": "text", "text": m["content"]}] if m.get("content") else []
+            blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
+                        "input": _tool_input(c["function"]["arguments"])} for c in m["tool_calls"]]
+        else:
+            blocks = None
+        if blocks is None and not (turns and turns[-1]["role"] == role):
+            turns.append({"role": role, "content": m["content"]})  # a plain turn: sent as today, a text
+            continue
+        blocks = blocks if blocks is not None else [{"type": "text", "text": m["content"]}]
+        if turns and turns[-1]["role"] == role:
+            last = turns[-1]
+            if isinstance(last["content"], str):
+                last["content"] = [{"type": "text", "text": last["content"]}]
+            last["content"] = last["content"] + blocks
+        else:
+            turns.append({"role": role, "content": blocks})
+    return ("\n\n".join(system) if system else None), turns
+
+
+def _tool_input(arguments: str) -> dict:
+    """A tool call's JSON arguments as a ``tool_use`` block's input: an object (other text, which the messages API
+    never writes, is kept whole under ``arguments``)."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, TypeError):
+        value = None
+    return value if isinstance(value, dict) else {"arguments": arguments}

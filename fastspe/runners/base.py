@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from .._text import count
+from ..protocols.conversation import ToolCall
 from .log import MIN_SECRET_CHARS, scrub
 from .pacing import RateLimits, rate_limits
 from .retry import BAD_RESPONSE, CONNECTION, FATAL, TIMEOUT, AttemptError, kind_for_status, parse_retry_after
@@ -44,6 +45,12 @@ class Completion:
     reasoning_tokens: int | None = None
     raw_finish_reason: str | None = None  # the provider's own word (Anthropic stop_reason)
     rate_limits: RateLimits | None = None  # what the rate-limit headers said is left
+    tool_calls: tuple[ToolCall, ...] = ()  # the tools the model called, in its order (a tools protocol's turns)
+
+
+def as_messages(messages) -> list:
+    """A conversation in the OpenAI chat format; a bare prompt text is one user message."""
+    return [{"role": "user", "content": messages}] if isinstance(messages, str) else list(messages)
 
 
 def resolve_base_url(provider: str, base_url: str | None) -> str:

@@ -39,9 +39,10 @@ from ..boundary.responses import BATCH_EVENTS
 from ..boundary.run_logs import log_lines
 from .generation import GenerationSettings
 from .batch_api import ADAPTERS, CreateFailed
-from .cost import Budget, Pricing, input_tokens_upper
+from .cost import Budget, Pricing, conversation_tokens_upper
 from .engine import PROVIDERS, RunRequest, plan_run, scan_pending
 from .log import OK, RunLog
+from ..protocols.spec import ONESHOT_SPEC, ProtocolSpec
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
 from .retry import FATAL, RATE_LIMIT, AttemptError, RetryPolicy
 
@@ -63,6 +64,15 @@ def check_batch_provider(model: str) -> None:
     if provider_name not in ADAPTERS:
         raise ParameterError("{batch} with {provider}: is not supported (only openai: and anthropic: models have a "
                              "batch API); run without {batch}", "batch", provider=provider_name)
+
+
+def check_batch_protocol(protocol: ProtocolSpec) -> None:
+    """A UserError for a multi-turn protocol: a batch holds one request per trial, a conversation many, each
+    waiting on the answer before it."""
+    if protocol.multi_turn:
+        raise ParameterError("{batch} sends one request per trial; {protocol} {name} holds a conversation of several "
+                             "turns, each sent after the answer before it: run it without {batch}",
+                             ("batch", "protocol"), name=protocol.name)
 
 
 @dataclass
@@ -116,7 +126,7 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
               policy: RetryPolicy = RetryPolicy(), settings: GenerationSettings = GenerationSettings(),
               pricing: Pricing = Pricing(), budget: float | None = None, poll_interval: float = 30.0,
               progress: Progress | None = None, stop: threading.Event | None = None,
-              condition: str | None = None) -> BatchSummary:
+              condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC) -> BatchSummary:
     """Answer every trial of ``bank`` with ``model`` through the Batch API, appending to ``out``.
 
     The parameters are ``run_model``'s; ``poll_interval`` is the seconds between polls of a batch. Costs are
@@ -124,6 +134,7 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     server; the same call again collects them.
     """
     check_batch_provider(model)
+    check_batch_protocol(protocol)
     if not 0 <= poll_interval < float("inf"):
         raise ParameterError("{poll_interval} must be a finite number of seconds >= 0, got {got}", "poll_interval",
                              got=poll_interval)
@@ -201,7 +212,7 @@ class _BatchRun:
     # --- submitting ------------------------------------------------------------------------------------------
 
     def _submit(self, todo: list[Trial]) -> None:
-        worst = [self.pricing.cost(input_tokens_upper(t.prompt), self.settings.max_tokens)
+        worst = [self.pricing.cost(conversation_tokens_upper(t.opening), self.settings.max_tokens)
                  if self.pricing.priced else 0.0 for t in todo]
         fits = 0
         while fits < len(todo) and self.wallet.reserve(worst[fits]):  # the budget holds with every answer at worst

@@ -98,7 +98,7 @@ class _Adapter:
 
     def body(self, trial, settings) -> dict:
         """The JSON body the online mode sends for ``trial`` (``extra_body`` merged in)."""
-        kwargs = self.runner.request(trial.prompt, settings)
+        kwargs = self.runner.request(trial.opening, settings)
         extra = kwargs.pop("extra_body", {})
         return {**kwargs, **extra}
 

@@ -8,6 +8,7 @@ many requests in flight.
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from dataclasses import dataclass
@@ -43,6 +44,21 @@ class Pricing:
 def input_tokens_upper(prompt: str) -> int:
     """An upper bound on the prompt's input tokens: its UTF-8 bytes plus framing (a token is >= 1 byte)."""
     return len(prompt.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
+
+
+def conversation_tokens_upper(messages: list, tools: list | None = None) -> int:
+    """An upper bound on the input tokens of sending ``messages`` (the OpenAI chat format) offering ``tools``: each
+    message's text and tool calls as ``input_tokens_upper`` bounds a prompt, and the tools' JSON. One user message
+    is bounded exactly as its prompt."""
+    total = 0
+    for m in messages:
+        text = m.get("content") or ""
+        for call in m.get("tool_calls") or ():
+            text += call["function"]["name"] + call["function"]["arguments"]
+        total += input_tokens_upper(text)
+    if tools:
+        total += len(json.dumps(tools).encode("utf-8"))
+    return total
 
 
 def input_tokens_estimate(prompt: str) -> int:

@@ -28,6 +28,8 @@ from .base import resolve_base_url
 from .generation import GenerationSettings, canonical_model, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
 from .log import OK, LogScan, RunLog, check_log_path, scan_run_log
+from ..protocols.conversation import Protocol
+from ..protocols.spec import ONESHOT_SPEC, ProtocolSpec
 from .openai_runner import OpenAIChat
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, timestamp_now, trial_fields, trial_id
@@ -94,10 +96,11 @@ def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
 
 
 def scan_pending(out, condition: str, boards: BoardPrompts, trials: int,
-                 settings: dict) -> tuple[LogScan, list[Trial]]:
-    """The log's state for ``condition`` and the planned trials it has no completed answer for."""
+                 settings: dict, keep_turns: bool = False) -> tuple[LogScan, list[Trial]]:
+    """The log's state for ``condition`` and the planned trials it has no completed answer for (``keep_turns``: and
+    the answered turns of their conversations)."""
     check_trials(trials)
-    scan = scan_run_log(out, condition, boards.rows, trials, settings, boards.hashes)
+    scan = scan_run_log(out, condition, boards.rows, trials, settings, boards.hashes, keep_turns)
     pending = [boards.trial(condition, int(row), int(t)) for row, t in np.argwhere(~scan.done)]
     return scan, pending
 
@@ -137,13 +140,15 @@ class RunRequest:
     pricing: Pricing = Pricing()
     budget: float | None = None
     condition: str | None = None
+    protocol: ProtocolSpec = ONESHOT_SPEC
 
 
 def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
                  settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
-                 condition: str | None = None) -> RunEstimate:
-    """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition))
+                 condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC) -> RunEstimate:
+    """What ``run_model`` would send now (after resume) and what it may cost; needs no key. Under a multi-turn
+    protocol the counts are of each conversation's first request (its length is the model's choice)."""
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, protocol))
     condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
     tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
     tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
@@ -170,6 +175,7 @@ class RunPlan:
     identity: dict
     scan: LogScan
     pending: list
+    protocol: Protocol | None = None  # a multi-turn protocol bound to the bank
 
     @property
     def planned(self) -> int:
@@ -177,7 +183,19 @@ class RunPlan:
 
     def rescan(self) -> tuple[LogScan, list[Trial]]:
         """The log's state and pending trials now (under the log's lock: another run may have answered some)."""
-        return scan_pending(self.request.out, self.condition, self.boards, self.request.trials, self.identity)
+        return scan_pending(self.request.out, self.condition, self.boards, self.request.trials, self.identity,
+                            self.protocol is not None)
+
+    def resumed_conversations(self, scan: LogScan) -> dict:
+        """(bank row, trial) -> the conversation of each unfinished trial with answered turns in the log, rebuilt
+        from them (a UserError, before anything is sent, when the log does not continue it)."""
+        out = {}
+        for (row, t), turns in scan.turns.items():
+            conv = self.protocol.start(self.boards.trial(self.condition, row, t).opening, row)
+            for lineno, rec in turns:
+                self.protocol.resumed(conv, rec, f"{self.request.out}: line {lineno}")
+            out[row, t] = conv
+        return out
 
     def summary(self, kind=RunSummary) -> RunSummary:
         """A summary of the run as planned, before anything is sent."""
@@ -190,17 +208,30 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     """Check a run's request and scan its log (see ``RunPlan``)."""
     r = request
     provider_name, name, _ = _provider_parts(r.model, r.base_url)
-    condition = canonical_model(r.model) if r.condition is None else r.condition
+    condition = canonical_model(r.model) + r.protocol.suffix if r.condition is None else r.condition
     check_log_path(r.out)
     settings = _settings_for(provider_name, r.settings)
+    if r.protocol.multi_turn and provider_name == "anthropic" and settings.thinking_budget is not None:
+        # a tool-use turn after extended thinking must send the thinking blocks back, which fastspe does not keep
+        raise ParameterError("{thinking_budget} with {protocol} {name} is not supported for anthropic: models; run "
+                             "the protocol without extended thinking", ("thinking_budget", "protocol"),
+                             name=r.protocol.name)
     if r.budget is not None and r.pricing.price_out > 0 and settings.max_tokens is None:
         raise ParameterError("{budget} needs {max_tokens}, so that the cost of a request has an upper bound",
                              ("budget", "max_tokens"))
+    bank = as_bank(bank)
     boards = BoardPrompts.of(bank)
-    identity = _identity_settings(provider_name, name, settings.as_dict())
+    protocol = None
+    if r.protocol.multi_turn:  # refused here for a domain that cannot play moves out
+        frame = bank.frame
+        protocol = Protocol(r.protocol, bank.domain, lambda row: frame.iloc[row].to_dict())
+    identity = {**_identity_settings(provider_name, name, settings.as_dict()), **r.protocol.scanned_identity()}
     # refuses other settings before any key is read
-    scan, pending = scan_pending(r.out, condition, boards, r.trials, identity)
-    return RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending)
+    scan, pending = scan_pending(r.out, condition, boards, r.trials, identity, protocol is not None)
+    plan = RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending, protocol)
+    if protocol is not None:
+        plan.resumed_conversations(scan)  # a log that cannot be continued is refused before any key is read
+    return plan
 
 
 def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
@@ -208,7 +239,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
               settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
               budget: float | None = None, seed: int = 0, progress: Progress | None = None,
               stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
-              condition: str | None = None, rpm: float | None = None, tpm: float | None = None) -> RunSummary:
+              condition: str | None = None, rpm: float | None = None, tpm: float | None = None,
+              protocol: ProtocolSpec = ONESHOT_SPEC) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     What is asked (``model``, ``out``, ``base_url``, ``trials``, ``settings``, ``pricing``, ``budget``,
@@ -250,10 +282,14 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         been made with the same model and settings, else a ValueError says which setting differs.
     rpm, tpm : float or None
         At most this many requests, tokens a minute (for servers that send no rate-limit headers).
+    protocol : ProtocolSpec
+        How a trial's conversation goes (``fastspe.protocols.protocol_spec``): one answer (the default), the
+        ``apply_moves`` tool or the verifier's feedback; a multi-turn protocol logs each turn and suffixes the
+        default condition name (``+tools``).
     """
     if not 0 < timeout < math.inf:
         raise ParameterError("{timeout} must be a finite number of seconds > 0, got {got}", "timeout", got=timeout)
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition))
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition, protocol))
     summary = job.summary()
     if not job.pending:
         return summary
@@ -265,7 +301,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         summary.skipped_log_lines = scan.torn_lines
         sender = Sender(job.condition, provider, log, job.settings, pricing, policy, Budget(budget, scan.spent_usd),
                         AdaptiveLimiter(max_connections), Pacer(rpm, tpm), scan.attempts, seed,
-                        stop or threading.Event())
+                        stop or threading.Event(), protocol=job.protocol,
+                        resumed=job.resumed_conversations(scan) if job.protocol is not None else {})
         try:
             sender.send_all(summary, pending, progress, notify or (lambda message: None))
         finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -21,9 +21,12 @@ import numpy as np
 from ..errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
 from ..boundary.run_logs import RunLogFile, first_line, log_lines, torn_tail_line
+from ..protocols.spec import TURN
 
 OK = "ok"
 ERROR = "error"
+# What resuming a conversation needs of each answered turn it logged (``Protocol.resumed``).
+TURN_FIELDS = ("trial_id", "turn", "response", "tool_calls", "tool_results", "feedback")
 
 
 KEY_PREFIXES = ("sk-ant-", "sk-proj-", "sk-")
@@ -181,16 +184,20 @@ class LogScan:
         The cost of every attempt of the condition in the log (all boards).
     torn_lines : int
         Lines left torn by a stopped run (the unfinished last line, or one a marker record names).
+    turns : dict
+        With ``keep_turns``: (bank row, trial) -> [(line number, ``TURN_FIELDS`` of the record)] of the answered
+        turns (``status`` "turn") of each conversation without a closing "ok" record; memory: unfinished trials only.
     """
 
     done: np.ndarray
     attempts: np.ndarray
     spent_usd: float = 0.0
     torn_lines: int = 0
+    turns: dict = field(default_factory=dict)
 
 
 def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: dict,
-                 prompt_hashes: list | None = None) -> LogScan:
+                 prompt_hashes: list | None = None, keep_turns: bool = False) -> LogScan:
     """Stream the run log ``path`` and gather what resuming ``condition`` needs (memory: the two arrays).
 
     A trial is (condition, board_id, trial index); ``board_rows`` maps the bank's board ids to rows,
@@ -205,7 +212,8 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
       a ``{"event": "torn_line"}`` marker: the log is damaged, and a lost completed answer would
       otherwise be paid for again.
 
-    A missing file scans as empty.
+    With ``keep_turns`` (a multi-turn protocol) the answered turns of each unfinished conversation are kept
+    (``LogScan.turns``), so a resumed run continues it from the next turn. A missing file scans as empty.
     """
     scan = LogScan(np.zeros((len(board_rows), trials), dtype=bool), np.zeros((len(board_rows), trials), dtype=np.int64))
     p = Path(path)
@@ -229,7 +237,7 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
         elif rec.get("event") in MARKER_EVENTS:
             continue  # a batch marker: no attempt
         elif rec.get("condition") == condition:
-            _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes)
+            _take_attempt(scan, rec, p, lineno, board_rows, trials, settings, prompt_hashes, keep_turns)
     for n, why in bad_lines:
         if n in marked or (n == lineno and not ends_with_newline):
             scan.torn_lines += 1
@@ -241,7 +249,7 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
 
 
 def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows: dict, trials: int, settings: dict,
-                  prompt_hashes: list | None) -> None:
+                  prompt_hashes: list | None, keep_turns: bool = False) -> None:
     """Fold one attempt record of the scanned condition into ``scan``."""
     for name, wanted in settings.items():
         if rec.get(name) != wanted:
@@ -263,3 +271,6 @@ def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows:
         scan.attempts[row, trial] = attempt
     if rec.get("status") == OK:
         scan.done[row, trial] = True
+        scan.turns.pop((row, trial), None)  # a finished conversation: its turns are not needed
+    elif keep_turns and rec.get("status") == TURN and not scan.done[row, trial]:
+        scan.turns.setdefault((row, trial), []).append((lineno, {k: rec.get(k) for k in TURN_FIELDS}))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..errors import UserError
 from ..extras import require
 from .generation import GenerationSettings
-from .base import (Completion, api_key_from_env, classify_sdk_error, key_secrets,
+from .base import (Completion, ToolCall, api_key_from_env, as_messages, classify_sdk_error, key_secrets,
                    request_id_from, resolve_base_url, response_failures)
 from .http_client import sdk_http_client
 from .pacing import rate_limits
@@ -72,9 +72,12 @@ class OpenAIChat:
                             f"got {len(settings.stop)}")
         return settings
 
-    def request(self, prompt: str, settings: GenerationSettings) -> dict:
-        """The keyword arguments of one request: only the settings given are sent."""
-        kwargs: dict = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
+    def request(self, messages, settings: GenerationSettings, tools: list | None = None) -> dict:
+        """The keyword arguments of one request (``messages``: a conversation in the chat format, or a prompt's
+        text); only the settings given are sent, and ``tools`` only when given."""
+        kwargs: dict = {"model": self.model, "messages": as_messages(messages)}
+        if tools:
+            kwargs["tools"] = tools
         optional = {"temperature": settings.temperature, self._max_tokens_param: settings.max_tokens,
                     "top_p": settings.top_p, "seed": settings.seed,
                     "stop": list(settings.stop) if settings.stop else None}
@@ -87,17 +90,19 @@ class OpenAIChat:
             kwargs["extra_body"] = extra
         return kwargs
 
-    def body(self, prompt: str, settings: GenerationSettings) -> dict:
+    def body(self, messages, settings: GenerationSettings, tools: list | None = None) -> dict:
         """The JSON body of one request, as ``create(**request(...))`` sends it (``extra_body`` merged in)."""
-        kwargs = self.request(prompt, settings)
+        kwargs = self.request(messages, settings, tools)
         extra = kwargs.pop("extra_body", {})
         return {**kwargs, **extra}
 
-    def complete(self, prompt: str, settings: GenerationSettings, trial_id: str = "") -> Completion:
-        """Send one fresh single-message chat; raise ``AttemptError`` on any failure."""
+    def complete(self, messages, settings: GenerationSettings, trial_id: str = "",
+                 tools: list | None = None) -> Completion:
+        """Send one request of a conversation (a prompt's text: a fresh single-message chat) offering ``tools``;
+        raise ``AttemptError`` on any failure."""
         headers = {self._raw_header: "true", TRIAL_HEADER: trial_id} if trial_id else {self._raw_header: "true"}
         try:
-            raw = self._client.post("/chat/completions", body=self.body(prompt, settings),
+            raw = self._client.post("/chat/completions", body=self.body(messages, settings, tools),
                                     cast_to=self._answer_type, options={"headers": headers})
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
@@ -131,6 +136,8 @@ def completion_of(body, headers=None, http_status: int = 200, request_id: str | 
         input_tokens=usage.prompt_tokens if usage else None,
         output_tokens=usage.completion_tokens if usage else None,
         reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
+        tool_calls=tuple(ToolCall(c.id, c.function.name, c.function.arguments)
+                         for c in choice.message.tool_calls or () if getattr(c, "function", None) is not None),
     )
 
 
@@ -167,7 +174,8 @@ def lean_completion(response) -> Completion | None:
             and typed(choice, "finish_reason", OPTIONAL_STR) and (request_id or typed(body, "id", OPTIONAL_STR))):
         return None
     counts = token_counts(usage)
-    if counts is None:
+    calls = tool_calls_of(message)
+    if counts is None or calls is None:
         return None
     return Completion(
         text=message["content"] or "",
@@ -179,7 +187,26 @@ def lean_completion(response) -> Completion | None:
         input_tokens=counts[0],
         output_tokens=counts[1],
         reasoning_tokens=counts[2],
+        tool_calls=calls,
     )
+
+
+def tool_calls_of(message: dict) -> tuple | None:
+    """The tool calls of a chat completion's ``message`` as ``completion_of`` reads them; None where the SDK's
+    parser must decide (a call that is not a function call of text fields)."""
+    calls = message.get("tool_calls")
+    if calls is None:
+        return ()
+    if type(calls) is not list:
+        return None
+    out = []
+    for call in calls:
+        function = call.get("function") if type(call) is dict else None
+        if not (type(function) is dict and call.get("type") == "function" and typed(call, "id", (str,))
+                and typed(function, "name", (str,)) and typed(function, "arguments", (str,))):
+            return None
+        out.append(ToolCall(call["id"], function["name"], function["arguments"]))
+    return tuple(out)
 
 
 def token_counts(usage) -> tuple | None:

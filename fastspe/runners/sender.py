@@ -1,5 +1,9 @@
 """The online sender: a run's pending trials sent on a thread pool, each attempt logged before it counts.
 
+Under a multi-turn protocol (``fastspe.protocols``) a trial is a conversation: each turn is sent like a one-shot
+trial (its own attempts, retried by the policy, paced, within the budget for the whole conversation it sends) and
+its answer is logged before the next turn is sent, so a killed run resumes after the last answered turn.
+
 A trial is sent until it is answered, fails past the retry policy, meets a fatal error (a wrong key: nothing
 more is sent), the budget would be exceeded, or the run is stopped. Requests in flight are paid for, so
 stopping waits for them and logs their answers. Trials reach the pool only as slots free up (bounded
@@ -20,8 +24,8 @@ from typing import Callable
 import numpy as np
 
 from .generation import GenerationSettings
-from .cost import Budget, Pricing, input_tokens_upper
-from .log import RunLog
+from .cost import Budget, Pricing, conversation_tokens_upper
+from .log import ERROR, RunLog
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
 from .base import redact_error
@@ -75,9 +79,12 @@ class Sender:
     fatal: list = field(default_factory=list)  # the fatal errors met
     last_errors: dict = field(default_factory=dict)  # the last error text of each kind: why trials have no answer
     tracebacks: list = field(default_factory=list)  # of the unexpected exceptions (bugs) met, scrubbed of secrets
+    protocol: object = None  # a multi-turn ``fastspe.protocols.Protocol``; None: one answer per trial
+    resumed: dict = field(default_factory=dict)  # (bank row, trial) -> its Conversation rebuilt from the log
 
     def __post_init__(self):
-        self._settings_dict = self.settings.as_dict()  # recorded in every attempt's line
+        # recorded in every attempt's line: the settings, and a multi-turn protocol's identity
+        self._settings_dict = {**self.settings.as_dict(), **(self.protocol.spec.identity() if self.protocol else {})}
 
     def send_all(self, summary: RunSummary, pending: list[Trial], progress: Progress | None = None,
                  notify: Callable[[str], None] = lambda message: None) -> None:
@@ -184,11 +191,25 @@ class Sender:
             self._give_back(held[0])
 
     def _send_trial(self, trial: Trial, attempt: int, held: list) -> tuple[str, int]:
-        rng = random.Random(f"{self.seed}:{trial.trial_id}")
+        if self.protocol is None:
+            return self._send_turn(trial, attempt, held)
+        # the conversation as the log left it (only unfinished trials were rebuilt), else a new one
+        conv = self.resumed.pop((trial.row, trial.trial), None) or self.protocol.start(trial.opening, trial.row)
+        while True:
+            outcome, attempt = self._send_turn(trial, attempt, held, conv)
+            if outcome != "ok" or conv.ended:
+                return outcome, attempt
+
+    def _send_turn(self, trial: Trial, attempt: int, held: list, conv=None) -> tuple[str, int]:
+        """Attempts of one request (the trial's one-shot prompt, or ``conv``'s next turn) numbered on from
+        ``attempt``, retried by the policy: the outcome and the last attempt number."""
+        rng = random.Random(f"{self.seed}:{trial.trial_id}" + (f":{conv.turn + 1}" if conv is not None else ""))
         retries = {RATE_LIMIT: 0, "other": 0}
         priced = self.pricing.priced
-        worst = self.pricing.cost(input_tokens_upper(trial.prompt), self.settings.max_tokens) if priced else 0.0
-        tokens = input_tokens_upper(trial.prompt) + (self.settings.max_tokens or 0)  # what --tpm counts
+        messages = trial.opening if conv is None else conv.messages
+        upper = conversation_tokens_upper(messages, self.protocol.tools if conv is not None else None)
+        worst = self.pricing.cost(upper, self.settings.max_tokens) if priced else 0.0
+        tokens = upper + (self.settings.max_tokens or 0)  # what --tpm counts
         while not self.stop.is_set():
             if not self.wallet.reserve(worst):
                 return "budget", attempt
@@ -198,11 +219,13 @@ class Sender:
                 self.wallet.settle(worst, 0.0)
                 return "stopped", attempt
             attempt += 1
-            error = self.attempt(trial, attempt, slot, worst)
+            error = self.attempt(trial, attempt, slot, worst, conv)
             if error is None:
                 return "ok", attempt
             if error.kind == FATAL:
                 return "fatal", attempt
+            if conv is not None and conv.ended:  # the protocol failed on a paid answer (a bug): not sent again
+                return "failed", attempt
             sort = RATE_LIMIT if error.kind == RATE_LIMIT else "other"
             if not self.policy.allows(error, retries[RATE_LIMIT], retries["other"]):
                 return "failed", attempt
@@ -240,9 +263,10 @@ class Sender:
             return None
         return slot
 
-    def attempt(self, trial: Trial, attempt: int, slot, worst: float) -> AttemptError | None:
-        """Send attempt number ``attempt`` of ``trial`` on ``slot`` (``worst`` reserved for it), log it, free the
-        slot and settle the reservation; its error, or None when it was answered.
+    def attempt(self, trial: Trial, attempt: int, slot, worst: float, conv=None) -> AttemptError | None:
+        """Send attempt number ``attempt`` of ``trial`` (of ``conv``'s next turn, when given) on ``slot`` (``worst``
+        reserved for it), log it, free the slot and settle the reservation; its error, or None when it was
+        answered (``conv`` then holds the answer and what goes back, as the logged line says).
 
         Any exception the provider raises is a failed attempt: its own ``AttemptError``, or one of kind
         ``UNEXPECTED`` (a bug: its traceback is kept for the end of the run), so a request that a server may bill
@@ -251,7 +275,10 @@ class Sender:
         answer, error, released = None, None, False
         try:
             try:
-                answer = self.provider.complete(trial.prompt, self.settings, trial.trial_id)
+                if conv is None:
+                    answer = self.provider.complete(trial.opening, self.settings, trial.trial_id)
+                else:
+                    answer = self.provider.complete(conv.messages, self.settings, trial.trial_id, self.protocol.tools)
             except AttemptError as exc:
                 error = exc
             except Exception as exc:  # noqa: BLE001 - a bug must not lose a paid attempt or its slot
@@ -268,12 +295,20 @@ class Sender:
         rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
                            self.provider.base_url, self._settings_dict)
         rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
+        if conv is not None:
+            rec["turn"] = conv.turn + 1
         if error is None:
             cost = self.pricing.cost(answer.input_tokens, answer.output_tokens) if self.pricing.priced else None
             self.wallet.settle(worst, cost or 0.0)
             rec.update(answer_fields(answer, cost))
-            self.log.append(rec)
-            return None
+            if conv is not None:
+                error = self._turn_answered(conv, answer, rec)
+            self.log.append(rec)  # before the next turn is sent: a resumed run never sends this one again
+            if error is None:
+                return None
+            self.counters.add(error.kind)
+            self.last_errors[error.kind] = error.message
+            return error
         self.wallet.settle(worst, 0.0)
         self.counters.add(error.kind)
         self.last_errors[error.kind] = error.message
@@ -283,6 +318,20 @@ class Sender:
             self.fatal.append(error)
             self._stop()
         return error
+
+    def _turn_answered(self, conv, answer, rec: dict) -> AttemptError | None:
+        """Fold ``answer`` into ``conv`` and its record ``rec`` (status "turn", or "ok" when it ends the
+        conversation, and the texts that go back); an error of kind ``UNEXPECTED`` when the protocol fails (a bug:
+        the paid answer is still logged, as a failed attempt that keeps its response)."""
+        try:
+            outcome = self.protocol.answered(conv, answer.text, answer.tool_calls)
+        except Exception as exc:  # noqa: BLE001 - a bug must not lose a paid answer
+            error = self._unexpected(exc)
+            conv.ended = True  # the same bug would meet the next try
+            rec.update(status=ERROR, error_type=error.kind, error=error.message)
+            return error
+        rec.update(outcome.fields)
+        return None
 
     def _unexpected(self, exc: Exception) -> AttemptError:
         """A failed attempt of kind ``UNEXPECTED`` for ``exc``; its traceback kept (scrubbed) for the run's end."""
