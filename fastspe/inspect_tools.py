@@ -20,15 +20,13 @@ from inspect_ai.tool import Tool, ToolDef
 from .domains.contract import Domain
 from .domains.registry import DEFAULT_DOMAIN, domain_named
 from .errors import UserError
+from .protocols.spec import DEFAULT_MAX_TURNS, END_ANSWER, END_MAX_TURNS, ONESHOT, TOOLS
 from .protocols.tool_text import MOVES_ARGUMENT, TOOL_NAME, apply_moves_result, moves_description, tool_description
 
 __all__ = ["ONESHOT", "TOOLS", "PROTOCOLS", "DEFAULT_MAX_TURNS", "check_protocol", "check_plays_out",
            "apply_moves_tool", "tool_conversation", "final_answer", "conversation_fields"]
 
-ONESHOT, TOOLS = "oneshot", "tools"
 PROTOCOLS = (ONESHOT, TOOLS)  # feedback runs through `fastspe run --protocol feedback`
-DEFAULT_MAX_TURNS = 20
-END_ANSWER, END_MAX_TURNS = "answer", "max_turns"  # a conversation's end_reason, as run logs write it
 
 
 def check_protocol(protocol: str, max_turns: int) -> tuple[str, int]:

@@ -227,7 +227,7 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
     errors = written[written["status"] == "error"]
     assert len(written) == 8 and set(errors["board_id"]) == {failing} and sorted(errors["trial"]) == [0, 1]
     assert errors["response"].isna().all() and errors["error"].str.contains(FAILING).all()
-    with pytest.warns(UserWarning, match="2 outputs have only failed attempts"):
+    with pytest.warns(UserWarning, match=r"2 outputs have no answer \(only failed attempts"):
         back = read_responses(out, bank)
     assert len(back) == 6 and failing not in set(back["board_id"])
     write_bank(bank, tmp_path / "bank.parquet")
@@ -236,7 +236,7 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
                  "--out", str(tmp_path / "verdicts.parquet")]) == 0
     captured = capsys.readouterr()
     assert "scored 6 outputs (6 complete" in captured.out
-    assert "2 outputs have only failed attempts and are not scored" in captured.err
+    assert "2 outputs have no answer (only failed attempts, or a conversation not ended) and are not scored" in captured.err
 
 
 def test_a_log_of_errored_samples_only_is_refused(errored_log, tmp_path):

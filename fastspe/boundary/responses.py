@@ -284,7 +284,7 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, pos
             done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
             lost = tried[~tried.isin(done)].unique().size
             if lost:
-                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} only failed attempts and "
+                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only failed attempts, or a conversation not ended) and "
                               f"{plural(lost, 'is')} not scored",
                               stacklevel=3)
             df = df.loc[~failed].reset_index(drop=True)

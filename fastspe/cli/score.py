@@ -124,7 +124,7 @@ def run_score(args) -> int:
              f"the bank gives their board; scored as --ignore-prompt-hash asks (the verdicts record it)")
     if summary.lost_outputs:
         warn(f"{', '.join(args.responses)}: {count(summary.lost_outputs, 'output')} {plural(summary.lost_outputs, 'has')} "
-             f"only failed attempts and {plural(summary.lost_outputs, 'is')} not scored")
+             f"no answer (only failed attempts, or a conversation not ended) and {plural(summary.lost_outputs, 'is')} not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
     say(f"scored {count(summary.scored, 'output')} ({parts}) -> {args.out}")
     covers = coverage_text(summary.boards, summary.bank_boards)
