@@ -11,6 +11,7 @@ from ._common import (as_options, checked_option, float_option, int_option, plai
 from .._text import count, plural
 from .progress import progress
 from .domain_options import domain_option
+from .prompt_options import add_prompt_options, prompt_inputs, prompt_spec_of
 
 # README's table of exit codes says what each means; 1 stays a bug in fastspe (its traceback printed)
 EXIT_BUG = 1
@@ -118,6 +119,7 @@ def register(subparsers) -> None:
     p.add_argument("--poll-interval", type=float_option(0, MAX_SECONDS), default=30.0, metavar="SECONDS",
                    help="with --batch: seconds between polls of a batch (default: 30)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
+    add_prompt_options(p)  # the prompt group (fastspe.cli.prompt_options)
     p.set_defaults(func=run_command)
 
 
@@ -127,7 +129,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
+    refuse_overwrite({"--bank": args.bank, **prompt_inputs(args)}, {"--out": args.out})
     from ..boundary.banks import load_bank
     from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
     from ..runners.engine import settings_for
@@ -138,6 +140,9 @@ def _run(args: argparse.Namespace) -> int:
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
     condition = args.condition if args.condition is not None else canonical_model(args.model)
+    prompt = _prompt_spec(args, provider)
+    if args.condition is None and prompt is not None:
+        condition += prompt.suffix  # the prompt's suffix, when not the default (openai:gpt-4o+cot)
     if args.batch:
         from ..runners.batch import check_batch_provider
 
@@ -176,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
 
             pricing = batch_pricing(pricing)
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
-                           settings=settings, pricing=pricing, condition=condition)
+                           settings=settings, pricing=pricing, condition=condition, prompt=prompt)
         say(_estimate_text(est) + (f" at batch prices ({BATCH_DISCOUNT:g} x --price-in/--price-out)"
                                    if args.batch and pricing.priced else ""))
         return 0
@@ -190,7 +195,7 @@ def _run(args: argparse.Namespace) -> int:
             summary = run_batch(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                                 timeout=args.timeout, policy=policy, settings=settings, pricing=pricing,
                                 budget=args.budget, poll_interval=args.poll_interval, progress=update,
-                                condition=condition)
+                                condition=condition, prompt=prompt)
         return _finish(args, summary, condition)
     with progress(f"run {condition}", None, RUN_UNIT) as shown:
         update = run_progress(shown, pricing.priced)
@@ -199,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
                             progress=update, notify=lambda message: say(message, err=True), condition=condition,
-                            rpm=args.rpm, tpm=args.tpm)
+                            rpm=args.rpm, tpm=args.tpm, prompt=prompt)
     return _finish(args, summary, condition)
 
 
@@ -270,6 +275,17 @@ def _refuse_model_options(args: argparse.Namespace) -> None:
     if given:
         raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
                         f"(their only setting is --seed)")
+
+
+def _prompt_spec(args: argparse.Namespace, provider: str):
+    """The prompt the options ask for; None for a baseline planner, which is asked nothing (the options refused)."""
+    if provider != "baseline":
+        return prompt_spec_of(args)
+    given = [name for name, default in (("--prompt", "paper"), ("--system", None), ("--shots", 0),
+                                        ("--shots-bank", None)) if getattr(args, name[2:].replace("-", "_")) != default]
+    if given:
+        raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners are asked no prompt")
+    return None
 
 
 def _report_torn(summary, out) -> None:
