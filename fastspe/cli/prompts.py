@@ -11,7 +11,10 @@ from .run import condition_name
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("prompts", help="export the prompts of a run (OpenAI chat messages, one line a trial)")
+    p = subparsers.add_parser("prompts", help="export the prompts of a run (OpenAI chat messages, one line a trial)",
+                              description="The prompts fastspe sends, for engines outside it: `fastspe prompts export` "
+                                          "writes every trial's messages; `fastspe score --prompts` reads the "
+                                          "answers back (docs/prompts.md).")
     sub = p.add_subparsers(dest="prompts_command", metavar="SUBCOMMAND", required=True)
     e = sub.add_parser(
         "export", help="write every trial's messages to a JSONL file",
