@@ -439,3 +439,20 @@ def test_online_and_batch_runs_send_the_exported_messages(banks, server, tmp_pat
     assert _run(bank, server, tmp_path / "log.jsonl", *args, *extra) == 0
     sent = {s.trial_id: s.body["messages"] for s in server.seen}
     assert sent == wanted
+
+
+def test_show_prints_what_an_exported_answer_was_asked(banks, tmp_path, capsys):
+    bank = banks["hanoi"][0]
+    export, answers, verdicts = tmp_path / "prompts.jsonl", tmp_path / "answers.jsonl", tmp_path / "v.parquet"
+    assert main(["prompts", "export", "--bank", str(bank), "--out", str(export), "--condition", "lab", "--trials",
+                 "1", "--prompt", "cot", "--system", "Exported."]) == 0
+    lines = _records(export)
+    answers.write_text("".join(json.dumps({"trial_id": line["trial_id"], "response": "MOVES: AB"}) + "\n"
+                               for line in lines))
+    assert main(["score", "--bank", str(bank), "--responses", str(answers), "--prompts", str(export), "--out",
+                 str(verdicts)]) == 0
+    capsys.readouterr()
+    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", lines[0]["board_id"],
+                 "--prompts", str(export), "--prompt", "--format", "trace"]) == 0
+    out = capsys.readouterr().out
+    assert "asked (cot prompt, spec" in out and "[system]\nExported.\n[user]\n" + lines[0]["messages"][-1]["content"] in out

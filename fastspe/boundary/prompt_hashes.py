@@ -56,8 +56,8 @@ class PromptHashes:
 
     def accept(self, key: str, texts_of) -> None:
         """Also accept, for each board, the hash of ``texts_of(frame)`` (its user message under a prompt variant:
-        a function of a DataFrame of bank rows to their texts, in order); ``key`` names the variant (its spec hash),
-        so a variant added twice is rendered once."""
+        a function of a DataFrame of bank rows to their texts, in order, None where it has none); ``key`` names the
+        variant (its spec hash), so a variant added twice is rendered once."""
         self._variants.setdefault(key, (texts_of, {}))
 
     def _variant_matches(self, rows: np.ndarray, recorded: list) -> np.ndarray:
@@ -66,8 +66,10 @@ class PromptHashes:
         for texts_of, hashes in self._variants.values():
             todo = sorted({int(r) for r, hit in zip(rows, found) if not hit and int(r) not in hashes})
             if todo:
-                hashes.update(zip(todo, (prompt_hash(t) for t in texts_of(self.bank.rows_frame(todo)))))
-            found |= np.fromiter((h == hashes.get(int(r)) for r, h in zip(rows, recorded)), bool, len(rows))
+                hashes.update(zip(todo, (None if t is None else prompt_hash(t)
+                                         for t in texts_of(self.bank.rows_frame(todo)))))
+            found |= np.fromiter((h is not None and h == hashes.get(int(r)) for r, h in zip(rows, recorded)), bool,
+                                 len(rows))
         return found
 
     def of_rows(self, rows: np.ndarray) -> pa.Array:

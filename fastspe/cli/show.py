@@ -30,8 +30,11 @@ def register(subparsers) -> None:
                         "received (verdicts keep only the parsed moves)")
     p.add_argument("--prompt", action="store_true",
                    help="also print what was asked: the answer's messages (system, worked examples, the board's "
-                        "prompt), from the prompts sidecar beside --responses (NAME.prompts.jsonl) or, for the paper "
-                        "prompt, rendered from the bank")
+                        "prompt), from the prompts sidecar beside --responses or --prompts (NAME.prompts.jsonl) or, "
+                        "for the paper prompt, rendered from the bank")
+    p.add_argument("--prompts", metavar="EXPORT.jsonl",
+                   help="with --prompt: the prompt export (`fastspe prompts export`) the answer replied to, when its "
+                        "answers were scored through `score --prompts`")
     p.add_argument("--html", metavar="FILE", help="also write the replay as a self-contained HTML page")
     p.add_argument("--format", choices=FORMATS, default="auto",
                    help="grid: the board after every move; trace: one line per move; auto: grid on a terminal, "
@@ -73,7 +76,8 @@ def run_show(args) -> int:
     from ..report.trace import trace_lines
 
     if args.html:
-        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses},
+        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses,
+                          "--prompts": args.prompts},
                          {"--html": args.html})
     bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank).frame
@@ -139,16 +143,18 @@ def _asked_lines(args, row: dict, bank, bank_rows) -> list[str]:
     from ..prompting import PAPER_SPEC, prompt_text_of, spec_of, user_texts
 
     spec_sha, text_sha = _recorded(row, "prompt_spec_sha256"), _recorded(row, "prompt_text_sha256")
+    kept = [path for path in (args.prompts, args.responses) if path is not None]  # files with a sidecar beside
     spec = PAPER_SPEC
     if spec_sha is not None:
-        spec = spec_of(args.responses, spec_sha) if args.responses is not None else None
+        spec = next((s for s in (spec_of(path, spec_sha) for path in kept) if s is not None), None)
         if spec is None:
-            where = (f"the prompts sidecar of --responses {args.responses}" if args.responses is not None
-                     else "no --responses given")
+            where = (f"the prompts sidecar of {' or '.join(kept)}" if kept else "no --responses or --prompts given")
             raise UserError(f"--prompt: the answer was asked with prompt variant {row.get('prompt_variant')!r} "
-                            f"(spec {spec_sha[:12]}), which {where} does not keep; give --responses FILE, the run "
-                            f"log or export the answers came from (its NAME.prompts.jsonl beside it)")
-    text = prompt_text_of(args.responses, text_sha) if args.responses is not None and text_sha else None
+                            f"(spec {spec_sha[:12]}), which {where} does not keep; give --responses FILE (the run "
+                            f"log the answers came from) or --prompts EXPORT.jsonl (the export), whose "
+                            f"NAME.prompts.jsonl is beside it")
+    text = next((t for t in (prompt_text_of(path, text_sha) for path in kept) if t is not None), None) \
+        if text_sha else None
     if text is None:
         text = user_texts(spec, bank.domain, bank_rows)[0]
         if text_sha is not None and prompt_hash(text) != text_sha:

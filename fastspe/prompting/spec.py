@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import UserError
 
@@ -72,7 +73,7 @@ class PromptSpec:
         """The user message's variant as log lines name it: ``paper``, ``cot``, ``template:NAME``."""
         return f"{TEMPLATE}:{self.template_name}" if self.variant == TEMPLATE else self.variant
 
-    @property
+    @cached_property  # (every trial's log fields carry it: hashed once)
     def sha256(self) -> str:
         """The spec's hash (hex): the same hash, the same messages for every board."""
         body = {"version": SPEC_VERSION, "variant": self.variant, "template": self.template, "system": self.system,

@@ -4,6 +4,7 @@ board's message under the variant it was asked with, never refused for being a l
 
 from __future__ import annotations
 
+from ..errors import UserError
 from .render import user_texts
 from .sidecar import read_specs
 
@@ -17,6 +18,15 @@ def accept_variants(bank, paths) -> int:
     for path in paths:
         for sha, spec in read_specs(path).items():
             if not spec.is_default:
-                bank.prompt_hashes.accept(sha, lambda frame, spec=spec: user_texts(spec, bank.domain, frame))
+                bank.prompt_hashes.accept(sha, lambda frame, spec=spec: _texts(spec, bank.domain, frame))
                 added += 1
     return added
+
+
+def _texts(spec, domain, frame) -> list:
+    """The variant's messages for ``frame``'s rows, or None each where it cannot be rendered (a template field
+    that another domain's bank lacks): those answers then match no variant, and the mismatch is told as any."""
+    try:
+        return user_texts(spec, domain, frame)
+    except UserError:
+        return [None] * len(frame)
