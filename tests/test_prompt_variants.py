@@ -166,7 +166,8 @@ def test_system_and_shots_open_the_conversation_in_the_chat_format(banks, name, 
     assert spec.suffix == "+cot+system:" + prompt_hash("Plan carefully.")[:8] + "+2shot"
     fields = trial.variant_fields
     assert fields["prompt_variant"] == "cot" and fields["prompt_shots"] == 2
-    assert fields["prompt_spec_sha256"] == spec.sha256 and fields["prompt_system_sha256"] == prompt_hash("Plan carefully.")
+    assert fields["prompt_spec_sha256"] == spec.sha256
+    assert fields["prompt_system_sha256"] == prompt_hash("Plan carefully.")
 
 
 @pytest.mark.filterwarnings("ignore::fastspe.boundary.prompt_hashes.UnhashedAnswers")
@@ -455,4 +456,5 @@ def test_show_prints_what_an_exported_answer_was_asked(banks, tmp_path, capsys):
     assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", lines[0]["board_id"],
                  "--prompts", str(export), "--prompt", "--format", "trace"]) == 0
     out = capsys.readouterr().out
-    assert "asked (cot prompt, spec" in out and "[system]\nExported.\n[user]\n" + lines[0]["messages"][-1]["content"] in out
+    assert "asked (cot prompt, spec" in out
+    assert "[system]\nExported.\n[user]\n" + lines[0]["messages"][-1]["content"] in out

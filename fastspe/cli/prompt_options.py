@@ -12,8 +12,8 @@ MAX_SHOTS = 64  # fastspe.prompting.shots.MAX_SHOTS (not imported: --help stays 
 
 def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group(
-        "prompt", "what each trial asks (without these options: the paper's prompt alone, as before); part of the condition: a "
-                  "default condition name gains a suffix (+cot, +template:NAME, +system:HASH8, +Nshot), and a "
+        "prompt", "what each trial asks (without these options: the paper's prompt alone, as before); part of "
+                  "the condition: a default condition name gains a suffix (+cot, +template:NAME, +system:HASH8, +Nshot), and a "
                   "condition keeps one prompt (docs/prompts.md)")
     g.add_argument("--prompt", default="paper", type=text_option, metavar="paper|cot|FILE",
                    help="paper: the domain's prompt; cot: think step by step, then the same final MOVES: line; FILE: "

@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     e.add_argument("--trials", type=trials_option, default=3, help="trials per board (default: 3)")
     name = e.add_mutually_exclusive_group()
     name.add_argument("--model", metavar="PROVIDER:MODEL",
-                      help="the condition is PROVIDER:MODEL with the prompt's suffix, as `fastspe run --model` names it")
+                      help="the condition is PROVIDER:MODEL with the prompt's suffix, as `fastspe run --model` "
+                           "names it")
     name.add_argument("--condition", type=condition_name, metavar="NAME", help="the condition's name")
     domain_option(e, default=None, what="refuse a bank of another domain (default: the bank's own)")
     add_prompt_options(e)

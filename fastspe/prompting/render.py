@@ -10,7 +10,7 @@ from ..errors import ContractError, UserError
 from .spec import COT, PAPER, PromptSpec
 from .template import PromptTemplate
 
-__all__ = ["COT_INSTRUCTION", "user_texts", "row_fields", "cot_text"]
+__all__ = ["COT_INSTRUCTION", "user_texts", "row_fields", "cot_text", "plain_value"]
 
 # Replaces the paper prompt's answer instruction ("Return only MOVES: ..."): reasoning first, and the same answer
 # form last (the scorer parses the last MOVES: label of an answer).
@@ -25,9 +25,13 @@ def _prompt_parts(domain, row: Mapping) -> dict[str, str]:
         raise UserError(f"prompt variants: {exc}") from None
 
 
+def plain_value(value):
+    """A bank cell as a plain Python value (NumPy arrays and scalars as lists and numbers)."""
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
 def _column_text(value) -> str:
-    if hasattr(value, "tolist"):
-        value = value.tolist()
+    value = plain_value(value)
     return json.dumps(value) if isinstance(value, (list, tuple, dict)) else str(value)
 
 

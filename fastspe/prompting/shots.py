@@ -15,7 +15,7 @@ from typing import Mapping
 
 from .._text import count
 from ..errors import UserError
-from .render import user_texts
+from .render import plain_value, user_texts
 from .spec import PromptSpec, Shot
 
 __all__ = ["MAX_SHOTS", "draw_shots", "with_shots", "refuse_evaluated_shots", "state_key"]
@@ -25,10 +25,7 @@ MAX_SHOTS = 64  # worked examples per prompt at most: more is a typo, and a cont
 
 def state_key(domain, row: Mapping) -> str:
     """A row's start state as one text (the domain's ``state_columns``), to compare boards of two banks."""
-    def plain(value):
-        return value.tolist() if hasattr(value, "tolist") else value
-
-    return json.dumps([plain(row[c]) for c in domain.state_columns], default=str)
+    return json.dumps([plain_value(row[c]) for c in domain.state_columns], default=str)
 
 
 def draw_shots(shots_bank, n: int, seed: int, spec: PromptSpec) -> tuple[Shot, ...]:
@@ -69,7 +66,7 @@ def refuse_evaluated_shots(spec: PromptSpec, bank) -> None:
                         f"{domain.name} {domain.unit}s")
     ids = {s.board_id: s for s in spec.shots}
     states = {s.state: s for s in spec.shots}
-    for row in bank.frame.to_dict("records"):
+    for row in bank.frame[["board_id", *domain.state_columns]].to_dict("records"):
         shot = ids.get(str(row["board_id"])) or states.get(state_key(domain, row))
         if shot is not None:
             same = "id" if shot.board_id == str(row["board_id"]) else "start state"

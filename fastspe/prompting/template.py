@@ -36,7 +36,8 @@ class PromptTemplate:
         try:
             parts = list(string.Formatter().parse(text))
         except ValueError as exc:  # a lone "{" or "}"
-            raise UserError(f"{source}: not a prompt template ({exc}; write {{{{ and }}}} for literal braces)") from None
+            raise UserError(f"{source}: not a prompt template ({exc}; write {{{{ and }}}} for literal "
+                            f"braces)") from None
         for _, field, spec, conversion in parts:
             if field is None:
                 continue

@@ -120,7 +120,8 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
               condition: str | None = None, prompt=None) -> BatchSummary:
     """Answer every trial of ``bank`` with ``model`` through the Batch API, appending to ``out``.
 
-    The parameters are ``run_model``'s (``prompt``: a ``PromptSpec``, None the paper prompt); ``poll_interval`` is the seconds between polls of a batch. Costs are
+    The parameters are ``run_model``'s (``prompt``: a ``PromptSpec``, None the paper prompt); ``poll_interval`` is
+    the seconds between polls of a batch. Costs are
     logged at batch prices (``BATCH_DISCOUNT`` of ``pricing``). Stopping (``stop``, Ctrl-C) leaves batches on the
     server; the same call again collects them.
     """

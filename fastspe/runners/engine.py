@@ -238,8 +238,8 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     What is asked (``model``, ``out``, ``base_url``, ``trials``, ``settings``, ``pricing``, ``budget``,
-    ``condition``, ``prompt``) makes a ``RunRequest``; how it is sent (``max_connections``, ``timeout``, ``policy``, ``seed``,
-    ``rpm``, ``tpm``) makes the ``Sender``; ``progress``, ``stop`` and ``notify`` are the caller's hooks.
+    ``condition``, ``prompt``) makes a ``RunRequest``; how it is sent (``max_connections``, ``timeout``, ``policy``,
+    ``seed``, ``rpm``, ``tpm``) makes the ``Sender``; ``progress``, ``stop`` and ``notify`` are the caller's hooks.
 
     Parameters
     ----------

@@ -11,7 +11,8 @@ from fastspe.domains.contract import prompt_hash
 
 from .rules import check_rule, goal_text, read_start
 
-__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "RULE_TEXT", "PROMPT_SHA256", "render_prompt", "pegs_drawing", "prompt_fields"]
+__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "RULE_TEXT", "PROMPT_SHA256", "render_prompt", "pegs_drawing",
+           "prompt_fields"]
 
 PROMPT_VERSION = "hanoi/1"
 
