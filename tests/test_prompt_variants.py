@@ -458,3 +458,14 @@ def test_show_prints_what_an_exported_answer_was_asked(banks, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "asked (cot prompt, spec" in out
     assert "[system]\nExported.\n[user]\n" + lines[0]["messages"][-1]["content"] in out
+
+
+def test_a_dry_run_counts_the_system_and_worked_examples(banks, tmp_path):
+    from fastspe.runners import estimate_run
+
+    bank, shots = (load_bank(p) for p in banks["sokoban"])
+    plain = estimate_run(bank, "openai:m", tmp_path / "l.jsonl", trials=1)
+    spec = prompt_spec("paper", "A system message of some length.", 2, shots)
+    more = estimate_run(bank, "openai:m", tmp_path / "l.jsonl", trials=1, prompt=spec)
+    assert more.condition == "openai:m" + spec.suffix and plain.condition == "openai:m"
+    assert more.input_tokens_upper > plain.input_tokens_upper and more.requests == plain.requests

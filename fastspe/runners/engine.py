@@ -165,8 +165,8 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key."""
     job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, prompt))
     condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
-    tok_est = sum(input_tokens_estimate(_opening_text(t)) for t in pending)
-    tok_up = sum(input_tokens_upper(_opening_text(t)) for t in pending)
+    tok_est = sum(input_tokens_estimate(t.opening_text) for t in pending)
+    tok_up = sum(input_tokens_upper(t.opening_text) for t in pending)
     out_up = settings.max_tokens * len(pending) if settings.max_tokens is not None else None
     cost_est = cost_up = None
     if pricing.priced:
@@ -174,11 +174,6 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
         cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
     return RunEstimate(condition, n_planned, n_planned - len(pending), len(pending), tok_est, tok_up, out_up,
                        cost_est, cost_up, settings)
-
-
-def _opening_text(trial: Trial) -> str:
-    """Every message's text of a trial's opening, for token estimates (system and worked examples count too)."""
-    return trial.prompt if trial.messages is None else "\n".join(m["content"] for m in trial.messages)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,11 @@ class Trial:
         """The messages a conversation about this trial starts with."""
         return list(self.messages) if self.messages is not None else [{"role": "user", "content": self.prompt}]
 
+    @property
+    def opening_text(self) -> str:
+        """Every opening message's text joined (system and worked examples too): what token estimates count."""
+        return self.prompt if self.messages is None else "\n".join(m["content"] for m in self.messages)
+
 
 @dataclass
 class RunSummary:
