@@ -469,3 +469,16 @@ def test_a_dry_run_counts_the_system_and_worked_examples(banks, tmp_path):
     more = estimate_run(bank, "openai:m", tmp_path / "l.jsonl", trials=1, prompt=spec)
     assert more.condition == "openai:m" + spec.suffix and plain.condition == "openai:m"
     assert more.input_tokens_upper > plain.input_tokens_upper and more.requests == plain.requests
+
+
+def test_a_batch_run_logs_the_variant_and_keeps_its_texts(banks, server, tmp_path):
+    bank = banks["hanoi"][0]
+    log = tmp_path / "log.jsonl"
+    assert _run(bank, server, log, "--prompt", "cot", "--batch", "--poll-interval", "0.01") == 0
+    answers = [r for r in _records(log) if r.get("status") == "ok"]
+    spec = prompt_spec("cot")
+    assert answers and {r["condition"] for r in answers} == {"openai:m+cot"}
+    assert {r["prompt_spec_sha256"] for r in answers} == {spec.sha256}
+    texts = set(user_texts(spec, load_bank(bank).domain, load_bank(bank).frame))
+    assert {r["prompt_text_sha256"] for r in answers} == set(map(prompt_hash, texts))
+    assert {r["text"] for r in read_prompt_records(sidecar_path(log)) if r["record"] == "prompt"} == texts
