@@ -482,3 +482,21 @@ def test_a_batch_run_logs_the_variant_and_keeps_its_texts(banks, server, tmp_pat
     texts = set(user_texts(spec, load_bank(bank).domain, load_bank(bank).frame))
     assert {r["prompt_text_sha256"] for r in answers} == set(map(prompt_hash, texts))
     assert {r["text"] for r in read_prompt_records(sidecar_path(log)) if r["record"] == "prompt"} == texts
+
+
+def test_the_sidecar_survives_a_torn_line_and_reads_one_kind_without_the_rest(tmp_path):
+    from fastspe.boundary.prompt_texts import append_prompt_records
+    from fastspe.prompting import keep_prompts, read_specs
+
+    log = tmp_path / "run.jsonl"
+    side = sidecar_path(log)
+    assert side.name == "run.prompts.jsonl"
+    spec = prompt_spec("paper", "S")
+    assert keep_prompts(log, spec, ["a", "b", "a"]) == 3
+    with open(side, "ab") as fh:
+        fh.write(b'{"record": "prompt", "prompt_text_sha256": "x", "te')  # a killed write
+    assert keep_prompts(log, spec, ["b", "c"]) == 1  # the torn line skipped, "c" on a line of its own
+    assert [r.get("text") for r in read_prompt_records(side, "prompt")] == ["a", "b", "c"]
+    assert list(read_specs(log)) == [spec.sha256] and read_specs(log)[spec.sha256].system == "S"
+    append_prompt_records(side, [{"record": "spec", "prompt_spec_version": "prompting/99"}])
+    assert list(read_specs(log)) == [spec.sha256]  # a spec of another version is left out

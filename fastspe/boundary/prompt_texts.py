@@ -28,9 +28,21 @@ def sidecar_path(path) -> Path:
                        else p.name + SIDECAR_SUFFIX)
 
 
-def read_prompt_records(path) -> list[dict]:
-    """The records of the sidecar ``path`` (a missing file has none; torn or damaged lines are skipped)."""
-    return [obj for _, obj in log_objects(log_lines(path)) if isinstance(obj, dict) and "record" in obj]
+def read_prompt_records(path, kind: str | None = None) -> list[dict]:
+    """The records of the sidecar ``path`` (a missing file has none; torn or damaged lines are skipped); with
+    ``kind``, only records of that kind (the others are not even parsed: a big run keeps a text per board, and
+    scoring reads only its few specs)."""
+    lines = log_lines(path)
+    if kind is not None:
+        head = _record_head(kind)
+        lines = (raw for raw in lines if raw.startswith(head))
+    records = [obj for _, obj in log_objects(lines) if obj is not None and "record" in obj]
+    return records if kind is None else [r for r in records if r["record"] == kind]
+
+
+def _record_head(kind: str) -> bytes:
+    """How a record of ``kind`` begins as ``append_prompt_records`` writes it (``record`` is its first key)."""
+    return json.dumps({"record": kind}, ensure_ascii=False).encode("utf-8")[:-1]
 
 
 def append_prompt_records(path, records: Iterable[dict]) -> None:

@@ -37,13 +37,12 @@ def keep_prompts(path, spec: PromptSpec, texts: Iterable[str]) -> int:
 def read_specs(path) -> dict[str, PromptSpec]:
     """The specs the sidecar of ``path`` keeps, by hash (specs of another version are left out)."""
     specs = {}
-    for rec in read_prompt_records(sidecar_path(path)):
-        if rec["record"] == SPEC_RECORD:
-            try:
-                spec = PromptSpec.from_record(rec)
-            except (ValueError, KeyError, TypeError):
-                continue  # another version, or a damaged record: its answers are not checked against it
-            specs[spec.sha256] = spec
+    for rec in read_prompt_records(sidecar_path(path), SPEC_RECORD):
+        try:
+            spec = PromptSpec.from_record(rec)
+        except (ValueError, KeyError, TypeError):
+            continue  # another version, or a damaged record: its answers are not checked against it
+        specs[spec.sha256] = spec
     return specs
 
 
@@ -54,7 +53,7 @@ def spec_of(path, sha256: str | None) -> PromptSpec | None:
 
 def prompt_text_of(path, sha256: str | None) -> str | None:
     """The user message of hash ``sha256`` in the sidecar of ``path`` (None when it keeps none)."""
-    for rec in read_prompt_records(sidecar_path(path)):
-        if rec["record"] == PROMPT_RECORD and rec.get("prompt_text_sha256") == sha256:
+    for rec in read_prompt_records(sidecar_path(path), PROMPT_RECORD):
+        if rec.get("prompt_text_sha256") == sha256:
             return rec.get("text")
     return None
