@@ -308,6 +308,17 @@ def write_text(text: str, path: str | os.PathLike) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def write_jsonl(records, path: str | os.PathLike) -> int:
+    """Write ``records`` (an iterable of JSON-able dicts) as JSONL (UTF-8, one object a line) atomically, streamed;
+    the number of lines written."""
+    n = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for record in records:
+            fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            n += 1
+    return n
+
+
 def write_figure(figure, path: str | os.PathLike, **options) -> None:
     """Save a matplotlib ``figure`` atomically; ``options`` go to its ``savefig`` (format, dpi, metadata)."""
     with atomic_path(path) as tmp:

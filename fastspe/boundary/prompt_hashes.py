@@ -6,6 +6,11 @@ domain may hold the same ids: answers scored there are a silent wrong number. So
 the hash of the prompt the bank's domain renders for that board. Only the boards that answers refer to are rendered,
 each once per bank (rendering a 100k-board bank takes seconds, hashing is cheap).
 
+Answers of a prompt variant (``fastspe.prompting``: chain of thought, a template) record the hash of the variant's
+user message: a caller that knows the variants the answers were asked with (the prompts sidecar beside them) adds each
+with ``PromptHashes.accept``, and an answer then matches when its hash is that of its board's paper prompt or of its
+board's message under one of those variants (rendered only for the answers that do not match the paper prompt).
+
 A mismatch is refused (``InputError`` naming the file, the line and the board, and how many other lines mismatch)
 unless the caller ignores it (``--ignore-prompt-hash``); the verdicts then record that in their metadata
 (``CHECK_KEY``). Answers that record no hash (made elsewhere) are counted, for one warning.
@@ -29,6 +34,7 @@ __all__ = ["HASH_COLUMN", "CHECK_KEY", "CHECKED", "IGNORED", "PromptHashes", "Ha
            "unhashed_warning", "mismatch_error"]
 
 HASH_COLUMN = "prompt_text_sha256"
+SPEC_COLUMN = "prompt_spec_sha256"  # recorded by answers of a prompt variant (``fastspe.prompting``)
 CHECK_KEY = "fastspe.prompt_check"  # verdicts metadata (and a verdicts frame's attrs): CHECKED or IGNORED
 CHECKED, IGNORED = "checked", "ignored"
 OVERRIDE = "--ignore-prompt-hash"
@@ -46,6 +52,25 @@ class PromptHashes:
         self._hashes = np.full(len(bank), None, dtype=object)
         self._rendered = np.zeros(len(bank), dtype=bool)
         self._arrow: pa.Array | None = None
+        self._variants: dict = {}  # key -> (texts_of(frame) -> list[str], {row: hash} rendered so far)
+
+    def accept(self, key: str, texts_of) -> None:
+        """Also accept, for each board, the hash of ``texts_of(frame)`` (its user message under a prompt variant:
+        a function of a DataFrame of bank rows to their texts, in order, None where it has none); ``key`` names the
+        variant (its spec hash), so a variant added twice is rendered once."""
+        self._variants.setdefault(key, (texts_of, {}))
+
+    def _variant_matches(self, rows: np.ndarray, recorded: list) -> np.ndarray:
+        """Which of ``recorded`` (hashes of answers to bank rows ``rows``) is a known variant's hash of its row."""
+        found = np.zeros(len(rows), dtype=bool)
+        for texts_of, hashes in self._variants.values():
+            todo = sorted({int(r) for r, hit in zip(rows, found) if not hit and int(r) not in hashes})
+            if todo:
+                hashes.update(zip(todo, (None if t is None else prompt_hash(t)
+                                         for t in texts_of(self.bank.rows_frame(todo)))))
+            found |= np.fromiter((h is not None and h == hashes.get(int(r)) for r, h in zip(rows, recorded)), bool,
+                                 len(rows))
+        return found
 
     def of_rows(self, rows: np.ndarray) -> pa.Array:
         """The hash of the prompt of bank row ``rows[i]`` (int64), as an Arrow string array."""
@@ -84,7 +109,11 @@ class PromptHashes:
         if missing == n:
             return HashCheck(np.zeros(n, dtype=bool), n)
         differs = pc.fill_null(pc.not_equal(recorded, self.of_rows(rows)), False)
-        return HashCheck(np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool), missing)
+        differs = np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool)
+        if differs.any() and self._variants:
+            at = np.flatnonzero(differs)
+            differs[at[self._variant_matches(np.asarray(rows)[at], recorded.take(pa.array(at)).to_pylist())]] = False
+        return HashCheck(differs, missing)
 
 
 @dataclass(frozen=True)
@@ -124,6 +153,10 @@ def verdict_prompt_mismatches(df, source, bank, at: np.ndarray) -> np.ndarray | 
     if not hasattr(bank, "prompt_hashes") or HASH_COLUMN not in df.columns:
         return None
     found = bank.prompt_hashes.check(at, df[HASH_COLUMN].to_numpy(object))
+    if found.mismatches and SPEC_COLUMN in df.columns:
+        # a prompt variant's answers were checked against their variant when scored (its spec is beside the answers,
+        # not the verdicts); the paper prompt's hash is no test of them here
+        found = HashCheck(found.mismatched & df[SPEC_COLUMN].isna().to_numpy(), found.unhashed)
     if not found.mismatches:
         return None
     if df.attrs.get(CHECK_KEY) == IGNORED:
@@ -139,7 +172,8 @@ def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_sour
     return InputError(f"{where(source, unit, pos, board_id)}: the answer's prompt (prompt_text_sha256) is not the "
                       f"prompt the bank ({bank_source}) gives this board (a bank rebuilt with another seed, or of another domain, "
                       f"holds the same id){more}; score against the bank the answers were made from, or pass "
-                      f"{OVERRIDE} to score them anyway")
+                      f"{OVERRIDE} to score them anyway (answers of a prompt variant are checked against the specs "
+                      f"in the prompts sidecar beside them, NAME.prompts.jsonl)")
 
 
 def unhashed_warning(source, count: int) -> str:

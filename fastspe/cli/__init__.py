@@ -28,7 +28,7 @@ from .._text.compile_notice import tell_before_compiling
 from ._common import ArgumentParser, compiling_line, fail, ignore_file_size_signal, note, os_error_text, warn
 
 COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "compare", "history", "run", "runs",
-                   "demo", "import_inspect", "domains", "cache")
+                   "demo", "import_inspect", "domains", "cache", "prompts")
 
 
 def build_parser() -> argparse.ArgumentParser:

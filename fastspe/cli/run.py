@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 
 from ..errors import UserError
-from ..runners.generation import MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, canonical_model, parse_extra_body
+from ..runners.generation import (MAX_TOKENS, MIN_THINKING_BUDGET, REASONING_EFFORTS, default_condition,
+                                  parse_extra_body)
 from ._common import (as_options, checked_option, float_option, int_option, plain, refuse_overwrite, say,
                       seed_option, text_option, trials_option)
 from .._text import count, plural
 from .progress import progress
 from .domain_options import domain_option
+from .prompt_options import add_prompt_options, prompt_inputs, prompt_spec_of
 
 # README's table of exit codes says what each means; 1 stays a bug in fastspe (its traceback printed)
 EXIT_BUG = 1
@@ -120,6 +122,7 @@ def register(subparsers) -> None:
                    help="with --batch: seconds between polls of a batch (default: 30)")
     p.add_argument("--dry-run", action="store_true", help="print the requests still to send and their cost; send none")
     _protocol_options(p)
+    add_prompt_options(p)  # the prompt group (fastspe.cli.prompt_options)
     p.set_defaults(func=run_command)
 
 
@@ -171,7 +174,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    refuse_overwrite({"--bank": args.bank}, {"--out": args.out})
+    refuse_overwrite({"--bank": args.bank, **prompt_inputs(args)}, {"--out": args.out})
     from ..boundary.banks import load_bank
     from ..runners import Pricing, RetryPolicy, estimate_run, run_baseline, run_model, split_model
     from ..runners.engine import settings_for
@@ -182,7 +185,8 @@ def _run(args: argparse.Namespace) -> int:
     provider, name = split_model(args.model)
     check_log_path(args.out)  # a .jsonl name that is not a bank, before the bank is read
     protocol = _protocol(args, provider)
-    condition = args.condition if args.condition is not None else canonical_model(args.model) + protocol.suffix
+    prompt = _prompt_spec(args, provider)
+    condition = args.condition if args.condition is not None else default_condition(args.model, prompt, protocol)
     if args.batch:
         from ..runners.batch import check_batch_provider
 
@@ -221,7 +225,8 @@ def _run(args: argparse.Namespace) -> int:
 
             pricing = batch_pricing(pricing)
         est = estimate_run(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
-                           settings=settings, pricing=pricing, condition=condition, protocol=protocol)
+                           settings=settings, pricing=pricing, condition=condition, protocol=protocol,
+                           prompt=prompt)
         say(_estimate_text(est) + (f" at batch prices ({BATCH_DISCOUNT:g} x --price-in/--price-out)"
                                    if args.batch and pricing.priced else ""))
         _protocol_note(protocol)
@@ -236,7 +241,7 @@ def _run(args: argparse.Namespace) -> int:
             summary = run_batch(bank, args.model, args.out, base_url=args.base_url, trials=args.trials,
                                 timeout=args.timeout, policy=policy, settings=settings, pricing=pricing,
                                 budget=args.budget, poll_interval=args.poll_interval, progress=update,
-                                condition=condition)
+                                condition=condition, prompt=prompt)
         return _finish(args, summary, condition)
     with progress(f"run {condition}", None, RUN_UNIT) as shown:
         update = run_progress(shown, pricing.priced)
@@ -245,7 +250,7 @@ def _run(args: argparse.Namespace) -> int:
                             max_connections=args.max_connections, timeout=args.timeout, policy=policy,
                             settings=settings, pricing=pricing, budget=args.budget, seed=args.seed or 0,
                             progress=update, notify=lambda message: say(message, err=True), condition=condition,
-                            rpm=args.rpm, tpm=args.tpm, protocol=protocol)
+                            rpm=args.rpm, tpm=args.tpm, protocol=protocol, prompt=prompt)
     return _finish(args, summary, condition)
 
 
@@ -316,6 +321,17 @@ def _refuse_model_options(args: argparse.Namespace) -> None:
     if given:
         raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners send no requests "
                         f"(their only setting is --seed)")
+
+
+def _prompt_spec(args: argparse.Namespace, provider: str):
+    """The prompt the options ask for; None for a baseline planner, which is asked nothing (the options refused)."""
+    if provider != "baseline":
+        return prompt_spec_of(args)
+    given = [name for name, default in (("--prompt", "paper"), ("--system", None), ("--shots", 0),
+                                        ("--shots-bank", None)) if getattr(args, name[2:].replace("-", "_")) != default]
+    if given:
+        raise UserError(f"{', '.join(given)} only apply to model APIs; baseline planners are asked no prompt")
+    return None
 
 
 def _report_torn(summary, out) -> None:

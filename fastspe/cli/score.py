@@ -26,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--format-failure", choices=("illegal", "noncompletion"), default="illegal",
                    help="count an answer without a move list as illegal or as a legal noncompletion")
     p.add_argument("--skip-invalid", action="store_true", help="report bad response lines and score the rest")
+    p.add_argument("--prompts", metavar="EXPORT.jsonl",
+                   help="the prompt export (`fastspe prompts export`) the answers reply to: JSONL answers may then "
+                        "name their trial by trial_id alone (docs/prompts.md)")
     p.add_argument("--ignore-prompt-hash", action="store_true",
                    help="score answers whose recorded prompt hash is not the hash of the prompt the bank gives their "
                         "board (refused otherwise); the verdicts record that this was done")
@@ -66,16 +69,29 @@ def is_inspect_log(path) -> bool:
 
 
 def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False, bank=None,
-                        ignore_prompt_hash: bool = False):
+                        ignore_prompt_hash: bool = False, prompts: str | None = None):
     """Checked responses of ``paths`` as one frame: files through ``read_responses``, inspect_ai ``.eval`` logs
     imported in memory as ``fastspe import-inspect`` would (errored samples left out with a warning, an
     incomplete log refused); an output in two files is refused. With ``bank`` (a ``Bank``), each file's answers
-    are bound to their prompts (``boundary.prompt_hashes.check_frame``): a mismatch names the file and line."""
+    are bound to their prompts (``boundary.prompt_hashes.check_frame``; a prompt variant's answers to the variants
+    kept beside the files and ``prompts``): a mismatch names the file and line. ``prompts``: a prompt export whose
+    trial ids the answers may name instead of their board, condition and trial."""
     from ..boundary.prompt_hashes import check_frame
     from ..boundary.responses import POSITION, combine_responses, read_responses, validate_responses
 
+    if bank is not None:
+        from ..prompting.variant_check import accept_variants
+
+        accept_variants(bank, [*paths, *([prompts] if prompts else [])])
+
     def one(path):
-        if not is_inspect_log(path):
+        if prompts is not None and not is_inspect_log(path):
+            from ..boundary.trial_ids import resolve_trial_ids
+
+            frame = validate_responses(resolve_trial_ids(path, prompts), bank=bank_ids, skip_invalid=skip_invalid,
+                                       source=str(path), positions=True)
+            unit = "row"
+        elif not is_inspect_log(path):
             frame = read_responses(path, bank=bank_ids, skip_invalid=skip_invalid, positions=True)
             unit = "row" if str(path).lower().endswith(".parquet") else "line"
         else:
@@ -96,9 +112,10 @@ def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False, 
 def run_score(args) -> int:
     from ..boundary.files import table_format
 
-    refuse_overwrite({"--bank": args.bank, **distinct_responses(args.responses)}, {"--out": args.out})
+    refuse_overwrite({"--bank": args.bank, "--prompts": args.prompts, **distinct_responses(args.responses)},
+                     {"--out": args.out})
     table_format(args.out, (".parquet", ".csv"))  # fail before any work on a bad output name
-    if any(map(is_inspect_log, args.responses)):
+    if any(map(is_inspect_log, args.responses)) or args.prompts is not None:
         from ..boundary.banks import read_bank_table
 
         summary = _score_in_memory(_checked_bank(read_bank_table(args.bank), args.bank), args)
@@ -142,7 +159,8 @@ def _checked_bank(table, path):
 
 
 def _score_in_memory(bank, args):
-    """Responses with an inspect_ai log among them (``read_response_files``), scored as one frame."""
+    """Responses with an inspect_ai log among them, or resolved through ``--prompts`` (``read_response_files``),
+    scored as one frame."""
     import pandas as pd
     import pyarrow as pa
 
@@ -151,7 +169,7 @@ def _score_in_memory(bank, args):
 
     ids = pd.DataFrame({"board_id": bank.board_ids.to_pylist()})
     responses = read_response_files(args.responses, ids, skip_invalid=args.skip_invalid, bank=bank,
-                                    ignore_prompt_hash=args.ignore_prompt_hash)
+                                    ignore_prompt_hash=args.ignore_prompt_hash, prompts=args.prompts)
     # each file's answers were bound to their prompts above, naming its lines; this counts what lacks a hash
     verdicts = score_responses(bank, responses, parse=args.parse, format_failure=args.format_failure,
                                source=", ".join(args.responses), ignore_prompt_hash=args.ignore_prompt_hash)

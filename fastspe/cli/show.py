@@ -28,6 +28,13 @@ def register(subparsers) -> None:
     p.add_argument("--responses", metavar="FILE",
                    help="the run log or responses file the verdicts were scored from: shows the answer's text as "
                         "received (verdicts keep only the parsed moves)")
+    p.add_argument("--prompt", action="store_true",
+                   help="also print what was asked: the answer's messages (system, worked examples, the board's "
+                        "prompt), from the prompts sidecar beside --responses or --prompts (NAME.prompts.jsonl) or, "
+                        "for the paper prompt, rendered from the bank")
+    p.add_argument("--prompts", metavar="EXPORT.jsonl",
+                   help="with --prompt: the prompt export (`fastspe prompts export`) the answer replied to, when its "
+                        "answers were scored through `score --prompts`")
     p.add_argument("--html", metavar="FILE", help="also write the replay as a self-contained HTML page")
     p.add_argument("--format", choices=FORMATS, default="auto",
                    help="grid: the board after every move; trace: one line per move; auto: grid on a terminal, "
@@ -69,7 +76,8 @@ def run_show(args) -> int:
     from ..report.trace import trace_lines
 
     if args.html:
-        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses},
+        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses,
+                          "--prompts": args.prompts},
                          {"--html": args.html})
     bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank).frame
@@ -81,6 +89,8 @@ def run_show(args) -> int:
     for what in trace.disagreements():
         warn(f"the replay here and the verdict differ ({what}); was the verdicts file scored against this bank?")
     answer = _answer_text(args, row)
+    if args.prompt:
+        say("\n".join(_asked_lines(args, row, bank, frame[frame["board_id"] == args.board])) + "\n")
     mode = args.format if args.format != "auto" else ("grid" if sys.stdout.isatty() else "trace")
     if mode == "grid":
         _print_states(trace)
@@ -119,6 +129,42 @@ def _answer_text(args, row: dict) -> str | None:
                         "scored from?)")
     text = hit.iloc[-1]["response"]
     return text if isinstance(text, str) else ""
+
+
+def _recorded(row: dict, name: str) -> str | None:
+    value = row.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def _asked_lines(args, row: dict, bank, bank_rows) -> list[str]:
+    """What the picked answer was asked, message by message: its spec (the paper prompt when the answer records
+    none) and user message from the prompts sidecar beside --responses, else rendered from the bank."""
+    from ..domains.contract import prompt_hash
+    from ..prompting import PAPER_SPEC, prompt_text_of, spec_of, user_texts
+
+    spec_sha, text_sha = _recorded(row, "prompt_spec_sha256"), _recorded(row, "prompt_text_sha256")
+    kept = [path for path in (args.prompts, args.responses) if path is not None]  # files with a sidecar beside
+    spec = PAPER_SPEC
+    if spec_sha is not None:
+        spec = next((s for s in (spec_of(path, spec_sha) for path in kept) if s is not None), None)
+        if spec is None:
+            where = (f"the prompts sidecar of {' or '.join(kept)}" if kept else "no --responses or --prompts given")
+            raise UserError(f"--prompt: the answer was asked with prompt variant {row.get('prompt_variant')!r} "
+                            f"(spec {spec_sha[:12]}), which {where} does not keep; give --responses FILE (the run "
+                            f"log the answers came from) or --prompts EXPORT.jsonl (the export), whose "
+                            f"NAME.prompts.jsonl is beside it")
+    text = next((t for t in (prompt_text_of(path, text_sha) for path in kept) if t is not None), None) \
+        if text_sha else None
+    if text is None:
+        text = user_texts(spec, bank.domain, bank_rows)[0]
+        if text_sha is not None and prompt_hash(text) != text_sha:
+            warn("--prompt: the answer's prompt hash is not that of the prompt rendered here from the bank; shown as "
+                 "rendered")
+    messages = spec.opening(text) or ({"role": "user", "content": text},)
+    lines = [f"asked ({spec.label} prompt" + (f", spec {spec.sha256[:12]}" if not spec.is_default else "") + "):"]
+    for message in messages:
+        lines += [f"[{message['role']}]", message["content"]]
+    return lines
 
 
 def _print_states(trace) -> None:

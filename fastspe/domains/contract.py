@@ -309,6 +309,20 @@ class Domain:
         """The prompt of one bank row (a mapping of its columns)."""
         raise NotImplementedError
 
+    def prompt_fields(self, row: Mapping) -> dict[str, str]:
+        """The named parts of the prompt of one bank row, for prompt variants (``fastspe.prompting``): templates
+        use them by name (beside the row's columns), chain of thought rewrites the answer instruction. Keys:
+
+        - ``rules``: the rules text (the lines between the first line and the answer instruction);
+        - ``answer``: the answer instruction exactly as ``render_prompt`` writes it (one line, once in the prompt);
+        - ``answer_form``: what follows ``MOVES:`` in words ("comma-separated U,D,L,R");
+        - the states, written as the prompt writes them (``initial``, ``goal``, ``level``, ...), and any other
+          part the domain names (``rows``, ``disks``, ...).
+
+        A domain without it answers the paper prompt only (the variants are refused with one clear error)."""
+        raise NotImplementedError(f"the {self.name} domain names no prompt parts (Domain.prompt_fields), so it "
+                                  f"runs the paper prompt only")
+
     def prompts(self, frame) -> list[str]:
         """The prompt of every row of a bank DataFrame, in order (default: ``render_prompt`` per row)."""
         return [self.render_prompt(row) for row in frame.to_dict("records")]

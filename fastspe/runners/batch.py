@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import dataclasses
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,10 +127,11 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
               policy: RetryPolicy = RetryPolicy(), settings: GenerationSettings = GenerationSettings(),
               pricing: Pricing = Pricing(), budget: float | None = None, poll_interval: float = 30.0,
               progress: Progress | None = None, stop: threading.Event | None = None,
-              condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC) -> BatchSummary:
+              condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC, prompt=None) -> BatchSummary:
     """Answer every trial of ``bank`` with ``model`` through the Batch API, appending to ``out``.
 
-    The parameters are ``run_model``'s; ``poll_interval`` is the seconds between polls of a batch. Costs are
+    The parameters are ``run_model``'s (``prompt``: a ``PromptSpec``, None the paper prompt); ``poll_interval`` is
+    the seconds between polls of a batch. Costs are
     logged at batch prices (``BATCH_DISCOUNT`` of ``pricing``). Stopping (``stop``, Ctrl-C) leaves batches on the
     server; the same call again collects them.
     """
@@ -138,13 +140,15 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     if not 0 <= poll_interval < float("inf"):
         raise ParameterError("{poll_interval} must be a finite number of seconds >= 0, got {got}", "poll_interval",
                              got=poll_interval)
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition))
+    request = RunRequest(model, out, base_url, trials, settings, pricing, budget, condition)
+    job = plan_run(bank, request if prompt is None else dataclasses.replace(request, prompt=prompt))
     summary = job.summary(BatchSummary)
     if not job.pending:
         return summary
     provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout)
     try:
         with RunLog(out, secrets=provider.secrets) as log:
+            job.boards.keep_texts(out, job.pending)  # what is asked is on disk before it is sent
             run = _BatchRun(summary, provider, log, job.boards, trials, job.identity, job.settings,
                             batch_pricing(pricing), policy, Budget(budget, job.scan.spent_usd), poll_interval,
                             progress, stop or threading.Event())

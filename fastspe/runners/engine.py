@@ -23,9 +23,10 @@ import pandas as pd
 from ..errors import ParameterError
 from ..boundary.banks import as_bank
 from ..domains.contract import Domain, prompt_hash
+from ..prompting import PAPER_SPEC, PromptSpec, keep_prompts, refuse_evaluated_shots, user_texts
 from .anthropic_runner import AnthropicMessages
 from .base import resolve_base_url
-from .generation import GenerationSettings, canonical_model, split_model
+from .generation import GenerationSettings, default_condition, split_model
 from .cost import Budget, Pricing, input_tokens_estimate, input_tokens_upper
 from .log import OK, LogScan, RunLog, check_log_path, scan_run_log
 from ..protocols.conversation import Protocol
@@ -65,33 +66,44 @@ def check_trials(trials: int) -> None:
 
 @dataclass(frozen=True)
 class BoardPrompts:
-    """The bank's boards in order: ids, rendered prompts and their hashes, and the domain that rendered them."""
+    """The bank's boards in order: ids, the user messages ``spec`` renders for them and their hashes, and the domain
+    that rendered them."""
 
     board_ids: list
     prompts: list
     hashes: list
     domain: Domain
+    spec: PromptSpec = PAPER_SPEC
 
     @classmethod
-    def of(cls, bank) -> "BoardPrompts":
+    def of(cls, bank, spec: PromptSpec = PAPER_SPEC) -> "BoardPrompts":
         bank = as_bank(bank)
-        prompts = bank.domain.prompts(bank.frame)
+        refuse_evaluated_shots(spec, bank)
+        prompts = user_texts(spec, bank.domain, bank.frame)
         ids = [str(b) for b in bank.frame["board_id"]]
-        return cls(ids, prompts, [prompt_hash(p) for p in prompts], bank.domain)
+        return cls(ids, prompts, [prompt_hash(p) for p in prompts], bank.domain, spec)
 
     @property
     def rows(self) -> dict:
         return {b: i for i, b in enumerate(self.board_ids)}
 
     def trial(self, condition: str, row: int, t: int) -> Trial:
+        text = self.prompts[row]
         return Trial(trial_id(condition, self.board_ids[row], self.hashes[row], t), self.board_ids[row], int(t),
-                     self.prompts[row], int(row), self.domain.prompt_version, self.domain.prompt_sha256)
+                     text, int(row), self.domain.prompt_version, self.domain.prompt_sha256, self.spec.opening(text),
+                     self.spec.record_fields())
+
+    def keep_texts(self, out, trials) -> None:
+        """Keep the spec and the user messages of ``trials`` in the prompts sidecar of the log ``out`` (under the
+        log's lock: two runs never append to it at once)."""
+        rows = sorted({t.row for t in trials})
+        keep_prompts(out, self.spec, (self.prompts[r] for r in rows))
 
 
-def plan_trials(bank: pd.DataFrame, condition: str, trials: int) -> list[Trial]:
-    """Trials 0..trials-1 of every board of ``bank``, in bank order."""
+def plan_trials(bank: pd.DataFrame, condition: str, trials: int, prompt: PromptSpec = PAPER_SPEC) -> list[Trial]:
+    """Trials 0..trials-1 of every board of ``bank``, in bank order, asked as ``prompt`` says."""
     check_trials(trials)
-    boards = BoardPrompts.of(bank)
+    boards = BoardPrompts.of(bank, prompt)
     return [boards.trial(condition, row, t) for row in range(len(boards.board_ids)) for t in range(trials)]
 
 
@@ -123,9 +135,10 @@ def _provider_parts(model: str, base_url: str | None):
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 
-def _identity_settings(provider_name: str, name: str, settings: dict) -> dict:
-    """The record fields that one condition keeps equal across its attempts."""
-    return {"provider": provider_name, "requested_model": name, **settings}
+def _identity_settings(provider_name: str, name: str, settings: dict, prompt: PromptSpec | None = None) -> dict:
+    """The record fields that one condition keeps equal across its attempts (the prompt's too, for a model)."""
+    return {"provider": provider_name, "requested_model": name, **settings,
+            **(prompt.identity_fields() if prompt is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -141,17 +154,20 @@ class RunRequest:
     budget: float | None = None
     condition: str | None = None
     protocol: ProtocolSpec = ONESHOT_SPEC
+    prompt: PromptSpec = PAPER_SPEC  # what each trial asks (``fastspe.prompting.prompt_spec``)
 
 
 def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
                  settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
-                 condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC) -> RunEstimate:
+                 condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC,
+                 prompt: PromptSpec = PAPER_SPEC) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key. Under a multi-turn
     protocol the counts are of each conversation's first request (its length is the model's choice)."""
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, protocol))
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, protocol,
+                                    prompt))
     condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
-    tok_est = sum(input_tokens_estimate(t.prompt) for t in pending)
-    tok_up = sum(input_tokens_upper(t.prompt) for t in pending)
+    tok_est = sum(input_tokens_estimate(t.opening_text) for t in pending)
+    tok_up = sum(input_tokens_upper(t.opening_text) for t in pending)
     out_up = settings.max_tokens * len(pending) if settings.max_tokens is not None else None
     cost_est = cost_up = None
     if pricing.priced:
@@ -208,7 +224,7 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     """Check a run's request and scan its log (see ``RunPlan``)."""
     r = request
     provider_name, name, _ = _provider_parts(r.model, r.base_url)
-    condition = canonical_model(r.model) + r.protocol.suffix if r.condition is None else r.condition
+    condition = default_condition(r.model, r.prompt, r.protocol) if r.condition is None else r.condition
     check_log_path(r.out)
     settings = _settings_for(provider_name, r.settings)
     if r.protocol.multi_turn and provider_name == "anthropic" and settings.thinking_budget is not None:
@@ -220,12 +236,13 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
         raise ParameterError("{budget} needs {max_tokens}, so that the cost of a request has an upper bound",
                              ("budget", "max_tokens"))
     bank = as_bank(bank)
-    boards = BoardPrompts.of(bank)
+    boards = BoardPrompts.of(bank, r.prompt)
     protocol = None
     if r.protocol.multi_turn:  # refused here for a domain that cannot play moves out
         frame = bank.frame
         protocol = Protocol(r.protocol, bank.domain, lambda row: frame.iloc[row].to_dict())
-    identity = {**_identity_settings(provider_name, name, settings.as_dict()), **r.protocol.scanned_identity()}
+    identity = {**_identity_settings(provider_name, name, settings.as_dict(), r.prompt),
+                **r.protocol.scanned_identity()}
     # refuses other settings before any key is read
     scan, pending = scan_pending(r.out, condition, boards, r.trials, identity, protocol is not None)
     plan = RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending, protocol)
@@ -240,12 +257,12 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
               budget: float | None = None, seed: int = 0, progress: Progress | None = None,
               stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
               condition: str | None = None, rpm: float | None = None, tpm: float | None = None,
-              protocol: ProtocolSpec = ONESHOT_SPEC) -> RunSummary:
+              protocol: ProtocolSpec = ONESHOT_SPEC, prompt: PromptSpec = PAPER_SPEC) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     What is asked (``model``, ``out``, ``base_url``, ``trials``, ``settings``, ``pricing``, ``budget``,
-    ``condition``) makes a ``RunRequest``; how it is sent (``max_connections``, ``timeout``, ``policy``, ``seed``,
-    ``rpm``, ``tpm``) makes the ``Sender``; ``progress``, ``stop`` and ``notify`` are the caller's hooks.
+    ``condition``, ``prompt``) makes a ``RunRequest``; how it is sent (``max_connections``, ``timeout``, ``policy``,
+    ``seed``, ``rpm``, ``tpm``) makes the ``Sender``; ``progress``, ``stop`` and ``notify`` are the caller's hooks.
 
     Parameters
     ----------
@@ -286,10 +303,14 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
         How a trial's conversation goes (``fastspe.protocols.protocol_spec``): one answer (the default), the
         ``apply_moves`` tool or the verifier's feedback; a multi-turn protocol logs each turn and suffixes the
         default condition name (``+tools``).
+    prompt : PromptSpec
+        What each trial asks (``fastspe.prompting.prompt_spec``: a variant, a system prompt, worked examples); part
+        of the condition's identity, its texts kept in the log's prompts sidecar (``NAME.prompts.jsonl``).
     """
     if not 0 < timeout < math.inf:
         raise ParameterError("{timeout} must be a finite number of seconds > 0, got {got}", "timeout", got=timeout)
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition, protocol))
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition, protocol,
+                                    prompt))
     summary = job.summary()
     if not job.pending:
         return summary
@@ -297,6 +318,7 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
                                             max_connections=max_connections)
     with RunLog(out, secrets=provider.secrets) as log:
         scan, pending = job.rescan()  # under the log's lock: another run may have finished trials meanwhile
+        job.boards.keep_texts(out, pending)  # what is asked is on disk before it is sent
         summary.already_complete = job.planned - len(pending)
         summary.skipped_log_lines = scan.torn_lines
         sender = Sender(job.condition, provider, log, job.settings, pricing, policy, Budget(budget, scan.spent_usd),

@@ -163,3 +163,11 @@ def canonical_model(model: str) -> str:
     """``PROVIDER:MODEL`` for either spelling: the default condition, so both spellings resume one condition."""
     provider, name = split_model(model)
     return f"{provider}:{name}"
+
+
+def default_condition(model: str, prompt=None, protocol=None) -> str:
+    """A run's condition when none is named: ``PROVIDER:MODEL``, then the prompt's suffix and the protocol's, each
+    only when not the default (``openai:gpt-4o+cot+tools``); ``prompt`` and ``protocol`` are a ``PromptSpec`` and a
+    ``ProtocolSpec`` (None: the default)."""
+    return canonical_model(model) + (prompt.suffix if prompt is not None else "") + \
+        (protocol.suffix if protocol is not None else "")

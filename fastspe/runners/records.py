@@ -36,11 +36,18 @@ class Trial:
     # The opening conversation in the OpenAI chat format (system, worked examples, then the user's ``prompt``);
     # None: the one user message ``prompt``.
     messages: tuple | None = None
+    # The prompt variant's log fields (``PromptSpec.record_fields``); empty for the paper prompt alone.
+    variant_fields: dict = field(default_factory=dict)
 
     @property
     def opening(self) -> list[dict]:
         """The messages a conversation about this trial starts with."""
         return list(self.messages) if self.messages is not None else [{"role": "user", "content": self.prompt}]
+
+    @property
+    def opening_text(self) -> str:
+        """Every opening message's text joined (system and worked examples too): what token estimates count."""
+        return self.prompt if self.messages is None else "\n".join(m["content"] for m in self.messages)
 
 
 @dataclass
@@ -89,7 +96,8 @@ def trial_fields(trial: Trial, condition: str, provider: str, model: str, base_u
     return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
             "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
             "fastspe_version": __version__, "prompt_version": trial.prompt_version,
-            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_hash(trial.prompt)}
+            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_hash(trial.prompt),
+            **trial.variant_fields}
 
 
 def answer_fields(answer, cost: float | None) -> dict:

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from .._names import moved_names
 from ..boundary.banks import Bank, as_bank
+from ..prompting.variant_check import accept_variants
 from ..boundary.prompt_hashes import (CHECK_KEY, CHECKED, HASH_COLUMN, IGNORED, UnhashedAnswers, check_frame,
                                       unhashed_warning)
 from ..errors import UserError
@@ -391,7 +392,9 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     ignore_prompt_hash : score answers whose recorded prompt hash (``prompt_text_sha256``) is not the hash of
         the prompt the bank gives their board (``ScoreSummary.mismatched``; refused otherwise, naming the file,
         line and board); the verdicts' Parquet metadata records it (``boundary.prompt_hashes.CHECK_KEY``).
-        Answers without a hash are scored and counted (``ScoreSummary.unhashed``)
+        Answers without a hash are scored and counted (``ScoreSummary.unhashed``). Answers of a prompt variant
+        are checked against their board's message under the variants kept beside their file (``NAME.prompts.jsonl``,
+        ``fastspe.prompting.variant_check``)
 
     Memory is set by the batch size (``chunk_bytes`` of JSONL/CSV per batch), not the file: the keys
     seen so far (8 bytes per output) are all that is kept across batches, so duplicates are still
@@ -404,6 +407,7 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     tables = packed_bank(bank)
     fmt = table_format(out, (".parquet", ".csv"))
     paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
+    accept_variants(bank, paths)  # answers of prompt variants: checked against the specs beside them
     summary = ScoreSummary()
     if fmt == "parquet":
         try:

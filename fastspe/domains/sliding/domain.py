@@ -48,6 +48,7 @@ class SlidingDomain(Domain):
     prompt_version = implemented_in(".prompt:PROMPT_VERSION")
     prompt_sha256 = implemented_in(".prompt:PROMPT_SHA256")
     render_prompt = implemented_in(".prompt:render_row")
+    prompt_fields = implemented_in(".prompt:prompt_fields")
     prompts = implemented_in(".prompt:render_rows")
     pack = implemented_in(".pack:packed_bank")
     replay = implemented_in(".pack:replay_packed")

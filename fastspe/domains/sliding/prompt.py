@@ -15,14 +15,21 @@ from ...errors import UserError, UserTypeError
 
 PROMPT_VERSION = "appendix-b/1"
 
-PROMPT_TEMPLATE = (
-    "You are solving a {rows}-by-{cols} sliding puzzle.\n"
+# The template's named parts (``prompt_fields``: prompt variants reuse them); the template is made of them.
+RULES_TEXT = (
     "0 is the blank. -1 is a fixed blocked cell.\n"
     "U/D/L/R move the blank one cell up/down/left/right\n"
     "and swap it with the adjacent numbered tile.\n"
     "Never move outside the board or into a blocked cell.\n"
-    "Find a shortest complete sequence reaching the goal.\n"
-    "Return only MOVES: followed by comma-separated U,D,L,R.\n"
+    "Find a shortest complete sequence reaching the goal."
+)
+ANSWER_FORM = "comma-separated U,D,L,R"
+ANSWER_LINE = f"Return only MOVES: followed by {ANSWER_FORM}."
+
+PROMPT_TEMPLATE = (
+    "You are solving a {rows}-by-{cols} sliding puzzle.\n"
+    + RULES_TEXT + "\n"
+    + ANSWER_LINE + "\n"
     "Initial board:\n"
     "{initial}\n"
     "Goal board:\n"
@@ -89,6 +96,14 @@ def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, co
 def render_row(row) -> str:
     """The prompt of one bank row (a mapping of its columns): the domain's ``render_prompt``."""
     return render_prompt(row["initial"], row["goal"], int(row["rows"]), int(row["cols"]))
+
+
+def prompt_fields(row) -> dict[str, str]:
+    """The named parts of one bank row's prompt (``Domain.prompt_fields``): rules, answer instruction, the boards."""
+    rows, cols = int(row["rows"]), int(row["cols"])
+    return {"rules": RULES_TEXT, "answer": ANSWER_LINE, "answer_form": ANSWER_FORM, "rows": str(rows),
+            "cols": str(cols), "initial": board_text(row["initial"], rows, cols, "initial board"),
+            "goal": board_text(row["goal"], rows, cols, "goal board")}
 
 
 def render_rows(frame) -> list[str]:

@@ -10,20 +10,27 @@ from __future__ import annotations
 from ..contract import prompt_hash as prompt_sha256
 from .level import parse_level
 
-__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "PROMPT_SHA256", "render_prompt"]
+__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "PROMPT_SHA256", "render_prompt", "prompt_fields"]
 
 PROMPT_VERSION = "sokoban/1"
 
-PROMPT_TEMPLATE = (
-    "You are solving a {rows}-by-{cols} Sokoban level.\n"
+# The template's named parts (``prompt_fields``: prompt variants reuse them); the template is made of them.
+RULES_TEXT = (
     "# is a wall, a space is floor, . is a goal, $ is a box, * is a box on a goal,\n"
     "@ is you (the player), + is you standing on a goal.\n"
     "U/D/L/R move you one cell up/down/left/right.\n"
     "Moving into a box pushes it one cell further, if that cell is floor or a goal.\n"
     "Never walk into a wall or push a box into a wall or another box.\n"
     "The level is solved when every box is on a goal.\n"
-    "Find a shortest complete sequence of moves that solves it (every push is a move).\n"
-    "Return only MOVES: followed by comma-separated U,D,L,R.\n"
+    "Find a shortest complete sequence of moves that solves it (every push is a move)."
+)
+ANSWER_FORM = "comma-separated U,D,L,R"
+ANSWER_LINE = f"Return only MOVES: followed by {ANSWER_FORM}."
+
+PROMPT_TEMPLATE = (
+    "You are solving a {rows}-by-{cols} Sokoban level.\n"
+    + RULES_TEXT + "\n"
+    + ANSWER_LINE + "\n"
     "Level:\n"
     "{level}"
 )
@@ -43,3 +50,10 @@ def render_prompt(level_text: str) -> str:
 def render_row(row) -> str:
     """The prompt of one bank row (a mapping of its columns): the domain's ``render_prompt``."""
     return render_prompt(row["level"])
+
+
+def prompt_fields(row) -> dict[str, str]:
+    """The named parts of one bank row's prompt (``Domain.prompt_fields``): rules, answer instruction, the level."""
+    level = parse_level(row["level"])
+    return {"rules": RULES_TEXT, "answer": ANSWER_LINE, "answer_form": ANSWER_FORM, "rows": str(level.rows),
+            "cols": str(level.cols), "level": level.text}

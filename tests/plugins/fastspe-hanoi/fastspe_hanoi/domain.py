@@ -49,6 +49,7 @@ class HanoiDomain(Domain):
     prompt_version = implemented_in(".prompt:PROMPT_VERSION")
     prompt_sha256 = implemented_in(".prompt:PROMPT_SHA256")
     render_prompt = implemented_in(".prompt:render_row")
+    prompt_fields = implemented_in(".prompt:prompt_fields")
     pack = implemented_in(".pack:pack_bank")
     replay = implemented_in(".pack:replay_packed")
     verifier = implemented_in(".verify.replay:VERIFIER")

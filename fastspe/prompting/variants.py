@@ -1,0 +1,57 @@
+"""A prompt spec from what a user gives (``--prompt``, ``--system``, ``--shots``): one ``UserError`` for bad input."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UserError
+from .spec import COT, PAPER, TEMPLATE, PromptSpec
+from .template import PromptTemplate
+
+__all__ = ["prompt_spec", "system_text"]
+
+
+def system_text(value: str) -> str:
+    """``--system TEXT|FILE``: the text of the file when ``value`` names one, else ``value`` itself."""
+    if os.path.isfile(value):
+        from ..boundary.text_files import read_text
+
+        text = read_text(value)
+        if not text.strip():
+            raise UserError(f"--system {value}: the file is empty")
+        return text
+    if not value.strip():
+        raise UserError("--system: give a text or a file (an empty system prompt is no system prompt)")
+    return value
+
+
+def prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None,
+                shots_seed: int = 0) -> PromptSpec:
+    """The spec of a prompt variant.
+
+    prompt : ``paper`` (the domain's prompt, the default), ``cot`` (chain of thought, then the final ``MOVES:``
+        line) or the path of a template file (``PromptTemplate``); ``paper`` and ``cot`` win over files of those
+        names (write ``./cot`` for one)
+    system : the system message's text (None: none)
+    shots, shots_bank, shots_seed : worked examples drawn from ``shots_bank`` (a ``Bank`` or a bank file)
+    """
+    if prompt in (PAPER, COT):
+        spec = PromptSpec(prompt, system=system)
+    else:
+        if not os.path.isfile(prompt):
+            raise UserError(f"--prompt {prompt}: neither paper, cot nor a template file")
+        template = PromptTemplate.read(prompt)
+        spec = PromptSpec(TEMPLATE, template.text, template.name, system, template_source=template.source)
+    if shots:
+        if shots_bank is None:
+            raise UserError("--shots needs --shots-bank (the bank the worked examples are drawn from)")
+        from .shots import with_shots
+
+        if isinstance(shots_bank, (str, os.PathLike)):
+            from ..boundary.banks import load_bank
+
+            shots_bank = load_bank(shots_bank)
+        spec = with_shots(spec, shots_bank, shots, shots_seed)
+    elif shots_bank is not None:
+        raise UserError("--shots-bank needs --shots N (how many worked examples to draw)")
+    return spec
