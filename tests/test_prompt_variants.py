@@ -6,6 +6,7 @@ answers; ``fastspe show --prompt``."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from pathlib import Path
 
 import pandas as pd
@@ -162,7 +163,7 @@ def test_system_and_shots_open_the_conversation_in_the_chat_format(banks, name, 
     for shot, (user, answer) in zip(spec.shots, zip(trial.messages[1::2][:2], trial.messages[2::2])):
         row = frame.loc[shot.board_id].to_dict() | {"board_id": shot.board_id}
         assert user["content"] == user_texts(prompt_spec("cot"), asked.domain, pd.DataFrame([row]))[0]
-        assert answer["content"] == asked.domain.vocabulary.answer(row[asked.domain.certificate_column])
+        assert answer["content"] == asked.domain.vocabulary.answer(row[asked.domain.certificate_column], ",")
     assert spec.suffix == "+cot+system:" + prompt_hash("Plan carefully.")[:8] + "+2shot"
     fields = trial.variant_fields
     assert fields["prompt_variant"] == "cot" and fields["prompt_shots"] == 2
@@ -233,16 +234,20 @@ def test_a_baseline_refuses_prompt_options(banks, tmp_path, capsys):
 
 # ---- worked examples never from the boards asked ----------------------------------------------------------------
 
-def test_a_shot_board_that_is_a_board_asked_is_refused_by_id_or_by_start_state(banks, tmp_path, capsys):
+def test_a_shot_board_that_is_a_board_asked_is_refused_by_its_start_state_not_its_id(banks, tmp_path, capsys):
     asked = load_bank(banks["sliding"][0])
     spec = prompt_spec("paper", None, 2, asked)  # drawn from the very boards asked
-    with pytest.raises(UserError, match="has the same id as board"):
+    with pytest.raises(UserError, match="has the start state of board"):
         refuse_evaluated_shots(spec, asked)
+    # the ids of the boards asked on other boards (another seed of one design numbers its boards alike): accepted
+    others = asked.frame.copy()
+    others["initial"] = others["goal"].map(lambda g: list(g))  # start at the goal: no board asked starts there
+    refuse_evaluated_shots(prompt_spec("paper", None, 2, asked), SimpleNamespace(domain=asked.domain, frame=others))
     renamed = asked.frame.copy()
     renamed["board_id"] = [f"copy-{b}" for b in renamed["board_id"]]
     write_bank(renamed, tmp_path / "copies.parquet")
     spec = prompt_spec("paper", None, 4, load_bank(tmp_path / "copies.parquet"))
-    with pytest.raises(UserError, match="has the same start state as board"):
+    with pytest.raises(UserError, match="has the start state of board"):
         BoardPrompts.of(asked, spec)
     assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
                  "--model", "openai:m", "--shots", "1", "--shots-bank", str(tmp_path / "copies.parquet")]) == 2
@@ -386,6 +391,8 @@ def test_an_unknown_trial_id_is_one_error_and_an_export_never_replaces_a_run_log
     assert main(["score", "--bank", str(bank), "--responses", str(answers), "--prompts", str(export), "--out",
                  str(tmp_path / "v.csv")]) == 2
     assert f"{answers}: answer 1: trial_id '{'0' * 32}' is not in {export}" in _error(capsys)
+    assert main(["score", "--bank", str(bank), "--responses", str(answers), "--out", str(tmp_path / "v.csv")]) == 2
+    assert "line 1: missing field 'board_id' (an answer named by its trial_id alone needs --prompts" in _error(capsys)
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps({"board_id": "b", "condition": "c", "trial": 0, "status": "ok", "response": ""}) + "\n")
     assert main(["prompts", "export", "--bank", str(bank), "--out", str(log), "--condition", "c"]) == 2

@@ -284,8 +284,8 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, pos
             done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
             lost = tried[~tried.isin(done)].unique().size
             if lost:
-                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only failed attempts, or a conversation not ended) and "
-                              f"{plural(lost, 'is')} not scored",
+                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only "
+                              f"failed attempts, or a conversation not ended) and {plural(lost, 'is')} not scored",
                               stacklevel=3)
             df = df.loc[~failed].reset_index(drop=True)
     bad = pd.Series("", index=df.index, dtype=object)
@@ -345,8 +345,13 @@ def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
     stores everything as text. A missing key is refused too (a failed attempt without one cannot be told
     apart from another output's); a missing response is left to the checks of completed outputs."""
     bad = pd.Series("", index=df.index, dtype=object)
+    # an answer named by its trial id alone is resolved through the prompt export it answers (``score --prompts``)
+    by_id = df["trial_id"].notna() if "trial_id" in df.columns else pd.Series(False, index=df.index)
     for col in REQUIRED[:3]:  # board_id, condition, trial: the first one missing is named
-        bad = bad.mask(df[col].isna() & (bad == ""), f"missing field {col!r}")
+        missing = df[col].isna() & (bad == "")
+        bad = bad.mask(missing & ~by_id, f"missing field {col!r}")
+        bad = bad.mask(missing & by_id, f"missing field {col!r} (an answer named by its trial_id alone needs "
+                                        f"--prompts EXPORT.jsonl, the prompt export it answers)")
     for col in ("board_id", "condition", "status"):
         if col in df.columns:
             wrong = _not_text(df[col])

@@ -140,8 +140,9 @@ def run_score(args) -> int:
         warn(f"{', '.join(args.responses)}: {count(summary.mismatched, 'answer')} made for another prompt than the one "
              f"the bank gives their board; scored as --ignore-prompt-hash asks (the verdicts record it)")
     if summary.lost_outputs:
-        warn(f"{', '.join(args.responses)}: {count(summary.lost_outputs, 'output')} {plural(summary.lost_outputs, 'has')} "
-             f"no answer (only failed attempts, or a conversation not ended) and {plural(summary.lost_outputs, 'is')} not scored")
+        lost = summary.lost_outputs
+        warn(f"{', '.join(args.responses)}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only failed "
+             f"attempts, or a conversation not ended) and {plural(lost, 'is')} not scored")
     parts = ", ".join(f"{getattr(summary, s)} {s}" for s in ("complete", "legal_noncompletion", "illegal"))
     say(f"scored {count(summary.scored, 'output')} ({parts}) -> {args.out}")
     covers = coverage_text(summary.boards, summary.bank_boards)

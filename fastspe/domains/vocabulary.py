@@ -170,9 +170,10 @@ class Vocabulary:
         index = {s: t for s, t in zip(self.symbols, self.tokens)}
         return [index.get(s, INVALID_SYMBOL) for s in plan]
 
-    def answer(self, plan: str) -> str:
-        """A stored plan as an exact answer: ``MOVES: U, L, D``."""
-        return "MOVES: " + ", ".join(self.tokens_of(plan))
+    def answer(self, plan: str, separator: str = ", ") -> str:
+        """A stored plan as an exact answer: ``MOVES: U, L, D`` (``separator=","``: ``MOVES: U,L,D``, as the prompts
+        ask for it)."""
+        return "MOVES: " + separator.join(self.tokens_of(plan))
 
 
 DIRECTIONS = Vocabulary(("U", "D", "L", "R"), words={"up": "U", "down": "D", "left": "L", "right": "R"},

@@ -44,7 +44,7 @@ def draw_shots(shots_bank, n: int, seed: int, spec: PromptSpec) -> tuple[Shot, .
     shots = []
     for row, text in zip(frame.to_dict("records"), texts):
         plan = str(row[domain.certificate_column])
-        shots.append(Shot(str(row["board_id"]), text, domain.vocabulary.answer(plan), state_key(domain, row)))
+        shots.append(Shot(str(row["board_id"]), text, domain.vocabulary.answer(plan, ","), state_key(domain, row)))
     return tuple(shots)
 
 
@@ -56,20 +56,18 @@ def with_shots(spec: PromptSpec, shots_bank, n: int, seed: int = 0) -> PromptSpe
 
 
 def refuse_evaluated_shots(spec: PromptSpec, bank) -> None:
-    """A ``UserError`` when a shot of ``spec`` is a board of ``bank`` (a ``Bank``): the same id or start state, or a
-    shot of another domain."""
+    """A ``UserError`` when a shot of ``spec`` is a board of ``bank`` (a ``Bank``): the same start state (ids say
+    nothing here: two banks of one design number their boards alike), or a shot of another domain."""
     if not spec.shots:
         return
     domain = bank.domain
     if spec.shots_domain and spec.shots_domain != domain.name:
         raise UserError(f"--shots-bank {spec.shots_source}: a {spec.shots_domain} bank; the boards asked are "
                         f"{domain.name} {domain.unit}s")
-    ids = {s.board_id: s for s in spec.shots}
     states = {s.state: s for s in spec.shots}
     for row in bank.frame[["board_id", *domain.state_columns]].to_dict("records"):
-        shot = ids.get(str(row["board_id"])) or states.get(state_key(domain, row))
+        shot = states.get(state_key(domain, row))
         if shot is not None:
-            same = "id" if shot.board_id == str(row["board_id"]) else "start state"
-            raise UserError(f"--shots-bank {spec.shots_source}: shot {domain.unit} {shot.board_id!r} has the same "
-                            f"{same} as {domain.unit} {row['board_id']!r} of the bank being evaluated; worked "
+            raise UserError(f"--shots-bank {spec.shots_source}: shot {domain.unit} {shot.board_id!r} has the start "
+                            f"state of {domain.unit} {row['board_id']!r} of the bank being evaluated; worked "
                             f"examples must come from other {domain.unit}s (another --shots-bank or --shots-seed)")
