@@ -218,6 +218,8 @@ def test_feedback_rounds_end_when_solved_or_at_max_rounds(server, bank, tmp_path
     recs = records(out)
     assert [(r["turn"], r["status"]) for r in recs] == [(1, "turn"), (2, "turn"), (3, "ok")]
     assert "is illegal" in recs[0]["feedback"] and "No plan could be read" in recs[1]["feedback"]
+    # the answer asked for again in the prompt's own words
+    assert recs[0]["feedback"].endswith("on a final line: MOVES: followed by comma-separated U,D,L,R.")
     assert recs[-1]["end_reason"] == "solved" and recs[-1]["max_rounds"] == 3 and recs[-1]["tool_call_count"] == 0
     assert server.seen[1].body["messages"][-1]["content"] == recs[0]["feedback"]
     # a wrong last plan: the conversation ends at max rounds with that plan scored

@@ -55,12 +55,21 @@ def tool_result(domain: Domain, row: Mapping, name: str, arguments: str) -> str:
     return apply_moves_result(domain, row, moves)
 
 
+def answer_form(domain: Domain, row: Mapping) -> str:
+    """What follows ``MOVES:`` in the words of the row's prompt ("comma-separated U,D,L,R"), so that feedback asks
+    for the answer as the prompt did; in general words for a domain that names no prompt parts."""
+    try:
+        return domain.prompt_fields(row)["answer_form"]
+    except (NotImplementedError, KeyError):
+        return f"comma-separated {','.join(domain.vocabulary.tokens)}"
+
+
 def feedback(domain: Domain, row: Mapping, answer: str) -> tuple[str, bool]:
     """The verifier's word on ``answer`` for bank row ``row`` and whether its plan solves it: the first illegal move
     and why with the state before it, "legal, but not at the goal" with the state after the plan, or a format
     failure; each but the solved one asks for the whole plan again."""
     again = (f"Try again: give the whole plan from the start {domain.unit} on a final line: MOVES: followed by "
-             f"comma-separated {', '.join(domain.vocabulary.tokens)}.")
+             f"{answer_form(domain, row)}.")
     plan = read_plan(domain, answer)
     if plan is None:
         return f"No plan could be read from your answer (a format failure). {again}", False
