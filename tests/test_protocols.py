@@ -77,7 +77,7 @@ def by_trial(server, script):
 # --- tools ------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
-def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, wire):
+def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, wire, capsys):
     model, url = target(server, wire)
     board_of = board_by_prompt(bank)
 
@@ -112,6 +112,18 @@ def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, w
     import pandas as pd
     v = pd.read_csv(verdicts)
     assert len(v) == 4 and (v["status"] == "complete").all() and v["optimal"].all()
+    # every turn inspectable: show prints the conversation before the answer
+    board = str(v["board_id"].iloc[0])
+    trial_recs = sorted((r for r in recs if r["board_id"] == board), key=lambda r: r["turn"])
+    capsys.readouterr()
+    assert main(["show", "--bank", _bank_file(bank, tmp_path), "--verdicts", str(verdicts), "--board", board,
+                 "--responses", str(out), "--format", "trace"]) == 0
+    shown = capsys.readouterr().out
+    conversation = shown[shown.index("conversation (tools): 3 turns, 2 tool calls, ended: answer"):]
+    first_call = trial_recs[0]["tool_calls"][0]["arguments"]
+    assert f"turn 1: called apply_moves {first_call}" in conversation
+    assert "\n".join("    " + line for line in trial_recs[1]["tool_results"][0].split("\n")) in conversation
+    assert conversation.index("turn 3: the final answer (below)") < conversation.index("answer as received")
 
 
 def board_by_prompt(bank):

@@ -96,6 +96,11 @@ def run_show(args) -> int:
         _print_states(trace)
     else:
         say("\n".join(trace_lines(trace)))
+    turns = _conversation(args, row)
+    if turns:
+        from ..report.conversation import conversation_lines
+
+        say("\n" + "\n".join(conversation_lines(turns)))
     if answer is not None:
         from ..report.answer import answer_lines
 
@@ -129,6 +134,15 @@ def _answer_text(args, row: dict) -> str | None:
                         "scored from?)")
     text = hit.iloc[-1]["response"]
     return text if isinstance(text, str) else ""
+
+
+def _conversation(args, row: dict) -> list[dict]:
+    """The answered turns of the picked answer's conversation in the --responses run log (none for one answer)."""
+    if args.responses is None or not row.get("protocol") or not isinstance(row.get("protocol"), str):
+        return []
+    from ..boundary.conversations import conversation_records
+
+    return conversation_records(args.responses, str(row["condition"]), str(row["board_id"]), int(row["trial"]))
 
 
 def _recorded(row: dict, name: str) -> str | None:
