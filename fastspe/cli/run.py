@@ -365,6 +365,6 @@ def _summary_text(s) -> str:
     batches = getattr(s, "batches", None)
     if batches:
         paced += ", batches " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in batches.items())
-    return (f"{s.condition}: {count(s.planned, 'trial')}, {s.already_complete} already complete, {s.requested} sent, "
-            f"{s.completed} answered, {s.remaining} without an answer; {count(s.attempts, 'attempt')}, "
+    return (f"{s.condition}: {count(s.planned, 'trial')}, {s.already_complete:,} already complete, {s.requested:,} "
+            f"sent, {s.completed:,} answered, {s.remaining:,} without an answer; {count(s.attempts, 'attempt')}, "
             f"failures {failures}{cost}{paced}. Settings sent: {s.settings.sent() if s.settings else 'none'}. Log: {s.out}")
