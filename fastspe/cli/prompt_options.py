@@ -33,10 +33,9 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
 
 def prompt_spec_of(args: argparse.Namespace):
     """The ``PromptSpec`` the options ask for (the shots bank read and drawn from)."""
-    from ..prompting import prompt_spec, system_text
+    from ..prompting import given_prompt_spec
 
-    system = system_text(args.system) if args.system is not None else None
-    return prompt_spec(args.prompt, system, args.shots, args.shots_bank, args.shots_seed)
+    return given_prompt_spec(args.prompt, args.system, args.shots, args.shots_bank, args.shots_seed)
 
 
 def prompt_inputs(args: argparse.Namespace) -> dict:

@@ -11,8 +11,8 @@ from .shots import refuse_evaluated_shots
 from .sidecar import keep_prompts, prompt_text_of, read_specs, spec_of
 from .spec import PAPER_SPEC, SPEC_VERSION, PromptSpec, Shot
 from .template import PromptTemplate
-from .variants import prompt_spec, system_text
+from .variants import given_prompt_spec, prompt_spec, system_text
 
 __all__ = ["PromptSpec", "Shot", "PromptTemplate", "PAPER_SPEC", "SPEC_VERSION", "COT_INSTRUCTION", "prompt_spec",
-           "system_text", "user_texts", "refuse_evaluated_shots", "keep_prompts", "read_specs", "spec_of",
+           "system_text", "given_prompt_spec", "user_texts", "refuse_evaluated_shots", "keep_prompts", "read_specs", "spec_of",
            "prompt_text_of"]

@@ -8,18 +8,23 @@ from ..errors import UserError
 from .render import user_texts
 from .sidecar import read_specs
 
-__all__ = ["accept_variants"]
+__all__ = ["accept_variants", "accept_specs"]
 
 
 def accept_variants(bank, paths) -> int:
     """Let ``bank`` (a ``Bank``) accept the prompt variants kept beside each of ``paths`` (run logs, responses or
     prompt exports); the number of variants added."""
+    return sum(accept_specs(bank, read_specs(path).values()) for path in paths)
+
+
+def accept_specs(bank, specs) -> int:
+    """Let ``bank`` accept the prompt variants ``specs`` (``PromptSpec``s: those kept elsewhere than in a sidecar,
+    such as an inspect_ai log's); the number of variants added."""
     added = 0
-    for path in paths:
-        for sha, spec in read_specs(path).items():
-            if not spec.is_default:
-                bank.prompt_hashes.accept(sha, lambda frame, spec=spec: _texts(spec, bank.domain, frame))
-                added += 1
+    for spec in specs:
+        if not spec.is_default:
+            bank.prompt_hashes.accept(spec.sha256, lambda frame, spec=spec: _texts(spec, bank.domain, frame))
+            added += 1
     return added
 
 

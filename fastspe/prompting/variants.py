@@ -1,4 +1,5 @@
-"""A prompt spec from what a user gives (``--prompt``, ``--system``, ``--shots``): one ``UserError`` for bad input."""
+"""A prompt spec from what a user gives (``--prompt``, ``--system``, ``--shots``, or the inspect task's parameters of
+the same names): one ``UserError`` for bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ..errors import UserError
 from .spec import COT, PAPER, TEMPLATE, PromptSpec
 from .template import PromptTemplate
 
-__all__ = ["prompt_spec", "system_text"]
+__all__ = ["prompt_spec", "system_text", "given_prompt_spec"]
 
 
 def system_text(value: str) -> str:
@@ -55,3 +56,21 @@ def prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, 
     elif shots_bank is not None:
         raise UserError("--shots-bank needs --shots N (how many worked examples to draw)")
     return spec
+
+
+def given_prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None,
+                      shots_seed: int = 0) -> PromptSpec:
+    """The spec of the prompt options as given (``fastspe run``'s, or the inspect task's parameters, which arrive
+    untyped): ``system`` a text or a file (``system_text``); a value of the wrong kind is one ``UserError``, before
+    any file is read."""
+    if not isinstance(prompt, str) or not prompt:
+        raise UserError(f"--prompt must be paper, cot or a template file, got {prompt!r}")
+    if system is not None and not isinstance(system, str):
+        raise UserError(f"--system must be a text or a file, got {system!r}")
+    from .shots import MAX_SHOTS
+
+    for option, value, high in (("--shots", shots, MAX_SHOTS), ("--shots-seed", shots_seed, None)):
+        if type(value) is not int or value < 0 or (high is not None and value > high):  # (bool is refused too)
+            span = f"0..{high}" if high is not None else "at least 0"
+            raise UserError(f"{option} must be a whole number in {span}, got {value!r}")
+    return prompt_spec(prompt, system_text(system) if system is not None else None, shots, shots_bank, shots_seed)
