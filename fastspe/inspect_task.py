@@ -58,8 +58,12 @@ from .boundary.prompt_hashes import UnhashedAnswers
 from .domains.contract import prompt_hash
 from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
+from .inspect_prompts import chat_input, check_sample_spec, sample_metadata, spec_metadata, spec_of_log
 from .inspect_tools import (DEFAULT_MAX_TURNS, ONESHOT, TOOLS, check_plays_out, check_protocol, conversation_fields,
                             final_answer, tool_conversation)
+from .prompting import PAPER_SPEC, PromptSpec, given_prompt_spec, keep_prompts, refuse_evaluated_shots, user_texts
+from .protocols.spec import protocol_spec
+from .runners.generation import default_condition
 from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
@@ -104,19 +108,22 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def bank_samples(bank) -> list[Sample]:
-    """One inspect ``Sample`` per bank row: its domain's prompt, the certificate as target, the row as metadata (with
-    the domain and the second stratum, for scoring and the grouped means)."""
+def bank_samples(bank, spec: PromptSpec = PAPER_SPEC) -> list[Sample]:
+    """One inspect ``Sample`` per bank row: the opening ``fastspe run`` sends under ``spec`` (the domain's prompt, by
+    default), the certificate as target, the row as metadata (with the domain and the second stratum, for scoring
+    and the grouped means, and the variant's fields)."""
     bank = as_bank(bank)
     domain, frame = bank.domain, bank.frame
-    prompts = domain.prompts(frame)
+    refuse_evaluated_shots(spec, bank)
+    prompts = user_texts(spec, domain, frame)
     samples = []
     for row, prompt in zip(frame[list(domain.bank_columns)].to_dict("records"), prompts):
         meta = {k: _plain(v) for k, v in row.items()}
         meta[DOMAIN_KEY] = domain.name
         meta[STRATUM_KEY] = f"{domain.stratum}={meta[domain.stratum]}"
-        samples.append(Sample(id=str(meta["board_id"]), input=prompt, target=str(meta[domain.certificate_column]),
-                              metadata=meta))
+        meta.update(sample_metadata(spec, prompt))
+        samples.append(Sample(id=str(meta["board_id"]), input=chat_input(spec, prompt),
+                              target=str(meta[domain.certificate_column]), metadata=meta))
     return samples
 
 
@@ -166,20 +173,25 @@ def plan_verifier(parse: str = "lenient"):
 
 @task
 def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient",
-             protocol: str = ONESHOT, max_turns: int = DEFAULT_MAX_TURNS) -> Task:
+             protocol: str = ONESHOT, max_turns: int = DEFAULT_MAX_TURNS, prompt: str = "paper",
+             system: str | None = None, shots: int = 0, shots_bank: str | None = None, shots_seed: int = 0) -> Task:
     """The paper's protocol over ``bank`` (``"default"``: the domain's demo bank, or a bank file, which must then be
     of ``domain`` when it is given): one fresh context per trial, no tools; ``protocol="tools"``: the ``apply_moves``
-    tool offered, up to ``max_turns`` requests per trial."""
+    tool offered, up to ``max_turns`` requests per trial. ``prompt`` (``paper``, ``cot`` or a template file),
+    ``system`` (a text or a file), ``shots``, ``shots_bank`` and ``shots_seed``: what ``fastspe run``'s options of
+    those names ask, the same messages (``fastspe.inspect_prompts``)."""
     protocol, max_turns = check_protocol(protocol, max_turns)
+    spec = given_prompt_spec(prompt, system, shots, shots_bank, shots_seed)  # (as run: before the bank is read)
     rows = load_bank(bank, domain)
     chosen = rows.domain
     if protocol == TOOLS:
         check_plays_out(chosen)
+    samples = bank_samples(rows, spec)
     metadata = {PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
-                PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name}
+                PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name, **spec_metadata(spec)}
     if protocol == TOOLS:  # (the paper's protocol records none: its logs import as before)
         metadata.update({PROTOCOL_KEYS["protocol"]: protocol, PROTOCOL_KEYS["max_turns"]: max_turns})
-    return Task(dataset=MemoryDataset(bank_samples(rows), name=f"fastspe:{Path(str(bank)).stem}"),
+    return Task(dataset=MemoryDataset(samples, name=f"fastspe:{Path(str(bank)).stem}"),
                 solver=tool_conversation(max_turns, DOMAIN_KEY) if protocol == TOOLS else generate(),
                 scorer=plan_verifier(parse=parse), epochs=int(trials), metadata=metadata)
 
@@ -188,9 +200,11 @@ def _domain_task(domain_name: str, task_name: str):
     """``planning`` with ``domain_name``, registered under the domain's task name."""
 
     def domain_task(bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient", protocol: str = ONESHOT,
-                    max_turns: int = DEFAULT_MAX_TURNS) -> Task:
+                    max_turns: int = DEFAULT_MAX_TURNS, prompt: str = "paper", system: str | None = None,
+                    shots: int = 0, shots_bank: str | None = None, shots_seed: int = 0) -> Task:
         return planning(domain=domain_name, bank=bank, trials=trials, parse=parse, protocol=protocol,
-                        max_turns=max_turns)
+                        max_turns=max_turns, prompt=prompt, system=system, shots=shots, shots_bank=shots_bank,
+                        shots_seed=shots_seed)
 
     domain_task.__name__ = domain_task.__qualname__ = task_name
     domain_task.__doc__ = f"``planning`` over a bank of the {domain_name} domain (default: its demo bank)."
@@ -219,8 +233,8 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, 
     ----------
     log : path of an ``.eval``/``.json`` log, or an ``EvalLog``
     condition : the responses' condition; default the log's model with its provider separated by
-        ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``; ``openai:gpt-4o+tools`` for
-        a log of ``protocol=tools``)
+        ``:`` as ``fastspe run`` names it (``openai/gpt-4o`` -> ``openai:gpt-4o``), with the suffixes ``fastspe run``
+        gives a prompt variant and a protocol (``openai:gpt-4o+cot+tools``)
     keep_errors : keep samples that errored as failed attempts (``status="error"``, ``response``
         null, the message in ``error``), which fastspe's readers skip and count as lost outputs;
         by default they are left out, with a warning that counts them
@@ -229,26 +243,33 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, 
 
     Returns
     -------
-    DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's). A log of
-    ``protocol=tools`` adds ``CONVERSATION_COLUMNS``; an answer whose turns ran out (its last output a tool call) is
-    "" (a format failure).
+    DataFrame, one row per (sample, epoch); ``trial`` is the epoch less one (0-based, as fastspe's). A log of a
+    prompt variant adds its log fields (``PromptSpec.record_fields``: ``prompt_variant``, ``prompt_spec_sha256``,
+    ...), a log of ``protocol=tools`` ``CONVERSATION_COLUMNS``; an answer whose turns ran out (its last output a
+    tool call) is "" (a format failure).
     A log without samples, or with errored samples only (unless ``keep_errors``), is a ValueError.
     """
-    return _responses(log, condition, keep_errors, allow_incomplete)
+    return _responses(log, condition, keep_errors, allow_incomplete)[0]
 
 
-def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stacklevel: int = 3) -> pd.DataFrame:
-    """``responses_from_log``; ``stacklevel`` points warnings at the public function's caller."""
+def _responses(log, condition, keep_errors: bool, allow_incomplete: bool,
+               stacklevel: int = 3) -> tuple[pd.DataFrame, PromptSpec | None, list[str]]:
+    """``responses_from_log``, the log's prompt spec (None: the paper prompt alone) and its samples' user messages;
+    ``stacklevel`` points warnings at the public function's caller."""
     ev, name = _read_log(log)
     _check_status(ev, name, allow_incomplete, stacklevel + 1)
     if not ev.samples:
         raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
                         "from a run with log_samples=False, has none)")
     protocol = _protocol(ev)
-    cond = condition or ev.eval.model.replace("/", ":", 1) + ("" if protocol is None else f"+{protocol['protocol']}")
-    provenance = _provenance(ev)
-    records = []
+    spec = spec_of_log(ev.eval.metadata, name)
+    # named as `fastspe run` names it: the prompt's suffix, then the protocol's (its limit is no part of the name)
+    cond = condition or default_condition(ev.eval.model, spec, protocol and protocol_spec(protocol["protocol"]))
+    provenance = {**_provenance(ev), **(spec.record_fields() if spec is not None else {})}
+    records, texts = [], []
     for s in ev.samples:
+        check_sample_spec(spec, s.metadata, str(s.id), name)
+        texts.append(_prompt_text(s.input))
         out = s.output
         usage = out.usage
         conversation = {}
@@ -267,13 +288,14 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
             "reasoning_tokens": usage.reasoning_tokens if usage else None,
             "latency_s": s.total_time, "returned_model": out.model,
             "error": s.error.message if s.error else None,
-            **provenance, "prompt_text_sha256": prompt_hash(_prompt_text(s.input)), **conversation,
+            **provenance, "prompt_text_sha256": prompt_hash(texts[-1]), **conversation,
         })
-    columns = LOG_COLUMNS + ([] if protocol is None else CONVERSATION_COLUMNS)
+    columns = LOG_COLUMNS + ([] if spec is None else list(spec.record_fields())) + \
+        ([] if protocol is None else CONVERSATION_COLUMNS)
     df = pd.DataFrame.from_records(records, columns=columns)
     # counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
     tokens = [c for c in ("input_tokens", "output_tokens", "reasoning_tokens", "max_turns", "turns",
-                          "tool_call_count") if c in columns]
+                          "tool_call_count", "prompt_shots") if c in columns]
     df[tokens] = df[tokens].astype("Int64")
     errored = df["status"] != "ok"
     if errored.any() and not keep_errors:
@@ -285,7 +307,7 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool, stackl
         warnings.warn(f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
                       f"{first}); {keep}", stacklevel=stacklevel)
         df = df[~errored].reset_index(drop=True)
-    return df
+    return df, spec, texts
 
 
 def _provenance(ev: EvalLog) -> dict:
@@ -326,19 +348,35 @@ def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None
                allow_incomplete: bool = False) -> pd.DataFrame:
     """``responses_from_log(log, ...)`` written atomically to ``out`` (.jsonl, .csv or .parquet).
 
-    A refused log (see ``responses_from_log``) raises before anything is written."""
+    The answers of a prompt variant get the prompts sidecar a run log gets (``OUT.prompts.jsonl``: the spec and
+    every user message asked), written first: ``fastspe score`` checks them against it as it checks a run's, and
+    ``show --prompt`` shows what was asked. A refused log (see ``responses_from_log``) raises before anything is
+    written."""
     table_format(out)  # a bad output name fails before a large log is read
-    responses = _responses(log, condition, keep_errors, allow_incomplete)
+    responses, spec, texts = _responses(log, condition, keep_errors, allow_incomplete)
+    if spec is not None:  # (before the answers: answers without their sidecar would be refused as mismatches)
+        keep_prompts(out, spec, texts)
     write_table(responses, out)
     return responses
 
 
-def _read_log(log: str | Path | EvalLog) -> tuple[EvalLog, str]:
+def log_prompt_specs(log: str | Path | EvalLog) -> list[PromptSpec]:
+    """The prompt variants a log's answers were asked with (none for the paper prompt alone), read from its header:
+    what ``fastspe score --responses LOG.eval`` checks them against."""
+    if isinstance(log, EvalLog):
+        ev, name = log, str(log.location or "the eval log")
+    else:
+        ev, name = _read_log(log, header_only=True)
+    spec = spec_of_log(ev.eval.metadata, name)
+    return [] if spec is None else [spec]
+
+
+def _read_log(log: str | Path | EvalLog, header_only: bool = False) -> tuple[EvalLog, str]:
     """The log and the name its messages give it; an unreadable file is a one-line ValueError."""
     if isinstance(log, EvalLog):
         return log, str(log.location or "the eval log")
     try:
-        return read_eval_log(str(log)), str(log)
+        return read_eval_log(str(log), header_only=header_only), str(log)
     except FileNotFoundError:
         raise UserError(f"{log}: no such file") from None
     except KeyError as exc:  # inspect looks members up by name: a zip without them (emptied, cut short)

@@ -102,6 +102,10 @@ def read_response_files(paths: list[str], bank_ids, skip_invalid: bool = False, 
             frame = validate_responses(module.responses_from_log(path), bank=bank_ids, skip_invalid=skip_invalid,
                                        source=str(path), positions=True)
             unit = "row"
+            if bank is not None:  # a log keeps its prompt variant itself (an import writes it to a sidecar)
+                from ..prompting.variant_check import accept_specs
+
+                accept_specs(bank, module.log_prompt_specs(path))
         if bank is not None:
             check_frame(bank, frame, path, unit, ignore_prompt_hash)
         return frame.drop(columns=[POSITION])
