@@ -23,7 +23,8 @@ def register(subparsers) -> None:
     p.add_argument("log", metavar="LOG", help="inspect eval log (.eval or .json)")
     p.add_argument("--out", required=True, metavar="RESPONSES", help="responses file to write (.jsonl, .csv, .parquet)")
     p.add_argument("--condition", metavar="NAME",
-                   help="condition of the responses (default: the log's model, e.g. openai:gpt-4o)")
+                   help="condition of the responses (default: the log's model, e.g. openai:gpt-4o, with fastspe run's "
+                        "suffixes for a prompt variant and a protocol: openai:gpt-4o+cot+tools)")
     p.add_argument("--keep-errors", action="store_true",
                    help="keep errored samples as failed attempts (status error, no response); score skips them "
                         "and counts them as lost outputs")
@@ -58,4 +59,9 @@ def run_import(args) -> int:
     kept = f" and {count(errored, 'errored sample')} as failed attempts" if errored else ""
     conditions = ", ".join(sorted(responses["condition"].unique()))
     say(f"imported {count(len(responses) - errored, 'answer')}{kept} (condition {conditions}) -> {args.out}")
+    if "prompt_variant" in responses.columns:
+        from ..boundary.prompt_texts import sidecar_path
+
+        say(f"the prompt variant ({responses['prompt_variant'].iat[0]}) and every message asked -> "
+            f"{sidecar_path(args.out)} (keep it with the answers: score checks them against it)")
     return 0

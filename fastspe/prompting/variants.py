@@ -71,6 +71,6 @@ def given_prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int
 
     for option, value, high in (("--shots", shots, MAX_SHOTS), ("--shots-seed", shots_seed, None)):
         if type(value) is not int or value < 0 or (high is not None and value > high):  # (bool is refused too)
-            span = f"0..{high}" if high is not None else "at least 0"
-            raise UserError(f"{option} must be a whole number in {span}, got {value!r}")
+            span = f"in 0..{high}" if high is not None else "of at least 0"
+            raise UserError(f"{option} must be a whole number {span}, got {value!r}")
     return prompt_spec(prompt, system_text(system) if system is not None else None, shots, shots_bank, shots_seed)
