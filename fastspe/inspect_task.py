@@ -6,8 +6,9 @@ verifier. With ``protocol=tools`` the model may first call ``apply_moves`` (the 
 state after them as the prompt writes it) through inspect's own tool machinery, up to ``max_turns`` requests
 (``fastspe.inspect_tools``); its answer without a tool call is scored. Each installed domain also has a task of its
 own name (``Domain.inspect_task``: ``sliding_puzzles``, ``sokoban_levels``, ...), ``planning`` with that domain.
-Run them with inspect's CLI once fastspe is installed (the tasks are registered through the ``inspect_ai`` entry
-point)::
+``prompt``, ``system``, ``shots``, ``shots_bank`` and ``shots_seed`` ask what ``fastspe run``'s prompt options ask,
+the same messages (``fastspe.inspect_tools``). Run them with inspect's CLI once fastspe is installed (the tasks
+are registered through the ``inspect_ai`` entry point)::
 
     inspect eval fastspe/sliding_puzzles --model openai/gpt-4o-mini -T bank=bank.parquet -T trials=3
     inspect eval fastspe/planning -T domain=sokoban --model openai/gpt-4o-mini
@@ -29,7 +30,9 @@ response) with ``keep_errors`` / ``--keep-errors``, as ``fastspe run`` logs them
 failed, was cancelled or never finished is refused unless ``allow_incomplete`` /
 ``--allow-incomplete`` is given, and a log without samples is refused. A log of ``protocol=tools`` keeps its protocol:
 the condition is named ``MODEL+tools`` and every answer carries ``protocol``, ``max_turns`` and, from the sample's
-messages, ``turns``, ``tool_call_count`` and ``end_reason``, as ``fastspe run --protocol tools`` logs them.
+messages, ``turns``, ``tool_call_count`` and ``end_reason``, as ``fastspe run --protocol tools`` logs them. A log of
+a prompt variant keeps it: the condition gains run's suffix (``MODEL+cot``), every answer the variant's log fields,
+and ``import_log`` writes the prompts sidecar beside the answers, which ``fastspe score`` checks them against.
 """
 
 from __future__ import annotations
@@ -58,9 +61,9 @@ from .boundary.prompt_hashes import UnhashedAnswers
 from .domains.contract import prompt_hash
 from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
-from .inspect_prompts import chat_input, check_sample_spec, sample_metadata, spec_metadata, spec_of_log
-from .inspect_tools import (DEFAULT_MAX_TURNS, ONESHOT, TOOLS, check_plays_out, check_protocol, conversation_fields,
-                            final_answer, tool_conversation)
+from .inspect_tools import (DEFAULT_MAX_TURNS, ONESHOT, TOOLS, chat_input, check_plays_out, check_protocol,
+                            check_sample_spec, conversation_fields, final_answer, sample_metadata, spec_metadata,
+                            spec_of_log, tool_conversation)
 from .prompting import PAPER_SPEC, PromptSpec, given_prompt_spec, keep_prompts, refuse_evaluated_shots, user_texts
 from .protocols.spec import protocol_spec
 from .runners.generation import default_condition
@@ -179,7 +182,7 @@ def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 
     of ``domain`` when it is given): one fresh context per trial, no tools; ``protocol="tools"``: the ``apply_moves``
     tool offered, up to ``max_turns`` requests per trial. ``prompt`` (``paper``, ``cot`` or a template file),
     ``system`` (a text or a file), ``shots``, ``shots_bank`` and ``shots_seed``: what ``fastspe run``'s options of
-    those names ask, the same messages (``fastspe.inspect_prompts``)."""
+    those names ask, the same messages (``fastspe.inspect_tools``)."""
     protocol, max_turns = check_protocol(protocol, max_turns)
     spec = given_prompt_spec(prompt, system, shots, shots_bank, shots_seed)  # (as run: before the bank is read)
     rows = load_bank(bank, domain)

@@ -1,4 +1,4 @@
-"""Prompt variants in the inspect_ai task (``fastspe.inspect_prompts``): a mock model is asked exactly the messages
+"""Prompt variants in the inspect_ai task (``fastspe.inspect_tools``' openings): a mock model is asked exactly the messages
 ``fastspe run`` sends for the same trial (chain of thought, a template, a system prompt, worked examples, with and
 without ``protocol=tools``); the imported log keeps the variant, its condition suffix and a prompts sidecar, so that
 ``fastspe score`` checks its answers as a run's and refuses tampered ones; bad prompt parameters are one error."""
@@ -21,9 +21,9 @@ from fastspe.domains.contract import prompt_hash
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.errors import UserError
-from fastspe.inspect_prompts import SAMPLE_KEYS, SPEC_KEY
 from fastspe.inspect_task import (CONVERSATION_COLUMNS, LOG_COLUMNS, import_log, planning, responses_from_log,
                                   sliding_puzzles)
+from fastspe.inspect_tools import SAMPLE_KEYS, SPEC_KEY
 from fastspe.prompting import prompt_spec, system_text
 from fastspe.runners.engine import BoardPrompts
 from fastspe.runners.generation import default_condition

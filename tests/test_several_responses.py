@@ -93,6 +93,7 @@ def fake_inspect(files, monkeypatch):
     samples.loc[1, "board_id"] = "nope"
     module = types.SimpleNamespace(samples=samples)
     module.responses_from_log = lambda path: module.samples.copy()
+    module.log_prompt_specs = lambda path: []  # the paper prompt's answers: no variant to check them against
     monkeypatch.setattr("fastspe.cli.score.inspect_task", lambda: module)
     log = folder / "log.eval"
     log.write_bytes(b"PK")
