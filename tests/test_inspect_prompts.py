@@ -147,6 +147,11 @@ def test_the_import_keeps_the_variant_its_suffix_and_its_sidecar(all_log, files,
     assert main(common + [str(tmp_path / "v.parquet"), "--responses", str(out)]) == 0
     assert main(common + [str(tmp_path / "direct.parquet"), "--responses", log.location]) == 0
     assert capsys.readouterr().out.count(f"scored {2 * TRIALS} outputs ({2 * TRIALS} complete") == 2
+    board = responses["board_id"].iat[0]
+    assert main(["show", "--bank", str(files / "bank.parquet"), "--verdicts", str(tmp_path / "v.parquet"), "--board",
+                 board, "--trial", "0", "--responses", str(out), "--prompt"]) == 0
+    shown = capsys.readouterr().out  # what was asked, from the sidecar the import wrote
+    assert "[system]" in shown and SYSTEM in shown and "Think step by step" in shown
 
 
 def test_score_refuses_tampered_imports(all_log, files, tmp_path, capsys):
