@@ -12,12 +12,13 @@ without a tool call, that text being its answer, or at ``max_turns``: then there
 never a lost output, as in ``fastspe run --protocol tools``.
 
 Prompt variants (``planning(prompt=..., system=..., shots=..., shots_bank=...)``): a sample's input is the opening
-``fastspe run`` sends for its trial, and a log of such a task says which spec it asked with. The spec is settled by ``fastspe.prompting`` as for ``fastspe run`` (``given_prompt_spec``, ``user_texts``,
-``PromptSpec.opening``); here it only changes form: the opening's OpenAI-format messages become inspect's
-``ChatMessageSystem``/``User``/``Assistant`` (the one user message of the paper prompt stays the plain text it always
-was, so its logs do not change). The task's metadata keeps the spec's sidecar record (``SPEC_KEY``), each sample's
-its variant, spec hash and user message hash (``SAMPLE_KEYS``); an import reads the spec back and refuses one that
-no longer hashes to what its samples were asked with (an edited log).
+``fastspe run`` sends for its trial, and a log of such a task says which spec it asked with. The spec is settled by
+``fastspe.prompting`` as for ``fastspe run`` (``given_prompt_spec``, ``user_texts``, ``PromptSpec.opening``); here it
+only changes form: the opening's OpenAI-format messages become inspect's ``ChatMessageSystem``/``User``/``Assistant``
+(the one user message of the paper prompt stays the plain text it always was, so its logs do not change). The task's
+metadata keeps the spec's sidecar record (``SPEC_KEY``), each sample's its variant, spec hash and user message hash
+(``SAMPLE_KEYS``); an import reads the spec back and refuses one that no longer hashes to what its samples were
+asked with (an edited log).
 """
 
 from __future__ import annotations

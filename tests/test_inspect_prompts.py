@@ -1,7 +1,8 @@
-"""Prompt variants in the inspect_ai task (``fastspe.inspect_tools``' openings): a mock model is asked exactly the messages
-``fastspe run`` sends for the same trial (chain of thought, a template, a system prompt, worked examples, with and
-without ``protocol=tools``); the imported log keeps the variant, its condition suffix and a prompts sidecar, so that
-``fastspe score`` checks its answers as a run's and refuses tampered ones; bad prompt parameters are one error."""
+"""Prompt variants in the inspect_ai task (``fastspe.inspect_tools``' openings): a mock model is asked exactly the
+messages ``fastspe run`` sends for the same trial (chain of thought, a template, a system prompt, worked examples,
+with and without ``protocol=tools``); the imported log keeps the variant, its condition suffix and a prompts sidecar,
+so that ``fastspe score`` checks its answers as a run's and refuses tampered ones; bad prompt parameters are one
+error."""
 
 from __future__ import annotations
 
