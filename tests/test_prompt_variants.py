@@ -219,6 +219,10 @@ def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, 
     (["--prompt", "nothing-here.txt"], "--prompt nothing-here.txt: neither paper, cot nor a template file"),
     (["--shots", "2"], "--shots needs --shots-bank"),
     (["--shots", "99"], "--shots"),
+    # a file name that names no file is a typo, never a system message of that name
+    (["--system", "missing-system.txt"], "--system missing-system.txt: no such file"),
+    (["--system", "prompts/system"], "--system prompts/system: no such file"),
+    (["--system", "."], "--system .: a folder"),
 ])
 def test_bad_prompt_options_are_one_error(banks, tmp_path, capsys, args, said):
     assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
