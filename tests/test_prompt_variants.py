@@ -327,7 +327,9 @@ def test_variant_answers_score_checked_against_their_variant(banks, server, tmp_
     sidecar_path(log).rename(tmp_path / "kept.jsonl")
     capsys.readouterr()
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "w.parquet")]) == 2
-    assert "prompts sidecar" in _error(capsys)
+    err = _error(capsys)
+    assert "prompts sidecar" in err and "prompt variant 'cot'" in err and sidecar_path(log).name in err
+    assert "rebuilt" not in err  # the bank is right; the sidecar is what is missing
     (tmp_path / "kept.jsonl").rename(sidecar_path(log))
     # the same ids on other boards (a bank rebuilt): the variant's messages differ, refused
     table = load_bank(bank).table
