@@ -6,6 +6,7 @@ answers; ``fastspe show --prompt``."""
 from __future__ import annotations
 
 import json
+import warnings
 from types import SimpleNamespace
 from pathlib import Path
 
@@ -213,6 +214,18 @@ def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, 
     err = _error(capsys)
     assert str(template) in err and said in err
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_a_template_that_asks_every_board_the_same_is_warned(banks, tmp_path):
+    template = tmp_path / "rules-only.txt"
+    template.write_text("{rules}\n{answer}\n")
+    with pytest.warns(UserWarning, match="rules-only.txt: the template gives all 4 boards the same message"):
+        BoardPrompts.of(load_bank(banks["sliding"][0]), prompt_spec(str(template)))
+    template.write_text("{prompt}\n")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        BoardPrompts.of(load_bank(banks["sliding"][0]), prompt_spec(str(template)))
+    assert not [w for w in said if "same message" in str(w.message)]
 
 
 @pytest.mark.parametrize("args,said", [
