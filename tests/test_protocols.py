@@ -194,6 +194,19 @@ def test_the_budget_counts_the_whole_conversation(server, bank, tmp_path):
     assert [r["status"] for r in records(out)] == ["turn"]  # the second turn's worst case would pass the budget
 
 
+def test_a_budget_stop_inside_a_conversation_is_not_called_unsent(server, bank, tmp_path, capsys):
+    model, url = target(server, "openai")
+    by_trial(server, lambda seen, turn: call("U") if turn < 3 else ok("MOVES: U"))
+    out = tmp_path / "r.jsonl"
+    # $1 a token (as above): the first turn is sent and paid, the second's worst case passes the budget
+    assert main(["run", "--bank", _bank_file(bank.head(1), tmp_path), "--model", model, "--base-url", url,
+                 "--trials", "1", "--protocol", "tools", "--price-in", "1000000", "--price-out", "1000000",
+                 "--max-tokens", "10", "--budget", "1200", "--out", str(out)]) == 4
+    assert [r["status"] for r in records(out)] == ["turn"]
+    err = capsys.readouterr().err
+    assert "not sent" not in err and "1 trial has no answer" in err
+
+
 def test_tool_texts_from_the_domains_playout(bank):
     from fastspe.domains.registry import domain_named
     sliding, row = domain_named("sliding"), bank.iloc[0].to_dict()
