@@ -457,6 +457,10 @@ def test_the_messages_api_conversation_of_a_chat_conversation():
                                                   {"type": "text", "text": "and now?"}]}]
     # one prompt is sent as before: a single user turn of text, no system
     assert messages_api_conversation([{"role": "user", "content": "p"}]) == (None, [{"role": "user", "content": "p"}])
+    # an empty answer sent back (feedback on it): the messages API refuses an empty assistant turn, so it is marked
+    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": ""},
+                                          {"role": "user", "content": "No plan could be read"}])
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"] and turns[1]["content"].strip()
     tool = messages_api_tool(tool_definition(domain_named("sliding")))
     assert tool["name"] == "apply_moves" and tool["input_schema"]["required"] == ["moves"]
 
