@@ -461,6 +461,9 @@ def test_the_messages_api_conversation_of_a_chat_conversation():
     _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": ""},
                                           {"role": "user", "content": "No plan could be read"}])
     assert [t["role"] for t in turns] == ["user", "assistant", "user"] and turns[1]["content"].strip()
+    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": "\n ",
+                                                                              "tool_calls": [call_.as_message()]}])
+    assert [b["type"] for b in turns[1]["content"]] == ["tool_use"]  # no blank text block (the API refuses one)
     tool = messages_api_tool(tool_definition(domain_named("sliding")))
     assert tool["name"] == "apply_moves" and tool["input_schema"]["required"] == ["moves"]
 

@@ -210,7 +210,7 @@ def messages_api_conversation(messages: list) -> tuple[str | None, list]:
         if role == "tool":
             role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]
         elif role == "assistant" and m.get("tool_calls"):
-            blocks = [{"type": "text", "text": m["content"]}] if m.get("content") else []
+            blocks = [{"type": "text", "text": m["content"]}] if (m.get("content") or "").strip() else []
             blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
                         "input": _tool_input(c["function"]["arguments"])} for c in m["tool_calls"]]
         else:
