@@ -491,6 +491,23 @@ def test_tool_calls_read_alike_by_the_lean_path_and_the_sdk(wire):
     assert [(c.name, json.loads(c.arguments)) for c in lean.tool_calls] == [("apply_moves", {"moves": "U,L"})]
 
 
+def test_a_tool_call_without_an_id_gets_one_a_resume_can_read():
+    """Some OpenAI-compatible servers write tool calls without an id: the SDK reads it as None, which a resumed run
+    would refuse as a damaged log; the call gets an id of its place in the answer instead."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion
+    from fastspe.runners.openai_runner import completion_of
+
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{
+        "index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "U"}'}},
+            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "L"}'}},
+            {"type": "function", "function": {"name": None}}]}}]}
+    calls = completion_of(construct_type(type_=ChatCompletion, value=body)).tool_calls
+    assert [c.id for c in calls] == ["call_0", "call_1", "call_2"] and calls[2].arguments == ""
+    assert [ToolCall.of_record(c.as_record()) for c in calls] == list(calls)
+
+
 def test_a_protocol_bug_logs_the_paid_answer_and_ends_the_trial(server, bank, tmp_path, monkeypatch):
     model, url = target(server, "openai")
     by_trial(server, lambda seen, turn: call("U"))
