@@ -216,6 +216,16 @@ def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, 
     assert not (tmp_path / "p.jsonl").exists()
 
 
+def test_a_template_the_shots_bank_cannot_render_names_the_shots_bank(banks, tmp_path, capsys):
+    template = tmp_path / "sliding-fields.txt"
+    template.write_text("{initial} -> {goal}\n{answer}\n")
+    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
+                 "--model", "openai:m", "--prompt", str(template), "--shots", "1", "--shots-bank",
+                 str(banks["sokoban"][1])]) == 2
+    err = _error(capsys)
+    assert f"--shots-bank {banks['sokoban'][1]} (a sokoban bank)" in err and "{initial}" in err
+
+
 def test_a_template_that_asks_every_board_the_same_is_warned(banks, tmp_path):
     template = tmp_path / "rules-only.txt"
     template.write_text("{rules}\n{answer}\n")
