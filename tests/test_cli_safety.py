@@ -154,6 +154,24 @@ def test_outputs_never_replace_inputs(files, tmp_path, capsys):
     assert {p: p.read_bytes() for p in before} == before and verdicts.exists() and design.read_text().startswith('{"seed"')
 
 
+def test_run_refuses_to_append_to_a_prompt_export_or_a_prompts_sidecar(files, tmp_path, capsys):
+    bank = str(files / "bank.jsonl")
+    export = tmp_path / "prompts.jsonl"
+    assert main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out",
+                 str(export)]) == 0
+    sidecar = tmp_path / "prompts.prompts.jsonl"
+    before = {p: p.read_bytes() for p in (export, sidecar)}
+    for out, said in ((export, "is a prompt export"), (sidecar, "prompts sidecar"),
+                      (tmp_path / "new.prompts.jsonl", "prompts sidecar")):  # a new log there would be another's
+        capsys.readouterr()
+        assert main(["run", "--bank", bank, "--model", "baseline:oracle", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and said in err and len(err.strip().splitlines()) == 1, err
+    assert {p: p.read_bytes() for p in before} == before and not (tmp_path / "new.prompts.jsonl").exists()
+    assert main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out",
+                 str(export)]) == 0  # an export still replaces an export
+
+
 def test_run_refuses_to_append_to_a_bank(files, tmp_path, capsys):
     other = tmp_path / "other-bank.jsonl"
     other.write_bytes((files / "bank.jsonl").read_bytes())

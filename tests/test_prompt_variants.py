@@ -6,6 +6,7 @@ answers; ``fastspe show --prompt``."""
 from __future__ import annotations
 
 import json
+import warnings
 from types import SimpleNamespace
 from pathlib import Path
 
@@ -215,10 +216,36 @@ def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, 
     assert not (tmp_path / "p.jsonl").exists()
 
 
+def test_a_template_the_shots_bank_cannot_render_names_the_shots_bank(banks, tmp_path, capsys):
+    template = tmp_path / "sliding-fields.txt"
+    template.write_text("{initial} -> {goal}\n{answer}\n")
+    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
+                 "--model", "openai:m", "--prompt", str(template), "--shots", "1", "--shots-bank",
+                 str(banks["sokoban"][1])]) == 2
+    err = _error(capsys)
+    assert f"--shots-bank {banks['sokoban'][1]} (a sokoban bank)" in err and "{initial}" in err
+
+
+def test_a_template_that_asks_every_board_the_same_is_warned(banks, tmp_path):
+    template = tmp_path / "rules-only.txt"
+    template.write_text("{rules}\n{answer}\n")
+    with pytest.warns(UserWarning, match="rules-only.txt: the template gives all 4 boards the same message"):
+        BoardPrompts.of(load_bank(banks["sliding"][0]), prompt_spec(str(template)))
+    template.write_text("{prompt}\n")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        BoardPrompts.of(load_bank(banks["sliding"][0]), prompt_spec(str(template)))
+    assert not [w for w in said if "same message" in str(w.message)]
+
+
 @pytest.mark.parametrize("args,said", [
     (["--prompt", "nothing-here.txt"], "--prompt nothing-here.txt: neither paper, cot nor a template file"),
     (["--shots", "2"], "--shots needs --shots-bank"),
     (["--shots", "99"], "--shots"),
+    # a file name that names no file is a typo, never a system message of that name
+    (["--system", "missing-system.txt"], "--system missing-system.txt: no such file"),
+    (["--system", "prompts/system"], "--system prompts/system: no such file"),
+    (["--system", "."], "--system .: a folder"),
 ])
 def test_bad_prompt_options_are_one_error(banks, tmp_path, capsys, args, said):
     assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
@@ -323,7 +350,9 @@ def test_variant_answers_score_checked_against_their_variant(banks, server, tmp_
     sidecar_path(log).rename(tmp_path / "kept.jsonl")
     capsys.readouterr()
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "w.parquet")]) == 2
-    assert "prompts sidecar" in _error(capsys)
+    err = _error(capsys)
+    assert "prompts sidecar" in err and "prompt variant 'cot'" in err and sidecar_path(log).name in err
+    assert "rebuilt" not in err  # the bank is right; the sidecar is what is missing
     (tmp_path / "kept.jsonl").rename(sidecar_path(log))
     # the same ids on other boards (a bank rebuilt): the variant's messages differ, refused
     table = load_bank(bank).table

@@ -233,3 +233,14 @@ def test_compare_pairs_only_candidates_of_another_protocol():
     digest = hashlib.sha256(effects[0].differences.to_csv().encode()).hexdigest()
     again = protocol_effects(v, "m", ["m+tools"], draws=50)[0]
     assert hashlib.sha256(again.differences.to_csv().encode()).hexdigest() == digest
+
+
+def test_a_candidate_asked_another_prompt_is_not_credited_to_the_tool():
+    """"What the tool fixes" pairs a protocol against none on the same prompt: a cot baseline against a paper-prompt
+    tools candidate differs in two ways, so it is left out of the section, with a warning saying why."""
+    v = synthetic_verdicts(seed=2, conditions=("m+cot", "m+tools", "m+cot+tools"), per_cell=2)
+    v["protocol"] = np.where(v["condition"].str.endswith("+tools"), "tools", None)
+    v["prompt_spec_sha256"] = np.where(v["condition"].str.contains("cot"), "c0t", None)
+    with pytest.warns(UserWarning, match="'m\\+tools' was asked another prompt than 'm\\+cot'"):
+        effects = protocol_effects(v, "m+cot", ["m+tools", "m+cot+tools"], draws=50)
+    assert [e.candidate for e in effects] == ["m+cot+tools"]

@@ -194,6 +194,19 @@ def test_the_budget_counts_the_whole_conversation(server, bank, tmp_path):
     assert [r["status"] for r in records(out)] == ["turn"]  # the second turn's worst case would pass the budget
 
 
+def test_a_budget_stop_inside_a_conversation_is_not_called_unsent(server, bank, tmp_path, capsys):
+    model, url = target(server, "openai")
+    by_trial(server, lambda seen, turn: call("U") if turn < 3 else ok("MOVES: U"))
+    out = tmp_path / "r.jsonl"
+    # $1 a token (as above): the first turn is sent and paid, the second's worst case passes the budget
+    assert main(["run", "--bank", _bank_file(bank.head(1), tmp_path), "--model", model, "--base-url", url,
+                 "--trials", "1", "--protocol", "tools", "--price-in", "1000000", "--price-out", "1000000",
+                 "--max-tokens", "10", "--budget", "1200", "--out", str(out)]) == 4
+    assert [r["status"] for r in records(out)] == ["turn"]
+    err = capsys.readouterr().err
+    assert "not sent" not in err and "1 trial has no answer" in err
+
+
 def test_tool_texts_from_the_domains_playout(bank):
     from fastspe.domains.registry import domain_named
     sliding, row = domain_named("sliding"), bank.iloc[0].to_dict()
@@ -444,6 +457,13 @@ def test_the_messages_api_conversation_of_a_chat_conversation():
                                                   {"type": "text", "text": "and now?"}]}]
     # one prompt is sent as before: a single user turn of text, no system
     assert messages_api_conversation([{"role": "user", "content": "p"}]) == (None, [{"role": "user", "content": "p"}])
+    # an empty answer sent back (feedback on it): the messages API refuses an empty assistant turn, so it is marked
+    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": ""},
+                                          {"role": "user", "content": "No plan could be read"}])
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"] and turns[1]["content"].strip()
+    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": "\n ",
+                                                                              "tool_calls": [call_.as_message()]}])
+    assert [b["type"] for b in turns[1]["content"]] == ["tool_use"]  # no blank text block (the API refuses one)
     tool = messages_api_tool(tool_definition(domain_named("sliding")))
     assert tool["name"] == "apply_moves" and tool["input_schema"]["required"] == ["moves"]
 
@@ -469,6 +489,23 @@ def test_tool_calls_read_alike_by_the_lean_path_and_the_sdk(wire):
     assert lean == parsed
     assert lean.text == "let me try" and lean.finish_reason == "tool_calls"
     assert [(c.name, json.loads(c.arguments)) for c in lean.tool_calls] == [("apply_moves", {"moves": "U,L"})]
+
+
+def test_a_tool_call_without_an_id_gets_one_a_resume_can_read():
+    """Some OpenAI-compatible servers write tool calls without an id: the SDK reads it as None, which a resumed run
+    would refuse as a damaged log; the call gets an id of its place in the answer instead."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion
+    from fastspe.runners.openai_runner import completion_of
+
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{
+        "index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "U"}'}},
+            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "L"}'}},
+            {"type": "function", "function": {"name": None}}]}}]}
+    calls = completion_of(construct_type(type_=ChatCompletion, value=body)).tool_calls
+    assert [c.id for c in calls] == ["call_0", "call_1", "call_2"] and calls[2].arguments == ""
+    assert [ToolCall.of_record(c.as_record()) for c in calls] == list(calls)
 
 
 def test_a_protocol_bug_logs_the_paid_answer_and_ends_the_trial(server, bank, tmp_path, monkeypatch):

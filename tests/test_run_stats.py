@@ -348,3 +348,18 @@ def test_runs_help_imports_no_heavy_module():
                               env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, capture_output=True, text=True,
                               timeout=60)
         assert proc.returncode == 0 and "AssertionError" not in proc.stderr, proc.stderr
+
+
+def test_a_conversation_left_unfinished_counts_no_negative_retry(tmp_path):
+    """A conversation stopped after an answered turn (the budget, a kill) sent no next turn: none of its requests
+    was a retry, so retries per trial is never negative."""
+    turn = dict(status="turn", protocol="tools", max_turns=20)
+    log = write_log(tmp_path / "r.jsonl", [
+        attempt("m:t", "b0", 0, turn=1, **turn),  # stopped here
+        attempt("m:t", "b1", 0, turn=1, **turn),
+        attempt("m:t", "b1", 0, False, error_type="server_error", turn=2),
+        attempt("m:t", "b1", 0, turn=2, turns=2, tool_call_count=1, end_reason="answer"),  # one retry of turn 2
+    ])
+    row = rs.run_stats(log).iloc[0]
+    assert (row["attempts"], row["answers"], row["trials_without_answer"]) == (4, 1, 1)
+    assert row["retries_per_answer"] == pytest.approx(1 / 2)

@@ -31,7 +31,7 @@ from .._text import count as count_of, plural
 
 __all__ = ["HASH_COLUMN", "CHECK_KEY", "CHECKED", "IGNORED", "PromptHashes", "HashCheck", "UnhashedAnswers", "check_frame",
            "verdict_prompt_mismatches",
-           "unhashed_warning", "mismatch_error"]
+           "unhashed_warning", "mismatch_error", "unknown_variant_error"]
 
 HASH_COLUMN = "prompt_text_sha256"
 SPEC_COLUMN = "prompt_spec_sha256"  # recorded by answers of a prompt variant (``fastspe.prompting``)
@@ -59,6 +59,10 @@ class PromptHashes:
         a function of a DataFrame of bank rows to their texts, in order, None where it has none); ``key`` names the
         variant (its spec hash), so a variant added twice is rendered once."""
         self._variants.setdefault(key, (texts_of, {}))
+
+    def accepts(self, key: str) -> bool:
+        """Whether the variant ``key`` (a spec hash) was added with ``accept``."""
+        return key in self._variants
 
     def _variant_matches(self, rows: np.ndarray, recorded: list) -> np.ndarray:
         """Which of ``recorded`` (hashes of answers to bank rows ``rows``) is a known variant's hash of its row."""
@@ -141,6 +145,12 @@ def check_frame(bank, frame, source, unit: str, ignore: bool = False) -> HashChe
     found = bank.prompt_hashes.check(rows, frame[HASH_COLUMN].to_numpy(object) if HASH_COLUMN in frame else None)
     if found.mismatches and not ignore:
         first = int(np.flatnonzero(found.mismatched)[0])
+        spec = frame[SPEC_COLUMN].iat[first] if SPEC_COLUMN in frame else None
+        if isinstance(spec, str) and spec and not bank.prompt_hashes.accepts(spec):
+            # a variant's answer whose spec was not found: its sidecar is missing, not its bank wrong
+            raise unknown_variant_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
+                                        frame["prompt_variant"].iat[first] if "prompt_variant" in frame else None,
+                                        spec)
         raise mismatch_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
                              found.mismatches - 1, bank.source)
     return found
@@ -174,6 +184,16 @@ def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_sour
                       f"holds the same id){more}; score against the bank the answers were made from, or pass "
                       f"{OVERRIDE} to score them anyway (answers of a prompt variant are checked against the specs "
                       f"in the prompts sidecar beside them, NAME.prompts.jsonl)")
+
+
+def unknown_variant_error(source, unit: str, pos: int, board_id, variant, spec: str) -> InputError:
+    """The error for an answer of a prompt variant whose spec no prompts sidecar read keeps: it cannot be checked."""
+    from .prompt_texts import sidecar_path
+
+    return InputError(f"{where(source, unit, pos, board_id)}: the answer was asked with prompt variant {variant!r} "
+                      f"(prompt_spec_sha256 {spec[:12]}...), whose spec no prompts sidecar read keeps, so its prompt "
+                      f"cannot be checked; put the sidecar its run wrote ({sidecar_path(source).name}) beside "
+                      f"{source} (or give the export with --prompts), or pass {OVERRIDE} to score it anyway")
 
 
 def unhashed_warning(source, count: int) -> str:

@@ -25,7 +25,7 @@ from .responses import MARKER_EVENTS, log_objects
 CHUNK_BYTES = 16 << 20  # a chunk Arrow refuses is re-read line by line: keep that cheap
 _TEXT = ("condition", "board_id", "status", "error_type")
 NUMBER_FIELDS = ("http_status", "input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd",
-                 "turns", "tool_call_count")  # the last two: a conversation's closing record (fastspe.protocols)
+                 "turns", "tool_call_count", "turn")  # the last three: conversations' records (fastspe.protocols)
 _REQUIRED = ("condition", "board_id", "trial", "status")
 _SCHEMA = pa.schema([("event", pa.string()), *((n, pa.string()) for n in _TEXT), ("trial", pa.int64()),
                      *((n, pa.float64()) for n in NUMBER_FIELDS)])

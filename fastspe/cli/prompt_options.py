@@ -20,7 +20,8 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
                         "a template with named fields {initial}, {goal}, {rules}, {answer}, ... (the bank's columns "
                         "and the domain's prompt parts) (default: paper)")
     g.add_argument("--system", type=text_option, metavar="TEXT|FILE",
-                   help="a system message: the text of FILE when it names one, else TEXT (default: none)")
+                   help="a system message: the text of FILE when it names one, else TEXT; one word that looks like a "
+                        "file name (system.txt) but names no file is refused as a typo (default: none)")
     g.add_argument("--shots", type=int_option(0, MAX_SHOTS), default=0, metavar="N",
                    help="N worked examples before the board's prompt: a board of --shots-bank and its certified "
                         "optimal plan as the answer (default: 0)")

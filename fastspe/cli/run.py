@@ -284,7 +284,9 @@ def _finish(args: argparse.Namespace, summary, condition: str) -> int:
         return EXIT_INTERRUPTED
     code = 0
     if summary.budget_exhausted:
-        say(f"budget of ${args.budget:.2f} reached; {count(summary.remaining, 'trial')} not sent", err=True)
+        # (not "not sent": a failed trial, or a conversation stopped between turns, was sent and paid for)
+        say(f"budget of ${args.budget:.2f} reached; {count(summary.remaining, 'trial')} "
+            f"{plural(summary.remaining, 'has')} no answer", err=True)
         code = EXIT_INCOMPLETE
     elif summary.remaining:
         say(f"{count(summary.remaining, 'trial')} {plural(summary.remaining, 'has')} no answer yet; "

@@ -6,7 +6,7 @@ renders each board's user message; ``keep_prompts`` keeps the texts beside a run
 ``docs/prompts.md`` is the guide.
 """
 
-from .render import COT_INSTRUCTION, user_texts
+from .render import COT_INSTRUCTION, user_texts, warn_one_text
 from .shots import refuse_evaluated_shots
 from .sidecar import keep_prompts, prompt_text_of, read_specs, spec_of
 from .spec import PAPER_SPEC, SPEC_VERSION, PromptSpec, Shot
@@ -14,5 +14,5 @@ from .template import PromptTemplate
 from .variants import given_prompt_spec, prompt_spec, system_text
 
 __all__ = ["PromptSpec", "Shot", "PromptTemplate", "PAPER_SPEC", "SPEC_VERSION", "COT_INSTRUCTION", "prompt_spec",
-           "system_text", "given_prompt_spec", "user_texts", "refuse_evaluated_shots", "keep_prompts", "read_specs", "spec_of",
-           "prompt_text_of"]
+           "system_text", "given_prompt_spec", "user_texts", "refuse_evaluated_shots", "keep_prompts", "read_specs",
+           "spec_of", "prompt_text_of", "warn_one_text"]

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Mapping
 
+from .._text import count
 from ..errors import ContractError, UserError
-from .spec import COT, PAPER, PromptSpec
+from .spec import COT, PAPER, TEMPLATE, PromptSpec
 from .template import PromptTemplate
 
-__all__ = ["COT_INSTRUCTION", "user_texts", "row_fields", "cot_text", "plain_value"]
+__all__ = ["COT_INSTRUCTION", "user_texts", "row_fields", "cot_text", "plain_value", "warn_one_text"]
 
 # Replaces the paper prompt's answer instruction ("Return only MOVES: ..."): reasoning first, and the same answer
 # form last (the scorer parses the last MOVES: label of an answer).
@@ -73,3 +75,13 @@ def user_texts(spec: PromptSpec, domain, frame) -> list[str]:
             raise UserError(f"{template.source}: template field {{{exc.args[0]}}} is missing for "
                             f"{domain.unit} {row.get('board_id')!r}") from None
     return texts
+
+
+def warn_one_text(spec: PromptSpec, domain, texts: list) -> None:
+    """Warn when a template gives every board of a run the same message: it names no field of a board (only the
+    rules, say), so each paid trial asks one question. A warning, not an error: a probe may mean it."""
+    if spec.variant == TEMPLATE and len(texts) > 1 and len(set(texts)) == 1:
+        warnings.warn(f"{spec.template_source or spec.template_name}: the template gives all "
+                      f"{count(len(texts), domain.unit)} the same message: it names no field that tells them apart "
+                      f"(such as {{prompt}} or the start state's), so every trial asks the same question",
+                      stacklevel=3)

@@ -40,7 +40,10 @@ def draw_shots(shots_bank, n: int, seed: int, spec: PromptSpec) -> tuple[Shot, .
     domain = shots_bank.domain
     rows = [int(i) for i in np.random.default_rng(seed).permutation(len(shots_bank))[:n]]
     frame = shots_bank.rows_frame(rows)
-    texts = user_texts(spec, domain, frame)
+    try:
+        texts = user_texts(spec, domain, frame)
+    except UserError as exc:  # e.g. a template of another domain's fields: say which bank it was rendered for
+        raise UserError(f"--shots-bank {shots_bank.source} (a {domain.name} bank): {exc}") from None
     shots = []
     for row, text in zip(frame.to_dict("records"), texts):
         plan = str(row[domain.certificate_column])

@@ -4,6 +4,7 @@ the same names): one ``UserError`` for bad input."""
 from __future__ import annotations
 
 import os
+import re
 
 from ..errors import UserError
 from .spec import COT, PAPER, TEMPLATE, PromptSpec
@@ -12,15 +13,31 @@ from .template import PromptTemplate
 __all__ = ["prompt_spec", "system_text", "given_prompt_spec"]
 
 
+def _looks_like_a_path(value: str) -> bool:
+    """One word with a folder or a file suffix (``prompts/system``, ``system.txt``): a file name, not a text."""
+    if not value or any(c.isspace() for c in value):
+        return False
+    return "/" in value or os.sep in value or re.fullmatch(r"[^.]+\.[A-Za-z0-9]{1,5}", value) is not None
+
+
 def system_text(value: str) -> str:
-    """``--system TEXT|FILE``: the text of the file when ``value`` names one, else ``value`` itself."""
+    """``--system TEXT|FILE``: the text of the file when ``value`` names one, else ``value`` itself; a folder, or
+    one word that looks like a file name but names none (a typo), is refused rather than sent as the text."""
+    if os.path.isdir(value):
+        raise UserError(f"--system {value}: a folder; give a text or a file")
     if os.path.isfile(value):
         from ..boundary.text_files import read_text
 
-        text = read_text(value)
+        try:
+            text = read_text(value)
+        except UserError as exc:  # not UTF-8: named with the option
+            raise UserError(f"--system {exc}") from None
         if not text.strip():
             raise UserError(f"--system {value}: the file is empty")
         return text
+    if _looks_like_a_path(value):
+        raise UserError(f"--system {value}: no such file (a system text of one word that looks like a file name "
+                        f"is refused as a typo)")
     if not value.strip():
         raise UserError("--system: give a text or a file (an empty system prompt is no system prompt)")
     return value

@@ -92,8 +92,10 @@ class Protocol:
         results = [tool_result(self.domain, conv.row, c.name, c.arguments) for c in calls]
         fields = {"tool_calls": [c.as_record() for c in calls], "tool_results": results}
         if conv.turn >= self.spec.max_turns:
-            # No final answer: scored as a format failure (an empty answer), never as a lost output.
-            return self._closing(conv, END_MAX_TURNS, response="", **fields)
+            # No final answer: scored as a format failure (an empty answer), never as a lost output; the text the
+            # model wrote beside its calls is kept apart (unscored), so the turn stays inspectable.
+            kept = {"last_turn_text": text} if text else {}
+            return self._closing(conv, END_MAX_TURNS, response="", **kept, **fields)
         conv.messages.append({"role": "assistant", "content": text or None,
                               "tool_calls": [c.as_message() for c in calls]})
         conv.messages.extend({"role": "tool", "tool_call_id": c.id, "content": r} for c, r in zip(calls, results))

@@ -31,6 +31,9 @@ def conversation_lines(turns: list[dict]) -> list[str]:
         tool_calls = rec.get("tool_calls") or []
         results = rec.get("tool_results") or []
         if tool_calls:
+            said = rec.get("last_turn_text") or (rec.get("response") if rec.get("status") != "ok" else None)
+            if said:  # what the model wrote beside its calls (its reasoning, a plan it did not answer with)
+                lines += [f"turn {n}: said", *_block(str(said))]
             for i, call in enumerate(tool_calls):
                 lines.append(f"turn {n}: called {printable(str(call.get('name')))} "
                              f"{printable(str(call.get('arguments')))}")

@@ -103,10 +103,10 @@ def _columns(attempts: pa.Table) -> tuple[list[str], dict[str, np.ndarray]]:
     condition = codes("condition")
     columns = {"condition": condition.indices.to_numpy(), "board": codes("board_id").indices.to_numpy(),
                "trial": attempts["trial"].to_numpy(), "ok": pc.equal(attempts["status"], OK).to_numpy(),
-               "turn": pc.equal(attempts["status"], TURN).to_numpy(),
+               "turn_line": pc.equal(attempts["status"], TURN).to_numpy(),
                **{col: attempts[col].to_numpy() for col in NUMBER_FIELDS}}
-    columns["rate_limited"] = ~columns["ok"] & ~columns["turn"] & (pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False)
-                                                .to_numpy() | (columns["http_status"] == HTTP_TOO_MANY))
+    limited = pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False).to_numpy()
+    columns["rate_limited"] = ~columns["ok"] & ~columns["turn_line"] & (limited | (columns["http_status"] == HTTP_TOO_MANY))
     return condition.dictionary.to_pylist(), columns
 
 
@@ -122,7 +122,7 @@ def _completed_plans(verdicts: pd.DataFrame | None) -> Mapping[str, int] | None:
 def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] | None, name: str) -> dict:
     """The statistics of one condition from its attempts' columns ``rows``."""
     ok, attempts = rows["ok"], len(rows["ok"])
-    answered = ok | rows["turn"]  # every answered request, a conversation's turns too
+    answered = ok | rows["turn_line"]  # every answered request, a conversation's turns too
     trial_keys = pd.DataFrame({"board": rows["board"], "trial": rows["trial"]})  # a trial: (board_id, trial)
     trials = int((~trial_keys.duplicated()).sum())
     answers = int((~trial_keys[ok].duplicated()).sum())
@@ -131,8 +131,10 @@ def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] |
     done = {col: rows[col][answered] for col in NUMBER_FIELDS}
     plans = None if completed is None else completed.get(name, 0)
     turns, calls = rows["turns"][ok], rows["tool_call_count"][ok]
-    # a retry: an attempt beyond the first of its trial's turn (every answered turn but the last starts another)
-    retries = attempts - trials - int(rows["turn"].sum())
+    # a retry: an attempt beyond the first of its trial's turn (a one-shot attempt has no turn: its trial's only
+    # one); counted by turns sent, not answered, as a conversation stopped after an answered turn sent no next one
+    requests = int((~trial_keys.assign(turn=np.nan_to_num(rows["turn"], nan=1.0)).duplicated()).sum())
+    retries = attempts - requests
     return {
         "condition": name, "answers": answers, "attempts": attempts,
         "retries_per_answer": retries / trials if trials else np.nan,

@@ -185,6 +185,11 @@ def lean_completion(response) -> Completion | None:
     )
 
 
+# An empty answer in a conversation sent back (the messages API takes no empty assistant turn); marked as no text of
+# the model's, so the feedback on it ("no plan could be read") still follows an answer.
+EMPTY_ANSWER = "(empty answer)"
+
+
 def messages_api_tool(tool: dict) -> dict:
     """A tool of the OpenAI chat format (``{"type": "function", "function": ...}``) as the messages API has it."""
     function = tool["function"]
@@ -205,13 +210,16 @@ def messages_api_conversation(messages: list) -> tuple[str | None, list]:
         if role == "tool":
             role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]
         elif role == "assistant" and m.get("tool_calls"):
-            blocks = [{"type": "text", "text": m["content"]}] if m.get("content") else []
+            blocks = [{"type": "text", "text": m["content"]}] if (m.get("content") or "").strip() else []
             blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
                         "input": _tool_input(c["function"]["arguments"])} for c in m["tool_calls"]]
         else:
             blocks = None
         if blocks is None and not (turns and turns[-1]["role"] == role):
-            turns.append({"role": role, "content": m["content"]})  # a plain turn: sent as today, a text
+            text = m["content"]
+            if role == "assistant" and not (text or "").strip():
+                text = EMPTY_ANSWER  # the API refuses an empty turn; feedback on an empty answer must still go back
+            turns.append({"role": role, "content": text})  # a plain turn: sent as today, a text
             continue
         blocks = blocks if blocks is not None else [{"type": "text", "text": m["content"]}]
         if turns and turns[-1]["role"] == role:

@@ -23,7 +23,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..boundary.banks import as_bank
 from ..domains.contract import Domain, prompt_hash
-from ..prompting import PAPER_SPEC, PromptSpec, keep_prompts, refuse_evaluated_shots, user_texts
+from ..prompting import PAPER_SPEC, PromptSpec, keep_prompts, refuse_evaluated_shots, user_texts, warn_one_text
 from .anthropic_runner import AnthropicMessages
 from .base import resolve_base_url
 from .generation import GenerationSettings, default_condition, split_model
@@ -80,6 +80,7 @@ class BoardPrompts:
         bank = as_bank(bank)
         refuse_evaluated_shots(spec, bank)
         prompts = user_texts(spec, bank.domain, bank.frame)
+        warn_one_text(spec, bank.domain, prompts)
         ids = [str(b) for b in bank.frame["board_id"]]
         return cls(ids, prompts, [prompt_hash(p) for p in prompts], bank.domain, spec)
 

@@ -34,7 +34,7 @@ def export_records(boards: BoardPrompts, condition: str, trials: int):
 def export_prompts(bank, out, condition: str, trials: int = 3, prompt: PromptSpec = PAPER_SPEC) -> int:
     """Write the export of ``bank`` (a ``Bank`` or bank DataFrame) under ``condition`` to ``out`` (``.jsonl``) and
     its prompts sidecar; the number of lines."""
-    _refuse_other_file(check_log_path(out))
+    _refuse_other_file(check_log_path(out, export=True))
     boards = BoardPrompts.of(bank, prompt)
     keep_prompts(out, prompt, boards.prompts)
     return write_jsonl(export_records(boards, condition, trials), out)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..boundary.responses import MARKER_EVENTS, TORN_LINE_EVENT, log_objects
+from ..boundary.prompt_texts import SIDECAR_SUFFIX
 from ..boundary.run_logs import RunLogFile, first_line, log_lines, torn_tail_line
 from ..protocols.spec import TURN
 
@@ -39,12 +40,18 @@ MIN_SECRET_CHARS = 8
 SECRET_FIELDS = ("error", "base_url")
 
 
-def check_log_path(path) -> Path:
+def check_log_path(path, export: bool = False) -> Path:
     """``path`` as a Path; a ValueError unless it ends in ``.jsonl`` (readers choose the format by extension)
-    and is not a bank (a JSONL file whose first line has ``initial`` and ``certificate``)."""
+    and is not a bank (a JSONL file whose first line has ``initial`` and ``certificate``), a prompts sidecar
+    (``NAME.prompts.jsonl``: beside ``NAME.jsonl`` it would be that file's) or, unless ``export`` (the path of a
+    prompt export, replaced whole), a prompt export."""
     p = Path(path)
     if p.suffix.lower() != ".jsonl":
-        raise UserError(f"{path}: a run log is JSONL; give --out a name ending in .jsonl")
+        raise UserError(f"{path}: {'an export' if export else 'a run log'} is JSONL; give --out a name ending in "
+                        f".jsonl")
+    if p.name.lower().endswith(SIDECAR_SUFFIX):
+        raise UserError(f"{path}: the name of a prompts sidecar (the texts kept beside "
+                        f"{p.name[:-len(SIDECAR_SUFFIX)]}.jsonl); give --out another .jsonl name")
     if p.is_file():
         try:
             obj = json.loads(first_line(p))
@@ -53,6 +60,9 @@ def check_log_path(path) -> Path:
         if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
             raise UserError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
                             f"give --out another .jsonl name")
+        if not export and isinstance(obj, dict) and "messages" in obj and "status" not in obj:
+            raise UserError(f"{path} is a prompt export (its first line has messages), not a run log; give --out "
+                            f"another .jsonl name")
     return p
 
 

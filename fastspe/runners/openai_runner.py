@@ -136,9 +136,16 @@ def completion_of(body, headers=None, http_status: int = 200, request_id: str | 
         input_tokens=usage.prompt_tokens if usage else None,
         output_tokens=usage.completion_tokens if usage else None,
         reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
-        tool_calls=tuple(ToolCall(c.id, c.function.name, c.function.arguments)
-                         for c in choice.message.tool_calls or () if getattr(c, "function", None) is not None),
+        # (a server that writes no id, name or arguments: texts still, so the logged call reads back on resume;
+        # no id: the call's place in the answer)
+        tool_calls=tuple(ToolCall(_text(c.id, f"call_{i}"), _text(c.function.name), _text(c.function.arguments))
+                         for i, c in enumerate(choice.message.tool_calls or ())
+                         if getattr(c, "function", None) is not None),
     )
+
+
+def _text(value, default: str = "") -> str:
+    return value if isinstance(value, str) else default
 
 
 def raw_response_header(sdk) -> str:

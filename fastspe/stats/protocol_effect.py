@@ -16,11 +16,13 @@ On the paired trials:
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ..boundary.prompt_hashes import SPEC_COLUMN
 from ..boundary.verdicts import FRAME_DOMAIN, Verdicts, verdicts_domain
 from ..domains.codes import STATUS_NAMES
 from ..errors import UserError
@@ -159,8 +161,26 @@ def protocol_effects(verdicts: Verdicts | pd.DataFrame, baseline: str, candidate
     "What the tool fixes"); empty when they all share the baseline's protocol (verdicts without ``protocol``)."""
     frame = verdicts.frame if isinstance(verdicts, Verdicts) else verdicts
     protocols = condition_protocols(frame[frame["condition"].isin([baseline, *candidates])])
-    return [tool_effect(verdicts, baseline, c, draws, seed, level, executor, domain) for c in candidates
-            if protocols.get(c) != protocols.get(baseline)]
+    others = [c for c in candidates if protocols.get(c) != protocols.get(baseline)]
+    asked = _prompts(frame, [baseline, *others])
+    same = []
+    for c in others:
+        if asked.get(c) == asked.get(baseline):
+            same.append(c)
+        else:  # its difference would be the prompt's as much as the protocol's
+            warnings.warn(f"{c!r} was asked another prompt than {baseline!r} (prompt_spec_sha256); left out of "
+                          f"\"What the tool fixes\", which pairs a protocol against none on the same prompt",
+                          stacklevel=2)
+    return [tool_effect(verdicts, baseline, c, draws, seed, level, executor, domain) for c in same]
+
+
+def _prompts(frame: pd.DataFrame, conditions: list) -> dict:
+    """``{condition: the prompt specs its answers were asked with}`` ("": the paper prompt alone)."""
+    if SPEC_COLUMN not in frame.columns:
+        return {}
+    mine = frame[frame["condition"].isin(conditions)]
+    specs = mine[SPEC_COLUMN].astype(object).where(mine[SPEC_COLUMN].notna(), "").astype(str)
+    return {c: frozenset(s) for c, s in specs.groupby(mine["condition"].astype(str))}
 
 
 def _depth_key(column: pd.Series) -> pd.Series:
