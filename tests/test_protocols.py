@@ -221,6 +221,12 @@ def test_tool_texts_from_the_domains_playout(bank):
     # the empty plan is the start board, as the prompt writes it
     start = tool_result(sliding, row, "apply_moves", json.dumps({"moves": ""}))
     assert start in sliding.render_prompt(row)
+    # what one turn may make fastspe play out is bounded: the 33rd call, or 64 KiB of arguments, is not played
+    from fastspe.protocols.texts import MAX_ARGUMENT_CHARS, MAX_CALLS_PER_TURN
+    assert tool_result(sliding, row, "apply_moves", args, MAX_CALLS_PER_TURN - 1) == after
+    assert tool_result(sliding, row, "apply_moves", args, MAX_CALLS_PER_TURN).startswith("error: at most 32 tool")
+    huge = json.dumps({"moves": "U," * (MAX_ARGUMENT_CHARS // 2)})
+    assert tool_result(sliding, row, "apply_moves", huge).startswith("error: the arguments are 65,")
 
 
 # --- feedback ---------------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ class Protocol:
         if not calls:
             return self._closing(conv, END_ANSWER)
         conv.tool_calls += len(calls)
-        results = [tool_result(self.domain, conv.row, c.name, c.arguments) for c in calls]
+        results = [tool_result(self.domain, conv.row, c.name, c.arguments, i) for i, c in enumerate(calls)]
         fields = {"tool_calls": [c.as_record() for c in calls], "tool_results": results}
         if conv.turn >= self.spec.max_turns:
             # No final answer: scored as a format failure (an empty answer), never as a lost output; the text the

@@ -43,9 +43,21 @@ def tool_moves(arguments: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def tool_result(domain: Domain, row: Mapping, name: str, arguments: str) -> str:
-    """The text a call of tool ``name`` with JSON ``arguments`` returns for bank row ``row``: ``apply_moves``'s
-    result, or an ``error:`` text for another tool or arguments that are not ``{"moves": "..."}``."""
+# What one turn may make fastspe play out: a model's calls cost fastspe CPU (a 1 MB moves string takes seconds to
+# read), and no plan of a bank is near these sizes. Calls past them are answered with an error text, not played.
+MAX_CALLS_PER_TURN = 32
+MAX_ARGUMENT_CHARS = 65_536
+
+
+def tool_result(domain: Domain, row: Mapping, name: str, arguments: str, index: int = 0) -> str:
+    """The text call number ``index`` (0-based) of a turn, of tool ``name`` with JSON ``arguments``, returns for bank
+    row ``row``: ``apply_moves``'s result, or an ``error:`` text for another tool, arguments that are not
+    ``{"moves": "..."}``, or a call past ``MAX_CALLS_PER_TURN`` or ``MAX_ARGUMENT_CHARS``."""
+    if index >= MAX_CALLS_PER_TURN:
+        return f"error: at most {MAX_CALLS_PER_TURN} tool calls are played per turn; this one was not"
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        return (f"error: the arguments are {len(arguments):,} characters long; at most {MAX_ARGUMENT_CHARS:,} are "
+                f"read")
     if name != TOOL_NAME:
         return f"error: there is no tool {name!r}; the one tool is {TOOL_NAME}"
     moves = tool_moves(arguments)
