@@ -1,17 +1,26 @@
 """Certified Sokoban banks: levels by reverse play, each certified move-optimal by the exact solver.
 
-A design is a seed and cells, each asking for ``count`` distinct levels with ``boxes`` boxes and exactly
-``depth`` fewest moves, labelled with a cohort::
+A design is a seed and cells, each asking for ``count`` distinct levels with ``boxes`` boxes and either exactly
+``depth`` fewest moves (d*) or exactly ``pushes`` pushes in the certified plan (any d*), labelled with a cohort;
+a depth cell may set a floor ``min_pushes`` (no level with fewer pushes) and any cell may name ``templates``,
+fixed rooms (``templates.ROOM_TEMPLATES``) that each get ``count / len(templates)`` of its levels::
 
-    {"seed": 7, "cells": [{"cohort": "primary", "boxes": 2, "depth": 20, "count": 20}]}
+    {"seed": 7, "cells": [{"cohort": "primary", "boxes": 2, "depth": 20, "count": 20, "min_pushes": 6,
+                           "templates": ["zigzag", "galleries", "two-rooms", "alcoves"]},
+                          {"cohort": "pushes", "boxes": 1, "pushes": 8, "count": 10}]}
 
-Levels of one box count come from one stream of rooms (``kernels.sokoban_walks``): room i is keyed by (seed,
-boxes, i) and offers one level for each depth its cells ask for, drawn from that layer of a breadth-first
-reverse play from the solved states. Rooms are taken in order; a level goes to the first cell (design order)
-of its box count and depth still short of its count, unless the same level text was taken before. Every level
-is then solved by ``planners.sokoban`` (A*, a different search from the reverse play): it is kept only when the
-solver's d* equals the layer, and the solver's plan (fewest moves, then fewest pushes) is its certificate.
-Nothing depends on the thread count or the machine, so a bank is bit-identical for a seed.
+"Pushes" are the pushes of the certified plan: the plan with the fewest moves, and among those the fewest pushes
+(the bank's ``pushes`` column). A cell without templates has rooms carved at random.
+
+Levels of one box count in one kind of room come from one stream of rooms (``kernels.walks``): room i is keyed by
+(seed, stream, i), stream = boxes for carved rooms and boxes + 16 (1 + the template's index) for a template, and
+offers one level for each target (layer, floor, pushes) its cells still lack, drawn from a breadth-first reverse
+play from the solved states. Rooms are taken in order; a level goes to the first cell (design order) of its box
+count, room and target still short, unless the same level text was taken before. Every level is then solved by
+``solver`` (A*, a different search from the reverse play): it is kept only when the solver's d* and pushes equal
+the reverse play's, and the solver's plan is its certificate. A cell's levels are listed template by template in
+its order. Nothing depends on the thread count or the machine, so a bank is bit-identical for a seed; a design
+with neither floors nor templates builds the bank it built before they existed.
 """
 
 from __future__ import annotations
@@ -270,15 +279,16 @@ def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress:
             groups.setdefault((cell.boxes, template), []).append((i, cell, quota))
     order = list(ROOM_TEMPLATES)
     taken: set = set()
-    levels: dict[int, list] = {i: [] for i in range(len(design.cells))}
+    levels: dict[tuple[int, str | None], list] = {}  # (design index, template) -> levels
     for boxes, template in sorted(groups, key=lambda g: (g[0], -1 if g[1] is None else order.index(g[1]))):
         for i, got in _room_levels(boxes, template, groups[boxes, template], seed, taken, tick).items():
-            levels[i] += got
+            levels[i, template] = got
     rows = []
     for i, cell in enumerate(design.cells):
         width = max(3, len(str(cell.count - 1)))
+        got = [level for template in cell.templates or (None,) for level in levels[i, template]]
         rows += [(f"{cell.name}-{j:0{width}d}", cell.cohort, depth, text, cell.boxes, plan, pushes)
-                 for j, (text, plan, pushes, depth) in enumerate(levels[i])]
+                 for j, (text, plan, pushes, depth) in enumerate(got)]
     return _table(rows)
 
 
