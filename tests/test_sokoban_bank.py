@@ -262,7 +262,7 @@ def test_push_floors_and_pushes_cells_are_respected(planned_bank):
         cell = cells[r.cohort + str(r.boxes)]
         assert naive_solve(r.level) == (r.depth, r.pushes)  # the twin's BFS agrees on d* and pushes
         if "pushes" in cell:
-            assert r.pushes == cell["pushes"] and r.board_id.startswith(f"pushes-b2-p6-")
+            assert r.pushes == cell["pushes"] and r.board_id.startswith("pushes-b2-p6-")
         else:
             assert r.depth == cell["depth"] and r.pushes >= cell["min_pushes"]
     assert verify_sokoban_bank(planned_bank) == []

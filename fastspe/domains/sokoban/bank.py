@@ -38,8 +38,8 @@ from ..designs import QuotaError, check_cohort, check_seed, design_cells, design
 from .templates import ROOM_TEMPLATES, check_template_names, template_walls
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
-           "sokoban_carved_design", "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank", "bank_from_levels",
-           "xsb_text"]
+           "sokoban_carved_design", "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank",
+           "bank_from_levels", "xsb_text"]
 
 SOKOBAN_PAPER_SEED = 20261010
 MAX_DEPTH = 120  # the deepest cell a design may ask for: deeper layers are rarely reached in a 10 x 10 room
@@ -93,7 +93,8 @@ class SokobanDesign:
 def sokoban_paper_design(seed: int = SOKOBAN_PAPER_SEED) -> SokobanDesign:
     """The default design, the paper's shape with a horizon that means planning: 320 primary levels (boxes 1..4 x
     d* 10, 20, 30, 40, 20 each) and 80 stress levels (boxes 2, 3 x d* 50, 60, 20 each), every cell over the four
-    ``DEFAULT_TEMPLATES`` (five levels each) and with a floor on pushes, ``PUSH_FLOORS`` (see docs/sokoban-design.md)."""
+    ``DEFAULT_TEMPLATES`` (five levels each) and with a floor on pushes, ``PUSH_FLOORS``
+    (docs/sokoban-design.md)."""
     cells = [SokobanCell("primary", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
              for d in (10, 20, 30, 40) for b in (1, 2, 3, 4)]
     cells += [SokobanCell("stress", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
