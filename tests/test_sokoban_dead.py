@@ -1,0 +1,160 @@
+"""The first dead move of Sokoban answers: against a plain-Python twin (exhaustive breadth-first solvability after every
+move of random plans on small rooms), the cache, unknown verdicts, the frozen boxes, and the verdict column (Sokoban's
+alone: other domains' verdicts keep their columns)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+from fastspe.domains.sokoban.bank import bank_from_levels
+from fastspe.domains.sokoban.dead import (DEAD_NONE, DEAD_UNKNOWN, DeadMoves, first_dead_moves, frozen_boxes,
+                                          push_moves)
+from fastspe.domains.sokoban.level import parse_level
+from fastspe.errors import UserError
+from fastspe.scoring.score import score_responses
+from tests.naive_sokoban_bfs import naive_parse, naive_solve
+from tests.sokoban_strategies import _step, draw_text, level_and_plan
+from tests.test_score import tiny_bank
+
+CORRIDOR = "#######\n#@$ . #\n#######"  # the box passes its goal on the third push, and is dead on the wall
+TWO = "#######\n#@$ . #\n# $ . #\n#     #\n#######"
+
+
+def twin_first_dead(text: str, plan) -> int:
+    """The first move (0-based) after which no plan solves the level, by exhaustive BFS after every legal move."""
+    rows, cols, walls, goals, boxes, player = naive_parse(text)
+    floor = {(r, q) for r in range(rows) for q in range(cols)} - walls
+    alive: dict = {}
+    for i, a in enumerate(plan):
+        state = _step(floor, player, boxes, a)
+        if state is None:
+            break
+        player, boxes = state
+        if state not in alive:
+            alive[state] = naive_solve(draw_text(rows, cols, walls, goals, boxes, player), 200_000) is not None
+        if not alive[state]:
+            return i
+    return DEAD_NONE
+
+
+@st.composite
+def level_and_pushing_walk(draw):
+    """A small room (``level_and_plan``'s) and a legal walk that pushes whenever a coin says so, so boxes end in
+    corners and against each other: random legal plans, about half of them dead somewhere."""
+    text, _ = draw(level_and_plan(max_side=6, max_len=0))
+    rows, cols, walls, goals, boxes, player = naive_parse(text)
+    floor = {(r, q) for r in range(rows) for q in range(cols)} - walls
+    plan = []
+    for _ in range(draw(st.integers(1, 40))):
+        legal = {a: _step(floor, player, boxes, a) for a in "UDLR"}
+        legal = {a: s for a, s in legal.items() if s is not None}
+        if not legal:
+            break
+        pushes = [a for a, s in legal.items() if s[1] != boxes]
+        a = draw(st.sampled_from(pushes if pushes and draw(st.booleans()) else sorted(legal)))
+        plan.append(a)
+        player, boxes = legal[a]
+    if draw(st.integers(0, 4)) == 0:
+        plan.append("x")  # a token that is no move ends the legal prefix
+    return text, plan
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(level_and_pushing_walk())
+def test_the_first_dead_move_is_the_twins(case):
+    text, plan = case
+    try:
+        level = parse_level(text)
+        assume(naive_solve(text, 200_000) is not None)  # a solvable start, as every bank level's
+    except (UserError, RuntimeError):
+        assume(False)
+    expected = twin_first_dead(text, plan)
+    event("dead" if expected >= 0 else "alive")
+    assert DeadMoves().first_dead_move(level, "".join(plan)) == expected
+
+
+def test_a_box_pushed_past_its_goal_into_the_corner_is_dead_at_that_push():
+    level = parse_level(CORRIDOR)
+    finder = DeadMoves()
+    assert finder.first_dead_move(level, "RRR") == 2  # pushes 1 and 2 keep it alive (2 is on the goal)
+    assert finder.first_dead_move(level, "RR") == DEAD_NONE
+    assert finder.first_dead_move(level, "") == DEAD_NONE
+    assert finder.first_dead_move(level, "RRRLL") == 2  # walks after it change nothing
+    assert finder.first_dead_move(level, "RRRx") == 2  # the legal prefix is what counts
+    assert finder.first_dead_move(level, "LRRR") == DEAD_NONE  # an illegal first move: no legal prefix
+
+
+def test_states_are_checked_once_and_walks_share_a_check():
+    calls = []
+
+    def oracle(level, player, boxes, limit):
+        calls.append((player, boxes))
+        return len(calls) > 100  # every state dead
+
+    finder = DeadMoves(oracle=oracle)
+    level = parse_level(TWO)
+    assert finder.first_dead_move(level, "R") == 0
+    assert len(calls) == 1
+    assert finder.first_dead_move(level, "R") == 0 and len(calls) == 1  # cached
+    assert finder.first_dead_move(level, "RL") == 0 and len(calls) == 1  # a walk after the push: same region
+    assert finder.checks == 1
+    first = DeadMoves(oracle=oracle, cache_states=1)
+    first.first_dead_move(level, "RR")  # the last push, then the first: two states, only the last kept
+    assert first.checks == 2 and len(first.cache) == 1
+
+
+def test_the_binary_search_checks_log_pushes_states():
+    level = parse_level("##########\n#.@$     #\n##########")
+    seen = []
+
+    def oracle(level, player, boxes, limit):
+        seen.append(boxes)
+        return boxes[0] < 16  # "dead" from cell 16 on: pushes 0..4 take the box to cells 14..18
+
+    moves = "RRRRR"
+    assert [i for i, *_ in push_moves(level, moves)] == list(range(5))
+    assert DeadMoves(oracle=oracle).first_dead_move(level, moves) == 2
+    assert len(seen) <= 1 + int(np.ceil(np.log2(5)))
+
+
+def test_a_check_that_hits_the_node_limit_is_unknown_never_guessed():
+    level = parse_level(TWO)
+    assert DeadMoves(oracle=lambda *a: None).first_dead_move(level, "R") == DEAD_UNKNOWN
+    # the last push dead, a push before it unknown: the first dead one is not known
+    answers = iter([False, None])
+    assert DeadMoves(oracle=lambda *a: next(answers)).first_dead_move(level, "RR") == DEAD_UNKNOWN
+    assert DeadMoves(node_limit=1).first_dead_move(level, "R") == DEAD_UNKNOWN  # the real solver, one state
+    out = first_dead_moves([level, level], ["R", "R"], [True, False], DeadMoves(oracle=lambda *a: None))
+    assert out.tolist() == [DEAD_UNKNOWN, DEAD_NONE]  # only the checked answers
+
+
+def test_frozen_boxes_are_boxes_in_corners_and_boxes_that_hold_each_other():
+    corner = parse_level("#####\n#$  #\n#  .#\n# @ #\n#####")
+    assert frozen_boxes(corner, corner.boxes) == corner.boxes
+    pair = parse_level("######\n#    #\n# $$ #\n#..@ #\n######")
+    along_wall = (pair.cols + 2, pair.cols + 3)  # pushed onto the top wall, where no goal is
+    assert frozen_boxes(pair, along_wall) == along_wall
+    assert frozen_boxes(pair, pair.boxes) == ()  # in the open: free
+    block = parse_level("#######\n#     #\n# $$  #\n# $$  #\n#  ...#\n# @  .#\n#######")
+    assert frozen_boxes(block, block.boxes) == block.boxes  # four boxes in a square: each holds the others
+    on_goal = parse_level("#####\n#*  #\n#  .#\n#$@ #\n#####")
+    assert frozen_boxes(on_goal, on_goal.boxes) == (on_goal.boxes[1],)  # the goal's box is no deadlock
+
+
+def test_the_verdict_column_is_sokobans_alone():
+    bank = bank_from_levels([CORRIDOR, TWO], ids=["corridor", "two"])
+    answers = pd.DataFrame({"board_id": ["corridor"] * 4 + ["two"] * 2, "condition": "m", "trial": range(6),
+                            "response": ["MOVES: R,R,R", "MOVES: R,R", "MOVES: R,R,R,R", "MOVES: L",
+                                         "MOVES: R,R,R", "MOVES: D,R"]})
+    verdicts = score_responses(bank, answers).set_index("trial")
+    assert verdicts["status"].tolist() == ["legal_noncompletion", "complete", "illegal", "illegal",
+                                           "legal_noncompletion", "legal_noncompletion"]
+    # an illegal answer's legal prefix counts (trial 2: dead at move 3, then pushes the box into the wall)
+    assert verdicts["first_dead_move"].tolist() == [2, DEAD_NONE, 2, DEAD_NONE, 2, DEAD_NONE]
+    assert verdicts["first_dead_move"].dtype == np.int64
+    sliding = score_responses(tiny_bank(), pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0],
+                                                         "response": ["MOVES: L"]}))
+    assert "first_dead_move" not in sliding.columns
