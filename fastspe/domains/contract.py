@@ -355,6 +355,10 @@ class Domain:
     # ---- verdict columns of the domain's own ---------------------------------------------------------------------
 
     verdict_extra_columns: tuple[str, ...] = ()  # int64 columns every verdict of this domain has, after the shared
+    # which of them are where a plan failed in the domain's own sense: column -> its name in words; each holds a
+    # 0-based move index as ``first_error`` does (negative: none), drawn beside the first illegal move in "where
+    # plans fail" (``report.trajectories``)
+    failure_positions: Mapping[str, str] = {}
 
     def verdict_extras(self, packed: Packed, rows: np.ndarray, replayed: Mapping[str, Any]) -> dict:
         """The ``verdict_extra_columns`` of answers replayed on bank rows ``rows``: name -> int64 array (n,).
