@@ -5,6 +5,7 @@ alone: other domains' verdicts keep their columns)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pandas as pd
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
@@ -158,3 +159,32 @@ def test_the_verdict_column_is_sokobans_alone():
     sliding = score_responses(tiny_bank(), pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0],
                                                          "response": ["MOVES: L"]}))
     assert "first_dead_move" not in sliding.columns
+
+
+def test_where_plans_fail_puts_the_first_dead_move_beside_the_first_illegal_move():
+    from fastspe.report.tables import trajectory_table
+    from fastspe.report.trajectories import TRAJECTORY_COLUMNS, trajectory_frame
+
+    rows = [  # depth, L, status, first_error, first_dead_move
+        (10, 12, "complete", -1, -1), (10, 8, "illegal", 4, 2), (10, 20, "legal_noncompletion", -1, 5),
+        (10, 20, "legal_noncompletion", -1, -1), (10, 20, "legal_noncompletion", -1, -2)]
+    verdicts = pd.DataFrame(rows, columns=["depth", "L", "status", "first_error", "first_dead_move"]).assign(
+        cohort="p", condition="x", min_h=1, revisits=0, goal_midway=False)
+    positions = {"first_dead_move": "first dead move"}
+    assert list(trajectory_frame(verdicts)) == TRAJECTORY_COLUMNS  # only when the domain names the column
+    frame = trajectory_frame(verdicts, positions)
+    row = frame.iloc[0]
+    assert row["first_dead_move_share"] == 2 / 4  # of the plans that do not complete; unknown (-2) is not one
+    assert row["first_dead_move_at_L"] == pytest.approx((2 / 8 + 5 / 20) / 2)
+    assert row["first_dead_move_at_dstar"] == pytest.approx((2 / 10 + 5 / 10) / 2)
+    assert row["fail_at_dstar"] == 4 / 10
+    table = trajectory_table(frame, ["x"], positions)
+    assert "first dead move" in table.caption and table.formats["first_dead_move_at_dstar"] == ".2f"
+    assert trajectory_table(trajectory_frame(verdicts), ["x"]).caption.endswith("before their last move.")
+    pytest.importorskip("matplotlib")
+    from fastspe.report import figures
+
+    fig = figures.trajectory_figure(frame, ["x"], "p", positions=positions)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 4 and titles[1].startswith("first dead move / d*") and titles[0].startswith("earliest")
+    assert len(figures.trajectory_figure(frame, ["x"], "p").axes) == 3
