@@ -146,8 +146,7 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "depth": tables.depth[rows],
         **{name: replayed[name] for name in _REPLAYED[:7]},
         "truncated": _truncated(outputs),
-        **{name: replayed[name] for name in _REPLAYED[7:]},
-        **{name: replayed[name] for name in domain.verdict_extra_columns},  # the domain's own (none for most)
+        **{name: replayed[name] for name in (*_REPLAYED[7:], *domain.verdict_extra_columns)},  # the domain's last
     }
     for name in _metadata_columns(outputs, _not_metadata(domain)):
         columns[name] = metadata_column(outputs.column(name), name)
@@ -182,10 +181,8 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
         "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
-    if domain.verdict_extra_columns:
-        extras = domain.verdict_extras(tables, rows, columns)
-        columns.update({name: np.asarray(extras[name], dtype=np.int64) for name in domain.verdict_extra_columns})
-    return columns
+    extras = domain.verdict_extras(tables, rows, columns) if domain.verdict_extra_columns else {}  # none for most
+    return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}}
 
 
 def _replayed_batch(tables: Packed, answers: tuple, parse: str, format_failure: str) -> dict:
