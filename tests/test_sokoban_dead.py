@@ -188,3 +188,38 @@ def test_where_plans_fail_puts_the_first_dead_move_beside_the_first_illegal_move
     titles = [ax.get_title() for ax in fig.axes]
     assert len(titles) == 4 and titles[1].startswith("first dead move / d*") and titles[0].startswith("earliest")
     assert len(figures.trajectory_figure(frame, ["x"], "p").axes) == 3
+
+
+def test_the_viewer_marks_the_first_dead_move_and_the_frozen_boxes():
+    from fastspe.domains.sokoban import viewer
+    from fastspe.report.trace import trace_lines
+    from fastspe.report.viewer_html import trace_page
+
+    row = {"board_id": "two", "condition": "m", "trial": 0, "moves": "RRRLD", "first_dead_move": 2}
+    trace = viewer.sokoban_trace({"level": TWO, "depth": 8}, row)
+    assert trace.first_dead_move == 2 and trace.disagreements() == []
+    corner = trace.level.cols + 5  # row 2, col 6: the box pushed into the corner
+    lines = trace_lines(trace)
+    assert ("first dead move: move 3 ('R'), after which the level cannot be solved (first_dead_move = 2); frozen "
+            "boxes: row 2 col 6") in lines
+    assert [line for line in lines if "dead:" in line] == [
+        "    3  R     box  102  dead: the level cannot be solved from here (frozen: row 2 col 6)"]
+    steps = trace.page().steps
+    assert [s["frozen"] for s in steps] == [[], [], [], [corner], [corner], [corner]]
+    assert [s["dead"] for s in steps] == [False, False, False, True, True, True]
+    assert [s["push"] for s in steps][:4] == [-1, trace.level.cols + 3, trace.level.cols + 4, corner]
+    page = trace_page(trace)
+    assert page.count('class="dead"') == 1 and "the first dead move" in page
+    kinds = trace.page().data["kinds"]
+    assert len(kinds) == trace.level.cells and kinds[0] == 1 and kinds[trace.level.player] == 2
+    wrong = viewer.sokoban_trace({"level": TWO, "depth": 8}, {**row, "first_dead_move": 1})
+    assert wrong.disagreements() == ["first_dead_move: verdict 1, replay 2"]
+    alive = viewer.sokoban_trace({"level": TWO, "depth": 8}, {**row, "moves": "RR"})
+    assert alive.dead_line().startswith("first dead move: none") and not any(s["frozen"] for s in alive.page().steps)
+    saved = viewer._DEAD
+    viewer._DEAD = DeadMoves(oracle=lambda *a: None)
+    try:
+        unknown = viewer.sokoban_trace({"level": TWO, "depth": 8}, {**row, "first_dead_move": DEAD_UNKNOWN})
+    finally:
+        viewer._DEAD = saved
+    assert unknown.dead_line().startswith("first dead move: unknown") and unknown.disagreements() == []

@@ -15,9 +15,9 @@ One row per (cohort, condition, depth), plus a pooled row per (cohort, condition
 A d* of 0 gives no ratio (NaN, left out of the means).
 
 A domain's own failure positions (``Domain.failure_positions``: a verdict column of 0-based move indices, negative
-where a plan has none, such as Sokoban's ``first_dead_move``) add, per column ``C``: ``C_share``, the share of
-outputs that did not complete and have one; ``C_at_L`` / ``C_at_dstar``, its mean position over L / over d* among
-those (as ``fail_at_L`` and ``fail_at_dstar`` for the first illegal move).
+where a plan has none or it is not known, such as Sokoban's ``first_dead_move``) add, per column ``C``:
+``C_share``, the share of outputs that did not complete and have one; ``C_at_L`` / ``C_at_dstar``, its mean
+position over L / over d* among those (as ``fail_at_L`` and ``fail_at_dstar`` for the first illegal move).
 """
 
 from __future__ import annotations
