@@ -179,3 +179,8 @@ def test_the_report_has_sokoban_example_pages(run, tmp_path):
         example = (tmp_path / "report" / href).read_text()
         steps = json.loads(re.search(r'id="trace-data">(.*?)</script>', example, re.S).group(1))["steps"]
         assert steps[0]["text"] in (ONE, TWO)
+    where = pd.read_csv(tmp_path / "report" / "tables" / "trajectories.csv")
+    dead = verdicts.frame[verdicts.frame["status"] != "complete"]["first_dead_move"] >= 0
+    pooled = where[where["depth"] == "all"]
+    assert pooled["first_dead_move_share"].notna().any() and dead.any()  # beside the first illegal move's
+    assert "the first dead move" in (tmp_path / "report" / "report.md").read_text()
