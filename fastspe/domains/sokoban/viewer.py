@@ -140,8 +140,8 @@ class SokobanTrace(Trace):
         return TracePage(stage, steps, _DRAW, '(s.push >= 0 ? ", push" : "")',
                          "yellow ring: the box just pushed; brown: a box, green: a box on a goal, green dot: a goal, "
                          "blue: the player, red with a cross: a frozen box, purple frame: the level can no longer be "
-                         "solved (from the first dead move on, purple in the move list)", _CSS, {"cols": level.cols, "kinds": _kinds(level),
-                                                                     "goals": list(level.goals)})
+                         "solved (from the first dead move on, purple in the move list)", _CSS,
+                         {"cols": level.cols, "kinds": _kinds(level), "goals": list(level.goals)})
 
 
 # each cell's kind on the page: 0 outside the room (not drawn), 1 a wall, 2 floor
