@@ -223,3 +223,23 @@ def test_the_viewer_marks_the_first_dead_move_and_the_frozen_boxes():
     finally:
         viewer._DEAD = saved
     assert unknown.dead_line().startswith("first dead move: unknown") and unknown.disagreements() == []
+
+
+def test_a_batch_finds_what_answers_one_by_one_find():
+    from fastspe.domains.sokoban.dead import is_solvable
+
+    rng = np.random.default_rng(7)
+    levels = [parse_level(t) for t in (CORRIDOR, TWO, "#######\n#     #\n# @   #\n# $$  #\n#  .. #\n#     #\n#######")]
+    picks = rng.integers(0, len(levels), 120)
+    plans = ["".join(rng.choice(list("UDLRRR"), rng.integers(0, 25))) for _ in picks]
+    batch = DeadMoves().many([levels[i] for i in picks], plans)
+    alone = [DeadMoves(oracle=is_solvable).first_dead_move(levels[i], p) for i, p in zip(picks, plans)]
+    assert batch.tolist() == alone and (batch >= 0).sum() >= 10 and (batch == DEAD_NONE).sum() >= 10
+    import numba
+
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:  # the same answers whatever the number of threads
+        assert DeadMoves().many([levels[i] for i in picks], plans).tolist() == alone
+    finally:
+        numba.set_num_threads(threads)

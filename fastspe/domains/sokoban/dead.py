@@ -11,7 +11,10 @@ guessed. Two facts keep it cheap:
 
 ``DEAD_NONE`` (-1): no move of the legal prefix makes the level dead; ``DEAD_UNKNOWN`` (-2): a check on the way hit
 the node limit (the answer's first dead move is not known). Otherwise the 0-based index of the move, as verdicts
-count ``first_error``: move ``index + 1``. ``is_solvable`` is the one oracle, so a faster exact one swaps in there.
+count ``first_error``: move ``index + 1``. Many answers are searched together, round by round: each round checks
+the states all of them probe next at once (``are_solvable``: the solver's parallel batch), so the checks spread over
+the cores; the answers are the same whatever the number of threads. ``are_solvable`` (and ``is_solvable``, one
+state) is the one oracle, so a faster exact one swaps in there.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ import numpy as np
 
 from .level import DIRECTIONS, Level
 
-__all__ = ["DEAD_NONE", "DEAD_UNKNOWN", "DEAD_NODE_LIMIT", "DeadMoves", "is_solvable", "push_moves",
+__all__ = ["DEAD_NONE", "DEAD_UNKNOWN", "DEAD_NODE_LIMIT", "DeadMoves", "is_solvable", "are_solvable", "push_moves",
            "frozen_boxes", "first_dead_moves"]
 
 DEAD_NONE = -1
 DEAD_UNKNOWN = -2
 DEAD_NODE_LIMIT = 1_000_000  # states per check: small rooms are decided far inside it
 CACHE_STATES = 1 << 16  # (room, region, boxes) verdicts kept, least recently used dropped first
+PLAN_BOUND = 4096  # moves a batch search may take to reach the goal: far above any level's plan; past it, unknown
 
 
 def is_solvable(level: Level, player: int, boxes: tuple[int, ...], node_limit: int = DEAD_NODE_LIMIT) -> bool | None:
@@ -42,6 +46,18 @@ def is_solvable(level: Level, player: int, boxes: tuple[int, ...], node_limit: i
     except SokobanUnsolved as exc:
         return None if exc.kind == "node_limit" else False
     return True
+
+
+def are_solvable(states, node_limit: int = DEAD_NODE_LIMIT) -> list[bool | None]:
+    """``is_solvable`` of many (level, player, boxes) states, searched in parallel (``solver.solve_levels``)."""
+    from .kernels.search import DEAD_START, FOUND, NO_PLAN
+    from .solver import solve_levels
+
+    if not states:
+        return []
+    levels = [replace(level, boxes=tuple(sorted(boxes)), player=int(player)) for level, player, boxes in states]
+    status = solve_levels(levels, node_limit, PLAN_BOUND)[0]
+    return [True if s == FOUND else False if s in (NO_PLAN, DEAD_START) else None for s in status.tolist()]
 
 
 def push_moves(level: Level, moves: str) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -73,49 +89,69 @@ def region_key(level: Level, player: int, boxes: tuple[int, ...]) -> int:
 
 
 class DeadMoves:
-    """The first dead move of answers, with every state's verdict cached (per room, player region and boxes)."""
+    """The first dead move of answers, with every state's verdict cached (per room, player region and boxes).
 
-    def __init__(self, node_limit: int = DEAD_NODE_LIMIT, oracle=is_solvable, cache_states: int = CACHE_STATES):
-        self.node_limit, self.oracle, self.cache_states = node_limit, oracle, cache_states
+    ``oracle``: a one-state oracle (``is_solvable``'s signature) to use instead of the solver's batch (tests)."""
+
+    def __init__(self, node_limit: int = DEAD_NODE_LIMIT, oracle=None, cache_states: int = CACHE_STATES):
+        self.node_limit, self.cache_states = node_limit, cache_states
+        self.batch = are_solvable if oracle is None else (lambda states, limit: [oracle(*s, limit) for s in states])
         self.cache: OrderedDict = OrderedDict()
-        self.checks = 0  # oracle calls made (cache misses)
+        self.checks = 0  # states the oracle was asked about (cache misses)
 
-    def solvable(self, level: Level, player: int, boxes: tuple[int, ...]) -> bool | None:
-        if all(level.goal[b] for b in boxes):
-            return True
-        key = (level.text, region_key(level, player, boxes), boxes)
+    def _known(self, key):
         if key in self.cache:
             self.cache.move_to_end(key)
             return self.cache[key]
-        self.checks += 1
-        found = self.oracle(level, player, boxes, self.node_limit)
-        self.cache[key] = found
-        if len(self.cache) > self.cache_states:
-            self.cache.popitem(last=False)
-        return found
+        return "?"
+
+    def _solvable(self, probes: list) -> list:
+        """The verdicts of (level, player, boxes) states: cached, solved (every box on a goal), or searched in one
+        batch."""
+        keys = [(level.text, region_key(level, player, boxes), boxes) for level, player, boxes in probes]
+        found = [True if all(level.goal[b] for b in boxes) else self._known(key)
+                 for key, (level, player, boxes) in zip(keys, probes)]
+        asked = {key: probe for key, probe, f in zip(keys, probes, found) if f == "?"}
+        answers = dict(zip(asked, self.batch(list(asked.values()), self.node_limit)))
+        self.checks += len(asked)
+        for key, verdict in answers.items():
+            self.cache[key] = verdict
+            if len(self.cache) > self.cache_states:
+                self.cache.popitem(last=False)
+        return [answers[key] if f == "?" else f for key, f in zip(keys, found)]
 
     def first_dead_move(self, level: Level, moves: str) -> int:
         """The 0-based index of the first move of ``moves`` (one of U, D, L, R per move; anything else stops the
         legal prefix, as does an illegal move) after which ``level`` is dead; ``DEAD_NONE`` or ``DEAD_UNKNOWN``."""
-        pushes = push_moves(level, moves)
-        if not pushes:
-            return DEAD_NONE
-        lo, hi = 0, len(pushes) - 1  # the answer lies in pushes[lo..hi], or nowhere when the last is alive
-        last = self.solvable(level, *pushes[hi][1:])
-        if last is None:
-            return DEAD_UNKNOWN
-        if last:
-            return DEAD_NONE
-        while lo < hi:  # pushes[hi] is dead; find the first dead one
-            mid = (lo + hi) // 2
-            found = self.solvable(level, *pushes[mid][1:])
-            if found is None:
-                return DEAD_UNKNOWN
-            if found:
-                lo = mid + 1
-            else:
-                hi = mid
-        return pushes[lo][0]
+        return int(self.many([level], [moves])[0])
+
+    def many(self, levels, moves) -> np.ndarray:
+        """``first_dead_move`` of answer i (``moves[i]`` on ``levels[i]``), int64 (n,), in rounds: the last push of
+        every answer first (alive: none), then a binary search over the pushes of those that end dead, each round's
+        states checked together."""
+        out = np.full(len(moves), DEAD_NONE, dtype=np.int64)
+        searching = {}  # answer -> [pushes, lo, hi, the last push not checked yet]
+        for i, (level, plan) in enumerate(zip(levels, moves)):
+            pushes = push_moves(level, plan)
+            if pushes:
+                searching[i] = [pushes, 0, len(pushes) - 1, True]
+        while searching:
+            probe = {i: hi if last else (lo + hi) // 2 for i, (_, lo, hi, last) in searching.items()}
+            found = self._solvable([(levels[i], *searching[i][0][k][1:]) for i, k in probe.items()])
+            for (i, k), alive in zip(probe.items(), found):
+                pushes, lo, hi, last = search = searching[i]
+                if alive is None:
+                    out[i] = DEAD_UNKNOWN
+                elif last and alive:
+                    out[i] = DEAD_NONE
+                elif not last:  # pushes[hi] is dead: the first dead one lies in pushes[lo..hi]
+                    search[1:3] = (k + 1, hi) if alive else (lo, k)
+                search[3] = False
+                if alive is not None and not (last and alive) and search[1] == search[2]:
+                    out[i] = pushes[search[1]][0]
+                if out[i] != DEAD_NONE or (last and alive):
+                    del searching[i]
+        return out
 
 
 def first_dead_moves(levels, moves, checked, finder: DeadMoves | None = None) -> np.ndarray:
@@ -123,8 +159,8 @@ def first_dead_moves(levels, moves, checked, finder: DeadMoves | None = None) ->
     ``DEAD_NONE`` elsewhere."""
     finder = finder or DeadMoves()
     out = np.full(len(moves), DEAD_NONE, dtype=np.int64)
-    for i in np.flatnonzero(np.asarray(checked, dtype=bool)):
-        out[i] = finder.first_dead_move(levels[i], moves[i])
+    index = np.flatnonzero(np.asarray(checked, dtype=bool))
+    out[index] = finder.many([levels[i] for i in index], [moves[i] for i in index])
     return out
 
 
