@@ -1,13 +1,13 @@
 """The first dead move of a Sokoban answer: the first move after which the level can no longer be solved.
 
-Exact, decided by search: a state is dead when the solver proves it has no plan (``solve_level`` raising
-``SokobanUnsolved`` of kind "dead" or "unsolvable"); a check that stops at the node limit is *unknown*, never
-guessed. Two facts keep it cheap:
+Exact, decided by search: a state is dead when the solver proves it has no plan (dead at its start, or no plan
+after every reachable state); a check that stops at the node limit (or finds no plan within ``PLAN_BOUND`` moves) is
+*unknown*, never guessed. Two facts keep it cheap:
 
 - only a push can make a level dead: a walk is undone by walking back, so the player's cell matters only up to
   the region it can reach (states are cached under that region's least cell);
 - dead is monotone along a plan: what follows a dead state is dead. So the pushes of the legal prefix are
-  binary-searched: O(log pushes) checks per answer, none when the last push leaves the level solvable at once.
+  binary-searched: O(log pushes) checks per answer, one when the level is still solvable after the last push.
 
 ``DEAD_NONE`` (-1): no move of the legal prefix makes the level dead; ``DEAD_UNKNOWN`` (-2): a check on the way hit
 the node limit (the answer's first dead move is not known). Otherwise the 0-based index of the move, as verdicts
