@@ -156,11 +156,11 @@ def test_the_page_embeds_the_replayed_levels_and_escapes_user_text(run, tmp_path
                                 re.S).group(1))
     trace = _trace(run, "two", "hand", 2)
     assert [s["text"] for s in data["steps"]] == [trace.text(s) for s in trace.steps]
-    assert [(s["move"], s["push"], s["h"]) for s in data["steps"]] == [
-        (s.move, s.pushed >= 0, s.h) for s in trace.steps]
+    assert [(s["move"], s["push"], s["h"], s["player"], s["boxes"]) for s in data["steps"]] == [
+        (s.move, s.pushed, s.h, s.player, list(s.boxes)) for s in trace.steps]  # the picture's cells
     assert data["illegal"] == "move 4 (R): pushes a box into a wall or another box"
     assert trace_page(trace) == page
-    assert '<li class="bad"' in page and 'id="board" class="level"' in page
+    assert '<li class="bad"' in page and 'id="board" class="grid sk"' in page
     evil = tmp_path / "evil.html"
     assert show(run, "--board", "one", "--condition", EVIL, "--html", str(evil)).returncode == 0
     text = evil.read_text()
@@ -179,3 +179,8 @@ def test_the_report_has_sokoban_example_pages(run, tmp_path):
         example = (tmp_path / "report" / href).read_text()
         steps = json.loads(re.search(r'id="trace-data">(.*?)</script>', example, re.S).group(1))["steps"]
         assert steps[0]["text"] in (ONE, TWO)
+    where = pd.read_csv(tmp_path / "report" / "tables" / "trajectories.csv")
+    dead = verdicts.frame[verdicts.frame["status"] != "complete"]["first_dead_move"] >= 0
+    pooled = where[where["depth"] == "all"]
+    assert pooled["first_dead_move_share"].notna().any() and dead.any()  # beside the first illegal move's
+    assert "the first dead move" in (tmp_path / "report" / "report.md").read_text()

@@ -85,6 +85,20 @@ def test_the_page_loads_and_the_slider_walks_every_step(browser, tmp_path):
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
 
 
+_XSB = {"out": " ", "wall": "#", "box on": "*", "box": "$", "player goal": "+", "player": "@", "goal": ".", "": " "}
+
+
+def level_on_page(driver, cols: int) -> str:
+    """The picture on the page read back as XSB: each cell's kind from its classes."""
+    chars = []
+    for c in driver.find_elements("css selector", "#board .cell"):
+        kinds = set(c.get_attribute("class").split()) - {"cell", "moved", "frozen"}
+        key = ("player goal" if {"player", "goal"} <= kinds else "player" if "player" in kinds else
+               "box on" if "on" in kinds else "box" if "box" in kinds else " ".join(sorted(kinds)))
+        chars.append(_XSB[key])
+    return "\n".join("".join(chars[i:i + cols]).rstrip() for i in range(0, len(chars), cols))
+
+
 def test_the_sokoban_page_draws_the_level_of_every_step(browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
 
@@ -94,17 +108,24 @@ def test_the_sokoban_page_draws_the_level_of_every_step(browser, tmp_path):
     row = {"board_id": "two", "condition": EVIL, "trial": 0, "moves": "DURRRR"}  # a revisit, pushes, a blocked push
     trace = sokoban_trace({"level": level, "depth": 7, "pushes": 4}, row)
     assert trace.illegal is not None and trace.illegal.kind == "box_blocked" and trace.revisits
+    assert trace.first_dead_move == 4  # the third push leaves the box in the corner
     page = tmp_path / "sokoban.html"
     write_trace_page(trace, page)
     browser.get(page.as_uri())
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
     assert browser.execute_script("return window.hacked") is None
-    drawn = lambda: browser.find_element("id", "board").get_property("textContent")  # noqa: E731
-    assert drawn() == level
+    board = browser.find_element("id", "board")
+    assert level_on_page(browser, 7) == level
     slider = browser.find_element("id", "step")
     for step in trace.steps[1:]:
         slider.send_keys(Keys.ARROW_RIGHT)
-        assert drawn() == trace.text(step)
+        assert level_on_page(browser, 7) == trace.text(step)
+        moved = browser.find_elements("css selector", "#board .cell.moved")
+        assert len(moved) == (step.pushed >= 0)  # the box just pushed, ringed
+        frozen = browser.find_elements("css selector", "#board .cell.frozen")
+        assert len(frozen) == (step.number >= 5) and ("dead" in board.get_attribute("class")) == (step.number >= 5)
     assert "next: move 6 (R): pushes a box" in browser.find_element("id", "step-label").text
+    assert [li.text for li in browser.find_elements("css selector", "#moves li.dead")] == ["R"]
     browser.find_element("tag name", "body").send_keys(Keys.HOME)
-    assert drawn() == level
+    assert level_on_page(browser, 7) == level
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

@@ -18,6 +18,7 @@ What a domain gives, grouped as the pipeline meets it (``docs/domains.md`` is th
   shares no code with the kernels;
 - **baselines**: offline planners answering a bank (``planners``, ``baseline_responses``);
 - **solving**: certified optima of given states (``solve``, ``solve_record``), when the domain has a solver;
+- **verdicts**: columns of the domain's own after the shared ones (``verdict_extra_columns``, ``verdict_extras``);
 - **viewing**: one answer replayed step by step (``trace``), for ``fastspe show`` and the report's example pages;
 - **the report**: tables of the domain's own beside the paper's (``report_tables``);
 - **the command line**: options the domain adds to a command (``options``), checked against the chosen domain;
@@ -350,6 +351,22 @@ class Domain:
         return type(self).playout is not Domain.playout
 
     verifier: Verifier | None = None  # the independent replay ``fastspe verdicts verify`` compares verdicts with
+
+    # ---- verdict columns of the domain's own ---------------------------------------------------------------------
+
+    verdict_extra_columns: tuple[str, ...] = ()  # int64 columns every verdict of this domain has, after the shared
+    # which of them are where a plan failed in the domain's own sense: column -> its name in words; each holds a
+    # 0-based move index as ``first_error`` does (negative: none), drawn beside the first illegal move in "where
+    # plans fail" (``report.trajectories``)
+    failure_positions: Mapping[str, str] = {}
+
+    def verdict_extras(self, packed: Packed, rows: np.ndarray, replayed: Mapping[str, Any]) -> dict:
+        """The ``verdict_extra_columns`` of answers replayed on bank rows ``rows``: name -> int64 array (n,).
+
+        ``replayed`` holds the shared columns that parsing and replay gave (``status`` and ``moves`` as Arrow
+        strings, ``first_error``, ...). Called where the replay runs (on an executor too), once per batch; the
+        columns must depend only on each answer and its bank row. Default: none."""
+        return {}
 
     # ---- baselines -----------------------------------------------------------------------------------------------
 

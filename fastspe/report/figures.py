@@ -49,6 +49,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..boundary.files import write_figure  # noqa: E402
 from .forked import side_by_side  # noqa: E402
+from .trajectories import position_columns  # noqa: E402
 
 ORANGE, PALE, BLUE = "#d95f02", "#f7f7f7", "#2166ac"  # poorer .. better, Figure 1 only
 UNDEFINED = (0.85, 0.85, 0.85, 1.0)
@@ -354,8 +355,15 @@ def _ratio_ticks(ax, values: np.ndarray) -> None:
 
 @_styled
 def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], primary: str,
-                      labels: Mapping[str, str] | None = None, titles: bool = True) -> Figure:
-    """Figure 3 from ``trajectories.trajectory_frame``: its depth rows of the ``primary`` cohort."""
+                      labels: Mapping[str, str] | None = None, titles: bool = True,
+                      positions: Mapping[str, str] | None = None) -> Figure:
+    """Figure 3 from ``trajectories.trajectory_frame``: its depth rows of the ``primary`` cohort; a panel more per
+    failure position of the domain's (``Domain.failure_positions``) the frame has, beside the first illegal move's."""
+    panels = list(TRAJECTORY_PANELS)
+    for column, name in (positions or {}).items():
+        at_dstar = position_columns(column)[2]
+        if at_dstar in trajectory.columns:
+            panels.insert(1, (at_dstar, f"{name} / d*\n(plans with one)"))
     rows = trajectory[(trajectory["cohort"] == primary) & (trajectory["depth"] != "all")]
     rows = rows.assign(depth=rows["depth"].astype(int)).set_index(["condition", "depth"])
     depths = sorted(set(rows.index.get_level_values("depth")))
@@ -363,8 +371,8 @@ def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], prima
     ncol = max(1, min(len(conditions), 3))
     legend_h = math.ceil(len(conditions) / ncol) * _row_height(names, 0.15)
     fig = _figure(WIDE, 2.1 + legend_h + (0.25 if titles else 0.0))
-    axes = fig.subplots(1, len(TRAJECTORY_PANELS))
-    for ax, (column, header) in zip(axes, TRAJECTORY_PANELS):
+    axes = fig.subplots(1, len(panels))
+    for ax, (column, header) in zip(axes, panels):
         values = rows[column].reindex(pd.MultiIndex.from_product([conditions, depths])).to_numpy(float)
         values = values.reshape(len(conditions), len(depths))
         for i, name in enumerate(names):
@@ -386,10 +394,11 @@ def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], prima
 
 
 def figure3_trajectories(trajectory: pd.DataFrame, conditions: Sequence[str], labels: Mapping[str, str] | None,
-                         primary: str, stem: str | Path, titles: bool = True, dpi: int = DPI) -> list[Path]:
+                         primary: str, stem: str | Path, titles: bool = True, dpi: int = DPI,
+                         positions: Mapping[str, str] | None = None) -> list[Path]:
     """Write Figure 3 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see
     ``trajectory_figure``."""
-    return _save(trajectory_figure(trajectory, conditions, primary, labels, titles), stem, dpi)
+    return _save(trajectory_figure(trajectory, conditions, primary, labels, titles, positions), stem, dpi)
 
 
 @_styled

@@ -24,6 +24,7 @@ from ..boundary.files import require_columns
 from ..domains.contract import STRATUM
 from ..stats.protocol_names import UNAIDED
 from .render import caption_text
+from .trajectories import position_columns
 
 __all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
 # fastspe 0.1 reached the renderers through this module, and named check_table_inputs check_verdicts
@@ -390,16 +391,25 @@ def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE
                  heading=f"Paired differences of {metric}")
 
 
-def trajectory_table(trajectories: pd.DataFrame, conditions: Sequence[str]) -> Table:
+def trajectory_table(trajectories: pd.DataFrame, conditions: Sequence[str],
+                     positions: Mapping[str, str] | None = None) -> Table:
     """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``),
-    from ``trajectories.trajectory_frame`` (the frame Figure 3 draws, too)."""
+    from ``trajectories.trajectory_frame`` (the frame Figure 3 draws, too); ``positions``: the domain's failure
+    positions (``Domain.failure_positions``, column -> name) the frame has columns of."""
     frame = _in_order(trajectories, conditions, first=["cohort"])
-    return Table("trajectories", "Per cohort, condition and certified depth: the first illegal move "
-                 "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
-                 "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
-                 "that pass through the goal before their last move.", frame,
-                 {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
-                  "goal_midway_rate": ".3f"}, heading="Where plans fail")
+    formats = {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
+               "goal_midway_rate": ".3f"}
+    caption = ("Per cohort, condition and certified depth: the first illegal move "
+               "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
+               "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
+               "that pass through the goal before their last move.")
+    for column, name in (positions or {}).items():
+        share, at_L, at_dstar = position_columns(column)
+        if at_L in frame.columns:
+            formats.update({share: ".3f", at_L: ".2f", at_dstar: ".2f"})
+            caption += (f" Beside them, the {name}: the share of plans that do not complete and "
+                        f"have one, and its position as a fraction of $L$ and of $d^*$ among those.")
+    return Table("trajectories", caption, frame, formats, heading="Where plans fail")
 
 
 def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:

@@ -115,6 +115,15 @@ class Trace:
         """What the move of ``step`` moved, after the move in a step's heading (", tile 7", ", push"; "" if nothing)."""
         return ""
 
+    def step_notes(self, step) -> list[str]:
+        """What the domain finds remarkable about ``step``, after the shared notes (``step_note``); none by default."""
+        return []
+
+    def move_mark(self, step) -> tuple[str, str]:
+        """A class for the move of ``step`` in the page's move list (styled by ``TracePage.css``) and what its title
+        adds ("", "" by default)."""
+        return "", ""
+
     def goal_lines(self) -> list[str]:
         """The goal as text lines, shown once before the steps (none when the state's own text shows it)."""
         return []
@@ -152,7 +161,7 @@ def step_note(trace: Trace, step) -> str:
         notes.append("closest to the goal")
     if step.revisit_of is not None:
         notes.append(f"revisits step {step.revisit_of}")
-    return "; ".join(notes)
+    return "; ".join(notes + trace.step_notes(step))
 
 
 def verdict_lines(trace: Trace) -> list[str]:

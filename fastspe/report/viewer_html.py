@@ -87,6 +87,8 @@ def _move_items(trace: Trace) -> str:
         title = f"move {step.number}: {step.move}{trace.moved_label(step)}, h {step.h}"
         if step.revisit_of is not None:
             title += f", revisits step {step.revisit_of}"
+        mark, more = trace.move_mark(step)  # the domain's own (Sokoban: the first dead move)
+        marks, title = marks + (f" {mark}" if mark else ""), title + more
         items.append(f'<li class="{marks.strip()}" title="{html.escape(title)}">{html.escape(step.move)}</li>')
     bad = trace.illegal
     if bad is not None and bad.kind != "format":

@@ -199,10 +199,11 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
     ranking = condition_order(metrics, primary)
     order = options.labels.ordered(ranking) if options.labels else ranking
     names = display_names(order, options.labels)
-    trajectories = trajectory_frame(verdicts)  # Figure 3 draws the table's numbers
+    trajectories = trajectory_frame(verdicts, domain.failure_positions)  # Figure 3 draws the table's numbers
     with atomic_dir(final) as out:
         try:
-            figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options)
+            figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options,
+                                          domain.failure_positions)
             paired = _paired(sums, order, draws, seed, stage, executor)
             extra = _extra_tables(checked, trajectories, bank, order, runs)
             tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra, domain,
@@ -250,7 +251,8 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
 
 def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str],
                   runs) -> list[Table]:
-    extra = [trajectory_table(trajectories, order), *verdicts.domain.report_tables(verdicts, bank, order)]
+    extra = [trajectory_table(trajectories, order, verdicts.domain.failure_positions),
+             *verdicts.domain.report_tables(verdicts, bank, order)]
     if runs is not None:
         from .run_stats import run_stats_table
 
@@ -264,8 +266,10 @@ class _Figures:
     numbers are known, beside the tables; ``finish`` waits for them. The files are the same bytes whichever
     process draws them."""
 
-    def __init__(self, server, out: Path, trajectories, metrics, order, names, primary, options: ReportOptions):
+    def __init__(self, server, out: Path, trajectories, metrics, order, names, primary, options: ReportOptions,
+                 positions=None):
         folder, module = out / "figures", f"{__package__}.figures"
+        self.positions = dict(positions or {})  # the domain's failure positions: a panel each in Figure 3
         look = {"titles": options.titles, **({"dpi": options.dpi} if options.dpi is not None else {})}
         self.primary, self.gutter = primary, metrics["cohort"].nunique() > 1
         self.pending = [server.submit(module, "figure1_heatmap", metrics, order, primary,
@@ -273,7 +277,8 @@ class _Figures:
                         server.submit(module, "figure2_bars", metrics, order, primary, folder / "figure2_economy_spe",
                                       labels=names, **look),
                         server.submit(module, "figure3_trajectories", trajectories, order, names, primary,
-                                      folder / "figure3_trajectories", **look)]
+                                      folder / "figure3_trajectories", **look,
+                                      **({"positions": self.positions} if self.positions else {}))]
 
     def finish(self, tick) -> list[tuple[str, list[Path]]]:
         """The figures as (title, caption, paths); ``tick(n)`` after the n-th is written."""
@@ -293,7 +298,9 @@ class _Figures:
                  "bootstrap intervals (whole boards resampled within strata, trials kept together). A zero is a "
                  "stub labelled 0; n/a: no completed plan, so E is undefined, while SPE counts every failure.", fig2),
                 (f"Figure 3: Where plans fail on the {primary} cohort, by certified depth",
-                 "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), the closest "
-                 "approach min h / d* (plans that do not complete), and the share of plans that revisit a state.",
-                 fig3)]
+                 "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), "
+                 + "".join(f"the {name} as a fraction of d* (plans that do not complete and have one), "
+                           for name in self.positions.values())
+                 + "the closest approach min h / d* (plans that do not complete), and the share of plans that "
+                 "revisit a state.", fig3)]
 

@@ -54,7 +54,7 @@ _NOT_VERDICT = {"response", "status", "row", "event", POSITION, "tool_calls", "t
 def _not_metadata(domain) -> set[str]:
     """The columns of a responses file that no verdict carries as metadata: the verdict columns, as ``domain`` names
     them (its stratum), and ``_NOT_VERDICT``."""
-    return set(domain.named(VERDICT_COLUMNS)) | _NOT_VERDICT
+    return set(domain.named(VERDICT_COLUMNS)) | set(domain.verdict_extra_columns) | _NOT_VERDICT
 Progress = Callable[[int, int | None], None]
 
 
@@ -146,7 +146,7 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "depth": tables.depth[rows],
         **{name: replayed[name] for name in _REPLAYED[:7]},
         "truncated": _truncated(outputs),
-        **{name: replayed[name] for name in _REPLAYED[7:]},
+        **{name: replayed[name] for name in (*_REPLAYED[7:], *domain.verdict_extra_columns)},  # the domain's last
     }
     for name in _metadata_columns(outputs, _not_metadata(domain)):
         columns[name] = metadata_column(outputs.column(name), name)
@@ -164,7 +164,7 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
     domain = domain_named(tables.domain)
     r = replay_answers(tables, rows, texts, parse, format_failure)
     p = r.parsed
-    return {
+    columns = {
         "L": r.L,
         "status": _coded(r.status, _STATUS),
         "error_kind": _coded(r.kind, _error_names(domain)),
@@ -181,6 +181,8 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
         "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
+    extras = domain.verdict_extras(tables, rows, columns) if domain.verdict_extra_columns else {}  # none for most
+    return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}}
 
 
 def _replayed_batch(tables: Packed, answers: tuple, parse: str, format_failure: str) -> dict:

@@ -44,6 +44,10 @@ class SokobanDomain(Domain):
     pack = implemented_in(".pack:pack_table")
     replay = implemented_in(".pack:replay_packed")
     verifier = implemented_in(".verify.replay:VERIFIER")
+    # the first move after which the level cannot be solved (dead): -1 none, -2 unknown (a check hit its node limit)
+    verdict_extra_columns = ("first_dead_move",)
+    verdict_extras = implemented_in(".dead:dead_move_columns")
+    failure_positions = {"first_dead_move": "first dead move"}  # in "where plans fail", beside the first illegal
     playout = implemented_in(".playout:playout")  # the tools and feedback protocols' replay, in plain Python
 
     # baselines, the exact solver, the viewer, the command line
