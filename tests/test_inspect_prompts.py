@@ -164,12 +164,12 @@ def test_score_refuses_tampered_imports(all_log, files, tmp_path, capsys):
     kept = side.read_text()
     side.unlink()  # the variant's answers, nothing to check them against
     assert main(common + [str(out)]) == 2
-    assert "is not the prompt the bank" in capsys.readouterr().err
+    assert "whose spec no prompts sidecar read keeps" in capsys.readouterr().err
     records = [json.loads(line) for line in kept.splitlines()]
-    records[0]["variant"] = "paper"  # the spec said to be another than was asked
+    records[0]["variant"] = "paper"  # the spec said to be another than was asked: no longer the spec of its hash
     side.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert main(common + [str(out)]) == 2
-    assert "is not the prompt the bank" in capsys.readouterr().err
+    assert "whose spec no prompts sidecar read keeps" in capsys.readouterr().err
     side.write_text(kept)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     lines[0]["prompt_text_sha256"] = lines[-1]["prompt_text_sha256"]  # an answer said to be to another board
