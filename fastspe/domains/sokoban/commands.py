@@ -24,6 +24,12 @@ BUILD_OPTIONS = (
     Option(("--cohort",), f"--levels: the cohort of the banked levels (default: {DEFAULT_COHORT})", {}),
     Option(("--max-nodes",), "--levels: give up on a level after this many stored search states (default: "
            "20,000,000)", {"type": "int:1:1000000000000", "dest": "max_nodes"}),
+    Option(("--skip-unsolved",), "--levels: bank every level that can be certified and report the others (a count, "
+           "and per level its line and why: too big, too many boxes, dead, unsolvable, node limit, refused) instead "
+           "of stopping at the first", {"action": "store_true", "dest": "skip_unsolved", "default": False}),
+    Option(("--objective",), "--levels: what d* (depth) counts: moves (fewest moves, then fewest pushes) or pushes "
+           "(fewest pushes, then fewest moves); the bank records both optima where the solver certifies both "
+           "(default: moves)", {"choices": ("moves", "pushes"), "default": None}),
 )
 SOLVE_OPTIONS = (
     Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
@@ -67,19 +73,28 @@ def record_solver(args, ui: Ui):
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
 def given_bank(args, ui: Ui) -> GivenBank | None:
-    """``bank build --levels FILE``: every level certified (d*, pushes, an optimal plan) before anything is written."""
+    """``bank build --levels FILE``: every level certified (d*, both optima, an optimal plan) before anything is
+    written; with ``--skip-unsolved`` the levels that cannot be are reported (``given.skip_report``) and left out."""
     if getattr(args, "levels", None) is None:
         return None
-    from .bank import bank_from_levels
+    from .given import bank_from_levels, skip_report
     from .level_files import read_given_levels
 
     given = read_given_levels(args.levels)
     ids = None if any(g.id is None for g in given) else [g.id for g in given]
     texts, where = [g.text for g in given], [g.where for g in given]
     cohort = args.cohort if args.cohort is not None else DEFAULT_COHORT
+    skipped = [] if getattr(args, "skip_unsolved", False) else None
+    objective = getattr(args, "objective", None) or "moves"
 
     def pieces(progress):
-        yield bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress)
+        table = bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress, objective=objective,
+                                 skipped=skipped)
+        for line in skip_report(skipped or [], len(given)):
+            ui.say(line, err=True)
+        if table.num_rows == 0:
+            raise UserError(f"{args.levels}: none of its {len(given):,} levels could be certified (see above)")
+        yield table
 
     return GivenBank(len(given), pieces, f"from {args.levels}", {"--levels": args.levels})
 

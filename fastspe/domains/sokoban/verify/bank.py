@@ -1,7 +1,8 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
 It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..4) and as many goals, at most 10 x 10; its
+is an XSB drawing of one player, ``boxes`` boxes (1..4; a box on a goal walled in out of the player's reach is a
+wall, not counted) and as many goals, at most 10 x 10; its
 ``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
 off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
 ``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
@@ -49,9 +50,25 @@ def read_xsb(text) -> tuple:
                 players.append((r, c))
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
+    walled_in = {b for b in boxes if b in goals} - _reach(players[0], walls, rows, cols)
+    walls |= walled_in  # a box on its goal that the player cannot reach never moves: a wall, not one of the boxes
+    boxes, goals = [b for b in boxes if b not in walled_in], goals - walled_in
     if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
+
+
+def _reach(start, walls, rows, cols) -> set:
+    """The cells the player reaches from ``start`` through anything but walls (boxes included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        r, c = todo.pop()
+        for dr, dc in _STEP.values():
+            n = (r + dr, c + dc)
+            if 0 <= n[0] < rows and 0 <= n[1] < cols and n not in walls and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
 
 
 def replay(level: tuple, certificate: str):
