@@ -17,7 +17,7 @@ from fastspe.domains.sokoban.bank_table import check_sokoban_bank_table
 from fastspe.domains.sokoban.given import SKIP_REASONS, bank_from_levels, push_objective_available, skip_report
 from fastspe.domains.sokoban.level import LevelRefused, parse_level
 from fastspe.domains.sokoban.pack import pack_table
-from fastspe.domains.sokoban.verify.bank import OPTIMALITY_STATES, fewest_moves, read_xsb, verify_sokoban_bank
+from fastspe.domains.sokoban.verify.bank import OPTIMALITY_STATES, fewest_moves, read_xsb, replay, verify_sokoban_bank
 from fastspe.domains.sokoban.verify.replay import VERIFIER
 from fastspe.errors import UserError
 from fastspe.domains.codes import STATUS_NAMES
@@ -256,3 +256,52 @@ def test_microban_optima_agree_with_the_independent_search():
 def test_every_banked_microban_level_within_the_verifiers_bound_agrees():
     compared, banked = _microban_agrees(OPTIMALITY_STATES)
     assert compared == banked
+
+
+# ---- reasoning-gym's default items ----------------------------------------------------------------------------
+
+def _walled_in(text: str) -> int:
+    """Boxes on goals (``*``) that the player cannot reach through anything but walls, read from the text alone."""
+    lines = text.split("\n")
+    cells = {(r, q): ch for r, line in enumerate(lines) for q, ch in enumerate(line)}
+    start = next(s for s, ch in cells.items() if ch in "@+")
+    seen, todo = {start}, [start]
+    while todo:
+        r, q = todo.pop()
+        for n in ((r - 1, q), (r + 1, q), (r, q - 1), (r, q + 1)):
+            if n in cells and cells[n] != "#" and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return sum(1 for s, ch in cells.items() if ch == "*" and s not in seen)
+
+
+def test_reasoning_gym_items_bank_with_their_walled_in_boxes():
+    """The 200 default items (seed 42): each is banked or left out for this build's limits alone (34 hold a box
+    walled in on its goal, which is accepted), every reference answer replays to the goals in at least d* moves, and
+    the optima agree with the independent search where it finishes."""
+    from fastspe.domains.sokoban.level_files import read_given_levels
+
+    path = MICROBAN.parent / "reasoning_gym_seed42.jsonl"
+    given = read_given_levels(path)
+    skipped: list = []
+    bank = bank_from_levels([g.text for g in given], [g.id for g in given], "rg", where=[g.where for g in given],
+                            skipped=skipped)
+    assert len(given) == 200 and bank.num_rows >= 40
+    assert {s.reason for s in skipped} <= {"too_big", "too_many_boxes"}
+    walled = {g.id for g in given if _walled_in(g.text)}
+    banked = bank.column("board_id").to_pylist()
+    assert len(walled) == 34 and len(walled & set(banked)) >= 10
+    answers = {json.loads(line)["id"]: json.loads(line)["reasoning_gym_answer"] for line in path.read_text().splitlines()
+               if line}
+    compared = 0
+    for row in bank.to_pylist():
+        answer = answers[row["board_id"]]
+        played = replay(read_xsb(row["level"]), answer)
+        assert not isinstance(played, str) and played[1] and len(answer) >= row["depth"], row["board_id"]
+        try:
+            best = fewest_moves(read_xsb(row["level"]), 20_000)
+        except OverflowError:
+            continue
+        assert best == (row["depth"], row["pushes"]), row["board_id"]
+        compared += 1
+    assert compared >= 20
