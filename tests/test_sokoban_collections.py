@@ -305,3 +305,17 @@ def test_reasoning_gym_items_bank_with_their_walled_in_boxes():
         assert best == (row["depth"], row["pushes"]), row["board_id"]
         compared += 1
     assert compared >= 20
+
+
+def test_bank_verify_checks_the_move_optimum_columns(tmp_path, capsys):
+    from fastspe.boundary.banks import write_bank
+
+    bank = _old_bank()
+    good, bad = tmp_path / "good.parquet", tmp_path / "bad.parquet"
+    write_bank(bank, good)
+    assert main(["bank", "verify", str(good)]) == 0
+    tampered = bank.set_column(bank.schema.get_field_index("move_optimal_pushes"), "move_optimal_pushes",
+                               pa.array([1, 5], pa.int64()))
+    pq.write_table(tampered, bad)  # past the builder's check: only the verifier can tell
+    assert main(["bank", "verify", str(bad)]) == 1
+    assert "FAIL b: move_optimal_pushes = 5 but the verified certificate's is 2" in capsys.readouterr().out

@@ -103,11 +103,16 @@ def verify(table, args, ui: Ui) -> BankVerification:
     """``fastspe bank verify`` of a Sokoban bank (``table``: read with the schema checked only): every level verified
     and proved move-optimal, or named; a level the plain-Python search could not finish within its state bound is
     unproven, as for the sliding puzzle."""
+    from .bank_table import bank_objective
     from .verify.bank import OPTIMALITY_STATES, verify_sokoban_bank
 
+    if bank_objective(table) != "moves":
+        raise UserError("this bank certifies fewest pushes (objective pushes); `bank verify` proves move-optimal "
+                        "certificates only, so far")
     skipped: list = []
     with ui.progress("bank verify", table.num_rows, "levels") as update:
         failures = verify_sokoban_bank(table, progress=update, skipped=skipped)
+    failures += _optima_disagreements(table)
     unproven = [(board_id, f"the certificate replays, but the breadth-first search passed {OPTIMALITY_STATES:,} "
                            "states before it could rule out a shorter plan") for board_id in skipped]
     if failures:
@@ -120,6 +125,18 @@ def verify(table, args, ui: Ui) -> BankVerification:
     return BankVerification([], unproven, f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
                             f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
                             f"move-optimal ({checks} of up to {OPTIMALITY_STATES:,} states)")
+
+
+def _optima_disagreements(table) -> list[tuple[str, str]]:
+    """Rows whose move optimum's columns differ from the verified ``depth`` and ``pushes`` (a moves bank's certificate
+    is its move optimum)."""
+    found = []
+    for name, of in (("move_optimal_moves", "depth"), ("move_optimal_pushes", "pushes")):
+        if name in table.column_names:
+            for bid, value, verified in zip(*(table.column(c).to_pylist() for c in ("board_id", name, of))):
+                if value != verified:
+                    found.append((bid, f"{name} = {value} but the verified certificate's is {verified}"))
+    return found
 
 
 OPTIONS = {"bank build": BUILD_OPTIONS, "solve": SOLVE_OPTIONS}
