@@ -230,10 +230,10 @@ def _microban_agrees(max_states: int) -> tuple[int, int]:
     Python search, over the levels it finishes within ``max_states`` states: (levels compared, levels banked)."""
     from fastspe.domains.sokoban.level_files import read_given_levels
 
-    given = read_given_levels(MICROBAN)
+    given = read_given_levels(MICROBAN)  # untitled levels: the bank numbers them microban-000, ...
     skipped: list = []
-    bank = bank_from_levels([g.text for g in given], [g.id for g in given], "microban",
-                            where=[g.where for g in given], skipped=skipped)
+    bank = bank_from_levels([g.text for g in given], None, "microban", where=[g.where for g in given],
+                            skipped=skipped)
     assert len(given) == 155 and bank.num_rows + len(skipped) == 155
     assert {s.reason for s in skipped} <= {"too_big", "too_many_boxes"}  # all of this build's limits, no failure
     compared = 0
@@ -291,8 +291,8 @@ def test_reasoning_gym_items_bank_with_their_walled_in_boxes():
     walled = {g.id for g in given if _walled_in(g.text)}
     banked = bank.column("board_id").to_pylist()
     assert len(walled) == 34 and len(walled & set(banked)) >= 10
-    answers = {json.loads(line)["id"]: json.loads(line)["reasoning_gym_answer"] for line in path.read_text().splitlines()
-               if line}
+    records = [json.loads(line) for line in path.read_text().splitlines() if line]
+    answers = {r["id"]: r["reasoning_gym_answer"] for r in records}
     compared = 0
     for row in bank.to_pylist():
         answer = answers[row["board_id"]]
