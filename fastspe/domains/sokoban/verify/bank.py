@@ -1,14 +1,14 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
 It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..4; a box on a goal walled in out of the player's reach is a
-wall, not counted) and as many goals, at most 10 x 10; its
+is an XSB drawing of one player, ``boxes`` boxes (1..4) and as many goals, at most 10 x 10; its
 ``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
 off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
 ``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
 ``max_states`` states (default ``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of
 ``depth`` moves pushes fewer times. The search is exhaustive over (player, boxes) states, pruned only of boxes
-on squares from which no goal can be reached by pushes (its own computation), which no plan can visit.
+on squares from which no goal can be reached by pushes (its own computation), which no plan can visit. A box on
+a goal walled in out of the player's reach never moves: it is a wall, not one of the ``boxes``.
 """
 
 from __future__ import annotations
@@ -48,11 +48,10 @@ def read_xsb(text) -> tuple:
                 boxes.add((r, c))
             if ch in "@+":
                 players.append((r, c))
+    walled_in = (boxes & goals) - _reach(players[0], walls, rows, cols) if len(players) == 1 else set()
+    walls, boxes, goals = walls | walled_in, boxes - walled_in, goals - walled_in  # never moves: a wall
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
-    walled_in = {b for b in boxes if b in goals} - _reach(players[0], walls, rows, cols)
-    walls |= walled_in  # a box on its goal that the player cannot reach never moves: a wall, not one of the boxes
-    boxes, goals = [b for b in boxes if b not in walled_in], goals - walled_in
     if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
