@@ -15,7 +15,7 @@ import pytest
 from fastspe.cli import main
 from fastspe.domains.sokoban.bank_table import check_sokoban_bank_table
 from fastspe.domains.sokoban.given import SKIP_REASONS, bank_from_levels, push_objective_available, skip_report
-from fastspe.domains.sokoban.level import LevelRefused, parse_level
+from fastspe.domains.sokoban.level import MAX_BOXES, MAX_SIDE, LevelRefused, parse_level
 from fastspe.domains.sokoban.pack import pack_table
 from fastspe.domains.sokoban.verify.bank import OPTIMALITY_STATES, fewest_moves, read_xsb, replay, verify_sokoban_bank
 from fastspe.domains.sokoban.verify.replay import VERIFIER
@@ -26,11 +26,13 @@ from fastspe.scoring.score import bank_tables, replay_answers
 MICROBAN = Path(__file__).parent / "data" / "sokoban" / "microban.txt"
 LEVEL = "#####\n#@$.#\n#####"
 WALLED = "#######\n#*#@$.#\n#######"  # a box on its goal, walled in where the player cannot reach
-BIG = "#" * 11 + "\n#@$." + " " * 6 + "#\n" + "#" * 11
+BIG = "#" * (MAX_SIDE + 1) + "\n#@$." + " " * (MAX_SIDE - 4) + "#\n" + "#" * (MAX_SIDE + 1)  # one column too wide
+MANY = "#" * (MAX_BOXES + 4) + "\n#@" + "$" * (MAX_BOXES + 1) + "#\n# " + "." * (MAX_BOXES + 1) + "#\n" + "#" * (
+    MAX_BOXES + 4)  # one box too many
 RING = "########\n#@$   .#\n# #### #\n# #**# #\n# #**# #\n# #### #\n#      #\n########"  # four walled in
 REASONS = {  # a level for every reason a level is left out of a bank
     "too_big": BIG,
-    "too_many_boxes": "########\n#@$$$$$#\n#.....##\n########",
+    "too_many_boxes": MANY,
     "dead": "####\n#@$#\n#.##\n####",
     "unsolvable": "#######\n#@$$..#\n#######",  # the first box cannot push the second
     "node_limit": "########\n#@     #\n# $$$  #\n#  ... #\n########",
@@ -45,8 +47,8 @@ REASONS = {  # a level for every reason a level is left out of a bank
     ("\n#####\n#@$ .#\n#  ##\n# #\n", "refused", "line 5, column 2: the level is not closed by walls"),
     ("@$.", "refused", "not closed by walls"),
     ("#####\n#@* #\n#####", "refused", "solved at the start"),
-    (BIG, "too_big", "the level is 3x11"),
-    (REASONS["too_many_boxes"], "too_many_boxes", "the level has 5 boxes"),
+    (BIG, "too_big", f"the level is 3x{MAX_SIDE + 1}"),
+    (MANY, "too_many_boxes", f"the level has {MAX_BOXES + 1} boxes"),
     ("#####\n#@$x#\n#####", "refused", "not an XSB character"),
 ])
 def test_parse_refusals_name_their_kind_and_place(text, kind, message):
@@ -105,7 +107,7 @@ def test_every_reason_is_reported_and_the_rest_banked():
     report = skip_report(skipped, len(texts))
     assert report[0] == ("skipped 7 of 8 levels (1 too big, 1 too many boxes, 1 dead, 1 unsolvable, 1 node limit, "
                          "2 refused):")
-    assert report[1].startswith("  set.xsb: line 11: level 'L1': too big: the level is 3x11")
+    assert report[1].startswith(f"  set.xsb: line 11: level 'L1': too big: the level is 3x{MAX_SIDE + 1}")
     assert any("line 51: level 'L5': node limit: the search stopped at the node limit" in line for line in report)
 
 
@@ -225,24 +227,43 @@ def test_a_sokoban_bank_is_parquet_only(tmp_path, capsys):
 
 # ---- Microban I against the independent breadth-first search ---------------------------------------------------
 
+def _small(text: str) -> bool:
+    """At most 10 x 10 and 4 boxes (walled-in ones aside), read from the text alone: the levels the plain-Python search can finish (and all
+    that the solver took before it reached published sizes), so these tests take seconds whatever the limits."""
+    lines = text.split("\n")
+    boxes = sum(line.count("$") + line.count("*") for line in lines) - _walled_in(text)
+    return len(lines) <= 10 and max(map(len, lines)) <= 10 and boxes <= 4
+
+
 def _microban_agrees(max_states: int) -> tuple[int, int]:
-    """Bank Microban I (what fits this build's limits) and compare each banked level's d* and pushes with the plain-
-    Python search, over the levels it finishes within ``max_states`` states: (levels compared, levels banked)."""
+    """Bank Microban I's small levels (``_small``) and compare each one's d* and pushes with the plain-Python search,
+    over the levels it finishes within ``max_states`` states: (levels compared, levels banked)."""
     from fastspe.domains.sokoban.level_files import read_given_levels
 
-    given = read_given_levels(MICROBAN)  # untitled levels: the bank numbers them microban-000, ...
+    given = read_given_levels(MICROBAN)
+    assert len(given) == 155
+    small = [g for g in given if _small(g.text)]
     skipped: list = []
-    bank = bank_from_levels([g.text for g in given], None, "microban", where=[g.where for g in given],
-                            skipped=skipped)
-    assert len(given) == 155 and bank.num_rows + len(skipped) == 155
-    assert {s.reason for s in skipped} <= {"too_big", "too_many_boxes"}  # all of this build's limits, no failure
+    bank = bank_from_levels([g.text for g in small], None, "microban",
+                            where=[g.where for g in small], skipped=skipped)
+    assert skipped == [] and bank.num_rows == len(small) == 77
+    from . import naive_sokoban_bfs
+
+    pushes_twin = getattr(naive_sokoban_bfs, "naive_solve_pushes", None)  # with the push-optimal solver
     compared = 0
     for row in bank.to_pylist():
         try:
             best = fewest_moves(read_xsb(row["level"]), max_states)
         except OverflowError:
             continue
-        assert best == (row["depth"], row["pushes"]), row["board_id"]
+        assert best == (row["depth"], row["pushes"]) == (row["move_optimal_moves"], row["move_optimal_pushes"]), \
+            row["board_id"]
+        if "push_optimal_moves" in row and pushes_twin is not None:
+            try:
+                fewest_pushes = pushes_twin(row["level"], max_states)
+            except RuntimeError:  # over its bound
+                fewest_pushes = (row["push_optimal_moves"], row["push_optimal_pushes"])
+            assert fewest_pushes == (row["push_optimal_moves"], row["push_optimal_pushes"]), row["board_id"]
         compared += 1
     return compared, bank.num_rows
 
@@ -276,21 +297,26 @@ def _walled_in(text: str) -> int:
 
 
 def test_reasoning_gym_items_bank_with_their_walled_in_boxes():
-    """The 200 default items (seed 42): each is banked or left out for this build's limits alone (34 hold a box
-    walled in on its goal, which is accepted), every reference answer replays to the goals in at least d* moves, and
-    the optima agree with the independent search where it finishes."""
+    """The 200 default items (seed 42): each is a level or over this build's limits (34 hold a box walled in on its
+    goal, which is accepted); the 40 small ones bank, every reference answer replays to the goals in at least d*
+    moves, and the optima agree with the independent search where it finishes."""
     from fastspe.domains.sokoban.level_files import read_given_levels
 
     path = MICROBAN.parent / "reasoning_gym_seed42.jsonl"
     given = read_given_levels(path)
+    assert len(given) == 200
+    for g in given:  # each one is a level, or over this build's limits
+        try:
+            parse_level(g.text)
+        except LevelRefused as exc:
+            assert exc.kind in ("too_big", "too_many_boxes"), (g.id, str(exc))
+    small = [g for g in given if _small(g.text)]
     skipped: list = []
-    bank = bank_from_levels([g.text for g in given], [g.id for g in given], "rg", where=[g.where for g in given],
+    bank = bank_from_levels([g.text for g in small], [g.id for g in small], "rg", where=[g.where for g in small],
                             skipped=skipped)
-    assert len(given) == 200 and bank.num_rows >= 40
-    assert {s.reason for s in skipped} <= {"too_big", "too_many_boxes"}
+    assert skipped == [] and bank.num_rows == len(small) == 40
     walled = {g.id for g in given if _walled_in(g.text)}
-    banked = bank.column("board_id").to_pylist()
-    assert len(walled) == 34 and len(walled & set(banked)) >= 10
+    assert len(walled) == 34 and len(walled & set(bank.column("board_id").to_pylist())) == 10
     records = [json.loads(line) for line in path.read_text().splitlines() if line]
     answers = {r["id"]: r["reasoning_gym_answer"] for r in records}
     compared = 0
