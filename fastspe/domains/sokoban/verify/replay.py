@@ -5,13 +5,13 @@ XSB text (by (row, col) coordinates), its own room (a flood fill from the player
 breadth-first search backwards from each goal) and a replay that keeps the state as (player, frozenset of boxes).
 The rules, as the issue states them: U/D/L/R move the player; moving into a box pushes it when the cell beyond is
 floor or a goal; a step into a wall or off the room is ``wall``, a push into a wall or another box ``box_blocked``,
-any other token ``invalid_action``; the first illegal action stops the replay. The plan completes when every box is
-on a goal after its last move; a box on a goal that the player cannot reach (walled in) never moves and is left out.
-h is the sum over boxes of the pushes to the nearest goal in the room without the other boxes, a box that can reach
-no goal counting ``DEAD``.
+any other token ``invalid_action``; the first illegal action stops the replay. The plan completes when every box
+is on a goal after its last move. h is the sum over boxes of the pushes to the nearest goal in the room without the
+other boxes, a box that can reach no goal counting ``DEAD``.
 
 A board here has ``cohort``, ``boxes`` (the stratum), ``depth`` and ``layout`` (whose ``tag`` is the level's size
 "RxC": the room, any walled-in boxes and the walls touching them, diagonals included): a ``contract.VerifierBoard``.
+A box on a goal that the player cannot reach (walled in) never moves: it is left out of the boxes and goals.
 """
 
 from __future__ import annotations
