@@ -345,3 +345,26 @@ def test_bank_verify_checks_the_move_optimum_columns(tmp_path, capsys):
     pq.write_table(tampered, bad)  # past the builder's check: only the verifier can tell
     assert main(["bank", "verify", str(bad)]) == 1
     assert "FAIL b: move_optimal_pushes = 5 but the verified certificate's is 2" in capsys.readouterr().out
+
+
+def test_a_long_search_says_where_it_stands(monkeypatch):
+    """A solver that reports progress (``solve_level(..., progress=)``) has it passed on, and the command line's
+    ``searching`` prints a line once per ``LONG_SEARCH_SECONDS``."""
+    from types import SimpleNamespace
+
+    from fastspe.domains.sokoban import commands, solver
+
+    def fake_solve(level, node_limit=None, objective="moves", progress=None):
+        for seconds in (0.5, 10.2, 10.7, 21.0):
+            progress(SimpleNamespace(expanded=1, stored=int(seconds * 1000), bound=7, seconds=seconds))
+        return SimpleNamespace(length=1, pushes=1, moves="R")
+
+    lines = []
+    ui = SimpleNamespace(say=lambda text, err=False: lines.append(text))
+    monkeypatch.setattr(solver, "solve_level", fake_solve)
+    bank = bank_from_levels([LEVEL], ["a"], where=["set.xsb: line 3"], searching=commands._long_search_lines(ui))
+    assert bank.column("push_optimal_pushes").to_pylist() == [1]  # both objectives asked for
+    assert lines == ["set.xsb: line 3: level 'a': fewest moves: 10 s, 10,200 states stored, no plan under 7 moves",
+                     "set.xsb: line 3: level 'a': fewest moves: 21 s, 21,000 states stored, no plan under 7 moves",
+                     "set.xsb: line 3: level 'a': fewest pushes: 10 s, 10,200 states stored, no plan under 7 pushes",
+                     "set.xsb: line 3: level 'a': fewest pushes: 21 s, 21,000 states stored, no plan under 7 pushes"]

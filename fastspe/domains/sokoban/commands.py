@@ -89,7 +89,7 @@ def given_bank(args, ui: Ui) -> GivenBank | None:
 
     def pieces(progress):
         table = bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress, objective=objective,
-                                 skipped=skipped)
+                                 skipped=skipped, searching=_long_search_lines(ui))
         for line in skip_report(skipped or [], len(given)):
             ui.say(line, err=True)
         if table.num_rows == 0:
@@ -97,6 +97,24 @@ def given_bank(args, ui: Ui) -> GivenBank | None:
         yield table
 
     return GivenBank(len(given), pieces, f"from {args.levels}", {"--levels": args.levels})
+
+
+LONG_SEARCH_SECONDS = 10.0  # a search running longer than this says where it stands, once per this many seconds
+
+
+def _long_search_lines(ui: Ui):
+    """``searching`` for ``bank_from_levels``: a line on stderr every ``LONG_SEARCH_SECONDS`` of one level's search
+    (states so far and the least cost a plan can still have), so a long build shows it is moving."""
+    said: dict = {}
+
+    def searching(name: str, objective: str, at) -> None:
+        step = int(at.seconds // LONG_SEARCH_SECONDS)
+        if step >= 1 and said.get((name, objective)) != step:
+            said[(name, objective)] = step
+            ui.say(f"{name}: fewest {objective}: {at.seconds:.0f} s, {at.stored:,} states stored, no plan under "
+                   f"{at.bound} {objective}", err=True)
+
+    return searching
 
 
 def verify(table, args, ui: Ui) -> BankVerification:

@@ -53,23 +53,28 @@ def push_objective_available() -> bool:
     return "objective" in inspect.signature(solve_level).parameters
 
 
-def _solve(level, node_limit, objective: str):
+def _solve(level, node_limit, objective: str, watch=None):
+    """The solver's answer for ``objective``; ``watch(progress)`` is passed on as the solver's ``progress`` where it
+    takes one (called about twice a second during a long search)."""
     from .solver import solve_level
 
     if objective == OBJECTIVES[0] and not push_objective_available():
         return solve_level(level, node_limit)
+    if watch is not None and "progress" in inspect.signature(solve_level).parameters:
+        return solve_level(level, node_limit, objective=objective, progress=watch)
     return solve_level(level, node_limit, objective=objective)
 
 
 def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None, where=None,
                      progress: Progress | None = None, objective: str = "moves",
-                     skipped: list | None = None) -> pa.Table:
+                     skipped: list | None = None, searching: Callable | None = None) -> pa.Table:
     """A bank of given levels (XSB texts), each certified by the exact solver for ``objective`` (see the module
     docstring): ``depth`` its d* (moves, or pushes), ``certificate`` an optimal plan, ``pushes`` its pushes, and the
     optional ``objective`` and optima columns. ``ids`` default to COHORT-000, ...; ``where[i]`` (e.g. "FILE: line
     N") names level i in messages. A level that cannot be certified raises a ``UserError`` naming it, or, with
     ``skipped`` given, is appended to it (``SkippedLevel``) and left out. ``progress(levels_done, total)`` is called
-    after each level, banked or not."""
+    after each level, banked or not; ``searching(name, objective, search_progress)`` while a long search runs (where
+    the solver reports one), ``name`` as messages name the level."""
     texts = list(texts)
     if objective not in OBJECTIVES:
         raise UserError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -121,7 +126,10 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
     rows = []
     for j, level in enumerate(levels):
         if level is not None:
-            row = _certified(level, node_limit, objective, both, lambda reason, message: leave_out(j, reason, message))
+            watch = None if searching is None else (
+                lambda goal, at, name=_named(where[j], ids[j]): searching(name, goal, at))
+            row = _certified(level, node_limit, objective, both, lambda reason, message: leave_out(j, reason, message),
+                             watch)
             if row is not None:
                 rows.append((ids[j], cohort, *row))
         if progress is not None:
@@ -131,14 +139,14 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
     return _table(rows, both)
 
 
-def _certified(level, node_limit, objective: str, both: bool, leave_out) -> tuple | None:
+def _certified(level, node_limit, objective: str, both: bool, leave_out, watch=None) -> tuple | None:
     """(depth, level text, boxes, certificate, pushes, objective, optima...) of one level, or None (left out)."""
     from .solver import SokobanUnsolved
 
     optima = {}
     for goal in (objective, *(o for o in OBJECTIVES if o != objective and both)):
         try:
-            optima[goal] = _solve(level, node_limit, goal)
+            optima[goal] = _solve(level, node_limit, goal, None if watch is None else (lambda at, g=goal: watch(g, at)))
         except SokobanUnsolved as exc:
             leave_out(exc.kind, str(exc) if goal == objective else f"{exc} (solving for fewest {goal})")
             return None
