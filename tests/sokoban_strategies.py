@@ -1,6 +1,7 @@
 """Hypothesis strategies for Sokoban: small random rooms with a plan, goals often where the plan takes the boxes.
 
-The room is drawn as XSB text, closed by walls or (sometimes) open at the grid's edge, with random inner walls.
+The room is drawn as XSB text, closed by walls (an open one is refused), with random inner walls; now and then a wall
+cell with walls all round becomes a box on its goal walled in (``*``), which the rules treat as a wall.
 The plan is either random tokens (mostly moves; pushes into walls and boxes wherever they lead; now and then a
 token that is not a move) or a walk that mostly takes legal moves, so that boxes travel and states repeat. The goals are the box cells after some prefix of the plan's legal moves (so plans
 complete, pass the goal midway and step past it), or random room cells.
@@ -93,16 +94,15 @@ def draw_text(rows, cols, walls, goals, boxes, player) -> str:
 def level_and_plan(draw, max_side: int = 7, max_len: int = 40):
     """(XSB text, plan as a list of tokens)."""
     rows, cols = draw(st.integers(3, max_side)), draw(st.integers(3, max_side))
-    closed = draw(st.integers(0, 4)) > 0
     walls = set()
     for r in range(rows):
         for q in range(cols):
-            edge = r in (0, rows - 1) or q in (0, cols - 1)
-            # an open room keeps walls at the start of its first and last lines (a blank line there is no part of a
-            # level: XSB separates levels by blank lines) and at the end of its first (the drawn lines' width)
-            corner = r == 0 and q in (0, cols - 1) or r == rows - 1 and q == 0
-            if closed and edge or corner or draw(st.integers(0, 5)) == 0:
+            if r in (0, rows - 1) or q in (0, cols - 1) or draw(st.integers(0, 5)) == 0:
                 walls.add((r, q))
+    walled_in = [s for s in sorted(walls) if all((s[0] + dr, s[1] + dq) in walls or not (0 <= s[0] + dr < rows and
+                                                 0 <= s[1] + dq < cols) for dr, dq in STEP.values())]
+    fixed = {walled_in[draw(st.integers(0, len(walled_in) - 1))]} if walled_in and draw(st.integers(0, 3)) == 0 \
+        else set()
     floor = {(r, q) for r in range(rows) for q in range(cols)} - walls
     assume(len(floor) >= 2)
     ordered = sorted(floor)
@@ -120,4 +120,6 @@ def level_and_plan(draw, max_side: int = 7, max_len: int = 40):
         goals = states[draw(st.integers(0, len(states) - 1))]
     else:
         goals = frozenset(draw(st.permutations(room + [player]))[:nboxes])
-    return draw_text(rows, cols, walls, goals, boxes, player), plan
+    if goals == boxes:  # a level solved at the start is refused: one goal moves under the player
+        goals = (goals - {min(goals)}) | {player}
+    return draw_text(rows, cols, walls - fixed, goals | fixed, boxes | fixed, player), plan

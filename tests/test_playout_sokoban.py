@@ -31,8 +31,10 @@ def test_playout_agrees_with_the_verifier_and_draws_levels_as_the_prompt(case):
     text, tokens = case
     plan = "".join(t if t in "UDLR" else "?" for t in tokens)
     out = check_against_verifier(DOMAIN, {"level": text}, board(text), plan, board)
-    # the prompt of a level that starts where play stopped draws it as the playout wrote it
-    assert level_of(render_prompt(out.state)) == out.state
+    # the prompt of a level that starts where play stopped draws it as the playout wrote it (a solved state is
+    # no level to prompt with)
+    if not out.complete:
+        assert level_of(render_prompt(out.state)) == out.state
     if not plan:
         assert out.state == level_of(render_prompt(text))
 

@@ -118,9 +118,9 @@ def test_known_levels():
     assert (bfs.length, bfs.pushes) == (18, 8) and bfs.nodes > solve_level(TWO_BOXES).nodes
 
 
-def test_a_solved_level_needs_no_move():
-    sol = solve_level("#####\n#@* #\n#####")
-    assert (sol.length, sol.pushes, sol.moves) == (0, 0, "")
+def test_a_solved_level_is_refused():  # its d* would be 0: an empty answer would score as optimal
+    with pytest.raises(UserError, match="solved at the start"):
+        solve_level("#####\n#@* #\n#####")
 
 
 def test_dead_unsolvable_and_node_limit_say_so():

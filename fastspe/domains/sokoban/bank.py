@@ -39,7 +39,7 @@ from .templates import ROOM_TEMPLATES, check_template_names, template_walls
 
 __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
            "sokoban_carved_design", "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank",
-           "bank_from_levels", "xsb_text"]
+           "bank_from_levels", "xsb_text"]  # bank_from_levels: given levels' banks, from ``given`` (kept for old imports)
 
 SOKOBAN_PAPER_SEED = 20261010
 MAX_DEPTH = 120  # the deepest cell a design may ask for: deeper layers are rarely reached in a 10 x 10 room
@@ -297,69 +297,12 @@ def _table(rows: list[tuple]) -> pa.Table:
     return pa.table({name: [r[k] for r in rows] for k, name in enumerate(BANK_COLUMNS)}, schema=BANK_SCHEMA)
 
 
-def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None, where=None,
-                     progress: Progress | None = None) -> pa.Table:
-    """A bank of given levels (XSB texts, e.g. a published set), each certified by the exact solver: ``depth`` its
-    fewest moves, ``certificate`` a plan that short with the fewest pushes. ``ids`` default to COHORT-000, ...
-    A level that does not parse or has no plan raises a ``UserError`` naming it: ``where[i]`` (e.g. "FILE: line
-    N") and its id. ``progress(levels_done, total)`` is called as levels are certified."""
-    from .solver import solve_level
-
-    texts = list(texts)
-    if not check_cohort(cohort):
-        raise UserError(f"cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
-    width = max(3, len(str(len(texts) - 1)))
-    ids = [f"{cohort}-{j:0{width}d}" for j in range(len(texts))] if ids is None else [str(i) for i in ids]
-    where = [None] * len(texts) if where is None else list(where)
-    if len(ids) != len(texts) or len(where) != len(texts):
-        raise UserError(f"ids and where must give one name per level ({len(texts)})")
-    first: dict[str, int] = {}
-    for j, bid in enumerate(ids):
-        if bid in first:
-            raise UserError(f"{_named(where[j], bid)}: ids must be distinct, and level {first[bid] + 1} has this one"
-                            + (f" ({where[first[bid]]})" if where[first[bid]] else ""))
-        first[bid] = j
-    levels = [_parsed(text, at, bid) for bid, text, at in zip(ids, texts, where)]
-    _refuse_repeats(levels, ids, where)  # before any solving: a bad file fails in seconds, not after an hour
-    rows = []
-    for bid, level, at in zip(ids, levels, where):
-        try:
-            sol = solve_level(level, node_limit)
-        except UserError as exc:
-            raise UserError(f"{_named(at, bid)}: {exc}") from None
-        rows.append((bid, cohort, sol.length, level.text, len(level.boxes), sol.moves.replace(",", ""), sol.pushes))
-        if progress is not None:
-            progress(len(rows), len(texts))
-    return _table(rows)
-
-
-def _parsed(text, where: str | None, bid: str):
-    try:
-        return parse_level(text)
-    except UserError as exc:
-        raise UserError(f"{_named(where, bid)}: {exc}") from None
-
-
-def _refuse_repeats(levels, ids, where) -> None:
-    """A level given twice (byte for byte, or drawn with other indentation or trailing spaces) would be banked
-    twice and weigh double in every mean; ``bank verify`` fails such a bank. The canonical ``Level.text`` is what
-    the bank stores, so equal texts are the same level to the verifier too."""
-    first: dict[str, int] = {}
-    for j, level in enumerate(levels):
-        k = first.setdefault(level.text, j)
-        if k != j:
-            raise UserError(f"{_named(where[j], ids[j])}: the same level as {_named(where[k], ids[k])} (equal up to "
-                            "indentation and trailing spaces); a bank holds each level once")
-
-
-def _named(where: str | None, bid: str) -> str:
-    return f"level {bid}" if where is None else f"{where}: level {bid!r}"
-
-
 def check_design_options(args) -> None:
-    """A design names its cohorts and certifies every level: ``--cohort`` and ``--max-nodes`` go with ``--levels``."""
-    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes")):
-        if args is not None and getattr(args, dest, None) is not None:
+    """A design names its cohorts and certifies every level: ``--cohort``, ``--max-nodes``, ``--skip-unsolved`` and
+    ``--objective`` go with ``--levels``."""
+    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes"), ("--skip-unsolved", "skip_unsolved"),
+                         ("--objective", "objective")):
+        if args is not None and getattr(args, dest, None) not in (None, False):
             raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
 
 
@@ -380,3 +323,6 @@ def warm_bank() -> pa.Table:
     first template)."""
     cells = tuple(replace(cell, count=1, templates=cell.templates[:1]) for cell in SOKOBAN_PAPER_DESIGN.cells)
     return build_sokoban_bank(replace(SOKOBAN_PAPER_DESIGN, cells=cells))
+
+
+from .given import bank_from_levels  # noqa: E402  (given levels' banks live in ``given``; old imports find them here)

@@ -24,6 +24,12 @@ BUILD_OPTIONS = (
     Option(("--cohort",), f"--levels: the cohort of the banked levels (default: {DEFAULT_COHORT})", {}),
     Option(("--max-nodes",), "--levels: give up on a level after this many stored search states (default: "
            "20,000,000)", {"type": "int:1:1000000000000", "dest": "max_nodes"}),
+    Option(("--skip-unsolved",), "--levels: bank every level that can be certified and report the others (a count, "
+           "and per level its line and why: too big, too many boxes, dead, unsolvable, node limit, refused) instead "
+           "of stopping at the first", {"action": "store_true", "dest": "skip_unsolved", "default": False}),
+    Option(("--objective",), "--levels: what d* (depth) counts: moves (fewest moves, then fewest pushes) or pushes "
+           "(fewest pushes, then fewest moves); the bank records both optima where the solver certifies both "
+           "(default: moves)", {"choices": ("moves", "pushes"), "default": None}),
 )
 SOLVE_OPTIONS = (
     Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
@@ -67,32 +73,64 @@ def record_solver(args, ui: Ui):
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
 def given_bank(args, ui: Ui) -> GivenBank | None:
-    """``bank build --levels FILE``: every level certified (d*, pushes, an optimal plan) before anything is written."""
+    """``bank build --levels FILE``: every level certified (d*, both optima, an optimal plan) before anything is
+    written; with ``--skip-unsolved`` the levels that cannot be are reported (``given.skip_report``) and left out."""
     if getattr(args, "levels", None) is None:
         return None
-    from .bank import bank_from_levels
+    from .given import bank_from_levels, skip_report
     from .level_files import read_given_levels
 
     given = read_given_levels(args.levels)
     ids = None if any(g.id is None for g in given) else [g.id for g in given]
     texts, where = [g.text for g in given], [g.where for g in given]
     cohort = args.cohort if args.cohort is not None else DEFAULT_COHORT
+    skipped = [] if getattr(args, "skip_unsolved", False) else None
+    objective = getattr(args, "objective", None) or "moves"
 
     def pieces(progress):
-        yield bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress)
+        table = bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress, objective=objective,
+                                 skipped=skipped, searching=_long_search_lines(ui))
+        for line in skip_report(skipped or [], len(given)):
+            ui.say(line, err=True)
+        if table.num_rows == 0:
+            raise UserError(f"{args.levels}: none of its {len(given):,} levels could be certified (see above)")
+        yield table
 
     return GivenBank(len(given), pieces, f"from {args.levels}", {"--levels": args.levels})
+
+
+LONG_SEARCH_SECONDS = 10.0  # a search running longer than this says where it stands, once per this many seconds
+
+
+def _long_search_lines(ui: Ui):
+    """``searching`` for ``bank_from_levels``: a line on stderr every ``LONG_SEARCH_SECONDS`` of one level's search
+    (states so far and the least cost a plan can still have), so a long build shows it is moving."""
+    said: dict = {}
+
+    def searching(name: str, objective: str, at) -> None:
+        step = int(at.seconds // LONG_SEARCH_SECONDS)
+        if step >= 1 and said.get((name, objective)) != step:
+            said[(name, objective)] = step
+            ui.say(f"{name}: fewest {objective}: {at.seconds:.0f} s, {at.stored:,} states stored, no plan under "
+                   f"{at.bound} {objective}", err=True)
+
+    return searching
 
 
 def verify(table, args, ui: Ui) -> BankVerification:
     """``fastspe bank verify`` of a Sokoban bank (``table``: read with the schema checked only): every level verified
     and proved move-optimal, or named; a level the plain-Python search could not finish within its state bound is
     unproven, as for the sliding puzzle."""
+    from .bank_table import bank_objective
     from .verify.bank import OPTIMALITY_STATES, verify_sokoban_bank
 
+    if bank_objective(table) != "moves":
+        raise UserError("this bank certifies fewest pushes (objective pushes); `bank verify` proves move-optimal "
+                        "certificates only, so far")
     skipped: list = []
     with ui.progress("bank verify", table.num_rows, "levels") as update:
         failures = verify_sokoban_bank(table, progress=update, skipped=skipped)
+    failures += _optima_disagreements(table)
     unproven = [(board_id, f"the certificate replays, but the breadth-first search passed {OPTIMALITY_STATES:,} "
                            "states before it could rule out a shorter plan") for board_id in skipped]
     if failures:
@@ -105,6 +143,18 @@ def verify(table, args, ui: Ui) -> BankVerification:
     return BankVerification([], unproven, f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
                             f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
                             f"move-optimal ({checks} of up to {OPTIMALITY_STATES:,} states)")
+
+
+def _optima_disagreements(table) -> list[tuple[str, str]]:
+    """Rows whose move optimum's columns differ from the verified ``depth`` and ``pushes`` (a moves bank's certificate
+    is its move optimum)."""
+    found = []
+    for name, of in (("move_optimal_moves", "depth"), ("move_optimal_pushes", "pushes")):
+        if name in table.column_names:
+            for bid, value, verified in zip(*(table.column(c).to_pylist() for c in ("board_id", name, of))):
+                if value != verified:
+                    found.append((bid, f"{name} = {value} but the verified certificate's is {verified}"))
+    return found
 
 
 OPTIONS = {"bank build": BUILD_OPTIONS, "solve": SOLVE_OPTIONS}

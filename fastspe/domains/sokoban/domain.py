@@ -24,6 +24,8 @@ class SokobanDomain(Domain):
 
     # banks: the columns and their check (bank_table), designs and reverse play (bank), given levels (commands)
     bank_columns = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
+    optional_columns = ("objective", "move_optimal_moves", "move_optimal_pushes", "push_optimal_moves",
+                        "push_optimal_pushes")  # given levels' banks (columns.OPTIONAL_COLUMNS)
     state_columns = ("level",)
     summary_columns = ("cohort", "boxes", "depth")
     check_bank = implemented_in(".bank_table:check_sokoban_bank_table")

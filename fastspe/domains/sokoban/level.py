@@ -2,8 +2,11 @@
 
 XSB: ``#`` wall, `` `` (or ``-``, ``_``) floor, ``.`` goal, ``$`` box, ``*`` box on a goal, ``@`` the player,
 ``+`` the player on a goal. Cells are row-major indices into the ``rows x cols`` bounding box. The room is what
-the player can reach through non-wall cells (boxes included); every other cell counts as wall, so a level that is
-not closed by walls still has one meaning (stepping off the grid is a wall too).
+the player can reach through non-wall cells (boxes included); every other cell counts as wall. A level must be
+closed by walls (a room that reaches the edge of the drawing is refused) and must not be solved at the start
+(d* = 0 would make an empty answer "optimal"). A box on a goal walled in where the player cannot reach (as
+reasoning-gym's rooms and Microban 155 have) can never move: it is a wall to every rule and search, kept in
+``Level.fixed`` so the level's text still draws it as ``*``; it is not counted among the boxes.
 
 Direction codes are the sliding puzzle's: 0 = U (row - 1), 1 = D, 2 = L (col - 1), 3 = R; they move the player.
 Moving into a box pushes it when the cell beyond is in the room and holds no box.
@@ -23,7 +26,7 @@ import numpy as np
 
 from ...errors import UserError, UserTypeError
 
-__all__ = ["Level", "parse_level", "MAX_SIDE", "MAX_BOXES", "DEAD_PUSHES", "STEPS", "DIRECTIONS"]
+__all__ = ["Level", "LevelRefused", "parse_level", "MAX_SIDE", "MAX_BOXES", "DEAD_PUSHES", "STEPS", "DIRECTIONS"]
 
 MAX_SIDE = 10
 MAX_BOXES = 4
@@ -42,8 +45,10 @@ class Level:
     rows, cols : the bounding box of the drawn level (room and the walls next to it)
     wall : bool (cells,), True outside the room (a ``#`` or any cell the player cannot reach)
     goal : bool (cells,), the goal cells
-    boxes : sorted tuple of the boxes' cells
+    boxes : sorted tuple of the boxes' cells (the ones the player can reach: ``fixed`` not among them)
     player : the player's cell
+    fixed : sorted tuple of the cells of boxes on goals walled in out of the player's reach (walls in ``wall``, not
+        goals in ``goal``; drawn as ``*``)
     """
 
     rows: int
@@ -52,6 +57,7 @@ class Level:
     goal: np.ndarray
     boxes: tuple[int, ...]
     player: int
+    fixed: tuple[int, ...] = ()
 
     @property
     def cells(self) -> int:
@@ -64,7 +70,7 @@ class Level:
 
     @property
     def size(self) -> str:
-        """``"RxC"``, the level's layout name in tables."""
+        """``"RxC"``, the level's layout name in tables (the room, its walled-in boxes and the walls around them)."""
         return f"{self.rows}x{self.cols}"
 
     @property
@@ -73,18 +79,22 @@ class Level:
 
     @cached_property
     def text(self) -> str:
-        """Canonical XSB: a ``#`` on each wall cell next to the room (diagonals too), lines right-stripped."""
+        """Canonical XSB: a ``#`` on each wall cell next to the room or a fixed box (diagonals too), a ``*`` on each
+        fixed box, lines right-stripped."""
         room = ~self.wall
+        room[list(self.fixed)] = True
         near = np.zeros((self.rows + 2, self.cols + 2), dtype=bool)
         grid = room.reshape(self.rows, self.cols)
         for dr in (-1, 0, 1):
             for dq in (-1, 0, 1):
                 near[1 + dr:self.rows + 1 + dr, 1 + dq:self.cols + 1 + dq] |= grid
         near = near[1:-1, 1:-1].ravel()
-        boxes = set(self.boxes)
+        boxes, fixed = set(self.boxes), set(self.fixed)
         chars = []
         for c in range(self.cells):
-            if self.wall[c]:
+            if c in fixed:
+                chars.append("*")
+            elif self.wall[c]:
                 chars.append("#" if near[c] else " ")
             elif c == self.player:
                 chars.append("+" if self.goal[c] else "@")
@@ -171,6 +181,15 @@ class Level:
         return int(sum(int(self.push_distance[b]) for b in (self.boxes if boxes is None else boxes)))
 
 
+class LevelRefused(UserError):
+    """A text ``parse_level`` refuses; ``kind`` is "too_big" or "too_many_boxes" (over this build's limits) or
+    "refused" (not a level it accepts: bad XSB, not closed by walls, solved at the start, ...)."""
+
+    def __init__(self, message: str, kind: str = "refused"):
+        super().__init__(message)
+        self.kind = kind
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("x") else f"{n} {word}s"
 
@@ -180,7 +199,7 @@ def _where(r: int, q: int) -> str:
 
 
 def parse_level(text: str) -> Level:
-    """A ``Level`` from XSB text, or a ``UserError`` naming the line and column of what is wrong.
+    """A ``Level`` from XSB text, or a ``LevelRefused`` naming the line and column of what is wrong.
 
     Blank lines before and after the level are ignored, as is a ``\\r`` before each newline; the level is
     cropped to its drawn bounding box (so leading spaces shared by every line do not count toward the size).
@@ -195,19 +214,19 @@ def parse_level(text: str) -> Level:
         first += 1
     lines = lines[first:]
     if not lines:
-        raise UserError("the level is empty: XSB text needs walls (#), a player (@), boxes ($) and goals (.)")
+        raise LevelRefused("the level is empty: XSB text needs walls (#), a player (@), boxes ($) and goals (.)")
     player, boxes, goals, walls = None, [], [], set()
     for r, line in enumerate(lines):
         for q, ch in enumerate(line):
             where = (r + first, q)
             if ch not in _KNOWN:
-                raise UserError(f"level {_where(*where)}: {ch!r} is not an XSB character "
+                raise LevelRefused(f"level {_where(*where)}: {ch!r} is not an XSB character "
                                 f"(# wall, space floor, . goal, $ box, * box on goal, @ player, + player on goal)")
             if ch == "#":
                 walls.add((r, q))
             if ch in _PLAYER:
                 if player is not None:
-                    raise UserError(f"level {_where(*where)}: a second player (the first is at "
+                    raise LevelRefused(f"level {_where(*where)}: a second player (the first is at "
                                     f"{_where(player[0] + first, player[1])})")
                 player = (r, q)
             if ch in _BOX:
@@ -215,25 +234,41 @@ def parse_level(text: str) -> Level:
             if ch in _GOAL:
                 goals.append((r, q))
     if player is None:
-        raise UserError("the level has no player (@, or + on a goal)")
+        raise LevelRefused("the level has no player (@, or + on a goal)")
     rows, cols = len(lines), max(len(line) for line in lines)
     room = _room(player, walls, rows, cols)
+    edge = next((s for s in sorted(room) if s[0] in (0, rows - 1) or s[1] in (0, cols - 1)
+                 or s[1] >= len(lines[s[0]])), None)
+    if edge is not None:
+        raise LevelRefused(f"level {_where(edge[0] + first, edge[1])}: the level is not closed by walls (the player "
+                        f"can walk off the drawing here)")
+    # a box on a goal that the player cannot reach is walled in for good: a wall, still drawn as *
+    fixed = {s for s in boxes if s not in room and s in goals}
+    boxes = [s for s in boxes if s not in fixed]
+    goals = [s for s in goals if s not in fixed]
     for kind, spots in (("box", boxes), ("goal", goals)):
         for spot in spots:
             if spot not in room:
-                raise UserError(f"level {_where(spot[0] + first, spot[1])}: a {kind} the player cannot reach "
+                raise LevelRefused(f"level {_where(spot[0] + first, spot[1])}: a {kind} the player cannot reach "
                                 f"(outside the room)")
     if not 1 <= len(boxes) <= MAX_BOXES:
-        raise UserError(f"the level has {_count(len(boxes), 'box')}; a level has 1 to {MAX_BOXES}")
+        raise LevelRefused(f"the level has {_count(len(boxes), 'box')}{_walled(fixed)}; a level has 1 to {MAX_BOXES}",
+                           "too_many_boxes" if boxes else "refused")
     if len(goals) != len(boxes):
-        raise UserError(f"the level has {_count(len(boxes), 'box')} and {_count(len(goals), 'goal')}; it needs as "
+        raise LevelRefused(f"the level has {_count(len(boxes), 'box')} and {_count(len(goals), 'goal')}; it needs as "
                         f"many goals as boxes")
-    # crop to the room and the walls around it (diagonal neighbours included), as ``Level.text`` draws it
-    drawn = {(r + dr, q + dq) for r, q in room for dr in (-1, 0, 1) for dq in (-1, 0, 1)} & (walls | room)
+    if set(boxes) <= set(goals):
+        raise LevelRefused("the level is solved at the start (every box is on a goal): its d* would be 0 moves, and "
+                        "an empty answer would score as optimal")
+    # crop to the room, the walled-in boxes and the walls around them (diagonal neighbours included), as
+    # ``Level.text`` draws it
+    kept = room | fixed
+    drawn = {(r + dr, q + dq) for r, q in kept for dr in (-1, 0, 1) for dq in (-1, 0, 1)} & (walls | kept)
     top, left = min(r for r, _ in drawn), min(q for _, q in drawn)
     rows, cols = max(r for r, _ in drawn) - top + 1, max(q for _, q in drawn) - left + 1
     if rows > MAX_SIDE or cols > MAX_SIDE:
-        raise UserError(f"the level is {rows}x{cols}; a level is at most {MAX_SIDE}x{MAX_SIDE} (walls included)")
+        raise LevelRefused(f"the level is {rows}x{cols}; a level is at most {MAX_SIDE}x{MAX_SIDE} (walls included)",
+                           "too_big")
 
     def cell(spot):
         return (spot[0] - top) * cols + spot[1] - left
@@ -244,7 +279,12 @@ def parse_level(text: str) -> Level:
     goal[[cell(s) for s in goals]] = True
     wall.flags.writeable = False
     goal.flags.writeable = False
-    return Level(rows, cols, wall, goal, tuple(sorted(cell(s) for s in boxes)), cell(player))
+    return Level(rows, cols, wall, goal, tuple(sorted(cell(s) for s in boxes)), cell(player),
+                 tuple(sorted(cell(s) for s in fixed)))
+
+
+def _walled(fixed) -> str:
+    return f" the player can reach (and {_count(len(fixed), 'box')} walled in on goals)" if fixed else ""
 
 
 def _room(player, walls, rows, cols) -> set:

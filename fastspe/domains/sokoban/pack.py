@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from ...errors import UserError
 from .kernels.replay import MAX_BOXES, MAX_CELLS
+from .bank_table import bank_objective
 from .columns import BANK_COLUMNS
 from .level import DEAD_PUSHES, Level, parse_level
 
@@ -99,6 +100,10 @@ def pack_table(table: pa.Table) -> SokobanTables:
     missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise UserError(f"a Sokoban bank needs the columns {list(BANK_COLUMNS)}; this one lacks {missing}")
+    if bank_objective(table) != "moves":
+        raise UserError("this bank certifies fewest pushes (objective pushes): its depth counts pushes, but scoring "
+                        "counts an answer's moves (L), so E = d*/L would mix the two; score a bank built with "
+                        "--objective moves (its rows record the push optimum too)")
     ids = table.column("board_id").combine_chunks().cast(pa.string())
     texts = table.column("level").to_pylist()
     stated = table.column("boxes").to_numpy().astype(np.int64)

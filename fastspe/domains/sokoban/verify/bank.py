@@ -7,7 +7,8 @@ off the drawing, never pushes a box into a wall or another box) to every box on 
 ``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
 ``max_states`` states (default ``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of
 ``depth`` moves pushes fewer times. The search is exhaustive over (player, boxes) states, pruned only of boxes
-on squares from which no goal can be reached by pushes (its own computation), which no plan can visit.
+on squares from which no goal can be reached by pushes (its own computation), which no plan can visit. A box on
+a goal walled in out of the player's reach never moves: it is a wall, not one of the ``boxes``.
 """
 
 from __future__ import annotations
@@ -47,11 +48,26 @@ def read_xsb(text) -> tuple:
                 boxes.add((r, c))
             if ch in "@+":
                 players.append((r, c))
+    walled_in = (boxes & goals) - _reach(players[0], walls, rows, cols) if len(players) == 1 else set()
+    walls, boxes, goals = walls | walled_in, boxes - walled_in, goals - walled_in  # never moves: a wall
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
     if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
+
+
+def _reach(start, walls, rows, cols) -> set:
+    """The cells the player reaches from ``start`` through anything but walls (boxes included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        r, c = todo.pop()
+        for dr, dc in _STEP.values():
+            n = (r + dr, c + dc)
+            if 0 <= n[0] < rows and 0 <= n[1] < cols and n not in walls and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
 
 
 def replay(level: tuple, certificate: str):

@@ -10,7 +10,8 @@ is on a goal after its last move. h is the sum over boxes of the pushes to the n
 other boxes, a box that can reach no goal counting ``DEAD``.
 
 A board here has ``cohort``, ``boxes`` (the stratum), ``depth`` and ``layout`` (whose ``tag`` is the level's size
-"RxC": the room and the walls touching it, diagonals included): a ``contract.VerifierBoard``.
+"RxC": the room, any walled-in boxes and the walls touching them, diagonals included): a ``contract.VerifierBoard``.
+A box on a goal that the player cannot reach (walled in) never moves: it is left out of the boxes and goals.
 """
 
 from __future__ import annotations
@@ -55,11 +56,14 @@ class SokobanRoom:
         height, width = len(lines), max(len(line) for line in lines)
         self.player = players[0]
         self.floor = self._fill(self.player, walls, height, width)
+        walled_in = {b for b in boxes if b in goals and b not in self.floor}  # never moves: a wall to the rules
+        boxes, goals = boxes - walled_in, goals - walled_in
         if not boxes <= self.floor or not goals <= self.floor or len(goals) != len(boxes) or not boxes:
             raise UserError("the boxes and goals must be in the player's room, as many of each, at least one")
         self.goals, self.boxes = frozenset(goals), frozenset(boxes)
-        drawn = self.floor | {(r + dr, q + dq) for r, q in self.floor for dr in (-1, 0, 1) for dq in (-1, 0, 1)
-                              if (r + dr, q + dq) in walls}
+        kept = self.floor | walled_in
+        drawn = kept | {(r + dr, q + dq) for r, q in kept for dr in (-1, 0, 1) for dq in (-1, 0, 1)
+                        if (r + dr, q + dq) in walls}
         rows = max(r for r, _ in drawn) - min(r for r, _ in drawn) + 1
         cols = max(q for _, q in drawn) - min(q for _, q in drawn) + 1
         self.tag = f"{rows}x{cols}"
