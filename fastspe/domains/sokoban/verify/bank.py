@@ -1,7 +1,7 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
 It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..4) and as many goals, at most 10 x 10; its
+is an XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its
 ``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
 off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
 ``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
@@ -32,8 +32,8 @@ def read_xsb(text) -> tuple:
         raise BadLevel("level is not XSB text")
     lines = text.split("\n")
     rows, cols = len(lines), max(len(line) for line in lines)
-    if rows > 10 or cols > 10:
-        raise BadLevel(f"level is {rows}x{cols}, over 10x10")
+    if rows > 32 or cols > 32:
+        raise BadLevel(f"level is {rows}x{cols}, over 32x32")
     walls, goals, boxes, players = set(), set(), set(), []
     for r, line in enumerate(lines):
         for c, ch in enumerate(line):
@@ -49,7 +49,7 @@ def read_xsb(text) -> tuple:
                 players.append((r, c))
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
-    if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
+    if not 1 <= len(boxes) <= 16 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
 
