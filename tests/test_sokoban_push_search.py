@@ -203,3 +203,11 @@ def test_big_levels_replay_as_the_independent_verifier_does(index, plan, solved)
            "error_kind": ERROR_NAMES[out[1][0]], "first_error": int(out[2][0]), "final_h": int(out[3][0]),
            "min_h": int(out[4][0]), "revisits": int(out[5][0]), "goal_midway": bool(out[6][0])}
     assert got == replay_sokoban(SokobanBoard(SokobanRoom(text), "test", 1, 0), "".join(plan))
+
+
+@settings(max_examples=100, **_SETTINGS)
+@given(rooms(most_boxes=4, side=5))
+def test_the_verifiers_fewest_pushes_equals_the_twin(text):
+    from fastspe.domains.sokoban.verify.bank import fewest_pushes
+
+    assert fewest_pushes(read_xsb(parse_level(text).text)) == naive_solve_pushes(text)

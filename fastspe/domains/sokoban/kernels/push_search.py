@@ -24,11 +24,11 @@ cost (costs are compared as pairs, an ordered group, so A*'s proof holds unchang
 Pruning, all of it exact (it never cuts a state from which a plan exists):
 - a box is never pushed onto a dead square (no goal reachable by pushes in the empty room);
 - a state whose boxes cannot be assigned to distinct goals at finite push distance is dropped;
-- freeze deadlocks: after a push, the pushed box is checked for being frozen -- blocked on both axes by a wall,
-  by dead squares on both sides, or by a box that is itself frozen when this one is taken as a wall -- and the
-  state is dropped if a box of that frozen group is off its goal. Of the boxes that proof names, none can be the
-  first to move (each is held by walls, by a dead square it may not enter, or by another of them), so none ever
-  moves in a plan, and a box off a goal stays off it.
+- freeze deadlocks: a new state is dropped when its pushed box is frozen -- blocked on both axes by a wall, by
+  dead squares on both sides, or by a box that is itself frozen when this one is taken as a wall -- and a box of
+  that frozen group is off its goal. Of the boxes that proof names, none can be the first to move (each is held
+  by walls, by a dead square it may not enter, or by another of them), so none ever moves in a plan, and a box off
+  a goal stays off it. (A state found in the table skips the checks and the bound: it has them already.)
 
 Deterministic: buckets of (f1, f2) popped in order, newest first within one, boxes in sorted order, directions
 U, D, L, R; the walks of the plan are rebuilt by breadth-first search in the same direction order.
@@ -39,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .search import DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT, floor_distances, neighbours, push_distances  # noqa: F401
+from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
+                     neighbours, push_distances)
 
 MOVES, PUSHES, SOLVABLE = 0, 1, 2
 MAX_CELLS = 1024  # 32 x 32: cells fit int16 with room to spare
@@ -385,31 +386,19 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                 while j < nb - 1 and nxt[j + 1] < nxt[j]:
                     nxt[j + 1], nxt[j] = nxt[j], nxt[j + 1]
                     j += 1
-                occ[b] = False
-                occ[beyond] = True
-                dropped = False
-                if use_freeze:
-                    f, o = frozen(beyond, nbr, occ, dead, goal, mark)
-                    dropped = f and o
                 np_ = b
-                if not dropped and objective == SOLVABLE:  # its own stamps: the expansion's region stays valid
+                if objective == SOLVABLE:  # its own stamps: the expansion's region stays valid
+                    occ[b] = False
+                    occ[beyond] = True
                     stamp_no2 += 1
                     np_ = _region(b, nbr, occ, dist2, stamp2, stamp_no2, queue)
-                occ[beyond] = False
-                occ[b] = True
-                if dropped:
-                    continue
-                m = assignment_cost(nxt, nb, push, u, v, way, minv, used, amatch)
-                if m >= INF:
-                    continue
+                    occ[beyond] = False
+                    occ[b] = True
                 if objective == MOVES:
                     n1, n2 = g1[s] + walk + 1, g2[s] + 1
                 else:
                     n1, n2 = g1[s] + 1, g2[s] + walk + 1
-                if objective == SOLVABLE and m == 0:
-                    progress[0], progress[1], progress[3] = expanded, stored, 1
-                    return FOUND, -1, n1, empty, expanded, stored
-                # find or add (np_, nxt)
+                # find (np_, nxt): a state seen before skips the deadlock checks and the bound (it has them)
                 hsh = _hash(np_, nxt, 0, nb)
                 pos = np.int64(hsh) & smask
                 while slots[pos] != 0:
@@ -429,7 +418,24 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     if closed[o_] or objective == SOLVABLE or g1[o_] < n1 or (g1[o_] == n1 and g2[o_] <= n2):
                         continue
                     idx = o_  # a cheaper way to an open state: queue it again
+                    m = hm[o_]
                 else:
+                    if use_freeze:
+                        occ[b] = False
+                        occ[beyond] = True
+                        f, o = frozen(beyond, nbr, occ, dead, goal, mark)
+                        occ[beyond] = False
+                        occ[b] = True
+                        if f and o:
+                            continue
+                    m = assignment_cost(nxt, nb, push, u, v, way, minv, used, amatch)
+                    if m >= INF:
+                        continue
+                    if objective == SOLVABLE and m == 0:
+                        for k in range(nb):
+                            occ[cur[k]] = False
+                        progress[0], progress[1], progress[3] = expanded, stored, 1
+                        return FOUND, -1, n1, empty, expanded, stored
                     if stored >= node_limit:
                         for k in range(nb):
                             occ[cur[k]] = False

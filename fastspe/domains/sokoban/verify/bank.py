@@ -144,6 +144,49 @@ def fewest_moves(level: tuple, max_states: int = OPTIMALITY_STATES):
     return None
 
 
+def fewest_pushes(level: tuple, max_states: int = OPTIMALITY_STATES):
+    """(moves, pushes): the fewest pushes to solve the level and the fewest moves among plans with that few, by
+    Dijkstra's search over (player, boxes) states with the cost (pushes, moves) compared pushes first; None if
+    unsolvable; raises OverflowError past ``max_states`` states. Pruned as ``fewest_moves`` is."""
+    import heapq
+
+    rows, cols, walls, goals, boxes, player = level
+    live = _live_squares(level)
+
+    def open_cell(cell):
+        return 0 <= cell[0] < rows and 0 <= cell[1] < cols and cell not in walls
+
+    start = (player, tuple(sorted(boxes)))
+    best = {start: (0, 0)}
+    heap = [(0, 0, start)]
+    done = set()
+    while heap:
+        pushes, moves, state = heapq.heappop(heap)
+        if state in done:
+            continue
+        done.add(state)
+        p, bx = state
+        if set(bx) <= goals:
+            return moves, pushes
+        if len(done) > max_states:
+            raise OverflowError(f"more than {max_states:,} states within {pushes} pushes")
+        for dr, dc in _STEP.values():
+            to = (p[0] + dr, p[1] + dc)
+            if not open_cell(to):
+                continue
+            nb, extra = bx, 0
+            if to in bx:
+                beyond = (to[0] + dr, to[1] + dc)
+                if not open_cell(beyond) or beyond in bx or beyond not in live:
+                    continue
+                nb, extra = tuple(sorted(set(bx) - {to} | {beyond})), 1
+            cost = (pushes + extra, moves + 1)
+            if (to, nb) not in best or best[to, nb] > cost:
+                best[to, nb] = cost
+                heapq.heappush(heap, (*cost, (to, nb)))
+    return None
+
+
 def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None,
                         max_states: int = OPTIMALITY_STATES, skipped: list | None = None) -> list[tuple[str, str]]:
     """Every failing row of a Sokoban ``bank`` (a DataFrame or Arrow table) as (board_id, reason); empty when the
