@@ -211,3 +211,17 @@ def test_the_verifiers_fewest_pushes_equals_the_twin(text):
     from fastspe.domains.sokoban.verify.bank import fewest_pushes
 
     assert fewest_pushes(read_xsb(parse_level(text).text)) == naive_solve_pushes(text)
+
+
+def test_cli_solve_objective(tmp_path, capsys):
+    import json
+
+    from fastspe.cli import main
+
+    path = tmp_path / "m119.xsb"
+    path.write_text(dict(microban())["119"])
+    for objective, want in (("pushes", (145, 18)), ("moves", (131, 20))):
+        assert main(["solve", "--domain", "sokoban", "--level", str(path), "--objective", objective]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert (out["length"], out["pushes"], out["objective"]) == (*want, objective)
+    assert main(["solve", "--domain", "sokoban", "--level", str(path), "--objective", "time"]) == 2
