@@ -356,6 +356,8 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                 dirs_k[k] = pdir[q]
                 q = parent[q]
             plan = _walk_plan(player0, np.sort(boxes0.astype(np.int64)), nb, nbr, cells, cells_k, dirs_k, count)
+            if plan.shape[0] != (g1[s] if objective == MOVES else g2[s]):  # walks are shortest: never
+                raise RuntimeError("the rebuilt plan's length is not the search's cost")
             progress[0], progress[1], progress[3] = expanded, stored, 1
             return FOUND, plan.shape[0], count, plan, expanded, stored
         expanded += 1
