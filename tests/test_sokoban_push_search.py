@@ -225,3 +225,16 @@ def test_cli_solve_objective(tmp_path, capsys):
         out = json.loads(capsys.readouterr().out)
         assert (out["length"], out["pushes"], out["objective"]) == (*want, objective)
     assert main(["solve", "--domain", "sokoban", "--level", str(path), "--objective", "time"]) == 2
+
+
+def test_is_solvable_on_a_state_mid_plan():
+    """The dead-move check's use: the level's room with the boxes and player a plan has reached."""
+    import dataclasses
+
+    level = parse_level(TWO_BOXES)
+    player, boxes = level.player, frozenset(level.boxes)
+    for d in "LD":  # the player steps left and pushes the box below it against the bottom wall, off every goal
+        player, boxes, _, error = level.step(player, boxes, "UDLR".index(d))
+        assert not error
+    after = dataclasses.replace(level, boxes=tuple(sorted(boxes)), player=player)
+    assert is_solvable(level) and naive_solve(after.text) is None and not is_solvable(after)
