@@ -89,3 +89,47 @@ def test_default_bank_build(benchmark):
     benchmark.extra_info.update(primary_seconds=seconds, full_seconds=full_seconds)
     print(f"\nsokoban-paper bank: 320 primary levels in {seconds:.1f} s, all 400 in {full_seconds:.1f} s")
     target(seconds < 120, f"320-level bank in {seconds:.1f} s (target < 120 s)")
+
+
+def test_push_search_vs_move_search_and_twins(benchmark):
+    """The push search (``solve_level``'s kernel, both objectives) beside the move-level A* above and the twins, on
+    the same three levels. A push-level state costs a walk (a breadth-first search of the player's region) to
+    expand, so its states per second are fewer; what counts is the time per certified level."""
+    from fastspe.domains.sokoban.kernels.push_search import MOVES, PUSHES, push_search
+    from tests.naive_sokoban_bfs import naive_solve_pushes
+
+    levels = [parse_level(t) for t in THREE_BOXES]
+    board = np.zeros(4, dtype=np.int64)
+
+    def run(level, objective):
+        return push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows,
+                           level.cols, 50_000_000, objective, True, True, board)
+
+    for level in levels:
+        run(level, MOVES)  # compile / load from cache
+    rows = []
+
+    def run_all():
+        rows.clear()
+        for level in levels:
+            for objective in (MOVES, PUSHES):
+                t = time.perf_counter()
+                out = run(level, objective)
+                rows.append((out, time.perf_counter() - t))
+            t = time.perf_counter()
+            out = _search(level, True)
+            rows.append((out, time.perf_counter() - t))
+
+    benchmark.pedantic(run_all, rounds=3, iterations=1)
+    push_states = sum(rows[3 * i + k][0][5] for i in range(len(levels)) for k in (0, 1))
+    push_seconds = sum(rows[3 * i + k][1] for i in range(len(levels)) for k in (0, 1))
+    for i, level in enumerate(levels):
+        (m, tm), (p, tp), (old, told) = rows[3 * i:3 * i + 3]
+        assert (m[1], m[2]) == naive_solve(level.text, 10**8) == (old[1], old[2])
+        assert (p[1], p[2]) == naive_solve_pushes(level.text, 10**8)
+        print(f"\nlevel {i}: moves-optimal {m[1]}/{m[2]}: push search {m[5]:,} states {tm * 1e3:.1f} ms, move A* "
+              f"{old[5]:,} states {told * 1e3:.1f} ms; push-optimal {p[1]}/{p[2]}: {p[5]:,} states "
+              f"{tp * 1e3:.1f} ms", end="")
+    rate = push_states / push_seconds
+    benchmark.extra_info.update(push_states_per_s=rate)
+    print(f"\n3-box levels, one thread: push search {rate:,.0f} push-level states/s")

@@ -3,6 +3,8 @@ pruning and no heuristic, layer by layer, keeping each state's fewest pushes wit
 
 ``naive_solve(text)`` reads XSB itself (its own tiny parser) and returns (moves, pushes) of the move-optimal,
 then push-optimal, solution, or None when there is none; past ``max_states`` states it raises.
+``naive_solve_pushes(text)`` is the twin of the push-optimal objective (``kernels.push_search``): Dijkstra by
+(pushes, moves).
 """
 
 from __future__ import annotations
@@ -75,4 +77,49 @@ def naive_solve(text: str, max_states: int = 2_000_000, stats: dict | None = Non
         if len(seen) > max_states:
             raise RuntimeError(f"naive BFS: over {max_states} states")
         layer = nxt
+    return None
+
+
+def naive_solve_pushes(text: str, max_states: int = 2_000_000):
+    """(moves, pushes) of the push-optimal, then move-optimal, solution, or None: Dijkstra over (player, boxes)
+    states with the cost (pushes, moves) compared pushes first, no pruning and no heuristic."""
+    import heapq
+
+    rows, cols, walls, goals, boxes, player = naive_parse(text)
+
+    def free(cell):
+        r, c = cell
+        return 0 <= r < rows and 0 <= c < cols and cell not in walls
+
+    if boxes <= goals:
+        return 0, 0
+    start = (player, tuple(sorted(boxes)))
+    best = {start: (0, 0)}
+    heap = [(0, 0, start)]
+    done = set()
+    while heap:
+        pushes, moves, state = heapq.heappop(heap)
+        if state in done:
+            continue
+        done.add(state)
+        p, bx = state
+        if set(bx) <= goals:
+            return moves, pushes
+        if len(done) > max_states:
+            raise RuntimeError(f"naive Dijkstra: over {max_states} states")
+        for dr, dc in _STEPS:
+            t = (p[0] + dr, p[1] + dc)
+            if not free(t):
+                continue
+            nb, push = bx, 0
+            if t in bx:
+                beyond = (t[0] + dr, t[1] + dc)
+                if not free(beyond) or beyond in bx:
+                    continue
+                nb, push = tuple(sorted((set(bx) - {t}) | {beyond})), 1
+            nxt = (t, nb)
+            cost = (pushes + push, moves + 1)
+            if nxt not in best or best[nxt] > cost:
+                best[nxt] = cost
+                heapq.heappush(heap, (*cost, nxt))
     return None

@@ -127,9 +127,12 @@ def test_dead_unsolvable_and_node_limit_say_so():
     with pytest.raises(SokobanUnsolved, match="dead from the start") as dead:
         solve_level("#####\n#$  #\n# @.#\n#####")  # a box in a corner off its goal
     assert dead.value.kind == "dead"
+    # two boxes frozen side by side in a corridor one wide, off their goals: dead by the freeze pruning
+    with pytest.raises(SokobanUnsolved, match="dead from the start"):
+        solve_level("#######\n#@$$..#\n#######")
     # each box alone can reach a goal, but in a corridor one wide the first box cannot push the second
     with pytest.raises(SokobanUnsolved, match="no solution") as stuck:
-        solve_level("#######\n#@$$..#\n#######")
+        solve_level("########\n#@$ $..#\n########")
     assert stuck.value.kind == "unsolvable"
     with pytest.raises(SokobanUnsolved, match="node limit") as limit:
         solve_level(TWO_BOXES, node_limit=5)

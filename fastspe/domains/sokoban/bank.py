@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from .columns import BANK_COLUMNS, BANK_SCHEMA
-from .level import DIRECTIONS, MAX_BOXES, parse_level
+from .level import DIRECTIONS, parse_level
 from ...errors import UserError
 from ..designs import QuotaError, check_cohort, check_seed, design_cells, design_seed, is_json_int, load_design_file
 from .templates import ROOM_TEMPLATES, check_template_names, template_walls
@@ -44,6 +44,7 @@ __all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_
 SOKOBAN_PAPER_SEED = 20261010
 MAX_DEPTH = 120  # the deepest cell a design may ask for: deeper layers are rarely reached in a 10 x 10 room
 MAX_COUNT = 100_000
+MAX_BOXES = 4  # designed levels: the batched move-level search that certifies them (solver.solve_levels) takes 1-4
 ROOM_SIDES = (7, 10)  # rooms are 7..10 cells a side, walls included
 REVERSE_CAP = 1_500_000  # states one room's reverse play may store (about 20 MB)
 CERTIFY_LIMIT = 8_000_000  # states the solver may store certifying one level; a level over it is skipped

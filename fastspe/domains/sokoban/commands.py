@@ -2,9 +2,10 @@
 ``Domain`` methods of ``domain.py`` (the command line prints and picks exit codes).
 
 ``solve --level FILE.xsb`` prints one JSON object; ``solve --input LEVELS.jsonl --out OUT.jsonl`` reads lines
-``{"id", "level"}`` (XSB text) and writes each line plus ``length`` (fewest moves), ``pushes``, ``moves``
+``{"id", "level"}`` (XSB text) and writes each line plus ``length`` (moves of the plan), ``pushes``, ``moves``
 (``U,D,...``), ``nodes`` and ``seconds``, or an ``error`` (unsolvable, a dead start, the node limit) for that
-line alone. ``bank build --design D.json|sokoban-paper`` builds a certified bank, ``bank build --levels FILE`` banks
+line alone; ``--objective`` picks the fewest moves (then pushes, the default) or the fewest pushes (then moves).
+``bank build --design D.json|sokoban-paper`` builds a certified bank, ``bank build --levels FILE`` banks
 given levels; ``bank verify`` re-derives it with plain Python.
 """
 
@@ -34,25 +35,34 @@ BUILD_OPTIONS = (
 SOLVE_OPTIONS = (
     Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
            {"metavar": "FILE"}),
+    Option(("--objective",), "what the plan minimises: moves (the fewest moves, then the fewest pushes; the "
+           "default) or pushes (the fewest pushes, then the fewest moves)", {"choices": ("moves", "pushes")}),
 )
 
 
 # ---- solve ----------------------------------------------------------------------------------------------------
 
 def solve(args, ui: Ui) -> dict:
-    """``fastspe solve --level``: one level's move-optimal plan, as the JSON object the command prints."""
+    """``fastspe solve --level``: one level's optimal plan (``--objective``), as the JSON object the command prints;
+    a progress display counts the states stored while the search runs."""
     from ...boundary.text_files import read_text
     from .solver import solve_level
 
     if args.level is None:
         raise UserError("--domain sokoban needs --level FILE.xsb or --input LEVELS.jsonl")
     text = read_text(args.level)
+    objective = _objective(args)
     try:
-        sol = solve_level(text, args.max_nodes)
+        with ui.progress("solve", None, "states") as update:
+            sol = solve_level(text, args.max_nodes, objective, progress=lambda p: update(p.stored))
     except UserError as exc:  # the level's own message says the line and column; the file is the user's to find
         raise type(exc)(f"{args.level}: {exc}") from None
-    return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "nodes": sol.nodes,
-            "seconds": round(sol.seconds, 6), "level": text.strip("\n")}
+    return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "objective": sol.objective,
+            "nodes": sol.nodes, "seconds": round(sol.seconds, 6), "level": text.strip("\n")}
+
+
+def _objective(args) -> str:
+    return getattr(args, "objective", None) or "moves"
 
 
 @contextlib.contextmanager
@@ -61,7 +71,7 @@ def record_solver(args, ui: Ui):
     from .solver import solve_level_record
 
     def solve_one(record: dict, number: int) -> dict:
-        answer = solve_level_record(record, args.max_nodes)
+        answer = solve_level_record(record, args.max_nodes, _objective(args))
         if "error" in answer:
             where = f"id {record['id']!r}" if isinstance(record.get("id"), (str, int)) else f"level {number}"
             answer["error"] = f"{args.input}: {where}: {answer['error']}"

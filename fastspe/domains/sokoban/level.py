@@ -13,7 +13,8 @@ Moving into a box pushes it when the cell beyond is in the room and holds no box
 
 h(state) is the sum over boxes of the box's push distance to its nearest goal, by breadth-first search over
 pushes in the room with no other box (a lower bound on the pushes left, 0 exactly when every box is on a goal).
-A box on a dead square (no goal reachable by pushes) counts ``DEAD_PUSHES``, more than any push distance.
+A box on a dead square (no goal reachable by pushes) counts ``dead_pushes``: ``DEAD_PUSHES`` (100, as on every
+level up to 10 x 10) or the level's cells if more, so more than any push distance.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from ...errors import UserError, UserTypeError
 
 __all__ = ["Level", "LevelRefused", "parse_level", "MAX_SIDE", "MAX_BOXES", "DEAD_PUSHES", "STEPS", "DIRECTIONS"]
 
-MAX_SIDE = 10
-MAX_BOXES = 4
-DEAD_PUSHES = 100  # a dead box's h term: more than any push distance on a 10x10 grid
+MAX_SIDE = 32  # the push search's rooms (kernels.push_search): cells fit its int16 state fields
+MAX_BOXES = 16
+DEAD_PUSHES = 100  # a dead box's least h term: more than any push distance on a 10x10 grid
 DIRECTIONS = "UDLR"
 STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # (row step, col step) of U, D, L, R
 
@@ -168,13 +169,19 @@ class Level:
             out[i] = dist
         return out
 
+    @property
+    def dead_pushes(self) -> int:
+        """A dead box's h term: ``DEAD_PUSHES`` or the number of cells if more (a push distance is fewer)."""
+        return max(DEAD_PUSHES, self.cells)
+
     @cached_property
     def push_distance(self) -> np.ndarray:
-        """int16 (cells,): pushes from each cell to the nearest goal, ``DEAD_PUSHES`` where no goal is reachable
+        """int16 (cells,): pushes from each cell to the nearest goal, ``dead_pushes`` where no goal is reachable
         (walls included; a box is never on one)."""
         dist = self.goal_push_distances.astype(np.int32)
-        dist[dist < 0] = DEAD_PUSHES
-        return dist.min(axis=0).astype(np.int16) if len(dist) else np.full(self.cells, DEAD_PUSHES, np.int16)
+        dead = self.dead_pushes
+        dist[dist < 0] = dead
+        return dist.min(axis=0).astype(np.int16) if len(dist) else np.full(self.cells, dead, np.int16)
 
     def h(self, boxes=None) -> int:
         """h of the level's boxes, or of the box cells ``boxes``."""

@@ -9,11 +9,13 @@ Each level is given by its tables (``domains.sokoban.pack``): ``moves`` the cell
 direction (-1 a wall or off the grid), ``push_distance`` each cell's pushes to the nearest goal (h's term; 0 only on
 a goal), and the start: the player's cell and the sorted box cells.
 
-Revisits are counted exactly over (player, box set) states. Cells are below 128 (a level is at most 10 x 10), so a
-state packs into one word: the player in bits 0..6 and the sorted box cells in the 7-bit fields above it. A push
-moves one box, which is put back in order among at most four. No state packs to 0 (the player and the first box
-are on different cells, so one of them is non-zero), so 0 marks an empty slot of the per-plan open-addressing table,
-which stores the full key: the hash only picks the slot, and a collision costs a probe, never a wrong answer.
+Revisits are counted exactly over (player, box set) states. A state is one word: the player's cell + 1 in bits
+0..10 (cells are below ``MAX_CELLS`` = 1024) and, above them, the number of the box set within the plan -- the
+index of its first occurrence among the box sets the plan has made so far, found in a second per-plan table that
+stores each box set's cells and compares them whole (box sets change only on pushes, so this costs a probe per
+push). No key is 0 (the player's field is at least 1), so 0 marks an empty slot of the per-plan open-addressing
+table of keys, which stores the full key: the hash only picks the slot, and a collision costs a probe, never a
+wrong answer.
 """
 
 from __future__ import annotations
@@ -22,24 +24,39 @@ import numpy as np
 
 from ...._numba import njit, prange
 from ....kernels.replay_outputs import CHUNK, chunk_of, longest_plan, new_outputs, status_of, store
-from ....kernels.visited import seen_again, start_table, table_bits
+from ....kernels.visited import GOLDEN, seen_again, start_table, table_bits
 from ...codes import COMPLETE, ILLEGAL, INVALID_ACTION, LEGAL_NONCOMPLETION, NO_ERROR  # noqa: F401 - the statuses the module held before it moved
 
 WALL, BOX_BLOCKED = 1, 2  # Sokoban's own kinds of illegal move (``codes``: 0, 3 and 4 are shared)
 ERROR_NAMES = ("", "wall", "box_blocked", "invalid_action", "format")
-MAX_CELLS = 128  # cells of a level's grid that the 7-bit fields of the state key can name
-MAX_BOXES = 4
+MAX_CELLS = 1024  # cells of a level's grid that the 11-bit player field of the state key can name
+MAX_BOXES = 16
 
-_FIELD = 7
+_FIELD = 11
 
 
 @njit
-def _box_key(boxes, nb):
-    """The box fields of the state key (the player's field left 0)."""
-    key = np.uint64(0)
+def _box_set(boxes, nb, sets, set_slots, n_sets, smask):
+    """The number of the box set ``boxes[:nb]`` (sorted) within the plan: an earlier one's if it was made before,
+    else ``n_sets`` (stored in ``sets`` row ``n_sets``). Returns (number, n_sets after)."""
+    h = np.uint64(nb)
     for j in range(nb):
-        key |= np.uint64(boxes[j]) << np.uint64(_FIELD * (j + 1))
-    return key
+        h = (h ^ np.uint64(boxes[j])) * np.uint64(0x100000001B3)
+    slot = np.int64((h * GOLDEN) >> np.uint64(40)) & smask
+    while set_slots[slot] != 0:
+        k = set_slots[slot] - 1
+        same = True
+        for j in range(nb):
+            if sets[k, j] != boxes[j]:
+                same = False
+                break
+        if same:
+            return k, n_sets
+        slot = (slot + 1) & smask
+    set_slots[slot] = n_sets + 1
+    for j in range(nb):
+        sets[n_sets, j] = boxes[j]
+    return n_sets, n_sets + 1
 
 
 @njit
@@ -58,15 +75,19 @@ def _move_box(boxes, nb, src, dst):
 
 
 @njit
-def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
-    """Replay one plan; ``boxes`` (sorted, length >= nb) and ``occupied`` (all False) are scratch, left dirty."""
+def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table, sets, set_slots):
+    """Replay one plan; ``boxes`` (sorted, length >= nb) and ``occupied`` (all False) are scratch, left dirty;
+    ``sets`` (at least pushes + 1 rows) and ``set_slots`` (at least ``1 << table_bits(len(plan))``) too."""
     h = 0
     for j in range(nb):
         occupied[boxes[j]] = True
         h += dist[boxes[j]]
-    box_key = _box_key(boxes, nb)
-    key = box_key | np.uint64(player)
     length = plan.shape[0]
+    smask = np.int64((1 << table_bits(length)) - 1)
+    set_slots[:smask + 1] = 0
+    box_set, n_sets = _box_set(boxes, nb, sets, set_slots, 0, smask)
+    box_key = np.uint64(box_set) << np.uint64(_FIELD)
+    key = box_key | np.uint64(player + 1)
     down, umask = start_table(table, key, length)
     min_h = h
     midway = h == 0 and length > 0
@@ -99,9 +120,10 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table):
             occupied[ub] = True
             h += dist[ub] - dist[ut]
             _move_box(boxes, nb, t, beyond)
-            box_key = _box_key(boxes, nb)
+            box_set, n_sets = _box_set(boxes, nb, sets, set_slots, n_sets, smask)
+            box_key = np.uint64(box_set) << np.uint64(_FIELD)
         up = ut
-        key = box_key | np.uint64(t)
+        key = box_key | np.uint64(t + 1)
         min_h = min(min_h, h)
         zeros += h == 0  # counted, not branched on: see midway below
         revisits += seen_again(table, key, down, umask)
@@ -144,7 +166,10 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
     outputs = new_outputs(n)
     for ci in prange((n + CHUNK - 1) // CHUNK):
         lo, hi = chunk_of(ci, n)
-        table = np.empty(1 << table_bits(longest_plan(offsets, lo, hi)), dtype=np.uint64)
+        longest = longest_plan(offsets, lo, hi)
+        table = np.empty(1 << table_bits(longest), dtype=np.uint64)
+        set_slots = np.empty(1 << table_bits(longest), dtype=np.int64)
+        sets = np.empty((longest + 1, max(boxes.shape[1], 1)), dtype=np.int16)
         occupied = np.zeros(cells, dtype=np.bool_)
         box = np.empty(MAX_BOXES, dtype=np.int64)
         for p in range(lo, hi):
@@ -153,6 +178,6 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
             for j in range(nb):
                 box[j] = boxes[li, j]
             out = _replay_one(codes[offsets[p]:offsets[p + 1]], moves[li], push_distance[li], np.int64(player[li]),
-                              box, nb, occupied, table)
+                              box, nb, occupied, table, sets, set_slots)
             store(outputs, p, out)
     return outputs

@@ -1,7 +1,7 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
 It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..4) and as many goals, at most 10 x 10; its
+is an XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its
 ``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
 off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
 ``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
@@ -33,8 +33,8 @@ def read_xsb(text) -> tuple:
         raise BadLevel("level is not XSB text")
     lines = text.split("\n")
     rows, cols = len(lines), max(len(line) for line in lines)
-    if rows > 10 or cols > 10:
-        raise BadLevel(f"level is {rows}x{cols}, over 10x10")
+    if rows > 32 or cols > 32:
+        raise BadLevel(f"level is {rows}x{cols}, over 32x32")
     walls, goals, boxes, players = set(), set(), set(), []
     for r, line in enumerate(lines):
         for c, ch in enumerate(line):
@@ -52,7 +52,7 @@ def read_xsb(text) -> tuple:
     walls, boxes, goals = walls | walled_in, boxes - walled_in, goals - walled_in  # never moves: a wall
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
-    if not 1 <= len(boxes) <= 4 or len(goals) != len(boxes):
+    if not 1 <= len(boxes) <= 16 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
 
@@ -157,6 +157,49 @@ def fewest_moves(level: tuple, max_states: int = OPTIMALITY_STATES):
         if len(seen) > max_states:
             raise OverflowError(f"more than {max_states:,} states within {moves} moves")
         layer = nxt
+    return None
+
+
+def fewest_pushes(level: tuple, max_states: int = OPTIMALITY_STATES):
+    """(moves, pushes): the fewest pushes to solve the level and the fewest moves among plans with that few, by
+    Dijkstra's search over (player, boxes) states with the cost (pushes, moves) compared pushes first; None if
+    unsolvable; raises OverflowError past ``max_states`` states. Pruned as ``fewest_moves`` is."""
+    import heapq
+
+    rows, cols, walls, goals, boxes, player = level
+    live = _live_squares(level)
+
+    def open_cell(cell):
+        return 0 <= cell[0] < rows and 0 <= cell[1] < cols and cell not in walls
+
+    start = (player, tuple(sorted(boxes)))
+    best = {start: (0, 0)}
+    heap = [(0, 0, start)]
+    done = set()
+    while heap:
+        pushes, moves, state = heapq.heappop(heap)
+        if state in done:
+            continue
+        done.add(state)
+        p, bx = state
+        if set(bx) <= goals:
+            return moves, pushes
+        if len(done) > max_states:
+            raise OverflowError(f"more than {max_states:,} states within {pushes} pushes")
+        for dr, dc in _STEP.values():
+            to = (p[0] + dr, p[1] + dc)
+            if not open_cell(to):
+                continue
+            nb, extra = bx, 0
+            if to in bx:
+                beyond = (to[0] + dr, to[1] + dc)
+                if not open_cell(beyond) or beyond in bx or beyond not in live:
+                    continue
+                nb, extra = tuple(sorted(set(bx) - {to} | {beyond})), 1
+            cost = (pushes + extra, moves + 1)
+            if (to, nb) not in best or best[to, nb] > cost:
+                best[to, nb] = cost
+                heapq.heappush(heap, (*cost, (to, nb)))
     return None
 
 

@@ -7,7 +7,7 @@ The rules, as the issue states them: U/D/L/R move the player; moving into a box 
 floor or a goal; a step into a wall or off the room is ``wall``, a push into a wall or another box ``box_blocked``,
 any other token ``invalid_action``; the first illegal action stops the replay. The plan completes when every box
 is on a goal after its last move. h is the sum over boxes of the pushes to the nearest goal in the room without the
-other boxes, a box that can reach no goal counting ``DEAD``.
+other boxes, a box that can reach no goal counting ``DEAD`` (100) or the level's cells (rows x cols) if more.
 
 A board here has ``cohort``, ``boxes`` (the stratum), ``depth`` and ``layout`` (whose ``tag`` is the level's size
 "RxC": the room, any walled-in boxes and the walls touching them, diagonals included): a ``contract.VerifierBoard``.
@@ -67,6 +67,7 @@ class SokobanRoom:
         rows = max(r for r, _ in drawn) - min(r for r, _ in drawn) + 1
         cols = max(q for _, q in drawn) - min(q for _, q in drawn) + 1
         self.tag = f"{rows}x{cols}"
+        self.dead = max(DEAD, rows * cols)  # more than any push distance
         self.pushes = self._push_distances()
 
     @staticmethod
@@ -96,7 +97,7 @@ class SokobanRoom:
         return best
 
     def h(self, boxes) -> int:
-        return sum(self.pushes.get(b, DEAD) for b in boxes)
+        return sum(self.pushes.get(b, self.dead) for b in boxes)
 
 
 class SokobanBoard(NamedTuple):
@@ -136,7 +137,7 @@ def replay_sokoban(board: SokobanBoard, moves: str) -> dict:
                 kind, first_error = "box_blocked", i
                 break
             boxes = boxes - {ahead} | {beyond}
-            h += room.pushes.get(beyond, DEAD) - room.pushes.get(ahead, DEAD)
+            h += room.pushes.get(beyond, room.dead) - room.pushes.get(ahead, room.dead)
         player = ahead
         revisits += (player, boxes) in seen
         seen.add((player, boxes))
