@@ -1,20 +1,21 @@
 """The first dead move of a Sokoban answer: the first move after which the level can no longer be solved.
 
-Exact, decided by search: a state is dead when the solver proves it has no plan (dead at its start, or no plan
-after every reachable state); a check that stops at the node limit (or finds no plan within ``PLAN_BOUND`` moves) is
-*unknown*, never guessed. Two facts keep it cheap:
+Exact, decided by search: a state is dead when the solver's ``is_solvable`` (a search over pushes that stops at the
+first plan, in any room the solver takes) proves it has no plan; a check that stops at the node limit is *unknown*,
+never guessed. Three facts keep it cheap (0.5 CPU s for the 10,000 answers of ``benchmarks/bench_sokoban_dead.py``,
+where the move-optimal batch search took 2.7):
 
 - only a push can make a level dead: a walk is undone by walking back, so the player's cell matters only up to
   the region it can reach (states are cached under that region's least cell);
+- a solvability check needs no optimal plan: the first plan found ends it;
 - dead is monotone along a plan: what follows a dead state is dead. So the pushes of the legal prefix are
   binary-searched: O(log pushes) checks per answer, one when the level is still solvable after the last push.
 
 ``DEAD_NONE`` (-1): no move of the legal prefix makes the level dead; ``DEAD_UNKNOWN`` (-2): a check on the way hit
 the node limit (the answer's first dead move is not known). Otherwise the 0-based index of the move, as verdicts
 count ``first_error``: move ``index + 1``. Many answers are searched together, round by round: each round checks
-the states all of them probe next at once (``are_solvable``: the solver's parallel batch), so the checks spread over
-the cores; the answers are the same whatever the number of threads. ``are_solvable`` (and ``is_solvable``, one
-state) is the one oracle, so a faster exact one swaps in there.
+the states all of them probe next at once (``are_solvable``). ``are_solvable`` (and ``is_solvable``, one state) is
+the one oracle, so a faster exact one swaps in there.
 """
 
 from __future__ import annotations
@@ -33,31 +34,25 @@ DEAD_NONE = -1
 DEAD_UNKNOWN = -2
 DEAD_NODE_LIMIT = 1_000_000  # states per check: small rooms are decided far inside it
 CACHE_STATES = 1 << 16  # (room, region, boxes) verdicts kept, least recently used dropped first
-PLAN_BOUND = 4096  # moves a batch search may take to reach the goal: far above any level's plan; past it, unknown
 
 
 def is_solvable(level: Level, player: int, boxes: tuple[int, ...], node_limit: int = DEAD_NODE_LIMIT) -> bool | None:
     """Whether ``level``'s room with the player on ``player`` and boxes on ``boxes`` can still be solved: True, False,
-    or None when the search stopped at ``node_limit`` states."""
-    from .solver import SokobanUnsolved, solve_level
+    or None when the search stopped at ``node_limit`` states (the solver's ``is_solvable``: over pushes, no
+    optimality, any room the solver takes)."""
+    from .solver import SokobanUnsolved, is_solvable as solvable
 
     try:
-        solve_level(replace(level, boxes=tuple(sorted(boxes)), player=int(player)), node_limit)
+        return solvable(replace(level, boxes=tuple(sorted(boxes)), player=int(player)), node_limit)
     except SokobanUnsolved as exc:
-        return None if exc.kind == "node_limit" else False
-    return True
+        if exc.kind != "node_limit":
+            raise
+        return None
 
 
 def are_solvable(states, node_limit: int = DEAD_NODE_LIMIT) -> list[bool | None]:
-    """``is_solvable`` of many (level, player, boxes) states, searched in parallel (``solver.solve_levels``)."""
-    from .kernels.search import DEAD_START, FOUND, NO_PLAN
-    from .solver import solve_levels
-
-    if not states:
-        return []
-    levels = [replace(level, boxes=tuple(sorted(boxes)), player=int(player)) for level, player, boxes in states]
-    status = solve_levels(levels, node_limit, PLAN_BOUND)[0]
-    return [True if s == FOUND else False if s in (NO_PLAN, DEAD_START) else None for s in status.tolist()]
+    """``is_solvable`` of many (level, player, boxes) states, in order."""
+    return [is_solvable(level, player, boxes, node_limit) for level, player, boxes in states]
 
 
 def push_moves(level: Level, moves: str) -> list[tuple[int, int, tuple[int, ...]]]:
