@@ -35,8 +35,8 @@ BUILD_OPTIONS = (
 SOLVE_OPTIONS = (
     Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
            {"metavar": "FILE"}),
-    Option(("--objective",), "what the plan minimises: moves (the fewest moves, then the fewest pushes; the "
-           "default) or pushes (the fewest pushes, then the fewest moves)", {"choices": ("moves", "pushes")}),
+    Option(("--objective",), "what the plan minimises: moves (the fewest moves, then the fewest pushes) or pushes "
+           "(the fewest pushes, then the fewest moves) (default: moves)", {"choices": ("moves", "pushes")}),
 )
 
 
