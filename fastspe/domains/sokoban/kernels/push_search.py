@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
+from .search import _grown, _grown_buckets  # the growth of the open list's arrays, shared
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
 
@@ -158,22 +159,6 @@ def _region(p, nbr, occ, dist, stamp, mark, queue):
                 if t < least:
                     least = t
     return least
-
-
-@njit
-def _grown(a, size):
-    out = np.empty(size, dtype=a.dtype)
-    out[:a.shape[0]] = a
-    return out
-
-
-@njit
-def _grown_buckets(head, row_count, f1_cap, f2_cap):
-    out = np.full((f1_cap, f2_cap), -1, dtype=np.int32)
-    out[:head.shape[0], :head.shape[1]] = head
-    rows = np.zeros(f1_cap, dtype=np.int64)
-    rows[:row_count.shape[0]] = row_count
-    return out, rows
 
 
 @njit
