@@ -114,6 +114,21 @@ def _live_squares(level: tuple) -> set:
     return live
 
 
+def _moves_from(player, boxes, open_cell, live):
+    """Each legal move of the player on ``player`` among ``boxes`` (a set of cells): (the player's new cell, the cell
+    the pushed box goes to, or None for a walk); a box is never pushed off the ``live`` squares."""
+    for dr, dc in _STEP.values():
+        to = (player[0] + dr, player[1] + dc)
+        if not open_cell(to):
+            continue
+        if to not in boxes:
+            yield to, None
+            continue
+        beyond = (to[0] + dr, to[1] + dc)
+        if open_cell(beyond) and beyond not in boxes and beyond in live:
+            yield to, beyond
+
+
 def fewest_moves(level: tuple, max_states: int = OPTIMALITY_STATES):
     """(moves, pushes): the fewest moves to solve the level and the fewest pushes among plans that short, by
     breadth-first search; None if unsolvable; raises OverflowError past ``max_states`` states."""
@@ -133,16 +148,8 @@ def fewest_moves(level: tuple, max_states: int = OPTIMALITY_STATES):
         nxt: dict = {}
         solved = None
         for (p, bx), pushes in layer.items():
-            for dr, dc in _STEP.values():
-                to = (p[0] + dr, p[1] + dc)
-                if not open_cell(to):
-                    continue
-                nb, extra = bx, 0
-                if to in bx:
-                    beyond = (to[0] + dr, to[1] + dc)
-                    if not open_cell(beyond) or beyond in bx or beyond not in live:
-                        continue
-                    nb, extra = (bx - {to}) | {beyond}, 1
+            for to, beyond in _moves_from(p, bx, open_cell, live):
+                nb, extra = (bx, 0) if beyond is None else ((bx - {to}) | {beyond}, 1)
                 state = (to, nb)
                 if nb <= goals:
                     solved = pushes + extra if solved is None else min(solved, pushes + extra)
@@ -186,16 +193,8 @@ def fewest_pushes(level: tuple, max_states: int = OPTIMALITY_STATES):
             return moves, pushes
         if len(done) > max_states:
             raise OverflowError(f"more than {max_states:,} states within {pushes} pushes")
-        for dr, dc in _STEP.values():
-            to = (p[0] + dr, p[1] + dc)
-            if not open_cell(to):
-                continue
-            nb, extra = bx, 0
-            if to in bx:
-                beyond = (to[0] + dr, to[1] + dc)
-                if not open_cell(beyond) or beyond in bx or beyond not in live:
-                    continue
-                nb, extra = tuple(sorted(set(bx) - {to} | {beyond})), 1
+        for to, beyond in _moves_from(p, set(bx), open_cell, live):
+            nb, extra = (bx, 0) if beyond is None else (tuple(sorted(set(bx) - {to} | {beyond})), 1)
             cost = (pushes + extra, moves + 1)
             if (to, nb) not in best or best[to, nb] > cost:
                 best[to, nb] = cost
