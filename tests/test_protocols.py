@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_runners import bank, paper_bank  # noqa: F401 - the four boards of both cohorts (fixtures)
 from tests.fake_llm_server import FakeLLMServer, call, isolate_api_environment, ok, status
 from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
@@ -33,18 +34,6 @@ ONESHOT_FIELDS = {"attempt", "base_url", "board_id", "condition", "cost_usd", "e
                   "raw_finish_reason", "reasoning_effort", "reasoning_tokens", "request_id", "requested_model",
                   "response", "returned_model", "seed", "status", "stop", "temperature", "thinking_budget",
                   "timestamp", "top_p", "trial", "trial_id"}
-
-
-@pytest.fixture(scope="module")
-def paper_bank():
-    from fastspe.domains.sliding.bank.build import build_bank
-    from fastspe.domains.sliding.bank.design import paper_design
-    return build_bank(paper_design())
-
-
-@pytest.fixture
-def bank(paper_bank):
-    return paper_bank.iloc[[0, 150, 300, 399]].reset_index(drop=True)
 
 
 @pytest.fixture
