@@ -76,6 +76,9 @@ def _prepare(folder: Path, env: dict) -> None:
     (folder / "my-design.json").write_text(_design())
     (folder / "sokoban-design.json").write_text(_sokoban_design())
     (folder / "level.xsb").write_text("#######\n#@ $ .#\n#######\n")
+    # Microban's first five levels (tests/data/sokoban, CRLF as published), under the name README gives the whole
+    microban = (ROOT / "tests" / "data" / "sokoban" / "microban.txt").read_bytes()
+    (folder / "Microban.txt").write_bytes(microban[:microban.index(b"; 6")])
     (folder / "levels.jsonl").write_text('{"id": "a", "level": "#####\\n#@$.#\\n#####"}\n'
                                          '{"id": "b", "level": "#######\\n#@$ . #\\n# $ . #\\n#######"}\n')
     (folder / "boards.jsonl").write_text(
