@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .search import _grown, _grown_buckets  # the growth of the open list's arrays, shared
+from .search import grown_array, grown_buckets  # the growth of the open list's arrays, shared
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
 
@@ -198,7 +198,7 @@ def _walk_plan(start_player, boxes0, nb, nbr, cells, pcell, pdir, count):
             c = prev[c] >> 2
             steps += 1
         while n + steps + 1 > out.shape[0]:
-            out = _grown(out, 2 * out.shape[0])
+            out = grown_array(out, 2 * out.shape[0])
         for s in range(steps - 1, -1, -1):
             out[n] = walk[s]
             n += 1
@@ -302,7 +302,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     stored = 1
     h0 = m0 if use_heuristic else 0
     if h0 >= f1_cap or h0 >= f2_cap:
-        head, row_count = _grown_buckets(head, row_count, max(f1_cap, 2 * h0), max(f2_cap, 2 * h0))
+        head, row_count = grown_buckets(head, row_count, max(f1_cap, 2 * h0), max(f2_cap, 2 * h0))
         f1_cap, f2_cap = head.shape[0], head.shape[1]
     e_state[0], e_next[0] = 0, -1
     f2_0 = 0 if objective == SOLVABLE else h0
@@ -430,15 +430,15 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                         return NODE_LIMIT, -1, -1, empty, expanded, stored
                     if stored == cap:  # grow the state arrays and rehash
                         cap *= 2
-                        sbox = _grown(sbox, cap * nb)
-                        spl = _grown(spl, cap)
-                        g1 = _grown(g1, cap)
-                        g2 = _grown(g2, cap)
-                        hm = _grown(hm, cap)
-                        parent = _grown(parent, cap)
-                        pcell = _grown(pcell, cap)
-                        pdir = _grown(pdir, cap)
-                        closed = _grown(closed, cap)
+                        sbox = grown_array(sbox, cap * nb)
+                        spl = grown_array(spl, cap)
+                        g1 = grown_array(g1, cap)
+                        g2 = grown_array(g2, cap)
+                        hm = grown_array(hm, cap)
+                        parent = grown_array(parent, cap)
+                        pcell = grown_array(pcell, cap)
+                        pdir = grown_array(pdir, cap)
+                        closed = grown_array(closed, cap)
                         slots = np.zeros(2 * cap, dtype=np.int32)
                         smask = np.int64(2 * cap - 1)
                         for r in range(stored):
@@ -464,11 +464,11 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                 else:
                     f1, f2 = n1 + h, n2 + h
                 if f1 >= f1_cap or f2 >= f2_cap:
-                    head, row_count = _grown_buckets(head, row_count, max(f1_cap, 2 * f1), max(f2_cap, 2 * f2))
+                    head, row_count = grown_buckets(head, row_count, max(f1_cap, 2 * f1), max(f2_cap, 2 * f2))
                     f1_cap, f2_cap = head.shape[0], head.shape[1]
                 if n_entries == e_state.shape[0]:
-                    e_state = _grown(e_state, 2 * n_entries)
-                    e_next = _grown(e_next, 2 * n_entries)
+                    e_state = grown_array(e_state, 2 * n_entries)
+                    e_next = grown_array(e_next, 2 * n_entries)
                 e_state[n_entries] = idx
                 e_next[n_entries] = head[f1, f2]
                 head[f1, f2] = n_entries

@@ -316,13 +316,13 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
                     return NODE_LIMIT, -1, -1, empty, expanded, stored
                 if stored == cap:  # grow the state arrays and rehash
                     cap *= 2
-                    keys = _grown(keys, cap)
-                    g_moves = _grown(g_moves, cap)
-                    g_pushes = _grown(g_pushes, cap)
-                    parent = _grown(parent, cap)
-                    pdir = _grown(pdir, cap)
-                    match = _grown(match, cap)
-                    closed = _grown(closed, cap)
+                    keys = grown_array(keys, cap)
+                    g_moves = grown_array(g_moves, cap)
+                    g_pushes = grown_array(g_pushes, cap)
+                    parent = grown_array(parent, cap)
+                    pdir = grown_array(pdir, cap)
+                    match = grown_array(match, cap)
+                    closed = grown_array(closed, cap)
                     slots = np.zeros(2 * cap, dtype=np.int32)
                     smask = np.int64(2 * cap - 1)
                     for i in range(stored):
@@ -343,11 +343,11 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
             fm = gm + (m + w if use_heuristic else 1)
             fp = ngp + (m if use_heuristic else 1)
             if fm >= fm_cap or fp >= fp_cap:
-                head, row_count = _grown_buckets(head, row_count, max(fm_cap, 2 * fm), max(fp_cap, 2 * fp))
+                head, row_count = grown_buckets(head, row_count, max(fm_cap, 2 * fm), max(fp_cap, 2 * fp))
                 fm_cap, fp_cap = head.shape[0], head.shape[1]
             if n_entries == e_state.shape[0]:
-                e_state = _grown(e_state, 2 * n_entries)
-                e_next = _grown(e_next, 2 * n_entries)
+                e_state = grown_array(e_state, 2 * n_entries)
+                e_next = grown_array(e_next, 2 * n_entries)
             e_state[n_entries] = idx
             e_next[n_entries] = head[fm, fp]
             head[fm, fp] = n_entries
@@ -356,14 +356,14 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
 
 
 @njit
-def _grown(a, size):
+def grown_array(a, size):
     out = np.empty(size, dtype=a.dtype)
     out[:a.shape[0]] = a
     return out
 
 
 @njit
-def _grown_buckets(head, row_count, fm_cap, fp_cap):
+def grown_buckets(head, row_count, fm_cap, fp_cap):
     out = np.full((fm_cap, fp_cap), -1, dtype=np.int32)
     out[:head.shape[0], :head.shape[1]] = head
     rows = np.zeros(fm_cap, dtype=np.int64)
