@@ -1,4 +1,5 @@
-"""Sokoban as a ``Domain``: XSB levels of 1-4 boxes in rooms up to 10x10, certified move-optimal by the exact solver.
+"""Sokoban as a ``Domain``: XSB levels of 1-16 boxes in rooms up to 32x32, certified move- or push-optimal by the exact
+solver (generated designs: 1-4 boxes, up to 10x10).
 
 The class is a table of what the domain is and which of its modules does each part of the contract
 (``implemented_in``: imported when first used).
@@ -14,7 +15,7 @@ __all__ = ["SokobanDomain", "DOMAIN"]
 
 class SokobanDomain(Domain):
     name = "sokoban"
-    title = "Sokoban levels (1-4 boxes, rooms up to 10x10), certified move-optimal"
+    title = "Sokoban levels (1-16 boxes, rooms up to 32x32), certified move- or push-optimal"
     stratum = "boxes"
     stratum_label = "boxes"
     unit = "level"
