@@ -150,7 +150,9 @@ def test_the_bound_stops_the_search_early():
 def test_records():
     out = solve_level_record({"id": "a", "level": SIMPLE, "length": 99})
     assert out["id"] == "a" and out["length"] == 8 and out["pushes"] == 2 and len(out["moves"].split(",")) == 8
-    assert set(out) == {"id", "level", "length", "pushes", "moves", "nodes", "seconds"}
+    assert set(out) == {"id", "level", "length", "pushes", "moves", "objective", "nodes", "seconds"}
+    assert out["objective"] == "moves"
+    assert solve_level_record({"id": "a", "level": SIMPLE}, objective="pushes")["objective"] == "pushes"
     bad = solve_level_record({"id": "b", "level": "#####\n#$  #\n# @.#\n#####"})
     assert "dead" in bad["error"] and "length" not in bad
     assert "line 1" in solve_level_record({"id": "c", "level": "#x#"})["error"]

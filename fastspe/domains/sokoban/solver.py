@@ -33,7 +33,7 @@ DEFAULT_NODE_LIMIT = 20_000_000  # states stored: about 2 GB at the most (16 box
 OBJECTIVES = ("moves", "pushes")
 PROGRESS_SECONDS = 0.5  # between calls of a solve's progress callback
 MAX_PLAN = 1000  # ``solve_levels``'s default bound in moves: plans of 10x10 levels with 1-4 boxes are far shorter
-ANSWER_KEYS = ("length", "pushes", "moves", "nodes", "seconds", "error")
+ANSWER_KEYS = ("length", "pushes", "moves", "objective", "nodes", "seconds", "error")
 _NO_BOUND = 1 << 30
 
 
@@ -240,7 +240,7 @@ def solve_levels(levels, node_limit: int | None = None, bound: int | None = None
 
 
 def solve_level_record(record, node_limit: int | None = None, objective: str = "moves") -> dict:
-    """One JSONL line's answer: ``record`` (``id``, ``level`` XSB text) with ``length, pushes, moves, nodes,
+    """One JSONL line's answer: ``record`` (``id``, ``level`` XSB text) with ``length, pushes, moves, objective, nodes,
     seconds`` added, or ``error`` when the level is invalid or has no plan. Other keys are kept; answer keys the
     record already holds are replaced."""
     if not isinstance(record, dict):
@@ -254,5 +254,6 @@ def solve_level_record(record, node_limit: int | None = None, objective: str = "
     except UserError as exc:
         out["error"] = str(exc)
         return out
-    out.update(length=sol.length, pushes=sol.pushes, moves=sol.moves, nodes=sol.nodes, seconds=round(sol.seconds, 6))
+    out.update(length=sol.length, pushes=sol.pushes, moves=sol.moves, objective=sol.objective, nodes=sol.nodes,
+               seconds=round(sol.seconds, 6))
     return out
