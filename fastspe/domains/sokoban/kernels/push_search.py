@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .search import grown_array, grown_buckets  # the growth of the open list's arrays, shared
+from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
 
@@ -301,14 +301,9 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     slots[np.int64(_hash(p0, sbox, 0, nb)) & smask] = 1
     stored = 1
     h0 = m0 if use_heuristic else 0
-    if h0 >= f1_cap or h0 >= f2_cap:
-        head, row_count = grown_buckets(head, row_count, max(f1_cap, 2 * h0), max(f2_cap, 2 * h0))
-        f1_cap, f2_cap = head.shape[0], head.shape[1]
-    e_state[0], e_next[0] = 0, -1
     f2_0 = 0 if objective == SOLVABLE else h0
-    head[h0, f2_0] = 0
-    row_count[h0] += 1
-    n_entries = 1
+    head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next, 0, 0, h0, f2_0)
+    f1_cap, f2_cap = head.shape[0], head.shape[1]
     c1, c2 = h0, 0
     expanded = 0
     while True:
@@ -463,17 +458,9 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     f1, f2 = h, 0
                 else:
                     f1, f2 = n1 + h, n2 + h
-                if f1 >= f1_cap or f2 >= f2_cap:
-                    head, row_count = grown_buckets(head, row_count, max(f1_cap, 2 * f1), max(f2_cap, 2 * f2))
-                    f1_cap, f2_cap = head.shape[0], head.shape[1]
-                if n_entries == e_state.shape[0]:
-                    e_state = grown_array(e_state, 2 * n_entries)
-                    e_next = grown_array(e_next, 2 * n_entries)
-                e_state[n_entries] = idx
-                e_next[n_entries] = head[f1, f2]
-                head[f1, f2] = n_entries
-                row_count[f1] += 1
-                n_entries += 1
+                head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next,
+                                                                          n_entries, idx, f1, f2)
+                f1_cap, f2_cap = head.shape[0], head.shape[1]
                 if f1 < c1 or (f1 == c1 and f2 < c2):  # SOLVABLE's greedy order may go back down
                     c1, c2 = f1, f2
         for i in range(nb):

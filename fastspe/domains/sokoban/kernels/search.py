@@ -210,14 +210,8 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
     stored = 1
     hm0 = m0 + w0 if use_heuristic else 1
     hp0 = m0 if use_heuristic else 1
-    if hm0 >= fm_cap or hp0 >= fp_cap:
-        fm_cap, fp_cap = max(fm_cap, 2 * hm0), max(fp_cap, 2 * hp0)
-        head = np.full((fm_cap, fp_cap), -1, dtype=np.int32)
-        row_count = np.zeros(fm_cap, dtype=np.int64)
-    e_state[0], e_next[0] = 0, -1
-    head[hm0, hp0] = 0
-    row_count[hm0] += 1
-    n_entries = 1
+    head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next, 0, 0, hm0, hp0)
+    fm_cap, fp_cap = head.shape[0], head.shape[1]
     cur_m, cur_p = hm0, hp0
     expanded = 0
     cur = np.empty(MAX_BOXES, dtype=np.int64)
@@ -342,17 +336,9 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
             g_moves[idx], g_pushes[idx], parent[idx], pdir[idx] = gm, ngp, s, d + 4 * pushed
             fm = gm + (m + w if use_heuristic else 1)
             fp = ngp + (m if use_heuristic else 1)
-            if fm >= fm_cap or fp >= fp_cap:
-                head, row_count = grown_buckets(head, row_count, max(fm_cap, 2 * fm), max(fp_cap, 2 * fp))
-                fm_cap, fp_cap = head.shape[0], head.shape[1]
-            if n_entries == e_state.shape[0]:
-                e_state = grown_array(e_state, 2 * n_entries)
-                e_next = grown_array(e_next, 2 * n_entries)
-            e_state[n_entries] = idx
-            e_next[n_entries] = head[fm, fp]
-            head[fm, fp] = n_entries
-            row_count[fm] += 1
-            n_entries += 1
+            head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next, n_entries,
+                                                                      idx, fm, fp)
+            fm_cap, fp_cap = head.shape[0], head.shape[1]
 
 
 @njit
@@ -360,6 +346,22 @@ def grown_array(a, size):
     out = np.empty(size, dtype=a.dtype)
     out[:a.shape[0]] = a
     return out
+
+
+@njit
+def bucket_push(head, row_count, e_state, e_next, n_entries, idx, f1, f2):
+    """Queue state ``idx`` in bucket (``f1``, ``f2``), newest first, growing the buckets and the entry arrays when
+    full: the arrays (new ones when grown) and the entry count after it. Both searches' open list."""
+    if f1 >= head.shape[0] or f2 >= head.shape[1]:
+        head, row_count = grown_buckets(head, row_count, max(head.shape[0], 2 * f1), max(head.shape[1], 2 * f2))
+    if n_entries == e_state.shape[0]:
+        e_state = grown_array(e_state, 2 * n_entries)
+        e_next = grown_array(e_next, 2 * n_entries)
+    e_state[n_entries] = idx
+    e_next[n_entries] = head[f1, f2]
+    head[f1, f2] = n_entries
+    row_count[f1] += 1
+    return head, row_count, e_state, e_next, n_entries + 1
 
 
 @njit
