@@ -28,6 +28,17 @@ def check_against_verifier(domain, row, board, plan: str, board_at=None):
     return out
 
 
+def check_start_and_certificate(domain, rows, initial_and_goal) -> None:
+    """For each bank row: the empty plan plays out to the prompt's initial state, the certificate to its goal
+    (``initial_and_goal``: a prompt's two state texts)."""
+    for row in rows:
+        initial, goal = initial_and_goal(domain.render_prompt(row))
+        start = domain.playout(row, "")
+        assert (start.state, start.applied, start.complete) == (initial, 0, row["depth"] == 0)
+        end = domain.playout(row, row["certificate"])
+        assert (end.state, end.applied, end.illegal, end.complete) == (goal, row["depth"], 0, True)
+
+
 def between(text: str, before: str, after: str | None = None) -> str:
     """The part of a prompt between two of its headings (to its end when ``after`` is None)."""
     part = text.split(before, 1)[1]

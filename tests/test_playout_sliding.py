@@ -12,7 +12,7 @@ from fastspe.domains.sliding.layout import Layout
 from fastspe.domains.sliding.prompt import render_prompt
 from fastspe.domains.sliding.viewer import replay_moves
 
-from .playout_checks import between, check_against_verifier
+from .playout_checks import between, check_against_verifier, check_start_and_certificate
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +43,7 @@ def test_playout_agrees_with_the_verifier_and_writes_boards_as_the_prompt(rows, 
 
 def test_the_empty_plan_is_the_prompts_initial_board_and_the_certificate_its_goal(rows):
     bank, _ = rows
-    for row in bank:
-        initial, goal = initial_and_goal(DOMAIN.render_prompt(row))
-        start = DOMAIN.playout(row, "")
-        assert (start.state, start.applied, start.complete) == (initial, 0, row["depth"] == 0)
-        end = DOMAIN.playout(row, row["certificate"])
-        assert (end.state, end.applied, end.illegal, end.complete) == (goal, row["depth"], 0, True)
+    check_start_and_certificate(DOMAIN, bank, initial_and_goal)
 
 
 def test_an_illegal_move_stops_play_with_the_board_before_it():

@@ -13,7 +13,7 @@ from fastspe_hanoi import DOMAIN
 from fastspe_hanoi.prompt import render_prompt
 from fastspe_hanoi.rules import SYMBOLS
 from fastspe_hanoi.verify.replay import read_stacks
-from tests.playout_checks import between, check_against_verifier
+from tests.playout_checks import between, check_against_verifier, check_start_and_certificate
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +46,7 @@ def test_playout_agrees_with_the_verifier_and_draws_pegs_as_the_prompt(rows, dat
 
 def test_the_empty_plan_is_the_prompts_initial_pegs_and_the_certificate_its_goal(rows):
     bank, _ = rows
-    for row in bank:
-        initial, goal = initial_and_goal(DOMAIN.render_prompt(row))
-        start = DOMAIN.playout(row, "")
-        assert (start.state, start.applied, start.complete) == (initial, 0, row["depth"] == 0)
-        end = DOMAIN.playout(row, row["certificate"])
-        assert (end.state, end.applied, end.illegal, end.complete) == (goal, row["depth"], 0, True)
+    check_start_and_certificate(DOMAIN, bank, initial_and_goal)
 
 
 def test_each_kind_of_illegal_move_is_named_with_the_pegs_before_it():
