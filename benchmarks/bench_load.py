@@ -13,13 +13,10 @@ with group-commit fsync in the same run: >= 0.7x its requests/s, <= 1.5 ms CPU p
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
 
@@ -28,6 +25,7 @@ import pytest
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.runners import AdaptiveLimiter, RetryPolicy, engine, read_run_log, run_model
+from benchmarks.loopback import http_200, server_process, serve_replies
 from benchmarks.timing import target
 from tests.fake_llm_server import FakeLLMServer, ok, status
 
@@ -162,12 +160,7 @@ _MESSAGE = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "m
                        "stop_sequence": None, "usage": {"input_tokens": 300, "output_tokens": 9}}).encode()
 
 
-def _http_200(body: bytes) -> bytes:
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body)) + body
-
-
-_RESPONSE, _MESSAGE_RESPONSE = _http_200(_ANSWER), _http_200(_MESSAGE)
+_RESPONSE, _MESSAGE_RESPONSE = http_200(_ANSWER), http_200(_MESSAGE)
 
 
 def serve(delay: float) -> None:
@@ -175,40 +168,16 @@ def serve(delay: float) -> None:
     on any other path), each after ``delay`` s; print the port, stop when stdin closes."""
     import asyncio
 
-    async def answer(reader, writer):
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                await reader.readexactly(length)
-                await asyncio.sleep(delay)
-                writer.write(_MESSAGE_RESPONSE if head.startswith(b"POST /v1/messages ") else _RESPONSE)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+    async def reply(head: bytes, body: bytes) -> bytes:
+        await asyncio.sleep(delay)
+        return _MESSAGE_RESPONSE if head.startswith(b"POST /v1/messages ") else _RESPONSE
 
-    async def main():
-        server = await asyncio.start_server(answer, "127.0.0.1", 0, backlog=256)
-        print(server.sockets[0].getsockname()[1], flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-
-    asyncio.run(main())
+    serve_replies(reply)
 
 
-@contextlib.contextmanager
 def _server_process(delay: float):
     """``serve(delay)`` in a child process: yields its port; stops when the block ends."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    code = f"from benchmarks.bench_load import serve; serve({delay!r})"
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=env)
-    try:
-        yield int(proc.stdout.readline())
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
+    return server_process(f"from benchmarks.bench_load import serve; serve({delay!r})")
 
 
 class GroupCommitLog:

@@ -9,11 +9,7 @@ turn.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -22,6 +18,7 @@ from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.protocols import protocol_spec
 from fastspe.runners import RetryPolicy, run_model
+from benchmarks.loopback import http_200, server_process, serve_replies
 from benchmarks.timing import target
 
 KEY = "sk-fastspe-PROTOCOLS-000000000000"
@@ -30,13 +27,8 @@ CONNECTIONS = 16
 ROUNDS = 3
 
 
-def _reply(body: bytes) -> bytes:
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body)) + body
-
-
 def _completion(message: dict, finish: str) -> bytes:
-    return _reply(json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
+    return http_200(json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
                               "choices": [{"index": 0, "message": {"role": "assistant", **message},
                                            "finish_reason": finish}],
                               "usage": {"prompt_tokens": 300, "completion_tokens": 9}}).encode())
@@ -50,40 +42,16 @@ _ANSWER = _completion({"content": "MOVES: U,L"}, "stop")
 def serve() -> None:
     """Serve chat completions on 127.0.0.1 at once (keep-alive): a tool call until a request carries TURNS - 1
     assistant turns, then an answer; print the port, stop when stdin closes."""
-    import asyncio
 
-    async def answer(reader, writer):
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                body = await reader.readexactly(length)
-                writer.write(_CALL if body.count(b'"role": "assistant"') + body.count(b'"role":"assistant"')
-                             < TURNS - 1 else _ANSWER)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+    async def reply(head: bytes, body: bytes) -> bytes:
+        turns = body.count(b'"role": "assistant"') + body.count(b'"role":"assistant"')
+        return _CALL if turns < TURNS - 1 else _ANSWER
 
-    async def main():
-        server = await asyncio.start_server(answer, "127.0.0.1", 0, backlog=256)
-        print(server.sockets[0].getsockname()[1], flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-
-    asyncio.run(main())
+    serve_replies(reply)
 
 
-@contextlib.contextmanager
 def _server_process():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([sys.executable, "-c", "from benchmarks.bench_protocols import serve; serve()"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        yield int(proc.stdout.readline())
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
+    return server_process("from benchmarks.bench_protocols import serve; serve()")
 
 
 @pytest.fixture(autouse=True)
