@@ -18,6 +18,8 @@ from typing import Callable
 
 import pandas as pd
 
+from .replay import reachable_cells
+
 OPTIMALITY_STATES = 2_000_000  # states the optimality search may visit per level before the level is skipped
 _COLUMNS = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
 _STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
@@ -48,26 +50,13 @@ def read_xsb(text) -> tuple:
                 boxes.add((r, c))
             if ch in "@+":
                 players.append((r, c))
-    walled_in = (boxes & goals) - _reach(players[0], walls, rows, cols) if len(players) == 1 else set()
+    walled_in = (boxes & goals) - reachable_cells(players[0], walls, rows, cols) if len(players) == 1 else set()
     walls, boxes, goals = walls | walled_in, boxes - walled_in, goals - walled_in  # never moves: a wall
     if len(players) != 1:
         raise BadLevel(f"level has {len(players)} players")
     if not 1 <= len(boxes) <= 16 or len(goals) != len(boxes):
         raise BadLevel(f"level has {len(boxes)} boxes and {len(goals)} goals")
     return rows, cols, walls, goals, frozenset(boxes), players[0]
-
-
-def _reach(start, walls, rows, cols) -> set:
-    """The cells the player reaches from ``start`` through anything but walls (boxes included)."""
-    seen, todo = {start}, [start]
-    while todo:
-        r, c = todo.pop()
-        for dr, dc in _STEP.values():
-            n = (r + dr, c + dc)
-            if 0 <= n[0] < rows and 0 <= n[1] < cols and n not in walls and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return seen
 
 
 def replay(level: tuple, certificate: str):

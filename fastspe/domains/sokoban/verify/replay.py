@@ -28,6 +28,20 @@ DEAD = 100
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
+
+def reachable_cells(start, walls, height, width) -> set:
+    """The cells reachable from ``start`` through anything but ``walls`` (boxes included) in a ``height`` x
+    ``width`` room."""
+    room, queue = {start}, deque([start])
+    while queue:
+        r, q = queue.popleft()
+        for dr, dq in STEP.values():
+            n = (r + dr, q + dq)
+            if 0 <= n[0] < height and 0 <= n[1] < width and n not in walls and n not in room:
+                room.add(n)
+                queue.append(n)
+    return room
+
 class SokobanRoom:
     """A level's room, goals, start and push distances, read from its XSB text (a ``UserError`` if it is none)."""
 
@@ -55,7 +69,7 @@ class SokobanRoom:
             raise UserError(f"a level has one player, this one {len(players)}")
         height, width = len(lines), max(len(line) for line in lines)
         self.player = players[0]
-        self.floor = self._fill(self.player, walls, height, width)
+        self.floor = reachable_cells(self.player, walls, height, width)
         walled_in = {b for b in boxes if b in goals and b not in self.floor}  # never moves: a wall to the rules
         boxes, goals = boxes - walled_in, goals - walled_in
         if not boxes <= self.floor or not goals <= self.floor or len(goals) != len(boxes) or not boxes:
@@ -69,18 +83,6 @@ class SokobanRoom:
         self.tag = f"{rows}x{cols}"
         self.dead = max(DEAD, rows * cols)  # more than any push distance
         self.pushes = self._push_distances()
-
-    @staticmethod
-    def _fill(start, walls, height, width) -> set:
-        room, queue = {start}, deque([start])
-        while queue:
-            r, q = queue.popleft()
-            for dr, dq in STEP.values():
-                n = (r + dr, q + dq)
-                if 0 <= n[0] < height and 0 <= n[1] < width and n not in walls and n not in room:
-                    room.add(n)
-                    queue.append(n)
-        return room
 
     def _push_distances(self) -> dict:
         """Pushes from each room cell to its nearest goal: one backward search from all goals at once."""
