@@ -15,6 +15,7 @@ import importlib.abc
 import importlib.util
 import sys
 import warnings
+from typing import Callable
 
 # old path -> new path; removed in the release after 0.2
 MOVED = {
@@ -91,6 +92,12 @@ MOVED = {
 # with a warning: importing the old package itself does not warn, only what is taken from it
 MOVED_PACKAGES = {"fastspe.bank": "fastspe.domains.sliding.bank", "fastspe.planners": "fastspe.domains.sliding.planners"}
 
+
+def _at(module: str, names: str) -> dict[str, str]:
+    """Each of the space-separated ``names`` -> ``module``."""
+    return dict.fromkeys(names.split(), module)
+
+
 # names that left a package's face -> their home ("module" or "module:new_name"), keyed by the face's module as it is
 # now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in the release after 0.2
 MOVED_NAMES = {
@@ -112,7 +119,30 @@ MOVED_NAMES = {
         "read_bank": "fastspe.boundary.banks", "write_bank": "fastspe.boundary.banks",
         "bank_to_table": "fastspe.boundary.banks", "QuotaError": "fastspe.domains.designs"},
     "fastspe.report": {"bank_retreats": "fastspe.domains.sliding.retreat_table",
-                       "retreat_table": "fastspe.domains.sliding.retreat_table"},
+                       "retreat_table": "fastspe.domains.sliding.retreat_table",
+                       # 0.2: helpers that left the face (the face keeps what a user calls)
+                       **_at("fastspe.report.write", "report_folder metrics_long display_names"),
+                       **_at("fastspe.report.tables", "condition_order primary_cohort check_table_inputs "
+                                                      "trajectory_table"),
+                       **_at("fastspe.report.render", "markdown_text latex_escape caption_text heading_text "
+                                                      "markdown_rows caption_markdown caption_latex header_latex"),
+                       **_at("fastspe.report.page", "method_text md_section html_table pages"),
+                       **_at("fastspe.report.figures", "plain wrapped heat_scale heatmap_columns heatmap_figure "
+                                                       "bars_figure trajectory_figure trend_figure"),
+                       **_at("fastspe.report.run_stats", "COLUMNS")},
+    # 0.2: helpers that left the faces (each face keeps what a user calls)
+    "fastspe.stats": {
+        **_at("fastspe.stats.compare", "verdict sign_test_p bootstrap_p_values holm summary_json DEFAULT_METRICS "
+                                       "DEFAULT_MARGIN REGRESSION IMPROVEMENT NO_CHANGE"),
+        **_at("fastspe.stats.history", "ParameterError store_path bank_hash"),
+        **_at("fastspe.stats.intervals", "draw_indices draw_range"),
+        **_at("fastspe.stats.protocol_effect", "tool_effect_json"),
+        **_at("fastspe.stats.protocol_names", "UNAIDED condition_protocols protocol_pairs"),
+    },
+    "fastspe.scoring": {
+        **_at("fastspe.scoring.parse_column", "MODE_EXACT MODE_NORMALIZED MODE_NO_PLAN ParsedColumn moves_strings"),
+        **_at("fastspe.scoring.score", "bank_tables encode_moves"),
+    },
     "fastspe": {"solve": "fastspe.domains.sliding.planners.solver"},  # a domain's solver: its own face has it
 }
 
@@ -130,6 +160,15 @@ def lazy_face(package: str, names: dict[str, str]):
         return getattr(importlib.import_module(f"{package}.{module}"), attr)
 
     return __getattr__
+
+
+def face_dir(names: list[str]) -> Callable[[], list[str]]:
+    """A module ``__dir__`` that lists a face's public names (``dir()`` and completion see what ``__getattr__`` gives)."""
+
+    def __dir__() -> list[str]:
+        return sorted(names)
+
+    return __dir__
 
 
 def moved_names(module: str, names: dict[str, str]):

@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pyarrow as pa
 
@@ -27,6 +27,9 @@ from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .errors import InputError
 from .files import atomic_path
 from .parquet import parquet_row_groups, read_parquet, write_parquet
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["BANK_SUFFIXES", "FRAME_DOMAIN", "Bank", "bank_format", "check_bank_path", "read_bank_table", "load_bank",
            "read_bank", "check_bank_table", "as_bank", "bank_to_table", "bank_frame", "table_from_frame", "write_bank",
@@ -129,7 +132,7 @@ def load_bank(path, domain=None) -> Bank:
     return Bank(table, domain_named(name_in(table)), str(path))
 
 
-def read_bank(path, meaning: bool = True, domain=None):
+def read_bank(path, meaning: bool = True, domain=None) -> pd.DataFrame:
     """A bank file, checked (``read_bank_table``), as the DataFrame users work with (its domain in ``attrs``);
     errors name the file, row and board. ``meaning=False`` checks only the schema."""
     return read_bank_table(path, meaning=meaning, then=bank_frame, domain=domain)  # the frame built while hashing

@@ -17,13 +17,13 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import UserError, UserTypeError
 from ..executor import Executor, in_process
 from ..boundary.files import require_columns
 from ..kernels import MAX_SEED, bootstrap as kb
-from ..boundary.verdicts import FRAME_DOMAIN, verdicts_domain
+from ..boundary.verdicts import FRAME_DOMAIN, Verdicts, verdicts_domain
 from ..domains.contract import STRATUM, Domain
-from .metrics import SUM_COLUMNS, metrics_from_sums
+from .metrics import SUM_COLUMNS, board_sums, metrics_from_sums
 
 DEFAULT_DRAWS = 5000
 DEFAULT_SEED = 20261012
@@ -105,10 +105,34 @@ class BootstrapDraws:
     estimates: np.ndarray
 
 
+def _shown(value) -> str:
+    """A value for an error message: a number or short text as itself, anything else (a table) by its type."""
+    if value is None or isinstance(value, (bool, int, float, np.generic)) or (isinstance(value, str) and len(value) < 60):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
 def _check_int(value, what: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise UserTypeError(f"{what} must be an integer in {low}..{high}, got {_shown(value)}")
+    if not low <= int(value) <= high:
         raise UserError(f"{what} must be an integer in {low}..{high}, got {value!r}")
     return int(value)
+
+
+def _sums_of(sums, draws, domain) -> pd.DataFrame:
+    """Board sums as given, or made from verdicts (``Verdicts`` or a verdicts DataFrame): intervals straight from
+    verdicts. The call ``bootstrap_intervals(bank, verdicts)`` is named as what it is, not printed."""
+    if isinstance(draws, (pd.DataFrame, Verdicts)):
+        raise UserTypeError(f"draws must be an integer, got a {type(draws).__name__}: pass the verdicts alone, first "
+                            "(bootstrap_intervals(verdicts); the verdicts carry their boards' facts)")
+    if isinstance(sums, Verdicts) or (isinstance(sums, pd.DataFrame) and "status" in sums.columns
+                                      and "n" not in sums.columns):
+        return board_sums(sums, domain)
+    if not isinstance(sums, pd.DataFrame):
+        raise UserTypeError(f"sums must be the verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), got "
+                            f"{_shown(sums)}")
+    return sums
 
 
 def _check_level(level) -> float:
@@ -388,7 +412,7 @@ def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | 
                        used.reshape(shape), lambda g, p, m: est[g, ia[p], m] - est[g, ib[p], m])
 
 
-def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+def bootstrap_intervals(sums: pd.DataFrame | Verdicts, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
                         level: float = DEFAULT_LEVEL, strata: Sequence[str] = DEFAULT_STRATA,
                         groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
                         conditions: Sequence[str] | None = None,
@@ -399,7 +423,11 @@ def bootstrap_intervals(sums: pd.DataFrame, draws: int = DEFAULT_DRAWS, seed: in
     Conditions are bootstrapped in chunks; a draw picks the same boards whatever the chunk, so the
     result equals one pass over all conditions. ``progress(draws_done, draws_in_all)`` counts the
     draws of every chunk. ``executor``: as in ``bootstrap_draws``.
+
+    ``sums``: the verdicts (``Verdicts``, or a DataFrame of them as ``score_responses`` gives it), or their
+    ``board_sums`` (which the verdicts are summed to first).
     """
+    sums = _sums_of(sums, draws, domain)
     level = _check_level(level)
     draws = _check_int(draws, "draws", 1, _MAX_DRAWS)
     memory_budget = _check_int(memory_budget, "memory_budget", 1, 2**62)
