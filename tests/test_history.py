@@ -242,7 +242,7 @@ def test_damaged_index_lines_are_refused_naming_file_and_line(checkpoints, copy,
     _damage_line_2(copy, case)
     expected = {**LINE_CASES, **RAW_CASES}[case][1]
     for argv in (["history", "show"], ["history", "compare", "a", "b"]):
-        err = assert_refused(capsys, main(argv + ["--store", str(copy)]), [f"index.jsonl: line 2: ", expected])
+        err = assert_refused(capsys, main(argv + ["--store", str(copy)]), ["index.jsonl: line 2: ", expected])
         assert "the store is damaged" in err
     before = (copy / "index.jsonl").read_bytes()
     folder, paths = checkpoints  # no add to a damaged index either

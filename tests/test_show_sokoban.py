@@ -19,7 +19,6 @@ from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.cli import main
 from fastspe.domains.sokoban.baselines import sokoban_baseline_responses
 from fastspe.domains.sokoban.viewer import sokoban_trace
-from fastspe.report.trace import trace_lines as sokoban_trace_lines
 from fastspe.report.viewer_html import trace_page
 from fastspe.scoring.score import score_responses
 from fastspe.domains.sokoban.verify.replay import bank_levels, replay_sokoban

@@ -24,7 +24,7 @@ from fastspe.boundary.banks import read_bank_table
 from fastspe.boundary.errors import InputError
 from fastspe.boundary.parquet import write_parquet
 from fastspe.boundary.responses import read_responses
-from fastspe.boundary.verdict_schema import METADATA_TYPES, SCHEMA_KEY, VERDICT_TYPES, typed_verdicts
+from fastspe.boundary.verdict_schema import METADATA_TYPES, SCHEMA_KEY, typed_verdicts
 from fastspe.boundary.verdicts import check_verdicts, verdict_columns
 from fastspe.boundary.verdict_files import read_verdicts, write_verdicts
 from fastspe.domains.sliding.layout import Layout

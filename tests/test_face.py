@@ -1,0 +1,158 @@
+"""The front door: ``import fastspe`` offers the researcher's verbs, light to import, seen by ``dir()`` and type
+checkers as the real objects, each refusing a wrong type with one line that names the parameter."""
+
+import ast
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import fastspe
+from fastspe import _names
+
+ROOT = Path(__file__).resolve().parents[1]
+VERBS = {"build_bank", "read_bank", "write_bank", "load_bank", "baseline_responses", "read_responses",
+         "score_responses", "score_file", "read_verdicts", "write_verdicts", "compute_metrics", "board_sums",
+         "bootstrap_intervals", "compare", "write_report", "RewardScorer", "reward", "domain_names"}
+FACES = ["fastspe", "fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.verify", "fastspe.runners",
+         "fastspe.domains", "fastspe.protocols", "fastspe.domains.sliding", "fastspe.domains.sliding.bank",
+         "fastspe.domains.sliding.planners"]
+
+
+def test_dir_lists_the_verbs():
+    assert VERBS <= set(dir(fastspe))
+    assert set(dir(fastspe)) == set(fastspe.__all__)
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_name_of_a_face_resolves_quietly_and_dir_lists_them(face):
+    module = importlib.import_module(face)
+    assert sorted(dir(module)) == sorted(module.__all__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in module.__all__:
+            assert getattr(module, name) is not None, (face, name)
+
+
+def _type_checking_names(path: Path) -> dict[str, str]:
+    """name -> module (relative, as the face's map writes it) of a face's ``if TYPE_CHECKING:`` imports."""
+    found = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.level == 1:
+                    found.update({a.name: stmt.module for a in stmt.names})
+    return found
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_what_type_checkers_see_is_what_the_face_gives(face):
+    """The ``TYPE_CHECKING`` imports name the same objects, from the same modules, as the lazy map: a name added to
+    one and not the other fails here."""
+    module = importlib.import_module(face)
+    lazy = getattr(module, "_LAZY", None) or module._NAMES
+    seen = _type_checking_names(Path(module.__file__))  # (and what annotations need, which the face does not offer)
+    assert {name: where for name, where in seen.items() if name in module.__all__} == lazy
+    assert set(lazy) <= set(module.__all__)
+
+
+def test_import_fastspe_stays_light():
+    code = ("import sys, fastspe\nnames = dir(fastspe)\n"
+            "heavy = [m for m in ('numba', 'pandas', 'pyarrow', 'matplotlib') if m in sys.modules]\n"
+            "assert not heavy, heavy\nprint(len(names))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def small():
+    bank = fastspe.build_bank("paper")
+    answers = pd.concat([fastspe.baseline_responses(bank, planner, trials=1, seed=3) for planner in ("greedy", "random")])
+    return bank, fastspe.score_responses(bank, answers)
+
+
+def test_build_bank_is_the_domains_own_build():
+    from fastspe.domains.sliding.bank import build_bank, paper_design
+
+    ours, theirs = fastspe.build_bank("paper", seed=11), build_bank(paper_design(seed=11))
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert ours.attrs == {"fastspe.domain": "sliding"}
+
+
+def test_intervals_straight_from_verdicts_equal_those_from_board_sums(small):
+    _, verdicts = small
+    direct = fastspe.bootstrap_intervals(verdicts, draws=100, seed=1)
+    pd.testing.assert_frame_equal(direct, fastspe.bootstrap_intervals(fastspe.board_sums(verdicts), draws=100, seed=1))
+
+
+@pytest.mark.parametrize("call, parameter", [
+    (lambda bank, verdicts: fastspe.bootstrap_intervals(bank, verdicts), "draws"),
+    (lambda bank, verdicts: fastspe.bootstrap_intervals([1, 2]), "sums"),
+    (lambda bank, verdicts: fastspe.bootstrap_intervals(verdicts, draws="many"), "draws"),
+    (lambda bank, verdicts: fastspe.baseline_responses(bank, verdicts), "planner"),
+    (lambda bank, verdicts: fastspe.build_bank(verdicts), "design"),
+    (lambda bank, verdicts: fastspe.build_bank(domain=bank), "domain"),
+    (lambda bank, verdicts: fastspe.score_responses([bank], verdicts), "bank"),
+])
+def test_a_wrong_type_is_one_line_naming_the_parameter(small, call, parameter):
+    bank, verdicts = small
+    with pytest.raises(fastspe.UserTypeError) as caught:
+        call(bank, verdicts)
+    text = str(caught.value)
+    assert text.startswith(f"{parameter} must be") or f"{parameter} must be" in text, text
+    assert "\n" not in text and len(text) < 300, text
+    assert isinstance(caught.value, TypeError)
+
+
+def test_the_helpers_that_left_a_face_warn_and_are_the_same_object():
+    for face, names in _names.MOVED_NAMES.items():
+        if face not in ("fastspe.stats", "fastspe.report", "fastspe.scoring"):
+            continue
+        module = importlib.import_module(face)
+        for name, home in names.items():
+            with pytest.warns(DeprecationWarning, match=f"{face}.{name} moved to"):
+                got = getattr(module, name)
+            assert got is getattr(importlib.import_module(home.partition(":")[0]), name)
+            assert name not in module.__all__
+
+
+def _mypy(*args: str) -> subprocess.CompletedProcess:
+    if importlib.util.find_spec("pandas-stubs") is None and importlib.util.find_spec("pandas_stubs") is None:
+        stubs = any((Path(p) / "pandas-stubs").is_dir() for p in sys.path)
+        if not stubs and os.environ.get("CI") != "true":
+            pytest.skip("pandas-stubs is not installed (pip install -e '.[test]')")
+    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.slow
+def test_mypy_passes_on_the_public_faces():
+    done = _mypy()  # [tool.mypy] in pyproject.toml names the faces
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+@pytest.mark.slow
+def test_a_script_using_every_verb_has_no_any_from_fastspe():
+    done = _mypy("--strict", "--disallow-any-expr", "tests/typing/use_every_verb.py")
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+@pytest.mark.slow
+def test_mypy_finds_a_verb_called_with_the_wrong_type(tmp_path):
+    """The checks above can fail: a call with a wrong type, and a name the face does not have, are errors."""
+    probe = ROOT / "tests" / "typing" / "_probe_wrong.py"
+    probe.write_text("import fastspe\n\nfastspe.bootstrap_intervals(None, draws='many')\nfastspe.no_such_verb()\n")
+    try:
+        done = _mypy("--strict", str(probe.relative_to(ROOT)))
+    finally:
+        probe.unlink()
+    assert done.returncode == 1
+    assert 'Argument "draws" to "bootstrap_intervals" has incompatible type' in done.stdout
+    assert 'has no attribute "no_such_verb"' in done.stdout
