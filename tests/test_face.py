@@ -156,3 +156,28 @@ def test_mypy_finds_a_verb_called_with_the_wrong_type(tmp_path):
     assert done.returncode == 1
     assert 'Argument "draws" to "bootstrap_intervals" has incompatible type' in done.stdout
     assert 'has no attribute "no_such_verb"' in done.stdout
+
+
+def test_every_parquet_file_names_the_fastspe_that_wrote_it(small, tmp_path):
+    """A verdicts file's ``fastspe_version`` column is the runner's (what ran each trial); the file's metadata names
+    the fastspe that wrote it (the scorer), so files of different releases can be told apart."""
+    import pyarrow.parquet as pq
+
+    from fastspe.boundary.parquet import VERSION_KEY
+
+    bank, verdicts = small
+    fastspe.write_bank(bank, tmp_path / "bank.parquet")
+    fastspe.write_verdicts(verdicts, tmp_path / "verdicts.parquet")
+    for name in ("bank.parquet", "verdicts.parquet"):
+        meta = pq.read_metadata(tmp_path / name).metadata
+        assert meta[VERSION_KEY].decode() == fastspe.__version__ != "0.1.0"
+    fastspe.read_bank(tmp_path / "bank.parquet")  # the digest still holds
+    fastspe.read_verdicts(tmp_path / "verdicts.parquet", bank=bank)
+
+
+def test_the_version_is_the_packages():
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert fastspe.__version__ == version != "0.1.0"
+    assert f"## [{version}]" in (ROOT / "CHANGELOG.md").read_text()

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from .files import arrow_file, atomic_path
 from .errors import InputError
+from .. import __version__
 from ..errors import UserError
 
 FILE_KEY = b"fastspe.file_sha256"  # format 3: SHA-256 of the file, this digest's value read as zeros
@@ -43,6 +44,7 @@ DIGEST_KEYS = {DIGEST_KEY: "sha256", b"fastspe.content_blake2b": "blake2b"}
 KIND_KEY = b"fastspe.kind"
 FORMAT_KEY = b"fastspe.format"
 FORMAT_VERSION = b"3"
+VERSION_KEY = b"fastspe.version"  # the fastspe that wrote the file (a verdicts file: its scorer's, not the runner's)
 
 
 DIGEST_ROWS = 1 << 16  # rows per hashed slice: a stream hashes the same slices as a whole table
@@ -221,7 +223,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
                 raise UserError(f"{path}: nothing to write")
             digest.catch_up(footer=True)
             state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
-                                                    FILE_KEY: _PLACEHOLDER})
+                                                    VERSION_KEY: __version__.encode(), FILE_KEY: _PLACEHOLDER})
         finally:
             if state["writer"] is not None:
                 state["writer"].close()
