@@ -137,7 +137,7 @@ MOVED_NAMES = {
         **_at("fastspe.stats.history", "ParameterError store_path bank_hash"),
         **_at("fastspe.stats.intervals", "draw_indices draw_range"),
         **_at("fastspe.stats.protocol_effect", "tool_effect_json"),
-        **_at("fastspe.stats.protocol_names", "UNAIDED condition_protocols protocol_pairs"),
+        **_at("fastspe.stats.protocol_names", "UNAIDED condition_protocols"),
     },
     "fastspe.scoring": {
         **_at("fastspe.scoring.parse_column", "MODE_EXACT MODE_NORMALIZED MODE_NO_PLAN ParsedColumn moves_strings"),

@@ -7,6 +7,8 @@ keeps its traceback. Each class also derives from the built-in that callers caug
 
 from __future__ import annotations
 
+import os
+
 
 class FastspeError(Exception):
     """An error whose message tells the user what to fix (an option, a file, a setting); not a bug."""
@@ -41,3 +43,23 @@ class ParameterError(UserError):
     def for_options(self, options: dict) -> str:
         """The message with each parameter named as ``options`` names it (a parameter it lacks keeps its name)."""
         return self.template.format(**self.values, **{p: options.get(p, p) for p in self.parameters})
+
+
+def shown(value: object) -> str:
+    """A value as an error message shows it: a number or short text as itself, anything else (a table) by its type,
+    never its repr."""
+    if value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) < 60):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+def expect(value: object, parameter: str, types: type | tuple[type, ...], what: str) -> None:
+    """``UserTypeError`` naming ``parameter`` and what it must be (``what``), unless ``value`` is one of ``types``."""
+    if not isinstance(value, types) or (bool not in (types if isinstance(types, tuple) else (types,))
+                                        and isinstance(value, bool)):
+        raise UserTypeError(f"{parameter} must be {what}, got {shown(value)}")
+
+
+def expect_path(value: object, parameter: str = "path") -> None:
+    """``UserTypeError`` unless ``value`` is a file path (``str`` or ``os.PathLike``)."""
+    expect(value, parameter, (str, os.PathLike), "a file path (str or os.PathLike)")

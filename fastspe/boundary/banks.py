@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from ..domains.contract import Domain
 from ..domains.registry import DEFAULT_DOMAIN, FRAME_DOMAIN, domain_named, domain_of, name_in, with_domain
-from ..errors import UserTypeError
+from ..errors import UserTypeError, expect_path, shown
 from .bank_jsonl import jsonl_line_finder, read_jsonl_bank
 from .errors import InputError
 from .files import atomic_path
@@ -111,6 +111,7 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
     records none; default: the default domain). With ``then``, returns ``then(table)``, run (for Parquet) while the
     content digest is still computed.
     """
+    expect_path(path)
     fmt = bank_format(path)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such file")
@@ -167,7 +168,8 @@ def as_bank(bank, domain=None, source: str = "bank rows") -> Bank:
     elif isinstance(bank, pa.Table):
         table = bank
     else:
-        raise UserTypeError(f"a bank must be a Bank, a DataFrame or an Arrow table, got {type(bank).__name__}")
+        raise UserTypeError(f"bank must be a Bank, a DataFrame or an Arrow table (read_bank reads a file), got "
+                            f"{shown(bank)}")
     table = check_bank_table(table, source, domain=domain)
     return Bank(table, domain_named(name_in(table)), source)
 
@@ -179,6 +181,7 @@ def bank_to_table(bank, source: str = "bank rows", domain=None) -> pa.Table:
 
 def write_bank(bank, path, domain=None) -> None:
     """Write a bank (a ``Bank``, DataFrame or Arrow table) atomically: Parquet with its digest, or JSONL."""
+    expect_path(path)
     write_bank_table(bank_to_table(bank, domain=domain), path)
 
 

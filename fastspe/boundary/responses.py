@@ -22,6 +22,7 @@ import codecs
 import csv
 import io
 import json
+import os
 import re
 import warnings
 from pathlib import Path
@@ -30,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import count, plural
-from ..errors import UserError
+from ..errors import UserError, expect, expect_path
 from .files import arrow_file, table_format
 
 KEY = ["condition", "board_id", "trial"]
@@ -219,6 +220,7 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     DataFrame with ``board_id`` (str), ``condition`` (str), ``trial`` (int64), ``response`` and
     any metadata columns; one row per output (failed run-log attempts dropped).
     """
+    expect_path(path)
     p = Path(path)
     fmt = table_format(p)
     if not p.is_file():
@@ -235,10 +237,22 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
     return _check(df, bank, problems, positions)
 
 
+def response_paths(responses, out) -> list:
+    """``score_file``'s responses (a file, or a list of files) as a list, each and ``out`` checked to be paths."""
+    expect(responses, "responses", (str, os.PathLike, list, tuple), "a responses file or run log, or a list of them "
+           "(score_responses scores a DataFrame)")
+    paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
+    for path in paths:
+        expect_path(path, "responses")
+    expect_path(out, "out")
+    return paths
+
+
 def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
                        source: str = "responses", positions: bool = False) -> pd.DataFrame:
     """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts (``positions``:
     keep each output's row as ``POSITION``)."""
+    expect(responses, "responses", pd.DataFrame, "a DataFrame of answers (read_responses reads a file)")
     df = responses.copy()
     df[_POS] = np.arange(1, len(df) + 1)
     return _check(df, bank, _Problems(source, "row", skip_invalid, typed=False), positions)

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from ..domains.registry import name_in
 from .errors import InputError
+from ..errors import expect_path
 from .files import read_jsonl, table_format, text_cells, unescape_formulas, write_table
 from .parquet import read_parquet, write_parquet
 from .prompt_hashes import CHECK_KEY
@@ -34,6 +35,7 @@ def read_verdicts(path, bank=None, domain=None) -> Verdicts:
     and formula escapes written by ``write_verdicts`` are undone. Errors name the file and the row
     (Parquet, JSONL record) or line (CSV, header = line 1; ``record N`` when a cell holds a line break).
     """
+    expect_path(path)
     fmt = table_format(path, (".parquet", ".csv", ".jsonl"))
     p = Path(path)
     if not p.is_file():
@@ -88,6 +90,7 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
     cells that a spreadsheet would run as formulas are escaped (``io.escape_formulas``, undone by
     ``read_verdicts``).
     """
+    expect_path(path)
     fmt = table_format(path, (".parquet", ".csv"))
     if isinstance(verdicts, pa.Table):
         recorded = name_in(verdicts)

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import UserError, expect, expect_path
 from ..boundary.banks import Bank
 from ..boundary.verdicts import Verdicts, as_verdicts, verdicts_domain
 from ..domains.contract import STRATUM
@@ -162,6 +162,9 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     was, never a mix of old and new files. Files in ``out_dir`` that are not the report's (the demo's
     bank and verdicts, say) are kept.
     """
+    expect(verdicts, "verdicts", (Verdicts, pd.DataFrame), "a Verdicts (read_verdicts) or a DataFrame of verdicts "
+           "(score_responses)")
+    expect_path(out_dir, "out_dir")
     options = options or ReportOptions(figures=figures)
     server = figure_server
     try:

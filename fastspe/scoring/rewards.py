@@ -22,7 +22,7 @@ import pyarrow as pa
 
 import warnings
 
-from ..errors import UserError
+from ..errors import UserError, UserTypeError
 from ..domains.codes import COMPLETE, STATUS_NAMES
 from ..domains.contract import Packed
 from ..domains.registry import DEFAULT_DOMAIN, domain_named
@@ -120,6 +120,10 @@ class RewardScorer:
                             f"({found.mismatches} such answers): they were made for another bank's boards")
 
     def __call__(self, board_ids, texts, prompt_hashes=None) -> Rewards:
+        for name, value in (("board_ids", board_ids), ("texts", texts)):
+            if isinstance(value, (str, bytes)):
+                raise UserTypeError(f"{name} must be a sequence (a list or an Arrow array), one per answer, not one "
+                                    f"{type(value).__name__}")
         if len(board_ids) != len(texts):
             raise UserError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
         rows = self.rows(board_ids)

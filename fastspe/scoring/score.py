@@ -9,7 +9,6 @@ legality, first error, economy d*/L and excess L - d* of completed plans.
 from __future__ import annotations
 
 import dataclasses
-import os
 import warnings
 from collections import deque
 from dataclasses import dataclass
@@ -28,7 +27,8 @@ from ..boundary.prompt_hashes import (CHECK_KEY, CHECKED, HASH_COLUMN, IGNORED, 
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
-from ..boundary.responses import KEY, POSITION, combine_responses, read_responses, validate_responses
+from ..boundary.responses import (KEY, POSITION, combine_responses, read_responses, response_paths,
+                                  validate_responses)
 from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS
 from ..boundary.verdict_files import write_verdicts
 from ..boundary.verdict_schema import JSON_TEXT, json_cells, metadata_column, typed_verdicts
@@ -329,9 +329,9 @@ def _check_record(ignore_prompt_hash: bool) -> str:
     return IGNORED if ignore_prompt_hash else CHECKED
 
 
-def _as_checked_bank(bank: pa.Table | Bank) -> Bank:
-    """A bank table that ``check_bank_table`` has checked (or a ``Bank``) as a ``Bank``."""
-    return bank if isinstance(bank, Bank) else Bank(bank, domain_of(bank))
+def _as_checked_bank(bank: pa.Table | Bank | pd.DataFrame) -> Bank:
+    """A ``Bank`` or a bank table ``check_bank_table`` checked as a ``Bank``; a DataFrame is checked (``as_bank``)."""
+    return Bank(bank, domain_of(bank)) if isinstance(bank, pa.Table) else as_bank(bank)  # (a Bank as it is)
 
 
 def _id_frame(tables: Packed) -> pd.DataFrame:
@@ -375,8 +375,8 @@ class ScoreSummary:
         self.scored = self.complete + self.legal_noncompletion + self.illegal
 
 
-def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", format_failure: str = "illegal",
-               skip_invalid: bool = False, progress: Progress | None = None,
+def score_file(bank: pa.Table | Bank | pd.DataFrame, responses, out, parse: str = "lenient",
+               format_failure: str = "illegal", skip_invalid: bool = False, progress: Progress | None = None,
                chunk_bytes: int | None = None, executor: Executor | None = None,
                ignore_prompt_hash: bool = False) -> ScoreSummary:
     """Score a responses file or run log into a verdicts file, batch by batch.
@@ -407,8 +407,8 @@ def score_file(bank: pa.Table | Bank, responses, out, parse: str = "lenient", fo
     _check_options(parse, format_failure)
     bank = _as_checked_bank(bank)
     tables = packed_bank(bank)
+    paths = response_paths(responses, out)
     fmt = table_format(out, (".parquet", ".csv"))
-    paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
     accept_variants(bank, paths)  # answers of prompt variants: checked against the specs beside them
     summary = ScoreSummary()
     if fmt == "parquet":

@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import UserError, expect
 from ..executor import Executor
 from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
                         paired_differences)
@@ -170,6 +170,7 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     executor : where the bootstrap draw ranges run (``fastspe.distributed.executor`` for Dask)
     domain : the verdicts' domain, when they are a frame whose ``attrs`` do not name it
     """
+    expect(baseline, "baseline", str, "a condition name (str)")
     metrics = tuple(metrics)
     unknown = [m for m in metrics if m not in KNOWN_METRICS]
     if unknown or not metrics:

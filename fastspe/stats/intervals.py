@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError, UserTypeError
+from ..errors import UserError, UserTypeError, shown
 from ..executor import Executor, in_process
 from ..boundary.files import require_columns
 from ..kernels import MAX_SEED, bootstrap as kb
@@ -105,16 +105,9 @@ class BootstrapDraws:
     estimates: np.ndarray
 
 
-def _shown(value) -> str:
-    """A value for an error message: a number or short text as itself, anything else (a table) by its type."""
-    if value is None or isinstance(value, (bool, int, float, np.generic)) or (isinstance(value, str) and len(value) < 60):
-        return repr(value)
-    return f"a {type(value).__name__}"
-
-
 def _check_int(value, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise UserTypeError(f"{what} must be an integer in {low}..{high}, got {_shown(value)}")
+        raise UserTypeError(f"{what} must be an integer in {low}..{high}, got {shown(value)}")
     if not low <= int(value) <= high:
         raise UserError(f"{what} must be an integer in {low}..{high}, got {value!r}")
     return int(value)
@@ -131,7 +124,7 @@ def _sums_of(sums, draws, domain) -> pd.DataFrame:
         return board_sums(sums, domain)
     if not isinstance(sums, pd.DataFrame):
         raise UserTypeError(f"sums must be the verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), got "
-                            f"{_shown(sums)}")
+                            f"{shown(sums)}")
     return sums
 
 

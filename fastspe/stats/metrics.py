@@ -27,12 +27,13 @@ import numpy as np
 import pandas as pd
 
 from ..boundary.errors import InputError
-from ..errors import UserError
+from ..errors import UserError, expect
 from ..boundary.verdicts import BOARD_INFO, FRAME_DOMAIN, Verdicts, check_metric_inputs, verdicts_domain
 
 BOARD_KEYS = ["condition", "board_id"]
 SUM_COLUMNS = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
 METRIC_COLUMNS = ["N", "C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
+VERDICTS_TYPE = "a Verdicts (read_verdicts) or a DataFrame of verdicts (score_responses)"
 GROUPABLE = ("cohort", "condition", "depth", "layout", "board_id")  # and the domain's second stratum
 
 
@@ -48,6 +49,7 @@ def board_sums(verdicts: Verdicts | pd.DataFrame, domain=None) -> pd.DataFrame:
     optimal, economy_sum, excess_sum, depth_sum`` (int64 counts; sums over completed outputs); its ``attrs`` name
     the domain.
     """
+    expect(verdicts, "verdicts", (Verdicts, pd.DataFrame), VERDICTS_TYPE)
     if isinstance(verdicts, Verdicts):
         found = verdicts.domain
         optimal, economy, excess, verdicts = verdicts.optimal, verdicts.economy, verdicts.excess, verdicts.frame
@@ -105,6 +107,8 @@ def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("coh
         ``boxes``); empty for one row
     domain : the verdicts' domain when they are a frame whose ``attrs`` do not name it (default: the default domain)
     """
+    expect(verdicts, "verdicts", (Verdicts, pd.DataFrame), VERDICTS_TYPE)
+    expect(by, "by", (str, list, tuple), "column names (a list of str)")
     if isinstance(by, str):
         by = [b for b in by.split(",") if b]
     by = list(by)
