@@ -17,7 +17,7 @@ import sys
 import warnings
 from typing import Callable
 
-# old path -> new path; removed in the release after 0.2
+# old path -> new path; removed in 0.3.0
 MOVED = {
     # 0.2: each planning domain in one folder (fastspe.domains.sliding, fastspe.domains.sokoban)
     "fastspe.kernels.sokoban_replay": "fastspe.domains.sokoban.kernels.replay",
@@ -99,7 +99,7 @@ def _at(module: str, names: str) -> dict[str, str]:
 
 
 # names that left a package's face -> their home ("module" or "module:new_name"), keyed by the face's module as it is
-# now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in the release after 0.2
+# now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in 0.3.0
 MOVED_NAMES = {
     "fastspe.verify": {
         "verify_bank": "fastspe.domains.sliding.verify.bank", "Optimality": "fastspe.domains.sliding.verify.optimal",
@@ -163,7 +163,7 @@ def lazy_face(package: str, names: dict[str, str]):
 
 
 def face_dir(names: list[str]) -> Callable[[], list[str]]:
-    """A module ``__dir__`` that lists a face's public names (``dir()`` and completion see what ``__getattr__`` gives)."""
+    """A module ``__dir__`` listing a face's public names (``dir()`` and completion see what ``__getattr__`` gives)."""
 
     def __dir__() -> list[str]:
         return sorted(names)
@@ -182,7 +182,7 @@ def moved_names(module: str, names: dict[str, str]):
             raise AttributeError(f"module {module!r} has no attribute {attr!r}")
         where, _, name = home.partition(":")
         name = name or attr
-        warnings.warn(f"{module}.{attr} moved to {where}.{name}; the old path goes away in the release after 0.2",
+        warnings.warn(f"{module}.{attr} moved to {where}.{name}; the old path goes away in fastspe 0.3.0",
                       DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(where), name)
 
@@ -208,7 +208,7 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__getattr__ = _package_names(old, MOVED_PACKAGES[old])
             return
         new = MOVED[old]
-        warnings.warn(f"{old} moved to {new}; the old path goes away in the release after 0.2",
+        warnings.warn(f"{old} moved to {new}; the old path goes away in fastspe 0.3.0",
                       DeprecationWarning, stacklevel=_importer_level())
         # the import system returns whatever sys.modules holds once exec_module is done: the same object
         sys.modules[old] = importlib.import_module(new)
@@ -225,7 +225,7 @@ def _package_names(old: str, new: str):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # this warning, not the face's own
             value = getattr(face, attr)
-        warnings.warn(f"{old}.{attr} moved to {new}.{attr}; the old path goes away in the release after 0.2",
+        warnings.warn(f"{old}.{attr} moved to {new}.{attr}; the old path goes away in fastspe 0.3.0",
                       DeprecationWarning, stacklevel=2)
         return value
 

@@ -40,6 +40,16 @@ def test_every_name_of_a_face_resolves_quietly_and_dir_lists_them(face):
             assert getattr(module, name) is not None, (face, name)
 
 
+@pytest.mark.parametrize("face", FACES)
+def test_no_face_name_is_a_module_of_its_package(face):
+    """Importing a submodule sets it as the package's attribute of that name: a face name that is also a module's
+    (``fastspe.stats.compare``) would be the module once anything imported it, not the name the face offers."""
+    import pkgutil
+
+    module = importlib.import_module(face)
+    assert not set(module.__all__) & {m.name for m in pkgutil.iter_modules(module.__path__)}
+
+
 def _type_checking_names(path: Path) -> dict[str, str]:
     """name -> module (relative, as the face's map writes it) of a face's ``if TYPE_CHECKING:`` imports."""
     found = {}
@@ -74,7 +84,8 @@ def test_import_fastspe_stays_light():
 @pytest.fixture(scope="module")
 def small():
     bank = fastspe.build_bank("paper")
-    answers = pd.concat([fastspe.baseline_responses(bank, planner, trials=1, seed=3) for planner in ("greedy", "random")])
+    answers = pd.concat([fastspe.baseline_responses(bank, planner, trials=1, seed=3)
+                         for planner in ("greedy", "random")])
     return bank, fastspe.score_responses(bank, answers)
 
 

@@ -123,8 +123,8 @@ def _sums_of(sums, draws, domain) -> pd.DataFrame:
                                       and "n" not in sums.columns):
         return board_sums(sums, domain)
     if not isinstance(sums, pd.DataFrame):
-        raise UserTypeError(f"sums must be the verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), got "
-                            f"{shown(sums)}")
+        raise UserTypeError(f"sums must be verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), "
+                            f"got {shown(sums)}")
     return sums
 
 
