@@ -139,6 +139,11 @@ MOVED_NAMES = {
         **_at("fastspe.stats.protocol_effect", "tool_effect_json"),
         **_at("fastspe.stats.protocol_names", "UNAIDED condition_protocols"),
     },
+    "fastspe.runners": {
+        **_at("fastspe.runners.base", "api_key_from_env"), **_at("fastspe.runners.engine", "PROVIDERS RunRequest"),
+        **_at("fastspe.runners.sender", "Sender"),
+        **_at("fastspe.runners.log", "LogScan scan_run_log"), **_at("fastspe.runners.sample", "cell_quotas"),
+    },
     "fastspe.scoring": {
         **_at("fastspe.scoring.parse_column", "MODE_EXACT MODE_NORMALIZED MODE_NO_PLAN ParsedColumn moves_strings"),
         **_at("fastspe.scoring.score", "bank_tables encode_moves"),

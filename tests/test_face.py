@@ -142,7 +142,7 @@ def test_a_wrong_type_is_one_line_naming_the_parameter(small, call, parameter):
 
 def test_the_helpers_that_left_a_face_warn_and_are_the_same_object():
     for face, names in _names.MOVED_NAMES.items():
-        if face not in ("fastspe.stats", "fastspe.report", "fastspe.scoring"):
+        if face not in ("fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.runners"):
             continue
         module = importlib.import_module(face)
         for name, home in names.items():

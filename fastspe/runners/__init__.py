@@ -13,34 +13,30 @@ from typing import TYPE_CHECKING
 from .._names import face_dir, lazy_face
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the objects __getattr__ hands out on first use
-    from .base import api_key_from_env, Completion
+    from .base import Completion
     from .batch import BATCH_DISCOUNT, BatchSummary, run_batch
     from .cost import Budget, Pricing
-    from .engine import estimate_run, plan_trials, PROVIDERS, run_baseline, run_model, RunEstimate, RunRequest
+    from .engine import estimate_run, plan_trials, run_baseline, run_model, RunEstimate
     from .export import export_prompts
     from .generation import default_condition, GenerationSettings, split_model
-    from .log import completed_trial_ids, LogScan, read_run_log, RunLog, scan_run_log
+    from .log import completed_trial_ids, read_run_log, RunLog
     from .records import RunSummary, Trial, trial_id
     from .retry import AdaptiveLimiter, AttemptError, RetryPolicy
-    from .sample import cell_quotas, sample_bank
-    from .sender import Sender
+    from .sample import sample_bank
 
 # loaded on first use, so that the CLI's option parsing (which needs ``generation``) imports no SDK or pandas
 _NAMES = {
-    "Completion": "base", "api_key_from_env": "base", "GenerationSettings": "generation", "split_model": "generation",
-    "BATCH_DISCOUNT": "batch", "BatchSummary": "batch", "run_batch": "batch", "Budget": "cost", "Pricing": "cost",
-    "PROVIDERS": "engine", "RunEstimate": "engine", "RunRequest": "engine", "estimate_run": "engine",
-    "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine", "default_condition": "generation",
-    "export_prompts": "export", "RunSummary": "records", "Trial": "records", "trial_id": "records",
-    "Sender": "sender", "LogScan": "log", "RunLog": "log", "completed_trial_ids": "log", "read_run_log": "log",
-    "scan_run_log": "log", "cell_quotas": "sample", "sample_bank": "sample", "AdaptiveLimiter": "retry",
-    "AttemptError": "retry", "RetryPolicy": "retry",
+    "Completion": "base", "GenerationSettings": "generation", "split_model": "generation", "BATCH_DISCOUNT": "batch",
+    "BatchSummary": "batch", "run_batch": "batch", "Budget": "cost", "Pricing": "cost", "RunEstimate": "engine",
+    "estimate_run": "engine", "plan_trials": "engine", "run_baseline": "engine", "run_model": "engine",
+    "default_condition": "generation", "export_prompts": "export", "RunSummary": "records", "Trial": "records",
+    "trial_id": "records", "RunLog": "log", "completed_trial_ids": "log", "read_run_log": "log",
+    "sample_bank": "sample", "AdaptiveLimiter": "retry", "AttemptError": "retry", "RetryPolicy": "retry",
 }
-__all__ = ["AdaptiveLimiter", "api_key_from_env", "AttemptError", "BATCH_DISCOUNT", "BatchSummary", "Budget",
-           "cell_quotas", "completed_trial_ids", "Completion", "default_condition", "estimate_run", "export_prompts",
-           "GenerationSettings", "LogScan", "plan_trials", "Pricing", "PROVIDERS", "read_run_log", "RetryPolicy",
-           "run_baseline", "run_batch", "run_model", "RunEstimate", "RunLog", "RunRequest", "RunSummary",
-           "sample_bank", "scan_run_log", "Sender", "split_model", "Trial", "trial_id"]
+__all__ = ["AdaptiveLimiter", "AttemptError", "BATCH_DISCOUNT", "BatchSummary", "Budget", "completed_trial_ids",
+           "Completion", "default_condition", "estimate_run", "export_prompts", "GenerationSettings", "plan_trials",
+           "Pricing", "read_run_log", "RetryPolicy", "run_baseline", "run_batch", "run_model", "RunEstimate",
+           "RunLog", "RunSummary", "sample_bank", "split_model", "Trial", "trial_id"]
 __dir__ = face_dir(__all__)
 if not TYPE_CHECKING:  # hidden from type checkers, which then refuse a name the face does not have
     __getattr__ = lazy_face(__name__, _NAMES)
