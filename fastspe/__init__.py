@@ -17,14 +17,18 @@ The researcher's verbs are here, one import away (each loads numba and pandas on
 Banks: ``build_bank``, ``read_bank``, ``write_bank``, ``load_bank``. Answers: ``baseline_responses``,
 ``read_responses``. Scoring: ``score_responses``, ``score_file``, ``read_verdicts``, ``write_verdicts``. Numbers:
 ``compute_metrics``, ``board_sums``, ``bootstrap_intervals``, ``compare``. The report: ``write_report``. Training
-loops: ``RewardScorer``, ``reward``. A domain's exact solver is on its own face (``fastspe.domains.sliding.solve``);
-``domain_names()`` lists the installed domains. The subpackages (``fastspe.stats``, ``fastspe.report``, ...) are
+loops: ``RewardScorer``, ``reward``. Optimal plans: ``solve`` (any domain's, as ``fastspe solve`` prints them; a
+domain's face has its typed solver too, ``fastspe.domains.sliding.solve``). ``domain_names()`` lists the installed
+domains. The subpackages (``fastspe.stats``, ``fastspe.report``, ...) are
 faces too; module paths below them are not part of the API.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import warnings
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Callable
 
 from . import _names
@@ -63,7 +67,8 @@ _LAZY = {
 __all__ = ["Bank", "baseline_responses", "board_sums", "bootstrap_intervals", "build_bank", "compare", "Comparison",
            "compute_metrics", "domain_names", "FastspeError", "load_bank", "read_bank", "read_responses",
            "read_verdicts", "reward", "Rewards", "RewardScorer", "score_file", "score_responses", "ScoreSummary",
-           "UserError", "UserTypeError", "Verdicts", "__version__", "write_bank", "write_report", "write_verdicts"]
+           "solve", "UserError", "UserTypeError", "Verdicts", "__version__", "write_bank", "write_report",
+           "write_verdicts"]
 
 if not TYPE_CHECKING:  # hidden from type checkers, which then refuse a name the face does not have
 
@@ -148,3 +153,52 @@ def baseline_responses(bank: pd.DataFrame | Bank, planner: str, trials: int = 3,
     checked = as_bank(bank)
     answers: pd.DataFrame = checked.domain.baseline_responses(checked.frame, planner, trials, seed)
     return answers
+
+
+class _Quiet:
+    """The ``Ui`` of a solve from Python: no progress display, no lines; a domain's warning is a Python warning."""
+
+    def say(self, text: str, err: bool = False) -> None:
+        pass
+
+    def warn(self, text: str) -> None:
+        warnings.warn(text, stacklevel=3)
+
+    @contextlib.contextmanager
+    def progress(self, stage: str, total: int | None, unit: str) -> Iterator[Callable[..., None]]:
+        yield lambda *done, **counts: None
+
+
+def solve(*, domain: str | None = None, max_nodes: int | None = None,
+          **state: str | int | Sequence[int] | os.PathLike[str] | None) -> dict[str, object]:
+    """An optimal plan of one state by its domain's exact solver: the JSON object ``fastspe solve`` prints.
+
+    Parameters
+    ----------
+    domain : the domain's name (``domain_names()``; default: the default domain)
+    max_nodes : give up after this many search nodes (``SearchLimit``; default: the domain's)
+    state : the domain's ``fastspe solve`` options by name (``fastspe solve --help``): the default domain's ``board``
+        (its cells, row-major, 0 the blank and -1 a blocked cell: a list or a string), ``rows``, ``cols``,
+        ``blocks``, ``goal`` (``blank-last`` or ``blank-first``), ``heuristic``; Sokoban's ``level`` (an XSB file)
+        and ``objective`` (``moves`` or ``pushes``)
+
+    Returns ``length``, ``moves`` and the solver's other fields, as ``fastspe solve`` prints them.
+    """
+    from argparse import Namespace
+
+    from .domains.registry import DEFAULT_DOMAIN, domain_named
+
+    if domain is not None and not isinstance(domain, str):
+        raise UserTypeError(f"domain must be a domain name (str), got {type(domain).__name__}")
+    chosen = domain_named(domain or DEFAULT_DOMAIN)
+    if not chosen.solver:
+        raise UserError(f"the {chosen.name} domain has no solver")
+    options = {option.dest: option.kwargs.get("default") for option in chosen.options("solve")}
+    unknown = sorted(set(state) - set(options))
+    if unknown:
+        raise UserTypeError(f"{unknown[0]} is not a solve option of the {chosen.name} domain; it takes "
+                            f"{', '.join(options) or 'none'}")
+    given = {name: " ".join(map(str, value)) if isinstance(value, (list, tuple)) else
+             os.fspath(value) if isinstance(value, os.PathLike) else value for name, value in state.items()}
+    args = Namespace(domain=chosen.name, max_nodes=max_nodes, input=None, out=None, **{**options, **given})
+    return dict(chosen.solve(args, _Quiet()))

@@ -148,7 +148,7 @@ MOVED_NAMES = {
         **_at("fastspe.scoring.parse_column", "MODE_EXACT MODE_NORMALIZED MODE_NO_PLAN ParsedColumn moves_strings"),
         **_at("fastspe.scoring.score", "bank_tables encode_moves"),
     },
-    "fastspe": {"solve": "fastspe.domains.sliding.planners.solver"},  # a domain's solver: its own face has it
+    "fastspe": {},
 }
 
 

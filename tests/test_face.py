@@ -17,7 +17,7 @@ import fastspe
 from fastspe import _names
 
 ROOT = Path(__file__).resolve().parents[1]
-VERBS = {"build_bank", "read_bank", "write_bank", "load_bank", "baseline_responses", "read_responses",
+VERBS = {"solve", "build_bank", "read_bank", "write_bank", "load_bank", "baseline_responses", "read_responses",
          "score_responses", "score_file", "read_verdicts", "write_verdicts", "compute_metrics", "board_sums",
          "bootstrap_intervals", "compare", "write_report", "RewardScorer", "reward", "domain_names"}
 FACES = ["fastspe", "fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.verify", "fastspe.runners",
@@ -97,6 +97,13 @@ def test_build_bank_is_the_domains_own_build():
     assert ours.attrs == {"fastspe.domain": "sliding"}
 
 
+def test_solve_takes_the_domains_solve_options_and_names_a_wrong_one():
+    answer = fastspe.solve(board="1 2 3 4 0 -1 5 6 7 8 -1 9 10 11 12 13", blocks=[5, 10], heuristic="layout")
+    assert answer["length"] == len(answer["moves"]) and answer["blocks"] == [5, 10]
+    with pytest.raises(fastspe.UserTypeError, match="^bord is not a solve option of the sliding domain; it takes board"):
+        fastspe.solve(bord=[1, 2, 3, 0])
+
+
 def test_intervals_straight_from_verdicts_equal_those_from_board_sums(small):
     _, verdicts = small
     direct = fastspe.bootstrap_intervals(verdicts, draws=100, seed=1)
@@ -129,6 +136,7 @@ def test_intervals_straight_from_verdicts_equal_those_from_board_sums(small):
     (lambda bank, verdicts: fastspe.write_verdicts("verdicts.parquet", verdicts), "path"),
     (lambda bank, verdicts: fastspe.RewardScorer("bank.parquet"), "bank"),
     (lambda bank, verdicts: fastspe.reward(bank, "id", "MOVES: U"), "board_ids"),
+    (lambda bank, verdicts: fastspe.solve(domain=bank), "domain"),
 ])
 def test_a_wrong_type_is_one_line_naming_the_parameter(small, call, parameter):
     bank, verdicts = small

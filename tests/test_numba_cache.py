@@ -272,7 +272,7 @@ def _digest(frame) -> str:
 
 
 def _solve():
-    from fastspe import solve
+    from fastspe.domains.sliding import solve
 
     # `fastspe solve`'s path (ida_star_split; _deepen with the literal MAX_DEPTH), without building 4x4 tables
     return [[s.length, s.moves, s.nodes] for s in (solve(b, use_pdb=False) for b in (BOARD_4X4, list(range(1, 15)) + [0, 15]))]

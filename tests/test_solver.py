@@ -287,10 +287,11 @@ def test_split_search_returns_the_serial_plan():
         assert (solve(list(s), 4, 4, use_pdb=False).length, solve(list(s), 4, 4, use_pdb=False).moves) == (length, plan)
 
 
-def test_solve_is_exported_lazily_by_its_domain_and_the_old_name_warns():
+def test_solve_is_exported_lazily_by_its_domain_and_fastspe_solve_answers_as_the_command_does():
     import fastspe
     import fastspe.domains.sliding as sliding
 
     assert sliding.solve is solve
-    with pytest.warns(DeprecationWarning, match="fastspe.solve moved to fastspe.domains.sliding.planners.solver.solve"):
-        assert fastspe.solve is solve
+    board = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 13, 14, 15, 12]
+    answer = fastspe.solve(board=board, heuristic="layout")  # any domain's solver, its answer as `fastspe solve`'s
+    assert (answer["length"], answer["moves"]) == (solve(board, use_pdb=True).length, solve(board, use_pdb=True).moves)
