@@ -128,3 +128,16 @@ def test_items_read_back_from_jsonl_score_alone(bank, items, tmp_path):
     read = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert read == list(items)
     assert [score_answer(item["answer"], item) for item in read] == [1.0] * len(read)
+
+
+def test_options_are_checked_and_passed_on(bank, items):
+    with pytest.raises(UserError, match="parse must be one of"):
+        BankItems(bank, parse="loose")
+    with pytest.raises(UserError, match="format_failure must be one of"):
+        BankItems(bank, format_failure="zero")
+    strict = BankItems(bank, parse="strict")
+    item = items[0]
+    sloppy = item["answer"].replace("MOVES:", "moves:")
+    assert items.score_answer(sloppy, item) == 1.0 and strict.score_answer(sloppy, item) == 0.0
+    assert strict.score_answer(sloppy, item) == RewardScorer(bank, parse="strict")([item["metadata"]["board_id"]],
+                                                                                  [sloppy]).spe[0]

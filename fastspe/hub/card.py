@@ -44,8 +44,6 @@ def arrow_feature(kind: pa.DataType) -> dict:
         return {"list": arrow_feature(kind.value_type).get("dtype"), "length": kind.list_size}
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         return {"list": arrow_feature(kind.value_type).get("dtype")}
-    if pa.types.is_dictionary(kind):
-        return arrow_feature(kind.value_type)
     return {"dtype": "bool" if pa.types.is_boolean(kind) else str(kind)}
 
 

@@ -16,12 +16,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..boundary.banks import Bank, as_bank, write_bank_table
+from ..boundary.banks import as_bank, write_bank_table
 from ..boundary.files import atomic_dir, write_text
-from ..domains.registry import with_domain
 from ..errors import UserError
 from .card import ALL_CONFIG, SPLIT, HubConfig, dataset_card
 
@@ -71,14 +69,6 @@ def check_hub_dir(path, force: bool = False) -> None:
                         "replace the dataset's files there (README.md and data/; other files are kept)")
 
 
-def plain_columns(table: pa.Table) -> pa.Table:
-    """Dictionary columns decoded to their values (``datasets`` features have no dictionary type), the metadata
-    kept."""
-    columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in
-               (col.combine_chunks() for col in table.columns)]
-    return pa.table(columns, names=table.column_names).replace_schema_metadata(table.schema.metadata)
-
-
 def export_hub(bank, path, force: bool = False, repo_id: str | None = None) -> HubExport:
     """Write ``bank`` (a ``Bank``, or a bank DataFrame or Arrow table, checked here) as a Hub dataset folder at
     ``path`` (see the module docstring); ``force`` replaces the dataset's files in a folder that is not empty.
@@ -87,7 +77,7 @@ def export_hub(bank, path, force: bool = False, repo_id: str | None = None) -> H
     check_hub_dir(path, force)
     if not len(bank):
         raise UserError(f"{bank.source}: the bank has no rows; there is nothing to export")
-    table = with_domain(plain_columns(bank.table), bank.domain)
+    table = bank.table
     cohorts = table.column("cohort")
     order = list(dict.fromkeys(cohorts.to_pylist()))  # cohorts in bank order
     names = config_names(order)
@@ -101,6 +91,6 @@ def export_hub(bank, path, force: bool = False, repo_id: str | None = None) -> H
     with atomic_dir(path) as build:
         for config, part in zip(configs[1:], parts):
             write_bank_table(part, build / config.files[0])
-        write_text(dataset_card(Bank(table, bank.domain, bank.source), table.schema, configs, name),
+        write_text(dataset_card(bank, table.schema, configs, name),
                    build / "README.md")
     return HubExport(Path(path), tuple(configs), table.num_rows)

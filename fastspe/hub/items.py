@@ -31,6 +31,7 @@ from ..boundary.files import write_jsonl
 from ..domains.registry import domain_named
 from ..errors import UserError, UserTypeError
 from ..scoring.rewards import RewardScorer
+from ..scoring.score import FORMAT_OPTIONS, PARSE_OPTIONS
 
 __all__ = ["BankItems", "bank_items", "score_answer", "write_items"]
 
@@ -50,7 +51,16 @@ class BankItems(Sequence):
 
     def __init__(self, bank, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"):
         self.bank: Bank = as_bank(bank, domain)
-        self.scorer = RewardScorer(self.bank, parse=parse, format_failure=format_failure)
+        self.options = {"parse": parse, "format_failure": format_failure}
+        for name, value, choices in (("parse", parse, PARSE_OPTIONS), ("format_failure", format_failure,
+                                                                      FORMAT_OPTIONS)):
+            if value not in choices:  # checked here, as RewardScorer checks them, since it is made on first use
+                raise UserError(f"{name} must be one of {choices}, got {value!r}")
+
+    @cached_property
+    def scorer(self) -> RewardScorer:
+        """The bank packed for scoring, on the first answer scored (items alone need no scorer)."""
+        return RewardScorer(self.bank, **self.options)
 
     @property
     def domain(self):
