@@ -35,9 +35,21 @@ def search_bank() -> pa.Table:
     return pa.concat_tables(domain.bank_pieces(design, lambda *done: None))
 
 
-@pytest.fixture(scope="module", params=DOMAINS + ("search",))
+def given_bank() -> pa.Table:
+    """A Sokoban bank of given levels in two cohorts (with the optional columns ``objective`` and the optima's)."""
+    from fastspe.domains.sokoban.given import bank_from_levels
+
+    levels = ["####\n# .#\n#  ###\n#*@  #\n#  $ #\n#  ###\n####",
+              "######\n#    #\n# #@ #\n# $* #\n# .* #\n#    #\n######"]
+    return pa.concat_tables([bank_from_levels(levels[:1], cohort="one"), bank_from_levels(levels[1:], cohort="two")])
+
+
+BANKS = {"search": search_bank, "given": given_bank}
+
+
+@pytest.fixture(scope="module", params=DOMAINS + tuple(BANKS))
 def bank_file(request, tmp_path_factory):
-    table = search_bank() if request.param == "search" else domain_named(request.param).warm_bank()
+    table = BANKS[request.param]() if request.param in BANKS else domain_named(request.param).warm_bank()
     path = tmp_path_factory.mktemp("bank") / "bank.parquet"
     write_bank(table, path)
     return path
