@@ -1,5 +1,6 @@
-"""``fastspe bank build | verify | show | export``: the shared steps; what a bank holds and how it is built and verified is
-its domain's (``Domain.load_design``, ``bank_pieces``, ``given_bank``, ``verify_bank``, ``bank_summary``)."""
+"""``fastspe bank build | verify | show | export``: the shared steps; what a bank holds and how it is built and
+verified is its domain's (``Domain.load_design``, ``bank_pieces``, ``given_bank``, ``verify_bank``,
+``bank_summary``); ``export`` writes a bank where others share data (``fastspe.hub``)."""
 
 from __future__ import annotations
 

@@ -38,6 +38,6 @@ with fewer pushes) exists; the rows it cannot prove are named on `UNPROVEN` line
 
 def dataset_card_notes(table) -> CardNotes:
     """Sokoban's part of a bank's dataset card (``table``: the checked bank table)."""
-    return CardNotes(pretty_name="Certified Sokoban levels for innate LLM planning (fastspe)", certification=CERTIFICATION,
-                     columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
+    return CardNotes(pretty_name="Certified Sokoban levels for innate LLM planning (fastspe)",
+                     certification=CERTIFICATION, columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
                      tags=("sokoban",))
