@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     export = verbs.add_parser("export", help="write a bank as a Hugging Face dataset folder, or as items",
                               description="--hub DIR: a folder that datasets.load_dataset(DIR) reads, one Parquet "
-                                          "file and config per cohort (and 'all', the default) and a README.md "
+                                          "file and config per cohort, 'all' as the default config, and a README.md "
                                           "dataset card (configs, features, license, citation, how d* is certified "
                                           "and how to score answers with fastspe). fastspe never uploads: publish "
                                           "the folder with `huggingface-cli upload USER/NAME DIR . --repo-type "
