@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow.compute as pc
 
@@ -22,6 +23,9 @@ from ..boundary.banks import as_bank, write_bank_table
 from ..boundary.files import atomic_dir, write_text
 from ..errors import UserError
 from .card import ALL_CONFIG, SPLIT, HubConfig, dataset_card
+
+if TYPE_CHECKING:
+    from .items import BankLike
 
 __all__ = ["HubExport", "export_hub", "config_names", "check_hub_dir"]
 
@@ -59,7 +63,7 @@ def is_empty(folder: Path) -> bool:
         return next(entries, None) is None
 
 
-def check_hub_dir(path, force: bool = False) -> None:
+def check_hub_dir(path: str | os.PathLike[str], force: bool = False) -> None:
     """Refuse ``path`` when it is a file, or a folder with anything in it unless ``force``."""
     path = Path(path)
     if path.exists() and not path.is_dir():
@@ -69,7 +73,8 @@ def check_hub_dir(path, force: bool = False) -> None:
                         "replace the dataset's files there (README.md and data/; other files are kept)")
 
 
-def export_hub(bank, path, force: bool = False, repo_id: str | None = None) -> HubExport:
+def export_hub(bank: BankLike, path: str | os.PathLike[str], force: bool = False,
+               repo_id: str | None = None) -> HubExport:
     """Write ``bank`` (a ``Bank``, or a bank DataFrame or Arrow table, checked here) as a Hub dataset folder at
     ``path`` (see the module docstring); ``force`` replaces the dataset's files in a folder that is not empty.
     ``repo_id`` is the Hub name the card's examples load (default ``YOUR-NAME/<folder name>``)."""

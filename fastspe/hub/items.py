@@ -22,9 +22,10 @@ written by ``write_items`` will do), rebuilding the row's one-row bank and keepi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any, Union, overload
 
 from ..boundary.banks import Bank, as_bank
 from ..boundary.files import write_jsonl
@@ -33,12 +34,19 @@ from ..errors import UserError, UserTypeError
 from ..scoring.rewards import RewardScorer
 from ..scoring.score import FORMAT_OPTIONS, PARSE_OPTIONS
 
-__all__ = ["BankItems", "bank_items", "score_answer", "write_items"]
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+__all__ = ["BankItems", "Item", "bank_items", "score_answer", "write_items"]
+
+Item = dict[str, Any]  # {"question": str, "answer": str, "metadata": {column: JSON value}}
+BankLike = Union[Bank, "pd.DataFrame", "pa.Table"]
 
 SCORERS_KEPT = 4096  # one-row scorers ``score_answer`` keeps (an RL loop scores each item's answers many times)
 
 
-class BankItems(Sequence):
+class BankItems(Sequence[Item]):
     """The rows of a bank as ``{question, answer, metadata}`` items (a sequence: ``len``, indexing, iteration), in
     bank order and a pure function of the bank.
 
@@ -49,7 +57,7 @@ class BankItems(Sequence):
     parse, format_failure : as ``RewardScorer`` (``fastspe score``'s ``--parse`` and ``--format-failure``)
     """
 
-    def __init__(self, bank, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"):
+    def __init__(self, bank: BankLike, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"):
         self.bank: Bank = as_bank(bank, domain)
         self.options = {"parse": parse, "format_failure": format_failure}
         for name, value, choices in (("parse", parse, PARSE_OPTIONS), ("format_failure", format_failure,
@@ -74,7 +82,13 @@ class BankItems(Sequence):
     def __len__(self) -> int:
         return len(self.bank)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if not isinstance(index, int) or isinstance(index, bool):
@@ -85,11 +99,11 @@ class BankItems(Sequence):
         i = index % n
         return item_of(self.domain, row_of(self.bank, i), self.questions[i])
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> Iterator[Item]:
         for i in range(len(self)):
             yield self[i]
 
-    def score_answer(self, answer: str | None, entry: Mapping) -> float:
+    def score_answer(self, answer: str | None, entry: Mapping[str, Any]) -> float:
         """The SPE term of ``answer`` to the item ``entry`` (one of these items): d*/L for a complete plan, else 0;
         0.0 for None (no answer). An item of another bank's board (its question differs) is refused."""
         board_id = board_of(entry)
@@ -106,13 +120,13 @@ def row_of(bank: Bank, i: int) -> dict:
     return {k: v for k, v in row.items() if v is not None or k in bank.domain.bank_columns}
 
 
-def item_of(domain, row: dict, question: str) -> dict:
+def item_of(domain, row: dict, question: str) -> Item:
     metadata = {**row, "domain": domain.name, "prompt_version": str(domain.prompt_version)}
     answer = domain.vocabulary.answer(str(row[domain.certificate_column]), separator=",")
     return {"question": question, "answer": answer, "metadata": metadata}
 
 
-def bank_items(bank, domain: str | None = None) -> list[dict]:
+def bank_items(bank: BankLike, domain: str | None = None) -> list[Item]:
     """Every row of ``bank`` as a ``{question, answer, metadata}`` item (``BankItems``), in bank order."""
     return list(BankItems(bank, domain))
 
@@ -147,7 +161,7 @@ def one_row_scorer(metadata: str) -> RewardScorer:
                                 f"item {row.get('board_id')!r}"))
 
 
-def score_answer(answer: str | None, item: Mapping) -> float:
+def score_answer(answer: str | None, item: Mapping[str, Any]) -> float:
     """The SPE term of ``answer`` to ``item`` (a ``BankItems`` item, or one read back from ``write_items``' JSONL):
     d*/L for a plan that reaches the goal in L moves, 0 otherwise (0.0 for None), as ``RewardScorer`` gives it."""
     board_id = board_of(item)
@@ -160,6 +174,6 @@ def score_answer(answer: str | None, item: Mapping) -> float:
     return spe_of(one_row_scorer(key), board_id, answer)
 
 
-def write_items(items, path) -> int:
+def write_items(items: Iterable[Item], path: str | os.PathLike[str]) -> int:
     """Write ``items`` (a ``BankItems``, or any iterable of items) to ``path`` as JSONL, atomically; the count."""
     return write_jsonl(iter(items), path)
