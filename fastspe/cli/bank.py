@@ -164,7 +164,7 @@ def cmd_export(args) -> int:
         done = export_hub(bank, args.hub, force=args.force, repo_id=args.repo_id)
         configs = ", ".join(f"{c.name} ({c.rows:,})" for c in done.configs)
         say(f"wrote {count(done.rows, bank.domain.unit)} to {args.hub}: configs {configs}; publish it with "
-            f"`huggingface-cli upload USER/NAME {args.hub} . --repo-type dataset`", err=True)
+            f"`huggingface-cli upload {args.repo_id or 'USER/NAME'} {args.hub} . --repo-type dataset`", err=True)
     if args.items is not None:
         rows = write_items(BankItems(bank), args.items)
         say(f"wrote {count(rows, 'item')} to {args.items}", err=True)

@@ -121,13 +121,16 @@ def column_rows(schema: pa.Schema, described: dict) -> list[str]:
 def scoring_text(bank: Bank, first: HubConfig, repo_id: str) -> str:
     domain, path = bank.domain, first.files[0]
     unit = domain.unit
+    # an offline baseline, so the commands run as written (a domain without one: a model's name to fill in)
+    model = f"baseline:{'greedy' if 'greedy' in domain.planners else domain.planners[0]}" if domain.planners \
+        else "openai:MODEL"
     return f"""\
 Each data file is itself a fastspe bank (Parquet with its content digest and `fastspe.domain: {domain.name}` in the
 metadata), so fastspe's commands read it as it is. In a clone of this dataset (`pip install fastspe`):
 
 ```bash
 fastspe bank verify {path}
-fastspe run --bank {path} --model baseline:greedy --out answers.jsonl
+fastspe run --bank {path} --model {model} --out answers.jsonl
 fastspe score --bank {path} --responses answers.jsonl --out verdicts.parquet
 fastspe metrics --verdicts verdicts.parquet
 ```
