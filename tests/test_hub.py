@@ -117,6 +117,9 @@ def test_the_card_yaml_parses_and_matches_the_folders(exported):
     assert notes.citation in text and "arXiv:2610.36415" in text
     assert (notes.certification or "re-checks it") in text
     assert "huggingface-cli upload" in text
+    hub = pytest.importorskip("huggingface_hub")  # the Hub's own reader of cards (a dependency of datasets)
+    card = hub.DatasetCard.load(out / "README.md")
+    assert card.data.license == "mit" and [c["config_name"] for c in card.data.configs] == list(configs)
 
 
 def test_every_data_file_is_a_bank_of_its_cohort(exported):
