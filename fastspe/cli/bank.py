@@ -1,5 +1,6 @@
-"""``fastspe bank build | verify | show``: the shared steps; what a bank holds and how it is built and verified is
-its domain's (``Domain.load_design``, ``bank_pieces``, ``given_bank``, ``verify_bank``, ``bank_summary``)."""
+"""``fastspe bank build | verify | show | export``: the shared steps; what a bank holds and how it is built and
+verified is its domain's (``Domain.load_design``, ``bank_pieces``, ``given_bank``, ``verify_bank``,
+``bank_summary``); ``export`` writes a bank where others share data (``fastspe.hub``)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "its domain counts by) and depth.")
     show.add_argument("file", help="bank file (.parquet or .jsonl)")
     show.set_defaults(func=cmd_show)
+
+    export = verbs.add_parser("export", help="write a bank as a Hugging Face dataset folder, or as items",
+                              description="--hub DIR: a folder that datasets.load_dataset(DIR) reads, one Parquet "
+                                          "file and config per cohort, 'all' as the default config, and a README.md "
+                                          "dataset card (configs, features, license, citation, how d* is certified "
+                                          "and how to score answers with fastspe). fastspe never uploads: publish "
+                                          "the folder with `huggingface-cli upload USER/NAME DIR . --repo-type "
+                                          "dataset`. --items FILE.jsonl: one {question, answer, metadata} line per "
+                                          "row (the paper's prompt, the certified plan as an answer, the row), "
+                                          "scored by fastspe.hub.score_answer.")
+    export.add_argument("file", help="bank file (.parquet or .jsonl)")
+    export.add_argument("--hub", metavar="DIR", help="dataset folder to write (new or empty, unless --force)")
+    export.add_argument("--items", metavar="FILE.jsonl", help="items file to write (JSONL)")
+    export.add_argument("--force", action="store_true",
+                        help="write --hub into a folder that is not empty, replacing its README.md and data/ (other "
+                             "files, such as a clone's .git, are kept)")
+    export.add_argument("--repo-id", metavar="USER/NAME",
+                        help="the Hub name the card's examples load (default: YOUR-NAME/<DIR's name>)")
+    export.set_defaults(func=cmd_export)
 
 
 def cmd_build(args) -> int:
@@ -124,4 +144,28 @@ def cmd_show(args) -> int:
     for row in counts.itertuples(index=False):
         table.add_row(*map(cell, row))
     say(table)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from ..boundary.banks import load_bank
+    from ..hub.export import check_hub_dir, export_hub
+    from ..hub.items import BankItems, write_items
+
+    if args.hub is None and args.items is None:
+        raise UserError("bank export writes --hub DIR, --items FILE.jsonl or both: give one")
+    if args.items is not None and not args.items.lower().endswith(".jsonl"):
+        raise UserError(f"--items {args.items}: items are written as JSONL; give a .jsonl file")
+    refuse_overwrite({"FILE": args.file}, {"--hub": args.hub, "--items": args.items})
+    if args.hub is not None:
+        check_hub_dir(args.hub, args.force)  # before the bank is read
+    bank = load_bank(args.file)
+    if args.hub is not None:
+        done = export_hub(bank, args.hub, force=args.force, repo_id=args.repo_id)
+        configs = ", ".join(f"{c.name} ({c.rows:,})" for c in done.configs)
+        say(f"wrote {count(done.rows, bank.domain.unit)} to {args.hub}: configs {configs}; publish it with "
+            f"`huggingface-cli upload {args.repo_id or 'USER/NAME'} {args.hub} . --repo-type dataset`", err=True)
+    if args.items is not None:
+        rows = write_items(BankItems(bank), args.items)
+        say(f"wrote {count(rows, 'item')} to {args.items}", err=True)
     return 0

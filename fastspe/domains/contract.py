@@ -44,6 +44,8 @@ from .vocabulary import DIRECTIONS, Vocabulary
 if TYPE_CHECKING:
     import numpy as np
 
+    from .cards import CardNotes
+
 __all__ = ["Domain", "Packed", "Option", "Design", "GivenBank", "BankVerification", "Ui", "Verifier",
            "VerifierBoard", "Playout", "STRATUM", "implemented_in", "prompt_hash"]
 
@@ -430,6 +432,15 @@ class Domain:
 
     inspect_task: str = ""  # the inspect_ai task name of this domain (``fastspe/NAME``); default: ``NAME_planning``
     certificate_column: str = "certificate"  # the bank column an inspect sample's target is
+
+    # ---- the Hugging Face Hub ------------------------------------------------------------------------------------
+
+    def dataset_card_notes(self, table) -> CardNotes:
+        """What the dataset card of an exported bank (``fastspe bank export --hub``; ``table``: the checked bank
+        table) says of this domain (``fastspe.domains.cards``); default: its title only."""
+        from .cards import CardNotes
+
+        return CardNotes(pretty_name=self.title)
 
 
 STRATUM = "stratum"  # the shared layers' name of the second stratum in column lists (``Domain.named``)

@@ -68,6 +68,7 @@ class SlidingDomain(Domain):
     report_tables = implemented_in(".retreat_table:report_tables")
     cli_options = implemented_in(".commands:OPTIONS")
     inspect_task = "sliding_puzzles"
+    dataset_card_notes = implemented_in(".card:dataset_card_notes")  # ``bank export --hub``'s card
 
 
 DOMAIN = SlidingDomain()

@@ -64,6 +64,7 @@ class SokobanDomain(Domain):
     trace = implemented_in(".viewer:sokoban_trace")
     cli_options = implemented_in(".commands:OPTIONS")
     inspect_task = "sokoban_levels"
+    dataset_card_notes = implemented_in(".card:dataset_card_notes")  # ``bank export --hub``'s card
 
 
 DOMAIN = SokobanDomain()
