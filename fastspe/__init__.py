@@ -17,7 +17,8 @@ The researcher's verbs are here, one import away (each loads numba and pandas on
 Banks: ``build_bank``, ``read_bank``, ``write_bank``, ``load_bank``. Answers: ``baseline_responses``,
 ``read_responses``. Scoring: ``score_responses``, ``score_file``, ``read_verdicts``, ``write_verdicts``. Numbers:
 ``compute_metrics``, ``board_sums``, ``bootstrap_intervals``, ``compare``. The report: ``write_report``. Training
-loops: ``RewardScorer``, ``reward``. Optimal plans: ``solve`` (any domain's, as ``fastspe solve`` prints them; a
+loops: ``RewardScorer``, ``reward``; a bank as ``{question, answer, metadata}`` items: ``BankItems``,
+``score_answer``; a bank as a Hugging Face dataset folder: ``export_hub``. Optimal plans: ``solve`` (any domain's, as ``fastspe solve`` prints them; a
 domain's face has its typed solver too, ``fastspe.domains.sliding.solve``). ``domain_names()`` lists the installed
 domains. The subpackages (``fastspe.stats``, ``fastspe.report``, ...) are
 faces too; module paths below them are not part of the API.
@@ -46,6 +47,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the very objects __getattr
     from .boundary.verdict_files import read_verdicts, write_verdicts
     from .boundary.verdicts import Verdicts
     from .domains.contract import Design
+    from .hub.export import HubExport, export_hub
+    from .hub.items import BankItems, score_answer
     from .report.write import write_report
     from .scoring.rewards import RewardScorer, Rewards, reward
     from .scoring.score import ScoreSummary, score_file, score_responses
@@ -62,11 +65,12 @@ _LAZY = {
     "RewardScorer": "scoring.rewards", "Rewards": "scoring.rewards", "reward": "scoring.rewards",
     "ScoreSummary": "scoring.score", "score_file": "scoring.score", "score_responses": "scoring.score",
     "Comparison": "stats.compare", "compare": "stats.compare", "bootstrap_intervals": "stats.intervals",
-    "board_sums": "stats.metrics", "compute_metrics": "stats.metrics",
+    "board_sums": "stats.metrics", "compute_metrics": "stats.metrics", "export_hub": "hub.export",
+    "HubExport": "hub.export", "BankItems": "hub.items", "score_answer": "hub.items",
 }
-__all__ = ["Bank", "baseline_responses", "board_sums", "bootstrap_intervals", "build_bank", "compare", "Comparison",
-           "compute_metrics", "domain_names", "FastspeError", "load_bank", "read_bank", "read_responses",
-           "read_verdicts", "reward", "Rewards", "RewardScorer", "score_file", "score_responses", "ScoreSummary",
+__all__ = ["Bank", "BankItems", "baseline_responses", "board_sums", "bootstrap_intervals", "build_bank", "compare", "Comparison",
+           "compute_metrics", "domain_names", "export_hub", "FastspeError", "HubExport", "load_bank", "read_bank", "read_responses",
+           "read_verdicts", "reward", "Rewards", "RewardScorer", "score_answer", "score_file", "score_responses", "ScoreSummary",
            "solve", "UserError", "UserTypeError", "Verdicts", "__version__", "write_bank", "write_report",
            "write_verdicts"]
 

@@ -22,7 +22,7 @@ VERBS = {"solve", "build_bank", "read_bank", "write_bank", "load_bank", "baselin
          "bootstrap_intervals", "compare", "write_report", "RewardScorer", "reward", "domain_names"}
 FACES = ["fastspe", "fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.verify", "fastspe.runners",
          "fastspe.domains", "fastspe.protocols", "fastspe.domains.sliding", "fastspe.domains.sliding.bank",
-         "fastspe.domains.sliding.planners"]
+         "fastspe.domains.sliding.planners", "fastspe.hub"]
 
 
 def test_dir_lists_the_verbs():

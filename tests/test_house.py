@@ -202,7 +202,7 @@ METADATA_KEYS = {"fastspe.domain", CHECK_KEY}  # file metadata keys README names
 
 FACES = ("fastspe", "fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.verify", "fastspe.runners",
          "fastspe.domains", "fastspe.protocols", "fastspe.prompting", "fastspe.domains.sliding",
-         "fastspe.domains.sliding.bank", "fastspe.domains.sliding.planners", "fastspe.domains.sokoban")
+         "fastspe.domains.sliding.bank", "fastspe.domains.sliding.planners", "fastspe.domains.sokoban", "fastspe.hub")
 
 
 def test_every_face_name_in_readme_resolves():

@@ -5,7 +5,7 @@ export --hub``), and a bank's rows as ``{question, answer, metadata}`` items wit
 
 from typing import TYPE_CHECKING
 
-from .._names import lazy_face
+from .._names import face_dir, lazy_face
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the objects __getattr__ hands out on first use
     from .card import dataset_card
@@ -19,3 +19,4 @@ _NAMES = {
 __all__ = ["bank_items", "BankItems", "dataset_card", "export_hub", "HubExport", "score_answer", "write_items"]
 if not TYPE_CHECKING:  # hidden from type checkers, which then refuse a name the face does not have
     __getattr__ = lazy_face(__name__, _NAMES)
+__dir__ = face_dir(__all__)

@@ -40,7 +40,10 @@ def pipeline(out: Path) -> list[str]:
     table: pd.DataFrame = interval_table(draws)
     compared: fastspe.Comparison = fastspe.compare(verdicts, "baseline:random", draws=200)
     report: Path = fastspe.write_report(checked, stored, out / "report", draws=200, figures=False)
-    return [*domains, str(summary.scored), str(len(metrics)), str(len(intervals)), str(len(table)),
+    exported: fastspe.HubExport = fastspe.export_hub(checked, out / "hub")
+    items = fastspe.BankItems(checked)
+    own: float = fastspe.score_answer(None, items[0]) + items.score_answer("MOVES: U", items[1])
+    return [*domains, str(exported.rows), str(len(items)), str(own), str(summary.scored), str(len(metrics)), str(len(intervals)), str(len(table)),
             compared.primary, report.name]
 
 
