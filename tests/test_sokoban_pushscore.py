@@ -28,6 +28,7 @@ from fastspe.domains.sokoban.level import parse_level
 from fastspe.domains.sokoban.prompt import PROMPT_SHA256, PUSH_PROMPT_SHA256, render_prompt
 from fastspe.domains.sokoban.verify import bank as verifier
 from fastspe.domains.sokoban.verify.bank import read_xsb, replay, verify_sokoban_bank
+from fastspe.domains.sokoban.verify import dead as dead_verifier
 from fastspe.domains.sokoban.verify.dead import first_dead_move
 from fastspe.domains.sokoban.verify.replay import SokobanBoard, SokobanRoom, bank_levels, played, sokoban_verdict
 from fastspe.errors import UserError
@@ -232,7 +233,6 @@ def test_a_first_dead_move_beyond_the_bound_is_not_re_derived():
     two = "#######\n#@$ . #\n# $ . #\n#     #\n#######"
     board = SokobanBoard(SokobanRoom(two), "c", 2, 4)
     assert first_dead_move(board.layout, played(board, "R")[1], False) == -1  # alive, after a search
-    board = SokobanBoard(SokobanRoom(two), "c", 2, 4)  # a room of its own: nothing cached
     assert first_dead_move(board.layout, played(board, "R")[1], False, max_states=0) is None  # undecided
 
 
@@ -255,3 +255,16 @@ def test_a_tampered_first_dead_move_fails_verdicts_verify_naming_the_row(tmp_pat
                  str(tmp_path / "t.parquet")]) == 1
     assert (f"DIFF condition 'c1', board_id 'mb5', trial 0: first_dead_move is {column[1] + 1} in the verdicts, "
             f"re-derived {column[1]}") in capsys.readouterr().out
+
+
+def test_values_beyond_the_bound_are_counted_not_passed(tmp_path, capsys, monkeypatch):
+    path, out, verdicts = tmp_path / "bank.parquet", tmp_path / "a.jsonl", tmp_path / "v.parquet"
+    write_bank(bank("moves"), path)
+    answers([MOVE_PLAN, "UL", "LD", "R"]).to_json(out, orient="records", lines=True)
+    assert main(["score", "--bank", str(path), "--responses", str(out), "--out", str(verdicts)]) == 0
+    monkeypatch.setattr(dead_verifier, "DEAD_STATES", 0)  # every search that must look further is undecided
+    capsys.readouterr()
+    assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts", str(verdicts)]) == 0
+    said = capsys.readouterr().out
+    assert said.endswith("first_dead_move); 3 values of first_dead_move not re-derived: the independent search "
+                         "passed its bound\n"), said

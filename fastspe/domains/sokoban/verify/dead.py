@@ -36,14 +36,16 @@ def _region(room, player, boxes) -> set:
     return seen
 
 
-def solvable(room, player, boxes: frozenset, max_states: int = DEAD_STATES) -> bool | None:
+def solvable(room, player, boxes: frozenset, max_states: int | None = None) -> bool | None:
     """Whether the level in ``room`` with the player on ``player`` and ``boxes`` can still be solved; None when the
-    search expanded ``max_states`` states without deciding. Results are kept on the room (one per state)."""
+    search expanded ``max_states`` (default ``DEAD_STATES``) states without deciding. Results are kept on the room,
+    one per state and bound."""
+    bound = DEAD_STATES if max_states is None else max_states
     cache = room.__dict__.setdefault("solvable_states", {})
     start_region = _region(room, player, boxes)
-    key = (boxes, min(start_region))
+    key = (boxes, min(start_region), bound)
     if key not in cache:
-        cache[key] = _search(room, boxes, start_region, max_states)
+        cache[key] = _search(room, boxes, start_region, bound)
     return cache[key]
 
 
@@ -75,7 +77,7 @@ def _search(room, boxes: frozenset, region: set, max_states: int) -> bool | None
     return False
 
 
-def first_dead_move(room, pushed: list, complete: bool, max_states: int = DEAD_STATES) -> int | None:
+def first_dead_move(room, pushed: list, complete: bool, max_states: int | None = None) -> int | None:
     """The 0-based index of the first move after which the level is dead, from the (move index, player, boxes) after
     each push of an answer's legal prefix (``replay.played``): -1 when the answer completes or no push makes the
     level dead, None when a check was undecided (beyond ``max_states``)."""
