@@ -268,3 +268,11 @@ def test_values_beyond_the_bound_are_counted_not_passed(tmp_path, capsys, monkey
     said = capsys.readouterr().out
     assert said.endswith("first_dead_move); 3 values of first_dead_move not re-derived: the independent search "
                          "passed its bound\n"), said
+
+
+def test_the_viewer_says_what_d_star_counts():
+    verdict = {"board_id": "mb5", "condition": "c", "trial": 0, "moves": PUSH_PLAN}
+    pushes = DOMAIN.trace(bank("pushes").to_pylist()[0], verdict).summary_lines()[0]
+    moves = DOMAIN.trace(bank("moves").to_pylist()[0], verdict).summary_lines()[0]
+    assert f"d* = {counts(PUSH_PLAN)[1]} pushes, push-optimal)" in pushes
+    assert f"d* = {len(MOVE_PLAN)}, {counts(MOVE_PLAN)[1]} pushes)" in moves
