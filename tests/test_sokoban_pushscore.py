@@ -142,6 +142,10 @@ def test_a_push_bank_runs_scores_and_verifies_from_the_command_line(tmp_path, ca
     assert "cost, cost_unit, first_dead_move)" in capsys.readouterr().out
     checked = read_verdicts(verdicts)  # the check recomputes economy from cost: the file's own agrees
     assert set(checked.frame["cost_unit"]) == {"pushes"} and np.nanmax(checked.economy) == 1.0
+    assert main(["report", "--bank", str(path), "--verdicts", str(verdicts), "--out", str(tmp_path / "report"),
+                 "--no-figures", "--draws", "20"]) == 0
+    assert "On this bank d* counts pushes: in E, G, O and SPE a plan's L is its pushes" in \
+        (tmp_path / "report" / "report.md").read_text()
 
 
 def test_push_verdicts_whose_cost_was_edited_fail_both_checks(tmp_path, capsys):
