@@ -164,7 +164,8 @@ def test_push_verdicts_whose_cost_was_edited_fail_both_checks(tmp_path, capsys):
     capsys.readouterr()
     assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts",
                  str(tmp_path / "unit.parquet")]) == 1
-    assert "board_id 'mb5', trial 0: cost_unit is 'moves' in the verdicts, re-derived 'pushes'" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "board_id 'mb5', trial 0: cost_unit is 'moves' in the verdicts, re-derived 'pushes'" in said
 
 
 # ---- bank verify: both optima ---------------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 """The typed, versioned Arrow schema of a verdicts Parquet file (schema 2), and the way to and from it.
 
-Every verdicts file fastspe writes has the same columns in the same order with the same types, whatever
-wrote the answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was
-set: ``VERDICT_TYPES``, then ``METADATA_TYPES`` (a column the answers lacked is all null), then
-``CONVERSATION_TYPES`` in their types where some answer has them (a multi-turn protocol's; absent otherwise, so a
-one-answer run's file is as before), then ``COST_TYPES`` where the bank's d* does not count moves (a push bank's:
-the schema stays 2, since a file without them reads as before), then any other scalar metadata of the answers as it came. So files concatenate
-with no cast in pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file:
-``economy`` and ``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no
-illegal action, a setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
+Every verdicts file fastspe writes has the same columns in the same order with the same types, whatever wrote the
+answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was set: ``VERDICT_TYPES``,
+then ``METADATA_TYPES`` (a column the answers lacked is all null), then ``CONVERSATION_TYPES`` in their types where
+some answer has them (a multi-turn protocol's; absent otherwise, so a one-answer run's file is as before), then
+``COST_TYPES`` where the bank's d* does not count moves (a push bank's: the schema stays 2, since a file without them
+reads as before), then any other scalar metadata of the answers as it came. So files concatenate with no cast in
+pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file: ``economy`` and
+``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no illegal action, a
+setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
 
 In memory, fastspe computes with the conventions it always had (NaN economy/excess, ``first_error`` -1,
 ``error_kind`` ""): ``typed_verdicts`` turns those into nulls on the way into a file and
@@ -31,7 +31,8 @@ from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domai
 from .errors import InputError
 
 __all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES",
-           "CONVERSATION_TYPES", "COST_TYPES", "COST_COLUMNS", "JSON_TEXT", "metadata_column", "verdict_types", "verdict_schema",
+           "CONVERSATION_TYPES", "COST_TYPES", "COST_COLUMNS", "JSON_TEXT", "metadata_column", "verdict_types",
+           "verdict_schema",
            "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"

@@ -311,8 +311,10 @@ def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np
     status = pd.Series(status)
     complete = (status == "complete").to_numpy(bool)
     # a bank whose d* does not count moves (verdict_schema.COST_TYPES): the plans' cost in its unit stands for L
-    word, L, unit = ("L", L, "moves") if "cost" not in df.columns else \
-        ("cost", _integers(rows, "cost"), str(df["cost_unit"].iat[0]) if "cost_unit" in df.columns else "cost")
+    word, unit = "L", "moves"
+    if "cost" in df.columns:
+        word, L = "cost", _integers(rows, "cost")
+        unit = str(df["cost_unit"].iat[0]) if "cost_unit" in df.columns and len(df) else "cost"
     rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} {unit} is shorter than the certified "
                                                   f"shortest plan (depth {depth[i]}): the file is wrong")
     ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)

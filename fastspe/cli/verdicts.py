@@ -58,6 +58,7 @@ def cmd_verify(args) -> int:
     beyond, unchecked = "", notes["unchecked"]
     if unchecked:
         names = ", ".join(sorted({u[3] for u in unchecked}))
-        beyond = f"; {count(len(unchecked), 'value')} of {names} not re-derived: the independent search passed its bound"
+        beyond = (f"; {count(len(unchecked), 'value')} of {names} not re-derived: the independent search passed "
+                  "its bound")
     say(f"ok: all {compared:,} verdicts re-derived independently ({', '.join(fields)}){beyond}")
     return 0

@@ -345,8 +345,9 @@ class Domain:
 
     def cost_unit(self, packed: Packed) -> str:
         """What the packed bank's d* counts, and so an answer's cost: "moves" (the default: the cost is the plan's
-        length L) or a unit of the domain's own (Sokoban's "pushes"). Q = d*/cost, excess = cost - d*, optimal =
-        complete and cost = d*; verdicts of a bank whose unit is not moves add the columns ``cost`` and ``cost_unit``."""
+        length L) or a unit of the domain's own (Sokoban's "pushes"). economy = d*/cost, excess = cost - d*,
+        optimal = complete and cost = d*; verdicts of a bank whose unit is not moves add the columns ``cost`` and
+        ``cost_unit``."""
         return "moves"
 
     def plan_costs(self, packed: Packed, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray,

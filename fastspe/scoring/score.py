@@ -190,8 +190,8 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
     extras = domain.verdict_extras(tables, rows, columns) if domain.verdict_extra_columns else {}  # none for most
-    costs = {} if r.cost_unit == "moves" else {"cost": r.cost, "cost_unit": pa.array([r.cost_unit] * len(rows),
-                                                                                     pa.string())}
+    costs = {} if r.cost_unit == "moves" else {
+        "cost": r.cost, "cost_unit": _coded(np.zeros(len(rows), np.int32), pa.array([r.cost_unit], pa.string()))}
     return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}, **costs}
 
 

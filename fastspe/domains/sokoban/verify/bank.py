@@ -1,16 +1,17 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
-It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its
-``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
-off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
-``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
-``max_states`` states (default ``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of
-``depth`` moves pushes fewer times. A bank certifying fewest pushes (``objective`` pushes) has ``depth`` = ``pushes``
-and is proved by ``fewest_pushes`` (no plan pushes fewer times, none with as few pushes takes fewer moves); the
-optima a bank records of both objectives (``move_optimal_*``, ``push_optimal_*``) must be what each search finds. The search is exhaustive over (player, boxes) states, pruned only of boxes
-on squares from which no goal can be reached by pushes (its own computation), which no plan can visit. A box on
-a goal walled in out of the player's reach never moves: it is a wall, not one of the ``boxes``.
+It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level`` is an
+XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its ``certificate`` is U/D/L/R
+letters (``depth`` of them on a move bank) that replay legally (the player never walks into a wall or off the
+drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes ``pushes`` times;
+no board_id or level repeats; and, for levels whose breadth-first search stays within ``max_states`` states (default
+``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of ``depth`` moves pushes fewer times. A bank
+certifying fewest pushes (``objective`` pushes) has ``depth`` = ``pushes`` and is proved by ``fewest_pushes`` (no
+plan pushes fewer times, none with as few pushes takes fewer moves); the optima a bank records of both objectives
+(``move_optimal_*``, ``push_optimal_*``) must be what each search finds. The search is exhaustive over (player,
+boxes) states, pruned only of boxes on squares from which no goal can be reached by pushes (its own computation),
+which no plan can visit. A box on a goal walled in out of the player's reach never moves: it is a wall, not one of
+the ``boxes``.
 """
 
 from __future__ import annotations
