@@ -198,7 +198,7 @@ def test_old_banks_still_read_and_bad_optima_are_named():
         check_sokoban_bank_table(nulls)
 
 
-def test_a_push_objective_bank_is_checked_by_pushes_and_not_scored_by_moves():
+def test_a_push_objective_bank_is_checked_by_pushes_and_scored_by_pushes():
     bank = _old_bank()
     rows = bank.to_pylist()
     for r in rows:  # the certificates here are also push-optimal: a push-objective bank of the same levels
@@ -210,8 +210,8 @@ def test_a_push_objective_bank_is_checked_by_pushes_and_not_scored_by_moves():
     rows[1]["depth"] = 3
     with pytest.raises(UserError, match=r"depth \(3\) must equal pushes \(2\)"):
         check_sokoban_bank_table(pa.Table.from_pylist(rows))
-    with pytest.raises(UserError, match="scoring counts an answer's moves"):
-        pack_table(checked)
+    packed = pack_table(checked)  # scored by pushes: tests/test_sokoban_pushscore.py
+    assert packed.objective == "pushes" and pack_table(bank).objective == "moves"
 
 
 # ---- JSONL ---------------------------------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """The typed, versioned Arrow schema of a verdicts Parquet file (schema 2), and the way to and from it.
 
-Every verdicts file fastspe writes has the same columns in the same order with the same types, whatever
-wrote the answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was
-set: ``VERDICT_TYPES``, then ``METADATA_TYPES`` (a column the answers lacked is all null), then
-``CONVERSATION_TYPES`` in their types where some answer has them (a multi-turn protocol's; absent otherwise, so a
-one-answer run's file is as before), then any other scalar metadata of the answers as it came. So files concatenate
-with no cast in pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file:
-``economy`` and ``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no
-illegal action, a setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
+Every verdicts file fastspe writes has the same columns in the same order with the same types, whatever wrote the
+answers (an API run, a batch, a baseline, an inspect import) and whether or not a value was set: ``VERDICT_TYPES``,
+then ``METADATA_TYPES`` (a column the answers lacked is all null), then ``CONVERSATION_TYPES`` in their types where
+some answer has them (a multi-turn protocol's; absent otherwise, so a one-answer run's file is as before), then
+``COST_TYPES`` where the bank's d* does not count moves (a push bank's: the schema stays 2, since a file without them
+reads as before), then any other scalar metadata of the answers as it came. So files concatenate with no cast in
+pyarrow, polars, DuckDB and Hugging Face ``datasets``. What is undefined is null in the file: ``economy`` and
+``excess`` of a plan that is not complete, ``error_kind`` and ``first_error`` of a plan with no illegal action, a
+setting not given. The schema's version is in the file's metadata (``SCHEMA_KEY``).
 
 In memory, fastspe computes with the conventions it always had (NaN economy/excess, ``first_error`` -1,
 ``error_kind`` ""): ``typed_verdicts`` turns those into nulls on the way into a file and
@@ -30,7 +31,8 @@ from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domai
 from .errors import InputError
 
 __all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES",
-           "CONVERSATION_TYPES", "JSON_TEXT", "metadata_column", "verdict_types", "verdict_schema",
+           "CONVERSATION_TYPES", "COST_TYPES", "COST_COLUMNS", "JSON_TEXT", "metadata_column", "verdict_types",
+           "verdict_schema",
            "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"
@@ -55,6 +57,11 @@ METADATA_TYPES = {
 # what a multi-turn protocol's closing record adds (the protocol, turns and tool calls of the conversation): typed
 # where some answer has them, never added as null columns, so the verdicts of a one-answer run do not change
 CONVERSATION_TYPES = {"protocol": TEXT, "turns": INT, "tool_call_count": INT}
+# an answer's cost where the bank's d* counts something else than moves (``Domain.cost_unit``: Sokoban's pushes):
+# then economy = depth / cost, excess = cost - depth, optimal = cost == depth. Typed where present, never added as
+# null columns: a verdicts file without them is a move bank's (its cost is L), as every file before them was
+COST_TYPES = {"cost": INT, "cost_unit": TEXT}
+COST_COLUMNS = tuple(COST_TYPES)
 JSON_TEXT = ("stop", "extra_body")  # a list and an object in the log: JSON text in the file
 # the in-memory value of what the file stores as null
 UNSET = {"economy": float("nan"), "excess": float("nan"), "error_kind": "", "first_error": -1}
@@ -72,8 +79,8 @@ def verdict_schema(extra: pa.Schema | None = None, domain=DEFAULT_DOMAIN) -> pa.
     fixed = verdict_types(domain)
     given = set(extra.names) if extra is not None else set()
     fields = [pa.field(n, t) for n, t in {**fixed, **METADATA_TYPES}.items()]
-    fields += [pa.field(n, t) for n, t in CONVERSATION_TYPES.items() if n in given]
-    typed = {**fixed, **METADATA_TYPES, **CONVERSATION_TYPES}
+    fields += [pa.field(n, t) for n, t in {**CONVERSATION_TYPES, **COST_TYPES}.items() if n in given]
+    typed = {**fixed, **METADATA_TYPES, **CONVERSATION_TYPES, **COST_TYPES}
     fields += [f for f in (extra or []) if f.name not in typed]
     schema = pa.schema(fields, metadata={SCHEMA_KEY: str(SCHEMA_VERSION).encode()})
     return with_domain(schema, domain)
@@ -140,7 +147,8 @@ def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
             columns.append(pa.nulls(table.num_rows, field.type))
             continue
         column = table.column(field.name)
-        if field.name in fixed or field.name in METADATA_TYPES or field.name in CONVERSATION_TYPES:
+        if field.name in fixed or field.name in METADATA_TYPES or field.name in CONVERSATION_TYPES \
+                or field.name in COST_TYPES:
             column = _cast(column, field.name, field.type, source)
         if field.name in UNSET:
             column = _as_null(column, UNSET[field.name])

@@ -310,15 +310,20 @@ def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np
                            f"{rows.first + first} for the same board")
     status = pd.Series(status)
     complete = (status == "complete").to_numpy(bool)
-    rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} moves is shorter than the certified "
+    # a bank whose d* does not count moves (verdict_schema.COST_TYPES): the plans' cost in its unit stands for L
+    word, unit = "L", "moves"
+    if "cost" in df.columns:
+        word, L = "cost", _integers(rows, "cost")
+        unit = str(df["cost_unit"].iat[0]) if "cost_unit" in df.columns and len(df) else "cost"
+    rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} {unit} is shorter than the certified "
                                                   f"shortest plan (depth {depth[i]}): the file is wrong")
     ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)
-    why = "; it must follow from L, status and depth (the file was edited or damaged: re-score the answers)"
-    rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but L = {L[i]}, status "
+    why = f"; it must follow from {word}, status and depth (the file was edited or damaged: re-score the answers)"
+    rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but {word} = {L[i]}, status "
                                                   f"{status.iat[i]}, depth {depth[i]} make it "
                                                   f"{bool(ref_optimal[i])}{why}")
     for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
-        rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but L = {L[i]}, status "
+        rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but {word} = {L[i]}, status "
                                                    f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
     return ref_optimal, ref_economy, ref_excess
 

@@ -15,7 +15,8 @@ What a domain gives, grouped as the pipeline meets it (``docs/domains.md`` is th
   builder (``load_design``, ``bank_pieces``) and the independent bank verifier (``verify_bank``);
 - **answers**: the prompt (``render_prompt``, ``prompt_version``, ``prompt_sha256``), packing a bank for the compiled
   replay (``pack``) and the replay itself (``replay``), and an independent plain-Python replay (``verifier``) that
-  shares no code with the kernels;
+  shares no code with the kernels; what d* counts and an answer's cost (``cost_unit``, ``plan_costs``: moves unless
+  the domain says otherwise);
 - **baselines**: offline planners answering a bank (``planners``, ``baseline_responses``);
 - **solving**: certified optima of given states (``solve``, ``solve_record``), when the domain has a solver;
 - **verdicts**: columns of the domain's own after the shared ones (``verdict_extra_columns``, ``verdict_extras``);
@@ -183,7 +184,10 @@ class Verifier:
 
     boards : a checked bank table -> its rows keyed by board id (``VerifierBoard``s), each re-derived from the rules
     replay : (board, stored plan: one vocabulary symbol per action, ``?`` not an action) -> ``status, error_kind,
-        first_error, final_h, min_h, revisits, goal_midway`` as plain values (names for status and error kind)
+        first_error, final_h, min_h, revisits, goal_midway`` as plain values (names for status and error kind); and,
+        optionally, the plan's cost under the key a board's ``cost_unit`` names (a board without one, or "moves":
+        the cost is L) and any of the domain's ``verdict_extra_columns`` (compared; None: beyond the verifier's
+        bound, counted as not re-derived)
     """
 
     boards: Callable[[Any], Mapping[str, VerifierBoard]]
@@ -340,6 +344,19 @@ class Domain:
         min_h int32, revisits int64, goal_midway bool), each (n,). A code of ``vocabulary.invalid_code`` or above
         is an ``invalid_action``. Revisits = states visited - distinct states, the start included."""
         raise NotImplementedError
+
+    def cost_unit(self, packed: Packed) -> str:
+        """What the packed bank's d* counts, and so an answer's cost: "moves" (the default: the cost is the plan's
+        length L) or a unit of the domain's own (Sokoban's "pushes"). economy = d*/cost, excess = cost - d*,
+        optimal = complete and cost = d*; verdicts of a bank whose unit is not moves add the columns ``cost`` and
+        ``cost_unit``."""
+        return "moves"
+
+    def plan_costs(self, packed: Packed, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray,
+                   status: np.ndarray) -> np.ndarray:
+        """int64 (n,): the cost of plan i (as ``replay`` takes them; ``status`` its replay's) in ``cost_unit(packed)``,
+        read where the plan is complete. Called only when the unit is not moves (default: the plan lengths)."""
+        return offsets[1:] - offsets[:-1]
 
     def playout(self, row: Mapping, plan: str) -> Playout:
         """Play ``plan`` (one vocabulary symbol per action, ``?`` for a token that is no action) from the start

@@ -66,7 +66,8 @@ def write_examples(out: Path, bank: pd.DataFrame, domain, verdicts: pd.DataFrame
     part = verdicts[verdicts["cohort"] == cohort].sort_values(["board_id", "trial"], kind="stable")
     cells = part.groupby(["condition", "depth"], sort=False).indices  # each cell's rows, still in that order
     complete = (part["status"] == "complete").to_numpy(bool)
-    excess = part["L"].to_numpy(np.int64) - part["depth"].to_numpy(np.int64)
+    cost = part["cost" if "cost" in part.columns else "L"]  # a push bank's verdicts: d* counts pushes
+    excess = cost.to_numpy(np.int64) - part["depth"].to_numpy(np.int64)
     depths: dict = {}
     for condition, depth in cells:
         depths.setdefault(condition, []).append(int(depth))

@@ -49,7 +49,17 @@ def method_text(bank: pd.DataFrame, domain, verdicts: pd.DataFrame, draws: int, 
         "(undefined without a legal plan); E = mean d*/L over completions and G = mean excess moves L - d* over "
         "completions (undefined without a completion); O = optimal completions / N; SPE = (1/N) sum of d*/L over "
         "completions = R x Q x E when C > 0, and 0 when C = 0; Dc = mean certified depth d* of completed plans "
-        "(Section 3.3: success-only summaries favour shorter boards). Undefined values print as n/a.\n")
+        "(Section 3.3: success-only summaries favour shorter boards). Undefined values print as n/a."
+        + _cost_text(verdicts) + "\n")
+
+
+def _cost_text(verdicts: pd.DataFrame) -> str:
+    """What L stands for in E, G and SPE when the bank's d* does not count moves (the verdicts' ``cost_unit``)."""
+    if "cost_unit" not in verdicts.columns or verdicts.empty:
+        return ""
+    unit = str(verdicts["cost_unit"].iloc[0])
+    return (f" On this bank d* counts {unit}: in E, G, O and SPE a plan's L is its {unit} (the verdicts' `cost`), "
+            f"not its moves.")
 
 
 def _files(table: Table) -> str:

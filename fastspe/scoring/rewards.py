@@ -52,10 +52,12 @@ class Rewards:
     parse_mode : int8, index into ``MODE_NAMES`` (exact, normalized, no_plan)
     L : int64, the plan's action count; first_error : int64, index of the first illegal action or -1
     depth : int64, the board's certified d*
-    economy : float64, d*/L for complete plans, NaN otherwise
+    economy : float64, d*/L for complete plans, NaN otherwise (d*/cost on a bank whose d* does not count moves)
     spe : float64, the output's SPE contribution: d*/L for complete plans, 0 otherwise (mean = SPE)
-    optimal : bool, complete with L = d*
+    optimal : bool, complete with L = d* (cost = d*)
     final_h, min_h : int32, h of the last state reached and the least h along the legal prefix
+    cost : int64, what the plan costs in ``cost_unit``, what d* counts (``Domain.cost_unit``): L on a bank of moves,
+        the pushes of its legal prefix on a Sokoban push bank
     """
 
     status: np.ndarray
@@ -69,6 +71,8 @@ class Rewards:
     optimal: np.ndarray
     final_h: np.ndarray
     min_h: np.ndarray
+    cost: np.ndarray | None = None
+    cost_unit: str = "moves"
 
     @property
     def complete(self) -> np.ndarray:
@@ -132,8 +136,8 @@ class RewardScorer:
         r = replay_answers(self.tables, rows, texts, self.parse, self.format_failure)
         return Rewards(status=r.status, error_kind=r.kind, parse_mode=r.parsed.mode, L=r.L,
                        first_error=r.first_error, depth=r.depth, economy=r.economy,
-                       spe=np.where(r.complete, r.economy, 0.0), optimal=r.complete & (r.L == r.depth),
-                       final_h=r.final_h, min_h=r.min_h)
+                       spe=np.where(r.complete, r.economy, 0.0), optimal=r.optimal,
+                       final_h=r.final_h, min_h=r.min_h, cost=r.cost, cost_unit=r.cost_unit)
 
 
 def reward(bank, board_ids, texts, prompt_hashes=None, **options) -> Rewards:

@@ -29,15 +29,16 @@ from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
 from ..boundary.responses import (KEY, POSITION, combine_responses, read_responses, response_paths,
                                   validate_responses)
-from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS
+from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS, derived_columns
 from ..boundary.verdict_files import write_verdicts
-from ..boundary.verdict_schema import JSON_TEXT, json_cells, metadata_column, typed_verdicts
+from ..boundary.verdict_schema import COST_COLUMNS, JSON_TEXT, json_cells, metadata_column, typed_verdicts
 from ..executor import Executor
 from ..boundary.files import table_format
 from ..domains.codes import COMPLETE, FORMAT, ILLEGAL, LEGAL_NONCOMPLETION, STATUS_NAMES
 from ..domains.contract import Packed
 from ..domains.registry import domain_named, domain_of, with_domain
 from ..domains.vocabulary import DIRECTIONS, Vocabulary
+from .output_metadata import frame_metadata, metadata_columns, truncated_flags
 from .parse_column import MODE_NAMES, MODE_NO_PLAN, parse_column
 
 __all__ = ["ScoreSummary", "bank_tables", "packed_bank", "encode_moves", "score_responses", "score_file"]
@@ -46,7 +47,6 @@ __getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_
 
 PARSE_OPTIONS = ("lenient", "strict")
 FORMAT_OPTIONS = ("illegal", "noncompletion")
-TRUNCATION_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
 # columns of a responses file not carried over (tool calls, their results and feedback: a conversation's turns' own)
 _NOT_VERDICT = {"response", "status", "row", "event", POSITION, "tool_calls", "tool_results", "feedback"}
 
@@ -100,6 +100,10 @@ class Replayed:
     complete: np.ndarray
     economy: np.ndarray
     parsed: object  # parse_batch.ParsedColumn
+    cost: np.ndarray  # int64: what the plan costs in ``cost_unit`` (``Domain.plan_costs``; L when it counts moves)
+    cost_unit: str
+    optimal: np.ndarray
+    excess: np.ndarray
 
 
 def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenient",
@@ -119,10 +123,12 @@ def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenien
     L = np.diff(parsed.offsets)
     depth = tables.depth[rows]
     complete = status == COMPLETE
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # a complete empty plan (only on a board already at its goal, d* = 0) is optimal: economy 1
-        economy = np.where(complete, np.where(L > 0, depth / np.maximum(L, 1), 1.0), np.nan)
-    return Replayed(L, status, kind, first_error, final_h, min_h, revisits, midway, depth, complete, economy, parsed)
+    unit = domain.cost_unit(tables)  # d* counts moves (cost L) unless the domain says otherwise
+    cost = L if unit == "moves" else np.asarray(
+        domain.plan_costs(tables, rows, parsed.codes, parsed.offsets, status), dtype=np.int64)
+    optimal, economy, excess = derived_columns(cost, complete, depth)
+    return Replayed(L, status, kind, first_error, final_h, min_h, revisits, midway, depth, complete, economy, parsed,
+                    cost, unit, optimal, excess)
 
 
 def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
@@ -145,10 +151,12 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
         "layout": _coded(tables.layout_index[rows], tables.layout_names),
         "depth": tables.depth[rows],
         **{name: replayed[name] for name in _REPLAYED[:7]},
-        "truncated": _truncated(outputs),
+        "truncated": truncated_flags(outputs),
         **{name: replayed[name] for name in (*_REPLAYED[7:], *domain.verdict_extra_columns)},  # the domain's last
+        **{name: replayed[name] for name in COST_COLUMNS if name in replayed},  # d* not counting moves: its unit
     }
-    for name in _metadata_columns(outputs, _not_metadata(domain)):
+    skip = _not_metadata(domain) | {name for name in COST_COLUMNS if name in replayed}  # ours, not the answers'
+    for name in metadata_columns(outputs, skip):
         columns[name] = metadata_column(outputs.column(name), name)
     return with_domain(pa.table(columns), domain)
 
@@ -176,13 +184,15 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "min_h": r.min_h,
         "revisits": r.revisits,
         "goal_midway": r.midway,
-        "optimal": r.complete & (r.L == r.depth),
+        "optimal": r.optimal,
         "economy": r.economy,
-        "excess": np.where(r.complete, (r.L - r.depth).astype(np.float64), np.nan),
+        "excess": r.excess,
         "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
     extras = domain.verdict_extras(tables, rows, columns) if domain.verdict_extra_columns else {}  # none for most
-    return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}}
+    costs = {} if r.cost_unit == "moves" else {
+        "cost": r.cost, "cost_unit": _coded(np.zeros(len(rows), np.int32), pa.array([r.cost_unit], pa.string()))}
+    return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}, **costs}
 
 
 def _replayed_batch(tables: Packed, answers: tuple, parse: str, format_failure: str) -> dict:
@@ -224,45 +234,13 @@ def _coded(codes: np.ndarray, names: pa.Array) -> pa.Array:
     return pa.DictionaryArray.from_arrays(codes.astype(np.int32, copy=False), names).cast(pa.string())
 
 
-def _truncated(outputs: pa.Table) -> np.ndarray:
-    """Cut off by the length limit, as far as the metadata says."""
-    out = np.zeros(outputs.num_rows, dtype=bool)
-    names = outputs.column_names
-    if "truncated" in names:
-        col = outputs.column("truncated")
-        if pa.types.is_boolean(col.type):
-            out |= pc.fill_null(col, False).to_numpy(zero_copy_only=False)
-        elif not pa.types.is_null(col.type):
-            text = col.cast(pa.string()) if not pa.types.is_string(col.type) else col
-            out |= pc.fill_null(pc.equal(pc.utf8_lower(text), "true"), False).to_numpy(zero_copy_only=False)
-    for name in ("finish_reason", "stop_reason"):
-        if name in names and not pa.types.is_null(outputs.column(name).type):
-            text = outputs.column(name).cast(pa.string())
-            hit = pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(TRUNCATION_REASONS)))
-            out |= pc.fill_null(hit, False).to_numpy(zero_copy_only=False)
-    return out
-
-
-def _metadata_columns(outputs: pa.Table, skip: set[str]) -> list[str]:
-    """Scalar metadata carried into the verdicts (token counts, latency, ...), but for the columns in ``skip``
-    (``_not_metadata``); nested values are not, but for the settings ``stop`` and ``extra_body`` (as JSON text)."""
-    keep = []
-    for field in outputs.schema:
-        kind = field.type
-        if field.name in skip or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
-                or pa.types.is_binary(kind) or pa.types.is_dictionary(kind):
-            continue
-        keep.append(field.name)
-    return keep
-
-
 def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
     """Validated responses (a DataFrame) as the Arrow outputs ``verdict_table`` takes."""
     columns = {"board_id": pa.array(resp["board_id"].astype(str).to_numpy(object), pa.string()),
                "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
                "trial": pa.array(resp["trial"].to_numpy(np.int64)),
                "response": pa.array(resp["response"].to_numpy(object), pa.string())}
-    for col in _frame_metadata(resp, _not_metadata(domain_named(tables.domain))):
+    for col in frame_metadata(resp, _not_metadata(domain_named(tables.domain))):
         if col in JSON_TEXT:
             columns[col] = json_cells(resp[col].tolist())
             continue
@@ -273,17 +251,6 @@ def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
             continue  # values of mixed kinds: not carried
     table = pa.table(columns)
     return table.append_column("row", pa.array(tables.rows_of(table.column("board_id"))))
-
-
-def _frame_metadata(responses: pd.DataFrame, skip: set[str]) -> list[str]:
-    keep = []
-    for col in responses.columns:
-        if col in skip:
-            continue
-        kind = pd.api.types.infer_dtype(responses[col], skipna=True)
-        if col in JSON_TEXT or kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
-            keep.append(col)
-    return keep
 
 
 def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",

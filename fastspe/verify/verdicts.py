@@ -14,7 +14,11 @@ h, and a replay that stops at the first illegal action. Every verdict column is 
   ``parse_mode``, ``normalization`` (the tags) and ``multiple_moves``;
 - from the replay: ``L, status, error_kind, first_error, final_h, min_h, revisits, goal_midway``,
   then ``optimal, economy, excess``;
-- ``truncated`` from the response's ``truncated`` / ``finish_reason`` / ``stop_reason`` fields.
+- ``truncated`` from the response's ``truncated`` / ``finish_reason`` / ``stop_reason`` fields;
+- on a bank whose d* does not count moves (a Sokoban push bank), ``cost`` (the replay's count of that unit) and
+  ``cost_unit``, from which ``optimal, economy, excess`` then follow;
+- the domain's own columns (``verdict_extra_columns``, Sokoban's ``first_dead_move``) that its verifier re-derives,
+  but where the verifier's search stopped at its bound (counted as not re-derived, never passed silently).
 
 Not compared: metadata columns that ``fastspe score`` carries through (token counts, latency, ...).
 The parse and format-failure options are not recorded in a verdicts file: pass the ones it was scored
@@ -40,12 +44,13 @@ from ..domains.registry import domain_named, domain_of
 from ..errors import UserError
 from .answer_format import parse_plan
 
-__all__ = ["FIELDS", "Difference", "rederive", "compare_verdicts", "verify_verdicts_files"]
+__all__ = ["FIELDS", "COST_FIELDS", "Difference", "rederive", "compare_verdicts", "verify_verdicts_files"]
 
 KEY = ("condition", "board_id", "trial")
 FIELDS = ("cohort", STRATUM, "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
           "normalization", "multiple_moves", "truncated", "final_h", "min_h", "revisits", "goal_midway",
           "optimal", "economy", "excess", "moves")
+COST_FIELDS = ("cost", "cost_unit")  # a bank whose d* counts something else than moves (verdict_schema.COST_TYPES)
 CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
 Progress = Callable[[int, int], None]
 
@@ -68,12 +73,15 @@ def rederive(domain: Domain, board: VerifierBoard, response: str, parse: str = "
         out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
             else ("legal_noncompletion", "")
     L, complete = len(plan.moves), out["status"] == "complete"
+    unit = getattr(board, "cost_unit", "moves")  # what d* counts: an answer costs L moves unless the board says
+    cost = L if unit == "moves" else int(out[unit])
     out[domain.stratum] = board.stratum
     out.update(cohort=board.cohort, layout=board.tag, depth=board.depth, L=L,
                parse_mode=plan.mode, normalization=plan.normalization, multiple_moves=plan.multiple,
-               truncated=_truncated(meta or {}), optimal=complete and L == board.depth,
-               economy=(board.depth / L if L else 1.0) if complete else math.nan,
-               excess=float(L - board.depth) if complete else math.nan, moves=plan.moves)
+               truncated=_truncated(meta or {}), optimal=complete and cost == board.depth,
+               economy=(board.depth / cost if cost else 1.0) if complete else math.nan,
+               excess=float(cost - board.depth) if complete else math.nan, moves=plan.moves, cost=cost,
+               cost_unit=unit)
     return out
 
 
@@ -164,7 +172,7 @@ def _verifier(domain: Domain) -> Verifier:
 
 def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataFrame,
                      parse: str = "lenient", format_failure: str = "illegal",
-                     progress: Progress | None = None) -> tuple[list[Difference], int]:
+                     progress: Progress | None = None, notes: dict | None = None) -> tuple[list[Difference], int]:
     """Re-derive the verdict of every output of ``responses`` and compare it with ``verdicts``.
 
     ``domain``: the bank's (a name or ``Domain``); ``boards`` maps board_id to its verifier's board
@@ -172,11 +180,21 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
     response`` and metadata, as ``read_responses`` returns them); ``verdicts`` the rows of a verdicts file as read
     (values of any type). Returns the differences (responses' order, then verdicts without a response) and the
     number of verdicts compared.
+
+    Compared besides ``FIELDS``: ``cost`` and ``cost_unit`` where a board's d* does not count moves (or the verdicts
+    have them), and each of the domain's ``verdict_extra_columns`` its verifier re-derives; a re-derived None
+    (beyond the verifier's bound) is not compared. ``notes``, when given, gets ``fields`` (the columns compared)
+    and ``unchecked`` (the (condition, board_id, trial, column) of each value not re-derived).
     """
     domain = domain_named(domain)
     verifier = _verifier(domain)
     fields = tuple(domain.named(FIELDS))
-    kinds = {**_KIND, domain.stratum: _as_int}  # the second stratum is a count, whatever the domain calls it
+    if "cost" in verdicts.columns or any(getattr(b, "cost_unit", "moves") != "moves" for b in boards.values()):
+        fields += COST_FIELDS
+    extras = [c for c in domain.verdict_extra_columns if c in verdicts.columns]
+    notes = {} if notes is None else notes
+    notes["fields"], unchecked, rederived = list(fields), notes.setdefault("unchecked", []), set()
+    kinds = {**_KIND, domain.stratum: _as_int, "cost": _as_int, **dict.fromkeys(extras, _as_int)}
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
         raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
@@ -189,7 +207,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
             diffs.append(Difference(*key, "verdict", f"verdict appears again (data row {i + 1} of the "
                                                      f"verdicts; first at data row {stored_rows[key] + 1})", None))
         stored_rows.setdefault(key, i)
-    columns = {f: verdicts[f].tolist() for f in fields}
+    columns = {f: verdicts[f].tolist() for f in (*fields, *extras)}
     meta_names = [c for c in ("truncated", "finish_reason", "stop_reason") if c in responses.columns]
     meta = zip(*(responses[c].tolist() for c in meta_names)) if meta_names else repeat(())
     total, answered = len(responses), set()
@@ -209,8 +227,19 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
             stored = kinds.get(f, _as_text)(columns[f][row])
             if not _same(stored, derived[f]):
                 diffs.append(Difference(*key, f, stored, derived[f]))
+        for f in extras:
+            if f not in derived:
+                continue  # a column this verifier does not re-derive
+            rederived.add(f)
+            if derived[f] is None:
+                unchecked.append((*key, f))
+                continue
+            stored = _as_int(columns[f][row])
+            if not _same(stored, derived[f]):
+                diffs.append(Difference(*key, f, stored, derived[f]))
         if progress is not None and (n + 1) % 10_000 == 0:
             progress(n + 1, total)
+    notes["fields"] += [f for f in extras if f in rederived]
     diffs += [Difference(*key, "verdict", "a verdict with no response", None)
               for key in stored_rows if key not in answered]
     if progress is not None:
@@ -221,7 +250,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
 # ---- files ----------------------------------------------------------------------------------------------------
 
 def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
-                          progress: Progress | None = None) -> tuple[list[Difference], int]:
+                          progress: Progress | None = None, notes: dict | None = None) -> tuple[list[Difference], int]:
     """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file.
 
     ``bank`` may be a checked bank table (``read_bank_table``) and ``responses`` checked responses (a DataFrame
@@ -240,6 +269,6 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
         read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
     stored = read_verdict_rows(verdicts)
     try:
-        return compare_verdicts(domain, boards, answers, stored, parse, format_failure, progress)
+        return compare_verdicts(domain, boards, answers, stored, parse, format_failure, progress, notes)
     except ValueError as exc:
         raise UserError(f"{verdicts}: {exc}") from None

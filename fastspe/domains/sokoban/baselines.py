@@ -6,7 +6,8 @@ They go through the same files and scorer as model answers (condition ``baseline
 - ``greedy``: push a box one step closer to its nearest goal (h falls by one), the push drawn at random among those
   the player can walk to, walking there by a shortest path; stop when no push lowers h. Legal by construction: it
   completes (easy levels, mostly one box) or stops short (legal noncompletion);
-- ``random``: d* uniformly random moves (mostly illegal: walls and blocked pushes).
+- ``random``: d* uniformly random moves (on a push bank, as many as the certificate has; mostly illegal: walls and
+  blocked pushes).
 
 Every plan is a pure function of (seed, planner, board_id, trial): the random stream of a trial is NumPy's PCG64
 seeded with (seed, planner, ``board_keys(board_id)``, trial), so shuffling, filtering or extending a bank, or
@@ -111,7 +112,9 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
     keys = board_keys(bank["board_id"])
     levels: dict[str, Level] = {}
     texts = []
-    for bid, text, depth, cert, key in zip(bank["board_id"], bank["level"], bank["depth"], bank["certificate"], keys):
+    aims = bank["objective"].fillna("moves").tolist() if "objective" in bank.columns else ["moves"] * len(bank)
+    for bid, text, depth, cert, key, aim in zip(bank["board_id"], bank["level"], bank["depth"], bank["certificate"],
+                                                keys, aims):
         level = levels.get(text)
         if level is None:
             try:
@@ -125,8 +128,8 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
             elif name == "greedy":
                 moves = greedy_plan(level, rng)
             else:
-                moves = random_plan(int(depth), rng)
+                moves = random_plan(int(depth) if aim == "moves" else len(str(cert).replace(",", "")), rng)
             texts.append(ANSWER_PREFIX + ",".join(moves))
     return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts,
-                          [render_prompt(level) for level in bank["level"]])
+                          [render_prompt(level, aim) for level, aim in zip(bank["level"], aims)])
 

@@ -46,6 +46,8 @@ class SokobanDomain(Domain):
     prompt_fields = implemented_in(".prompt:prompt_fields")
     pack = implemented_in(".pack:pack_table")
     replay = implemented_in(".pack:replay_packed")
+    cost_unit = implemented_in(".pack:cost_unit")  # a push bank's d* and answers count pushes (columns.OBJECTIVES)
+    plan_costs = implemented_in(".pack:plan_costs")
     verifier = implemented_in(".verify.replay:VERIFIER")
     # the first move after which the level cannot be solved (dead): -1 none, -2 unknown (a check hit its node limit)
     verdict_extra_columns = ("first_dead_move",)

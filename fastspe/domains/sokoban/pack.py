@@ -65,7 +65,7 @@ class SokobanTables:
     ids : string (m,), the board ids (an Arrow array, for hashed look-ups); depth, boxes, pushes : int64 (m,)
     cohort_code : int32 (m,), index into ``cohort_names``; layout_index : int64 (m,), index into
     ``layout_names`` (the level sizes "RxC", ascending); levels : the parsed ``Level`` of each row (object (m,));
-    tables : their ``LevelTables``
+    tables : their ``LevelTables``; objective : what ``depth`` counts, "moves" or "pushes" (``cost_unit``)
     """
 
     ids: pa.Array
@@ -78,6 +78,7 @@ class SokobanTables:
     layout_names: pa.Array
     levels: np.ndarray
     tables: LevelTables
+    objective: str = "moves"
     domain: ClassVar[str] = "sokoban"  # domains.base.Packed: scoring finds its replay by it
 
     def stratum_values(self) -> np.ndarray:
@@ -100,10 +101,6 @@ def pack_table(table: pa.Table) -> SokobanTables:
     missing = [c for c in BANK_COLUMNS if c not in table.column_names]
     if missing:
         raise UserError(f"a Sokoban bank needs the columns {list(BANK_COLUMNS)}; this one lacks {missing}")
-    if bank_objective(table) != "moves":
-        raise UserError("this bank certifies fewest pushes (objective pushes): its depth counts pushes, but scoring "
-                        "counts an answer's moves (L), so E = d*/L would mix the two; score a bank built with "
-                        "--objective moves (its rows record the push optimum too)")
     ids = table.column("board_id").combine_chunks().cast(pa.string())
     texts = table.column("level").to_pylist()
     stated = table.column("boxes").to_numpy().astype(np.int64)
@@ -127,7 +124,7 @@ def pack_table(table: pa.Table) -> SokobanTables:
     return SokobanTables(ids, table.column("depth").to_numpy().astype(np.int64), stated,
                          table.column("pushes").to_numpy().astype(np.int64), coded.indices.to_numpy().astype(np.int32),
                          coded.dictionary, np.asarray(index, dtype=np.int64), pa.array(list(names), pa.string()),
-                         levels, pack_levels(list(levels)))
+                         levels, pack_levels(list(levels)), bank_objective(table))
 
 
 def replay_packed(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
@@ -138,3 +135,20 @@ def replay_packed(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, of
     t = packed.tables
     return replay_levels(np.asarray(rows, dtype=np.int64), codes, offsets, t.moves, t.push_distance, t.player,
                          t.boxes, t.nboxes)
+
+
+def cost_unit(packed: SokobanTables) -> str:
+    """The domain's ``cost_unit``: what the bank certifies, moves or pushes."""
+    return packed.objective
+
+
+def plan_costs(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray,
+               status: np.ndarray) -> np.ndarray:
+    """The domain's ``plan_costs``: the pushes of each plan's legal prefix (``kernels.pushes``) on a push bank, the
+    plan lengths on a move bank."""
+    if packed.objective == "moves":
+        return np.diff(offsets)
+    from .kernels.pushes import count_pushes
+
+    t = packed.tables
+    return count_pushes(np.asarray(rows, dtype=np.int64), codes, offsets, t.moves, t.player, t.boxes, t.nboxes)

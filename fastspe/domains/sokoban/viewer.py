@@ -50,6 +50,7 @@ class SokobanTrace(Trace):
     illegal: Illegal | None
     verdict: dict = field(default_factory=dict, repr=False)
     first_dead_move: int = DEAD_NONE  # 0-based, as the verdict column (``dead``): -1 none, -2 unknown
+    objective: str = "moves"  # what d* counts: the bank's objective (moves or pushes)
 
     @property
     def dead_step(self) -> int | None:
@@ -86,6 +87,8 @@ class SokobanTrace(Trace):
         """The verdict in words: the level, then ``verdict_lines``, then the pushes."""
         level, n = self.level, len(self.level.boxes)
         certificate = "" if self.pushes is None else f", {self.pushes} push{'es' if self.pushes != 1 else ''}"
+        if self.objective == "pushes":  # d* counts pushes: say so, once
+            certificate = f" push{'es' if self.depth != 1 else ''}, push-optimal"
         return ([f"level {self.board_id} ({level.size}, {n} box{'es' if n != 1 else ''}, d* = {self.depth}"
                  f"{certificate}) · condition {self.condition} · trial {self.trial}"]
                 + verdict_lines(self) + [f"pushes: {self.pushes_taken} of {len(self.steps) - 1} legal moves",
@@ -229,4 +232,5 @@ def sokoban_trace(bank_row: dict, verdict_row: dict) -> SokobanTrace:
     dead = DEAD_NONE if complete else _DEAD.first_dead_move(level, moves)
     return SokobanTrace(str(verdict_row["board_id"]), str(verdict_row["condition"]), int(verdict_row["trial"]),
                         level, int(bank_row["depth"]), None if pushes is None else int(pushes), moves,
-                        tuple(steps), format_failure(verdict_row) or illegal, dict(verdict_row), dead)
+                        tuple(steps), format_failure(verdict_row) or illegal, dict(verdict_row), dead,
+                        str(bank_row.get("objective") or "moves"))

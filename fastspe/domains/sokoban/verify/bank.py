@@ -1,14 +1,17 @@
 """Independent Sokoban bank verifier: plain Python, sharing no code with the kernels, the solver or the builder.
 
-It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level``
-is an XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its
-``certificate`` is U/D/L/R letters, ``depth`` long, that replay legally (the player never walks into a wall or
-off the drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes
-``pushes`` times; no board_id or level repeats; and, for levels whose breadth-first search stays within
-``max_states`` states (default ``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of
-``depth`` moves pushes fewer times. The search is exhaustive over (player, boxes) states, pruned only of boxes
-on squares from which no goal can be reached by pushes (its own computation), which no plan can visit. A box on
-a goal walled in out of the player's reach never moves: it is a wall, not one of the ``boxes``.
+It re-derives what each bank row claims from the XSB text and the rules alone. A row passes when its ``level`` is an
+XSB drawing of one player, ``boxes`` boxes (1..16) and as many goals, at most 32 x 32; its ``certificate`` is U/D/L/R
+letters (``depth`` of them on a move bank) that replay legally (the player never walks into a wall or off the
+drawing, never pushes a box into a wall or another box) to every box on a goal; the replay pushes ``pushes`` times;
+no board_id or level repeats; and, for levels whose breadth-first search stays within ``max_states`` states (default
+``OPTIMALITY_STATES``), no plan shorter than ``depth`` exists and none of ``depth`` moves pushes fewer times. A bank
+certifying fewest pushes (``objective`` pushes) has ``depth`` = ``pushes`` and is proved by ``fewest_pushes`` (no
+plan pushes fewer times, none with as few pushes takes fewer moves); the optima a bank records of both objectives
+(``move_optimal_*``, ``push_optimal_*``) must be what each search finds. The search is exhaustive over (player,
+boxes) states, pruned only of boxes on squares from which no goal can be reached by pushes (its own computation),
+which no plan can visit. A box on a goal walled in out of the player's reach never moves: it is a wall, not one of
+the ``boxes``.
 """
 
 from __future__ import annotations
@@ -192,12 +195,18 @@ def fewest_pushes(level: tuple, max_states: int = OPTIMALITY_STATES):
 
 
 def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None,
-                        max_states: int = OPTIMALITY_STATES, skipped: list | None = None) -> list[tuple[str, str]]:
+                        max_states: int = OPTIMALITY_STATES, skipped: list | None = None,
+                        unproven: dict | None = None) -> list[tuple[str, str]]:
     """Every failing row of a Sokoban ``bank`` (a DataFrame or Arrow table) as (board_id, reason); empty when the
     bank is sound (a bank without the Sokoban columns is one failure with board_id "").
 
-    The ids of levels whose optimality search passed ``max_states`` states (replayed and checked, but not proved
-    optimal) are appended to ``skipped`` when it is given. ``progress(levels_checked, levels)`` after each level.
+    A bank with an ``objective`` column of "pushes" certifies the fewest pushes: ``depth`` and ``pushes`` are the
+    certificate's pushes, and ``fewest_pushes`` must find (len(certificate), depth). The optima's columns, where the
+    bank has them (``OPTIMA``), must be what ``fewest_moves`` and ``fewest_pushes`` find.
+
+    The ids of levels whose search passed ``max_states`` states (replayed and checked, but not proved optimal) are
+    appended to ``skipped`` when it is given, and ``unproven[id]`` lists the objectives ("moves", "pushes") not
+    proved. ``progress(levels_checked, levels)`` after each level.
     """
     if not isinstance(bank, pd.DataFrame):  # an Arrow table
         bank = bank.to_pandas()
@@ -207,10 +216,20 @@ def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None]
     failures: list[tuple[str, str]] = []
     ids = bank["board_id"].tolist()
     failures += [(bid, "board_id appears more than once") for bid in bank["board_id"][bank["board_id"].duplicated()]]
+    aims = bank["objective"].fillna("moves").tolist() if "objective" in bank.columns else ["moves"] * len(ids)
+    optima = [dict(zip(OPTIMA, values)) for values in zip(*(bank[c] if c in bank.columns else [None] * len(ids)
+                                                           for c in OPTIMA))]
     first_of: dict[str, str] = {}
     for i, (bid, text, depth, nboxes, cert, pushes) in enumerate(zip(ids, bank["level"], bank["depth"], bank["boxes"],
                                                                     bank["certificate"], bank["pushes"])):
-        reason = _check_row(text, int(depth), int(nboxes), cert, int(pushes), max_states, skipped, bid)
+        not_proved: list = []
+        reason = _check_row(text, int(depth), int(nboxes), cert, int(pushes), aims[i], optima[i], max_states,
+                            not_proved)
+        if not_proved and reason is None:
+            if skipped is not None:
+                skipped.append(bid)
+            if unproven is not None:
+                unproven[bid] = not_proved
         if reason is None and text in first_of:
             reason = f"the same level as {first_of[text]}"
         first_of.setdefault(text, bid)
@@ -221,7 +240,11 @@ def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None]
     return failures
 
 
-def _check_row(text, depth: int, nboxes: int, cert, pushes: int, max_states: int, skipped, bid) -> str | None:
+OPTIMA = ("move_optimal_moves", "move_optimal_pushes", "push_optimal_moves", "push_optimal_pushes")
+
+
+def _check_row(text, depth: int, nboxes: int, cert, pushes: int, aim: str, optima: dict, max_states: int,
+               not_proved: list) -> str | None:
     try:
         level = read_xsb(text)
     except BadLevel as exc:
@@ -230,7 +253,9 @@ def _check_row(text, depth: int, nboxes: int, cert, pushes: int, max_states: int
         return f"boxes = {nboxes} but the level has {len(level[4])}"
     if not isinstance(cert, str) or set(cert) - set(_STEP):
         return "certificate holds characters other than U, D, L, R"
-    if len(cert) != depth:
+    if aim not in ("moves", "pushes"):
+        return f"objective = {aim!r}, not moves or pushes"
+    if aim == "moves" and len(cert) != depth:
         return f"depth = {depth} but len(certificate) = {len(cert)}"
     played = replay(level, cert)
     if isinstance(played, str):
@@ -239,14 +264,43 @@ def _check_row(text, depth: int, nboxes: int, cert, pushes: int, max_states: int
         return "the certificate does not leave every box on a goal"
     if played[0] != pushes:
         return f"pushes = {pushes} but the certificate pushes {played[0]} times"
-    try:
-        best = fewest_moves(level, max_states)
-    except OverflowError:
-        if skipped is not None:
-            skipped.append(bid)
+    if aim == "pushes" and pushes != depth:
+        return f"depth = {depth} but the certificate pushes {pushes} times (the bank certifies fewest pushes)"
+    mine = "move_optimal" if aim == "moves" else "push_optimal"
+    for name, value in ((f"{mine}_moves", len(cert)), (f"{mine}_pushes", pushes)):  # the certificate is that optimum
+        if optima.get(name) is not None and optima[name] != value:
+            return f"{name} = {optima[name]} but the verified certificate's is {value}"
+    for objective, search in (("moves", fewest_moves), ("pushes", fewest_pushes)):
+        recorded = (optima.get(f"{objective[:4]}_optimal_moves"), optima.get(f"{objective[:4]}_optimal_pushes"))
+        if objective != aim and None in recorded:
+            continue  # the bank records no such optimum
+        try:
+            best = search(level, max_states)
+        except OverflowError:
+            not_proved.append(objective)
+            continue
+        if objective == aim:
+            reason = _not_optimal(best, aim, depth, len(cert), pushes)
+            if reason is not None:
+                return reason
+        elif best != recorded:
+            prefix = objective[:4] + "_optimal"
+            return (f"{prefix}_moves, {prefix}_pushes = {recorded[0]}, {recorded[1]} but the fewest {objective} "
+                    f"are {best and (best[0] if objective == 'moves' else best[1])}, in {best and best[0]} moves "
+                    f"and {best and best[1]} pushes")
+    return None
+
+
+def _not_optimal(best, aim: str, depth: int, moves: int, pushes: int) -> str | None:
+    """Why the certificate (``moves`` long, ``pushes`` pushes) is not the optimum ``best`` of ``aim``, or None."""
+    if aim == "moves":
+        if best is None or best[0] != depth:
+            return f"the fewest moves are {best and best[0]}, not depth = {depth}"
+        if best[1] != pushes:
+            return f"plans of {depth} moves push at least {best[1]} times, not pushes = {pushes}"
         return None
-    if best is None or best[0] != depth:
-        return f"the fewest moves are {best and best[0]}, not depth = {depth}"
-    if best[1] != pushes:
-        return f"plans of {depth} moves push at least {best[1]} times, not pushes = {pushes}"
+    if best is None or best[1] != depth:
+        return f"the fewest pushes are {best and best[1]}, not depth = {depth}"
+    if best[0] != moves:
+        return f"plans of {depth} pushes take at least {best[0]} moves, not the certificate's {moves}"
     return None

@@ -12,6 +12,9 @@ other boxes, a box that can reach no goal counting ``DEAD`` (100) or the level's
 A board here has ``cohort``, ``boxes`` (the stratum), ``depth`` and ``layout`` (whose ``tag`` is the level's size
 "RxC": the room, any walled-in boxes and the walls touching them, diagonals included): a ``contract.VerifierBoard``.
 A box on a goal that the player cannot reach (walled in) never moves: it is left out of the boxes and goals.
+
+The verifier's replay (``sokoban_verdict``, ``VERIFIER.replay``) adds ``pushes`` (of the legal prefix: what an answer
+costs on a bank certifying fewest pushes, the board's ``cost_unit``) and ``first_dead_move`` (``verify.dead``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import NamedTuple
 from ....errors import UserError
 from ...contract import Verifier
 
-__all__ = ["DEAD", "SokobanRoom", "SokobanBoard", "bank_levels", "replay_sokoban", "VERIFIER"]
+__all__ = ["DEAD", "SokobanRoom", "SokobanBoard", "bank_levels", "replay_sokoban", "played", "sokoban_verdict",
+           "VERIFIER"]
 
 DEAD = 100
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
@@ -107,6 +111,7 @@ class SokobanBoard(NamedTuple):
     cohort: str
     boxes: int
     depth: int
+    cost_unit: str = "moves"  # what depth counts: the bank's objective (moves or pushes)
 
     @property
     def stratum(self) -> int:
@@ -119,7 +124,13 @@ class SokobanBoard(NamedTuple):
 
 def replay_sokoban(board: SokobanBoard, moves: str) -> dict:
     """Status, first illegal action, h along the legal prefix, revisits and a midway goal of ``moves``."""
+    return played(board, moves)[0]
+
+
+def played(board: SokobanBoard, moves: str) -> tuple[dict, list]:
+    """``replay_sokoban``'s dict, and the (move index, player, boxes) after each push of the legal prefix."""
     room = board.layout
+    pushed = []
     player, boxes = room.player, room.boxes
     h = room.h(boxes)
     seen, min_h, revisits, midway, kind, first_error = {(player, boxes)}, h, 0, False, "", -1
@@ -140,30 +151,46 @@ def replay_sokoban(board: SokobanBoard, moves: str) -> dict:
                 break
             boxes = boxes - {ahead} | {beyond}
             h += room.pushes.get(beyond, room.dead) - room.pushes.get(ahead, room.dead)
+            pushed.append((i, ahead, boxes))
         player = ahead
         revisits += (player, boxes) in seen
         seen.add((player, boxes))
         min_h = min(min_h, h)
     status = "illegal" if kind else "complete" if boxes == room.goals else "legal_noncompletion"
     return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
-            "revisits": revisits, "goal_midway": midway}
+            "revisits": revisits, "goal_midway": midway}, pushed
+
+
+def sokoban_verdict(board: SokobanBoard, moves: str, dead: bool = True) -> dict:
+    """The verifier's replay (``contract.Verifier``): ``replay_sokoban``'s fields, ``pushes`` (of the legal prefix:
+    a push bank's cost) and, with ``dead``, ``first_dead_move`` (``verify.dead``: None beyond its bound)."""
+    out, pushed = played(board, moves)
+    out["pushes"] = len(pushed)
+    if dead:
+        from .dead import first_dead_move
+
+        out["first_dead_move"] = first_dead_move(board.layout, pushed, out["status"] == "complete")
+    return out
 
 
 def bank_levels(bank) -> dict[str, SokobanBoard]:
     """A Sokoban bank's levels (an Arrow table or a DataFrame) keyed by board_id, each room read once."""
     names = ("board_id", "level", "cohort", "boxes", "depth")
     columns = [bank.column(c).to_pylist() if hasattr(bank, "schema") else list(bank[c]) for c in names]
+    has = bank.column_names if hasattr(bank, "schema") else list(bank.columns)
+    aims = [a or "moves" for a in (bank.column("objective").to_pylist() if hasattr(bank, "schema") else
+                                   list(bank["objective"]))] if "objective" in has else ["moves"] * len(columns[0])
     rooms: dict[str, SokobanRoom] = {}
     boards = {}
-    for bid, text, cohort, boxes, depth in zip(*columns):
+    for bid, text, cohort, boxes, depth, aim in zip(*columns, aims):
         room = rooms.get(text)
         if room is None:
             try:
                 room = rooms[text] = SokobanRoom(str(text))
             except UserError as exc:
                 raise UserError(f"board {bid!r}: {exc}") from None
-        boards[str(bid)] = SokobanBoard(room, str(cohort), int(boxes), int(depth))
+        boards[str(bid)] = SokobanBoard(room, str(cohort), int(boxes), int(depth), str(aim))
     return boards
 
 
-VERIFIER = Verifier(bank_levels, replay_sokoban)
+VERIFIER = Verifier(bank_levels, sokoban_verdict)
