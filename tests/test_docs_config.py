@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
@@ -30,13 +29,11 @@ def test_every_fastspe_variable_in_the_code_is_listed():
     assert not missing, f"FASTSPE_* names read in fastspe/ but not listed in fastspe/config: {missing}"
 
 
-def test_every_listed_variable_is_read_where_it_says():
-    code = _names_in_code()
+def test_every_listed_variable_is_read_somewhere():
+    sources = [p.read_text(encoding="utf-8") for p in PKG.rglob("*.py") if p.parent.name != "config"]
     for entry in config.VARIABLES + config.OTHER_VARIABLES:
         assert entry.meaning and entry.default is not None
-        module = importlib.import_module(entry.read_in)
-        assert entry.name in Path(module.__file__).read_text(encoding="utf-8") or entry.name in code, entry
-    assert {v.name for v in config.VARIABLES} <= set(code), "an entry no code reads any more"
+        assert any(entry.name in text for text in sources), f"{entry.name}: listed, but no code names it any more"
 
 
 def test_names_are_unique_and_looked_up():

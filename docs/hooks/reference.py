@@ -26,7 +26,7 @@ CLI_INDEX = "reference/cli/index.md"
 PYTHON_INDEX = "reference/python/index.md"
 ENVIRONMENT = "reference/environment.md"
 # The faces, in the pipeline's order: what a user imports from (``from fastspe.stats import compute_metrics``).
-FACES = ("fastspe.boundary", "fastspe.domains", "fastspe.runners", "fastspe.prompting", "fastspe.protocols",
+FACES = ("fastspe", "fastspe.boundary", "fastspe.domains", "fastspe.runners", "fastspe.prompting", "fastspe.protocols",
          "fastspe.scoring", "fastspe.stats", "fastspe.verify", "fastspe.report", "fastspe.kernels")
 
 
@@ -106,13 +106,24 @@ def cli_pages() -> dict[str, str]:
 
 # ---- environment variables ----------------------------------------------------------------------------------------
 
+def _read_in(name: str) -> str:
+    """The modules whose source names ``name`` (fastspe.config aside), as dotted paths."""
+    package = ROOT / "fastspe"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.parent.name != "config" and name in path.read_text(encoding="utf-8"):
+            dotted = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+            found.append(f"`{dotted.removesuffix('.__init__')}`")
+    return ", ".join(found)
+
+
 def environment_page() -> str:
     from fastspe import config
 
     def table(entries) -> list[str]:
         rows = ["| variable | default | what it does | read in |", "|---|---|---|---|"]
         return rows + [f"| `{v.name}` | {_text(v.default) or '(unset)'} | {v.meaning.replace('|', '/')} | "
-                       f"`{v.read_in}` |" for v in entries]
+                       f"{_read_in(v.name)} |" for v in entries]
 
     return "\n".join(["# Environment variables", "", "Generated from `fastspe.config`, which lists every "
                       "`FASTSPE_*` variable fastspe reads (a test fails when the code reads one it does not list).",
@@ -133,14 +144,14 @@ def _where(face, name: str) -> str | None:
 
 def python_pages() -> dict[str, str]:
     index = ["# Python API", "", "::: fastspe", "    options:", "      show_root_heading: false",
-             "      members: true", "", "## The faces", "",
+             "      filters: public", "", "## The faces", "",
              "Each package's `__init__` is its face: import from there (`from fastspe.stats import "
              "compute_metrics`). One page per face, generated from its `__all__` when the site is built.", "",
              "| face | what it holds |", "|---|---|"]
     pages = {}
     for dotted in FACES:
         face = importlib.import_module(dotted)
-        short = dotted.split(".", 1)[1]
+        short = dotted.split(".", 1)[-1]  # (the package itself: fastspe.md)
         summary = (face.__doc__ or "").strip().split("\n\n")[0]
         index.append(f"| [`{dotted}`]({short}.md) | {_text(summary)} |")
         lines = [f"# `{dotted}`", "", (face.__doc__ or "").strip(), ""]
@@ -151,7 +162,7 @@ def python_pages() -> dict[str, str]:
                 values.append(name)
                 continue
             lines += [f"::: {where}", "    options:", "      show_root_heading: true",
-                      "      show_root_full_path: false", f"      heading_level: 2", ""]
+                      "      show_root_full_path: false", "      heading_level: 2", ""]
         if values:
             lines += ["## Constants and other names", "", "| name | value |", "|---|---|"]
             lines += [f"| `{name}` | `{_text(repr(getattr(face, name)))[:120]}` |" for name in values] + [""]
