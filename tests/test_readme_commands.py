@@ -30,7 +30,8 @@ PIPELINE = "docs/index.md"  # its files are where the other pages start
 FRESH = ("README.md", "docs/tutorial.md", PIPELINE)  # start from the prepared inputs alone
 DOCUMENTS = (*FRESH, "docs/how-to/custom-design.md", "docs/how-to/run-models.md", "docs/how-to/batch.md",
              "docs/how-to/inspect.md", "docs/how-to/show.md", "docs/how-to/solver.md", "docs/how-to/sokoban.md",
-             "docs/how-to/dask.md", "docs/how-to/regressions.md", "docs/explanation/metrics.md", "docs/prompts.md",
+             "docs/how-to/dask.md", "docs/how-to/regressions.md", "docs/explanation/metrics.md",
+             "docs/explanation/verified.md", "docs/prompts.md",
              "docs/domains.md", "docs/ci.md", "docs/sokoban-design.md")
 # pages with ``fastspe`` lines that are not run, and why
 UNTESTED: dict[str, str] = {}
