@@ -69,6 +69,18 @@ def test_the_environment_page_lists_fastspe_config():
         assert f"| `{entry.name}` |" in page
 
 
+def test_the_formats_page_gets_its_tables_from_the_schemas():
+    from fastspe.boundary.verdict_schema import METADATA_TYPES, SCHEMA_VERSION, VERDICT_TYPES
+
+    hook = _hook()
+    page = (ROOT / "docs" / hook.FORMATS).read_text()
+    assert all(marker in page for marker in hook.GENERATED_TABLES)
+    columns = hook.verdict_columns_table()
+    assert f"Schema version **{SCHEMA_VERSION}**" in columns
+    assert all(f"| `{name}` |" in columns for name in [*VERDICT_TYPES, *METADATA_TYPES])
+    assert "| `sliding` | `board_id`" in hook.bank_columns_table()
+
+
 @pytest.mark.slow
 def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")

@@ -171,6 +171,68 @@ def python_pages() -> dict[str, str]:
     return pages
 
 
+# ---- file formats: the tables formats.md holds, from the schemas themselves ------------------------------------
+
+FORMATS = "reference/formats.md"
+
+
+def bank_columns_table() -> str:
+    """Every installed domain's bank columns (``Domain.bank_columns``, ``optional_columns``) and second stratum."""
+    from fastspe.domains import domain_named, domain_names
+
+    rows = ["| domain | columns (in file order) | optional columns | second stratum |", "|---|---|---|---|"]
+    for name in domain_names():
+        domain = domain_named(name)
+        rows.append(f"| `{name}` | {', '.join(f'`{c}`' for c in domain.bank_columns)} | "
+                    f"{', '.join(f'`{c}`' for c in domain.optional_columns) or '-'} | `{domain.stratum}` |")
+    return "\n".join(rows)
+
+
+def verdict_columns_table() -> str:
+    """The verdicts file's columns and Arrow types (``fastspe.boundary.verdict_schema``), in file order."""
+    from fastspe.boundary import verdict_schema as schema
+    from fastspe.domains import domain_named, domain_names
+
+    rows = [f"Schema version **{schema.SCHEMA_VERSION}**, under the key `{schema.SCHEMA_KEY.decode()}` of the "
+            "file's metadata. The `stratum` row stands for the domain's second stratum, named by the domain (`k` for "
+            "the sliding puzzle, `boxes` for Sokoban).", "",
+            "| column | Arrow type | group |", "|---|---|---|"]
+    groups = (("verdict", schema.VERDICT_TYPES), ("the answer's run-log fields", schema.METADATA_TYPES),
+              ("multi-turn protocols only", schema.CONVERSATION_TYPES))
+    for group, types in groups:
+        rows += [f"| `{name}` | `{kind}`{' (JSON text)' if name in schema.JSON_TEXT else ''} | {group} |"
+                 for name, kind in types.items()]
+    for name in domain_names():
+        rows += [f"| `{column}` | `int64` | `{name}` banks only |" for column in domain_named(name).verdict_extra_columns]
+    return "\n".join(rows)
+
+
+def format_versions_table() -> str:
+    from fastspe.boundary import parquet, verdict_schema
+    from fastspe.prompting import SPEC_VERSION
+
+    return "\n".join(["| what | version | defined in |", "|---|---|---|",
+                      f"| verdicts schema | {verdict_schema.SCHEMA_VERSION} | "
+                      "`fastspe.boundary.verdict_schema.SCHEMA_VERSION` |",
+                      f"| Parquet content digest (banks, verdicts) | {parquet.FORMAT_VERSION.decode()} | "
+                      "`fastspe.boundary.parquet.FORMAT_VERSION` |",
+                      f"| prompt spec (variants, prompts sidecar) | `{SPEC_VERSION}` | "
+                      "`fastspe.prompting.SPEC_VERSION` |"])
+
+
+GENERATED_TABLES = {"<!-- generated: bank columns -->": bank_columns_table,
+                    "<!-- generated: verdict columns -->": verdict_columns_table,
+                    "<!-- generated: format versions -->": format_versions_table}
+
+
+def on_page_markdown(markdown, page, **_kw):
+    if page.file.src_uri == FORMATS:
+        for marker, table in GENERATED_TABLES.items():
+            assert marker in markdown, f"{FORMATS} lost its {marker}"
+            markdown = markdown.replace(marker, table())
+    return markdown
+
+
 # ---- mkdocs events ------------------------------------------------------------------------------------------------
 
 _PAGES: dict[str, str] = {}
