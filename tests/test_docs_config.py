@@ -24,8 +24,7 @@ def _names_in_code() -> dict[str, Path]:
 
 def test_every_fastspe_variable_in_the_code_is_listed():
     listed = {v.name for v in config.VARIABLES}
-    missing = {name: str(path.relative_to(PKG.parent)) for name, path in _names_in_code().items()
-               if name not in listed}
+    missing = {name: str(path.relative_to(PKG.parent)) for name, path in _names_in_code().items() if name not in listed}
     assert not missing, f"FASTSPE_* names read in fastspe/ but not listed in fastspe/config: {missing}"
 
 

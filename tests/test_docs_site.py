@@ -37,13 +37,15 @@ def test_readme_links_to_docs_that_exist():
 
 def test_every_page_is_in_the_nav():
     nav = (ROOT / "mkdocs.yml").read_text()
-    pages = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
-                   if "hooks" not in p.parts)
+    pages = sorted(
+        p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts
+    )
     assert [page for page in pages if f": {page}" not in nav] == [], "pages the site's nav does not reach"
     named = re.findall(r":\s+([\w./-]+\.(?:md|ipynb))\s*$", nav, flags=re.M)
     generated = {"reference/cli/index.md", "reference/python/index.md", "reference/environment.md"}
-    assert [p for p in named if p not in generated and not (ROOT / "docs" / p).is_file()
-            and not (ROOT / p).is_file()] == []
+    assert [
+        p for p in named if p not in generated and not (ROOT / "docs" / p).is_file() and not (ROOT / p).is_file()
+    ] == []
 
 
 def test_the_cli_reference_has_a_page_per_command_and_every_option():
@@ -53,8 +55,12 @@ def test_the_cli_reference_has_a_page_per_command_and_every_option():
     parser = build_parser()
     run = parser.parse_args(["run", "--bank", "b", "--model", "baseline:greedy", "--out", "o"])
     assert run.func
-    assert {"reference/cli/run.md", "reference/cli/bank-build.md", "reference/cli/history-compare.md",
-            "reference/cli/solve.md"} <= set(pages)
+    assert {
+        "reference/cli/run.md",
+        "reference/cli/bank-build.md",
+        "reference/cli/history-compare.md",
+        "reference/cli/solve.md",
+    } <= set(pages)
     commands = [line for line in pages["reference/cli/index.md"].splitlines() if line.startswith("| [`fastspe ")]
     assert len(commands) == len(pages) - 1
     for flag in ("--max-tokens", "--base-url", "--batch", "--protocol", "--sample", "--dry-run"):
@@ -86,8 +92,13 @@ def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
     pytest.importorskip("mkdocs_jupyter")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     site = tmp_path / "site"
     assert (site / "reference" / "cli" / "bank-build" / "index.html").is_file()

@@ -28,11 +28,23 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-fastspe-README-fake-k3y-0042"
 PIPELINE = "docs/index.md"  # its files are where the other pages start
 FRESH = ("README.md", "docs/tutorial.md", PIPELINE, "docs/domains.md")  # start from the prepared inputs alone
-DOCUMENTS = (*FRESH, "docs/how-to/custom-design.md", "docs/how-to/run-models.md", "docs/how-to/batch.md",
-             "docs/how-to/inspect.md", "docs/how-to/show.md", "docs/how-to/solver.md", "docs/how-to/sokoban.md",
-             "docs/how-to/dask.md", "docs/how-to/regressions.md", "docs/explanation/metrics.md",
-             "docs/explanation/verified.md", "docs/prompts.md",
-             "docs/ci.md", "docs/sokoban-design.md")
+DOCUMENTS = (
+    *FRESH,
+    "docs/how-to/custom-design.md",
+    "docs/how-to/run-models.md",
+    "docs/how-to/batch.md",
+    "docs/how-to/inspect.md",
+    "docs/how-to/show.md",
+    "docs/how-to/solver.md",
+    "docs/how-to/sokoban.md",
+    "docs/how-to/dask.md",
+    "docs/how-to/regressions.md",
+    "docs/explanation/metrics.md",
+    "docs/explanation/verified.md",
+    "docs/prompts.md",
+    "docs/ci.md",
+    "docs/sokoban-design.md",
+)
 # pages with ``fastspe`` lines that are not run, and why
 UNTESTED: dict[str, str] = {}
 
@@ -69,8 +81,9 @@ COMMANDS = {document: document_commands(document) for document in DOCUMENTS}
 def test_the_documents_have_the_commands_this_test_prepares_for():
     every = [c for commands in COMMANDS.values() for c in commands]
     assert len(every) >= 60 and len(COMMANDS["README.md"]) >= 6 and len(COMMANDS["docs/tutorial.md"]) >= 8
-    assert ["solve", "--board", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"] in \
-        [c[1:] for c in every]
+    assert ["solve", "--board", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"] in [
+        c[1:] for c in every
+    ]
     used = {key for key in ILLUSTRATIVE if any(key in shlex.join(c) for c in every)}
     assert used == set(ILLUSTRATIVE), "an ILLUSTRATIVE entry no line needs any more"
 
@@ -97,13 +110,15 @@ def _prepare(folder: Path) -> None:
     (folder / "level.xsb").write_text("#######\n#@ $ .#\n#######\n")
     # Microban's first five levels (tests/data/sokoban, CRLF as published), under the name the docs give the whole
     microban = (ROOT / "tests" / "data" / "sokoban" / "microban.txt").read_bytes()
-    (folder / "Microban.txt").write_bytes(microban[:microban.index(b"; 6")])
-    (folder / "levels.jsonl").write_text('{"id": "a", "level": "#####\\n#@$.#\\n#####"}\n'
-                                         '{"id": "b", "level": "#######\\n#@$ . #\\n# $ . #\\n#######"}\n')
+    (folder / "Microban.txt").write_bytes(microban[: microban.index(b"; 6")])
+    (folder / "levels.jsonl").write_text(
+        '{"id": "a", "level": "#####\\n#@$.#\\n#####"}\n{"id": "b", "level": "#######\\n#@$ . #\\n# $ . #\\n#######"}\n'
+    )
     (folder / "boards.jsonl").write_text(
         '{"id": "a", "rows": 3, "cols": 3, "blocks": [], "board": [1, 2, 3, 4, 5, 6, 7, 0, 8]}\n'
         '{"id": "b", "rows": 4, "cols": 4, "blocks": [5, 10], "board": [1, 2, 3, 4, 0, -1, 5, 6, 7, 8, -1, 9, 10, 11, '
-        '12, 13]}\n')
+        "12, 13]}\n"
+    )
 
 
 def _after(command: list[str], folder: Path, env: dict) -> None:
@@ -115,16 +130,24 @@ def _after(command: list[str], folder: Path, env: dict) -> None:
 
 
 def _fastspe(args: list[str], folder: Path, env: dict, check: bool = False) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "fastspe", *args], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "fastspe", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+    )
     if check:
         assert done.returncode == 0, done.stderr
     return done
 
 
 def _run_document(document: str, folder: Path, server: FakeLLMServer) -> tuple[list[str], int]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "FASTSPE_PROGRESS": "off", "OPENAI_API_KEY": KEY,
-           "ANTHROPIC_API_KEY": KEY, "OPENAI_BASE_URL": server.openai_url, "ANTHROPIC_BASE_URL": server.anthropic_url}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "FASTSPE_PROGRESS": "off",
+        "OPENAI_API_KEY": KEY,
+        "ANTHROPIC_API_KEY": KEY,
+        "OPENAI_BASE_URL": server.openai_url,
+        "ANTHROPIC_BASE_URL": server.anthropic_url,
+    }
     failures, ran = [], 0
     for command in COMMANDS[document]:
         text = shlex.join(command)

@@ -26,11 +26,23 @@ CLI_INDEX = "reference/cli/index.md"
 PYTHON_INDEX = "reference/python/index.md"
 ENVIRONMENT = "reference/environment.md"
 # The faces, in the pipeline's order: what a user imports from (``from fastspe.stats import compute_metrics``).
-FACES = ("fastspe", "fastspe.boundary", "fastspe.domains", "fastspe.runners", "fastspe.prompting", "fastspe.protocols",
-         "fastspe.scoring", "fastspe.stats", "fastspe.verify", "fastspe.report", "fastspe.kernels")
+FACES = (
+    "fastspe",
+    "fastspe.boundary",
+    "fastspe.domains",
+    "fastspe.runners",
+    "fastspe.prompting",
+    "fastspe.protocols",
+    "fastspe.scoring",
+    "fastspe.stats",
+    "fastspe.verify",
+    "fastspe.report",
+    "fastspe.kernels",
+)
 
 
 # ---- the command line --------------------------------------------------------------------------------------------
+
 
 def _commands(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
     """(words, parser, help) of every command that runs something, depth first, in the parser's order."""
@@ -70,11 +82,19 @@ def cli_pages() -> dict[str, str]:
     from fastspe.cli import build_parser
 
     parser = build_parser()
-    index = ["# Command line", "", _text(parser.description or ""), "",
-             "Generated from the argparse parsers of `fastspe.cli` when the site is built: what each "
-             "`fastspe COMMAND --help` prints, one page per command. Options a planning domain adds are in a group "
-             "named after the domain; the domains listed are the ones installed where the site was built "
-             "(`fastspe domains`).", "", "| command | what it does |", "|---|---|"]
+    index = [
+        "# Command line",
+        "",
+        _text(parser.description or ""),
+        "",
+        "Generated from the argparse parsers of `fastspe.cli` when the site is built: what each "
+        "`fastspe COMMAND --help` prints, one page per command. Options a planning domain adds are in a group "
+        "named after the domain; the domains listed are the ones installed where the site was built "
+        "(`fastspe domains`).",
+        "",
+        "| command | what it does |",
+        "|---|---|",
+    ]
     pages = {}
     for words, sub, helped, leaf in _commands(parser):
         name = "fastspe " + " ".join(words)
@@ -84,12 +104,21 @@ def cli_pages() -> dict[str, str]:
         if sub.description:
             lines += [_text(sub.description), ""]
         if not leaf:
-            lines += ["Sub-commands: " + ", ".join(
-                f"[`{name} {w[-1]}`]({_slug(w)}.md)" for w, _s, _h, _l in _commands(sub, words)
-                if len(w) == len(words) + 1), ""]
+            lines += [
+                "Sub-commands: "
+                + ", ".join(
+                    f"[`{name} {w[-1]}`]({_slug(w)}.md)"
+                    for w, _s, _h, _l in _commands(sub, words)
+                    if len(w) == len(words) + 1
+                ),
+                "",
+            ]
         for group in sub._action_groups:
-            actions = [a for a in group._group_actions if a.help != argparse.SUPPRESS
-                       and not isinstance(a, argparse._SubParsersAction)]
+            actions = [
+                a
+                for a in group._group_actions
+                if a.help != argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)
+            ]
             if not actions:
                 continue
             lines += [f"## {group.title[:1].upper() + group.title[1:]}", ""]
@@ -105,6 +134,7 @@ def cli_pages() -> dict[str, str]:
 
 
 # ---- environment variables ----------------------------------------------------------------------------------------
+
 
 def _read_in(name: str) -> str:
     """The modules whose source names ``name`` (fastspe.config aside), as dotted paths."""
@@ -122,16 +152,32 @@ def environment_page() -> str:
 
     def table(entries) -> list[str]:
         rows = ["| variable | default | what it does | read in |", "|---|---|---|---|"]
-        return rows + [f"| `{v.name}` | {_text(v.default) or '(unset)'} | {v.meaning.replace('|', '/')} | "
-                       f"{_read_in(v.name)} |" for v in entries]
+        return rows + [
+            f"| `{v.name}` | {_text(v.default) or '(unset)'} | {v.meaning.replace('|', '/')} | {_read_in(v.name)} |"
+            for v in entries
+        ]
 
-    return "\n".join(["# Environment variables", "", "Generated from `fastspe.config`, which lists every "
-                      "`FASTSPE_*` variable fastspe reads (a test fails when the code reads one it does not list).",
-                      "", "## fastspe's own", "", *table(config.VARIABLES), "",
-                      "## Other tools' variables fastspe reads", "", *table(config.OTHER_VARIABLES), ""])
+    return "\n".join(
+        [
+            "# Environment variables",
+            "",
+            "Generated from `fastspe.config`, which lists every "
+            "`FASTSPE_*` variable fastspe reads (a test fails when the code reads one it does not list).",
+            "",
+            "## fastspe's own",
+            "",
+            *table(config.VARIABLES),
+            "",
+            "## Other tools' variables fastspe reads",
+            "",
+            *table(config.OTHER_VARIABLES),
+            "",
+        ]
+    )
 
 
 # ---- the Python API -----------------------------------------------------------------------------------------------
+
 
 def _where(face, name: str) -> str | None:
     """The dotted path mkdocstrings renders ``face.name`` from: the class or function where it is defined, else the
@@ -143,11 +189,22 @@ def _where(face, name: str) -> str | None:
 
 
 def python_pages() -> dict[str, str]:
-    index = ["# Python API", "", "::: fastspe", "    options:", "      show_root_heading: false",
-             "      filters: public", "", "## The faces", "",
-             "Each package's `__init__` is its face: import from there (`from fastspe.stats import "
-             "compute_metrics`). One page per face, generated from its `__all__` when the site is built.", "",
-             "| face | what it holds |", "|---|---|"]
+    index = [
+        "# Python API",
+        "",
+        "::: fastspe",
+        "    options:",
+        "      show_root_heading: false",
+        "      filters: public",
+        "",
+        "## The faces",
+        "",
+        "Each package's `__init__` is its face: import from there (`from fastspe.stats import "
+        "compute_metrics`). One page per face, generated from its `__all__` when the site is built.",
+        "",
+        "| face | what it holds |",
+        "|---|---|",
+    ]
     pages = {}
     for dotted in FACES:
         face = importlib.import_module(dotted)
@@ -161,8 +218,14 @@ def python_pages() -> dict[str, str]:
             if where is None:
                 values.append(name)
                 continue
-            lines += [f"::: {where}", "    options:", "      show_root_heading: true",
-                      "      show_root_full_path: false", "      heading_level: 2", ""]
+            lines += [
+                f"::: {where}",
+                "    options:",
+                "      show_root_heading: true",
+                "      show_root_full_path: false",
+                "      heading_level: 2",
+                "",
+            ]
         if values:
             lines += ["## Constants and other names", "", "| name | value |", "|---|---|"]
             lines += [f"| `{name}` | `{_text(repr(getattr(face, name)))[:120]}` |" for name in values] + [""]
@@ -183,8 +246,10 @@ def bank_columns_table() -> str:
     rows = ["| domain | columns (in file order) | optional columns | second stratum |", "|---|---|---|---|"]
     for name in domain_names():
         domain = domain_named(name)
-        rows.append(f"| `{name}` | {', '.join(f'`{c}`' for c in domain.bank_columns)} | "
-                    f"{', '.join(f'`{c}`' for c in domain.optional_columns) or '-'} | `{domain.stratum}` |")
+        rows.append(
+            f"| `{name}` | {', '.join(f'`{c}`' for c in domain.bank_columns)} | "
+            f"{', '.join(f'`{c}`' for c in domain.optional_columns) or '-'} | `{domain.stratum}` |"
+        )
     return "\n".join(rows)
 
 
@@ -193,17 +258,28 @@ def verdict_columns_table() -> str:
     from fastspe.boundary import verdict_schema as schema
     from fastspe.domains import domain_named, domain_names
 
-    rows = [f"Schema version **{schema.SCHEMA_VERSION}**, under the key `{schema.SCHEMA_KEY.decode()}` of the "
-            "file's metadata. The `stratum` row stands for the domain's second stratum, named by the domain (`k` for "
-            "the sliding puzzle, `boxes` for Sokoban).", "",
-            "| column | Arrow type | group |", "|---|---|---|"]
-    groups = (("verdict", schema.VERDICT_TYPES), ("the answer's run-log fields", schema.METADATA_TYPES),
-              ("multi-turn protocols only", schema.CONVERSATION_TYPES))
+    rows = [
+        f"Schema version **{schema.SCHEMA_VERSION}**, under the key `{schema.SCHEMA_KEY.decode()}` of the "
+        "file's metadata. The `stratum` row stands for the domain's second stratum, named by the domain (`k` for "
+        "the sliding puzzle, `boxes` for Sokoban).",
+        "",
+        "| column | Arrow type | group |",
+        "|---|---|---|",
+    ]
+    groups = (
+        ("verdict", schema.VERDICT_TYPES),
+        ("the answer's run-log fields", schema.METADATA_TYPES),
+        ("multi-turn protocols only", schema.CONVERSATION_TYPES),
+    )
     for group, types in groups:
-        rows += [f"| `{name}` | `{kind}`{' (JSON text)' if name in schema.JSON_TEXT else ''} | {group} |"
-                 for name, kind in types.items()]
+        rows += [
+            f"| `{name}` | `{kind}`{' (JSON text)' if name in schema.JSON_TEXT else ''} | {group} |"
+            for name, kind in types.items()
+        ]
     for name in domain_names():
-        rows += [f"| `{column}` | `int64` | `{name}` banks only |" for column in domain_named(name).verdict_extra_columns]
+        rows += [
+            f"| `{column}` | `int64` | `{name}` banks only |" for column in domain_named(name).verdict_extra_columns
+        ]
     return "\n".join(rows)
 
 
@@ -211,18 +287,23 @@ def format_versions_table() -> str:
     from fastspe.boundary import parquet, verdict_schema
     from fastspe.prompting import SPEC_VERSION
 
-    return "\n".join(["| what | version | defined in |", "|---|---|---|",
-                      f"| verdicts schema | {verdict_schema.SCHEMA_VERSION} | "
-                      "`fastspe.boundary.verdict_schema.SCHEMA_VERSION` |",
-                      f"| Parquet content digest (banks, verdicts) | {parquet.FORMAT_VERSION.decode()} | "
-                      "`fastspe.boundary.parquet.FORMAT_VERSION` |",
-                      f"| prompt spec (variants, prompts sidecar) | `{SPEC_VERSION}` | "
-                      "`fastspe.prompting.SPEC_VERSION` |"])
+    return "\n".join(
+        [
+            "| what | version | defined in |",
+            "|---|---|---|",
+            f"| verdicts schema | {verdict_schema.SCHEMA_VERSION} | `fastspe.boundary.verdict_schema.SCHEMA_VERSION` |",
+            f"| Parquet content digest (banks, verdicts) | {parquet.FORMAT_VERSION.decode()} | "
+            "`fastspe.boundary.parquet.FORMAT_VERSION` |",
+            f"| prompt spec (variants, prompts sidecar) | `{SPEC_VERSION}` | `fastspe.prompting.SPEC_VERSION` |",
+        ]
+    )
 
 
-GENERATED_TABLES = {"<!-- generated: bank columns -->": bank_columns_table,
-                    "<!-- generated: verdict columns -->": verdict_columns_table,
-                    "<!-- generated: format versions -->": format_versions_table}
+GENERATED_TABLES = {
+    "<!-- generated: bank columns -->": bank_columns_table,
+    "<!-- generated: verdict columns -->": verdict_columns_table,
+    "<!-- generated: format versions -->": format_versions_table,
+}
 
 
 def on_page_markdown(markdown, page, **_kw):
@@ -272,6 +353,7 @@ def on_files(files, config, **_kw):
         files.append(File.generated(config, path, content=text))
     # the notebook lives at the repository's root (tests/test_notebook.py runs it there); mkdocs-jupyter renders it
     for notebook in sorted(ROOT.glob("notebooks/*.ipynb")):
-        files.append(File(notebook.relative_to(ROOT).as_posix(), str(ROOT), config["site_dir"],
-                          config["use_directory_urls"]))
+        files.append(
+            File(notebook.relative_to(ROOT).as_posix(), str(ROOT), config["site_dir"], config["use_directory_urls"])
+        )
     return files
