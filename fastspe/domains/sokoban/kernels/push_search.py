@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
+from .deadlocks import corral_dead, pair_dead
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
@@ -212,8 +213,9 @@ def _walk_plan(start_player, boxes0, nb, nbr, cells, pcell, pdir, count):
 
 @njit
 def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, use_heuristic, use_freeze,
-                progress):
-    """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring).
+                progress, use_table=True, use_corral=True):
+    """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring); ``use_freeze``,
+    ``use_table`` and ``use_corral`` turn each deadlock pruning on (the answer is the same either way).
 
     ``progress`` int64 (4,) is written every ``PROGRESS_EVERY`` expansions: expanded, stored, the least open f1
     (moves or pushes), and 1 once the search is over.
@@ -249,6 +251,10 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     queue = np.empty(cells, dtype=np.int64)
     dist2 = np.zeros(cells, dtype=np.int64)
     stamp2 = np.zeros(cells, dtype=np.int64)
+    cstamp = np.zeros(cells, dtype=np.int64)  # the corral checks' marks (``deadlocks.corral_dead``)
+    cmark = 0
+    table = np.full(cells * cells if use_table else 1, -1, dtype=np.int8)  # the deadlock table (pairs)
+    floor = np.flatnonzero(~wall[:cells]).astype(np.int64)
     progress[3] = 0
 
     m0 = assignment_cost(cur, nb, push, u, v, way, minv, used, amatch)
@@ -402,13 +408,22 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     idx = o_  # a cheaper way to an open state: queue it again
                     m = hm[o_]
                 else:
-                    if use_freeze:
+                    if use_freeze or use_table or use_corral:
                         occ[b] = False
                         occ[beyond] = True
-                        f, o = frozen(beyond, nbr, occ, dead, goal, mark)
+                        gone = False
+                        if use_freeze:
+                            f, o = frozen(beyond, nbr, occ, dead, goal, mark)
+                            gone = f and o
+                        for k in range(nb if use_table and not gone else 0):
+                            if nxt[k] != beyond and pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
+                                gone = True
+                                break
+                        if use_corral and not gone:
+                            gone, cmark = corral_dead(beyond, b, occ, nxt, nbr, goal, dead, cstamp, cmark, queue)
                         occ[beyond] = False
                         occ[b] = True
-                        if f and o:
+                        if gone:
                             continue
                     m = assignment_cost(nxt, nb, push, u, v, way, minv, used, amatch)
                     if m >= INF:
