@@ -60,7 +60,8 @@ def test_subset_verdict_equals_the_twin(text, rnd):
     assume(boxes)
     sub = sorted(rnd.sample(boxes, rnd.randint(1, len(boxes))))
     starts = rnd.sample(list(r.floor), rnd.randint(1, 3))
-    got = subset_verdict(np.array(sub, np.int64), np.array(starts, np.int64), r.nbr, r.level.goal, r.dead, _ALL)
+    got = subset_verdict(np.array(sub, np.int64), np.array(starts, np.int64), r.nbr, r.level.goal, r.dead, _ALL,
+                         r.floor[:1], -1)
     want = twin.subset_solvable(r.room, [r.rc(b) for b in sub], [r.rc(s) for s in starts])
     assert got == (SOLVED if want else DEAD), text
 

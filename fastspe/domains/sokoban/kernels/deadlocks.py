@@ -33,7 +33,8 @@ from ...._numba import njit
 from .search import grown_array
 
 SOLVED, DEAD, UNKNOWN = 1, 0, -1
-CORRAL_STATES = 4096  # a corral search's cap: past it the corral is not judged (nothing dropped)
+CORRAL_STATES = 1024  # a corral search's cap: past it the corral is not judged (nothing dropped)
+PAIR_WINDOW = 2  # the table is consulted for boxes at most this many rows and columns from the pushed one
 _OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
 
 
@@ -65,10 +66,11 @@ def _state_hash(p, boxes, base, k):
 
 
 @njit
-def subset_verdict(boxes, starts, nbr, goal, dead, limit):
+def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
     """SOLVED when the boxes ``boxes`` (sorted cells, alone in the room) can all be pushed onto goals with the player
     starting in the region of any cell of ``starts``; DEAD when no reachable state has them so (every state seen);
-    UNKNOWN when ``limit`` states were stored first. See the module docstring."""
+    UNKNOWN when ``limit`` states were stored first, or when the player's region reaches a cell c with
+    ``inside[c] == inside_mark`` (a corral opened). See the module docstring."""
     k = boxes.shape[0]
     cells = nbr.shape[0]
     done = True
@@ -129,6 +131,8 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit):
                 occ[beyond] = True
                 mark += 1
                 p = _flood(b, nbr, occ, stamp2, mark, queue)
+                if _opened(mark, stamp2, inside, inside_mark, queue, occ):
+                    return UNKNOWN
                 occ[beyond] = False
                 occ[b] = True
                 n, sbox, spl, slots, mask, cap = _insert(p, nxt, k, n, sbox, spl, slots, mask, cap)
@@ -136,6 +140,17 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit):
             occ[sbox[base + i]] = False
         head += 1
     return DEAD
+
+
+@njit
+def _opened(mark, stamp2, inside, inside_mark, queue, occ):
+    """Whether the region just flooded (``stamp2 == mark``) holds a cell marked ``inside_mark`` in ``inside``."""
+    if inside_mark < 0:
+        return False
+    for c in range(stamp2.shape[0]):
+        if stamp2[c] == mark and inside[c] == inside_mark:
+            return True
+    return False
 
 
 @njit
@@ -181,8 +196,14 @@ def pair_dead(a, b, table, floor, nbr, goal, dead):
     if table[key] < 0:
         pair = np.empty(2, dtype=np.int64)
         pair[0], pair[1] = lo, hi
-        table[key] = subset_verdict(pair, floor, nbr, goal, dead, 1 << 40) == DEAD
+        table[key] = subset_verdict(pair, floor, nbr, goal, dead, 1 << 40, floor[:1], -1) == DEAD
     return table[key] == 1
+
+
+@njit
+def near(a, b, cols):
+    """Whether cells a and b lie in one (2 PAIR_WINDOW + 1)-square window: the pairs the search looks up."""
+    return abs(a // cols - b // cols) <= PAIR_WINDOW and abs(a % cols - b % cols) <= PAIR_WINDOW
 
 
 @njit
@@ -196,6 +217,8 @@ def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, stamp, mark, queue,
     boxes ``boxes`` (sorted) marked in ``occ``) is proven dead: its bordering boxes alone cannot reach goals from
     the player's cell (see the module docstring), by a search of at most ``limit`` states. ``stamp`` (cells) and
     ``queue`` are scratch: marks above ``mark`` are used and the last one returned."""
+    if _ring_joined(beyond, player, occ, nbr):
+        return False, mark
     want = 0  # free cells beside the pushed box the player has not reached yet
     for d in range(4):
         c = nbr[beyond, d]
@@ -231,13 +254,54 @@ def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, stamp, mark, queue,
             k += _borders(boxes[i], nbr, stamp, mark)
         sub = np.empty(k, dtype=np.int64)
         k = 0
+        inward = True  # an I-corral: every push of a bordering box the player can make goes into the corral
         for i in range(boxes.shape[0]):
-            if _borders(boxes[i], nbr, stamp, mark):
-                sub[k] = boxes[i]
+            x = boxes[i]
+            if _borders(x, nbr, stamp, mark):
+                sub[k] = x
                 k += 1
-        if subset_verdict(sub, start, nbr, goal, dead, limit) == DEAD:
+                for e in range(4):
+                    behind, to = nbr[x, _OPPOSITE[e]], nbr[x, e]
+                    if behind >= 0 and to >= 0 and stamp[behind] == own and not occ[to] and not dead[to]:
+                        inward = inward and stamp[to] == mark
+        if not inward:
+            continue
+        if subset_verdict(sub, start, nbr, goal, dead, limit, stamp, mark) == DEAD:
             return True, mark
     return False, mark
+
+
+@njit
+def _ring_joined(x, player, occ, nbr):
+    """Whether every free cell beside x is joined to the player's cell (beside x) along the free cells of the
+    ring of eight around x: then the player reaches them all and no corral touches x (a quick sufficient test)."""
+    ring = np.full(8, -1, dtype=np.int64)  # clockwise from U: edge, corner, edge, ...
+    edges = np.array([0, 3, 1, 2], dtype=np.int64)  # U, R, D, L: clockwise
+    for j in range(4):
+        e = nbr[x, edges[j]]
+        ring[2 * j] = e if e >= 0 and not occ[e] else -1
+    for j in range(4):
+        a, b = ring[2 * j], ring[(2 * j + 2) % 8]
+        if a >= 0 and b >= 0:
+            c = nbr[a, edges[(j + 1) % 4]]
+            ring[2 * j + 1] = c if c >= 0 and not occ[c] else -1
+    start = -1
+    for j in range(0, 8, 2):
+        if ring[j] == player:
+            start = j
+    if start < 0:
+        return False
+    seen = np.zeros(8, dtype=np.bool_)
+    seen[start] = True
+    for step in (1, 7):  # walk both ways round the ring from the player
+        j = (start + step) % 8
+        while ring[j] >= 0 and not seen[j]:
+            seen[j] = True
+            j = (j + step) % 8
+    for j in range(0, 8, 2):
+        if ring[j] >= 0 and not seen[j]:
+            return False
+    return True
 
 
 @njit

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .deadlocks import corral_dead, pair_dead
+from .deadlocks import corral_dead, near, pair_dead
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
@@ -416,7 +416,8 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                             f, o = frozen(beyond, nbr, occ, dead, goal, mark)
                             gone = f and o
                         for k in range(nb if use_table and not gone else 0):
-                            if nxt[k] != beyond and pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
+                            if nxt[k] != beyond and near(nxt[k], beyond, cols) and \
+                                    pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
                                 gone = True
                                 break
                         if use_corral and not gone:
