@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from fastspe.domains.sokoban.kernels.deadlocks import DEAD, SOLVED, corral_dead, pair_dead, subset_verdict
+from fastspe.domains.sokoban.kernels.deadlocks import DEAD, SOLVED, corral_dead, flood, pair_dead, subset_verdict
 from fastspe.domains.sokoban.kernels.push_search import FOUND, MOVES, PUSHES, push_search
 from fastspe.domains.sokoban.kernels.search import INF, neighbours, push_distances
 from fastspe.domains.sokoban.level import parse_level
@@ -43,9 +43,12 @@ class Room:
     def corral(self, boxes, player, beyond, limit=_ALL):
         occ = np.zeros(self.nbr.shape[0], dtype=np.bool_)
         occ[list(boxes)] = True
-        stamp, queue = np.zeros(self.nbr.shape[0], np.int64), np.empty(self.nbr.shape[0], np.int64)
+        region, stamp = np.zeros(self.nbr.shape[0], np.int64), np.zeros(self.nbr.shape[0], np.int64)
+        queue = np.empty(self.nbr.shape[0], np.int64)
+        flood(player, self.nbr, occ, region, 1, queue)
         return corral_dead(beyond, player, occ, np.array(sorted(boxes), np.int64), self.nbr, self.level.goal,
-                           self.dead, stamp, 0, queue, limit)[0]
+                           self.dead, region, 1, stamp, 1, queue, np.zeros_like(occ), np.zeros((2, len(occ)), np.int64),
+                           limit)[0]
 
     def pair(self, a, b, table=None):
         table = np.full(self.nbr.shape[0] ** 2, -1, np.int8) if table is None else table

@@ -33,14 +33,15 @@ from ...._numba import njit
 from .search import grown_array
 
 SOLVED, DEAD, UNKNOWN = 1, 0, -1
-CORRAL_STATES = 1024  # a corral search's cap: past it the corral is not judged (nothing dropped)
+CORRAL_STATES = 256  # a corral search's cap: past it the corral is not judged (nothing dropped)
 PAIR_WINDOW = 2  # the table is consulted for boxes at most this many rows and columns from the pushed one
 _OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
 
 
 @njit
-def _flood(p, nbr, occ, stamp, mark, queue):
-    """Mark p's region (free cells, 4-connected, boxes in ``occ`` blocking) with ``mark``; its least cell."""
+def flood(p, nbr, occ, stamp, mark, queue):
+    """Mark p's region (free cells, 4-connected, boxes in ``occ`` blocking) with ``mark``: (its least cell, its
+    size; its cells are queue[:size])."""
     stamp[p] = mark
     queue[0] = p
     head, tail, least = 0, 1, p
@@ -54,7 +55,7 @@ def _flood(p, nbr, occ, stamp, mark, queue):
                 queue[tail] = t
                 tail += 1
                 least = min(least, t)
-    return least
+    return least, tail
 
 
 @njit
@@ -70,18 +71,26 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
     """SOLVED when the boxes ``boxes`` (sorted cells, alone in the room) can all be pushed onto goals with the player
     starting in the region of any cell of ``starts``; DEAD when no reachable state has them so (every state seen);
     UNKNOWN when ``limit`` states were stored first, or when the player's region reaches a cell c with
-    ``inside[c] == inside_mark`` (a corral opened). See the module docstring."""
-    k = boxes.shape[0]
+    ``inside[c] == inside_mark`` (a corral opened; -1: never). See the module docstring."""
     cells = nbr.shape[0]
+    work = np.zeros((2, cells), dtype=np.int64)
+    occ = np.zeros(cells, dtype=np.bool_)
+    return subset_search(boxes, starts, nbr, goal, dead, limit, inside, inside_mark, occ, work, 0,
+                         np.empty(cells, dtype=np.int64))[0]
+
+
+@njit
+def subset_search(boxes, starts, nbr, goal, dead, limit, inside, inside_mark, occ, work, mark, queue):
+    """``subset_verdict`` on the caller's scratch: (verdict, mark). ``occ`` (cells, all False, so on return) and
+    ``work`` (2, cells; marks above ``mark`` are used and the last returned), ``queue`` (cells)."""
+    k = boxes.shape[0]
     done = True
     for i in range(k):
         done = done and goal[boxes[i]]
     if done:
-        return SOLVED
-    occ = np.zeros(cells, dtype=np.bool_)
-    stamp = np.zeros(cells, dtype=np.int64)  # the expanded state's region
-    stamp2 = np.zeros(cells, dtype=np.int64)  # its successors' regions
-    queue = np.empty(cells, dtype=np.int64)
+        return SOLVED, mark
+    stamp, stamp2 = work[0], work[1]  # the expanded state's region, its successors' regions
+    first = mark
     for i in range(k):
         occ[boxes[i]] = True
     cap = 64
@@ -90,27 +99,26 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
     slots = np.zeros(2 * cap, dtype=np.int32)
     mask = np.int64(2 * cap - 1)
     n = 0
-    mark = 0
     nxt = np.empty(k, dtype=np.int64)
     for j in range(starts.shape[0]):
         s = starts[j]
-        if occ[s] or stamp[s] != 0:  # a box, or a region already started
+        if occ[s] or stamp[s] > first:  # a box, or a region already started
             continue
         mark += 1
-        p = _flood(s, nbr, occ, stamp, mark, queue)
+        p, _ = flood(s, nbr, occ, stamp, mark, queue)
         n, sbox, spl, slots, mask, cap = _insert(p, boxes, k, n, sbox, spl, slots, mask, cap)
     for i in range(k):
         occ[boxes[i]] = False
     head = 0
     while head < n:
         if n >= limit:
-            return UNKNOWN
+            return UNKNOWN, mark
         base = head * k
         for i in range(k):
             nxt[i] = sbox[base + i]
             occ[nxt[i]] = True
         mark += 1
-        _flood(np.int64(spl[head]), nbr, occ, stamp, mark, queue)
+        flood(np.int64(spl[head]), nbr, occ, stamp, mark, queue)
         here = mark
         for i in range(k):
             b = np.int64(sbox[base + i])
@@ -126,31 +134,31 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
                 for m in range(k):
                     done = done and goal[nxt[m]]
                 if done:
-                    return SOLVED
+                    _clear(occ, sbox, base, k, beyond)
+                    return SOLVED, mark
                 occ[b] = False
                 occ[beyond] = True
                 mark += 1
-                p = _flood(b, nbr, occ, stamp2, mark, queue)
-                if _opened(mark, stamp2, inside, inside_mark, queue, occ):
-                    return UNKNOWN
+                p, size = flood(b, nbr, occ, stamp2, mark, queue)
+                if inside_mark >= 0:  # the corral opened: its search proves nothing
+                    for m in range(size):
+                        if inside[queue[m]] == inside_mark:
+                            _clear(occ, sbox, base, k, beyond)
+                            return UNKNOWN, mark
                 occ[beyond] = False
                 occ[b] = True
                 n, sbox, spl, slots, mask, cap = _insert(p, nxt, k, n, sbox, spl, slots, mask, cap)
         for i in range(k):
             occ[sbox[base + i]] = False
         head += 1
-    return DEAD
+    return DEAD, mark
 
 
 @njit
-def _opened(mark, stamp2, inside, inside_mark, queue, occ):
-    """Whether the region just flooded (``stamp2 == mark``) holds a cell marked ``inside_mark`` in ``inside``."""
-    if inside_mark < 0:
-        return False
-    for c in range(stamp2.shape[0]):
-        if stamp2[c] == mark and inside[c] == inside_mark:
-            return True
-    return False
+def _clear(occ, sbox, base, k, beyond):
+    for i in range(k):
+        occ[sbox[base + i]] = False
+    occ[beyond] = False
 
 
 @njit
@@ -207,48 +215,23 @@ def near(a, b, cols):
 
 
 @njit
-def _beside(c, x, nbr):
-    return nbr[x, 0] == c or nbr[x, 1] == c or nbr[x, 2] == c or nbr[x, 3] == c
-
-
-@njit
-def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, stamp, mark, queue, limit=CORRAL_STATES):
-    """(dead, mark): whether a corral beside the box just pushed onto ``beyond`` (the player on ``player``, the
-    boxes ``boxes`` (sorted) marked in ``occ``) is proven dead: its bordering boxes alone cannot reach goals from
-    the player's cell (see the module docstring), by a search of at most ``limit`` states. ``stamp`` (cells) and
-    ``queue`` are scratch: marks above ``mark`` are used and the last one returned."""
-    if _ring_joined(beyond, player, occ, nbr):
-        return False, mark
-    want = 0  # free cells beside the pushed box the player has not reached yet
-    for d in range(4):
-        c = nbr[beyond, d]
-        want += c >= 0 and not occ[c]
-    mark += 1
-    own = mark
-    stamp[player] = own
-    want -= _beside(player, beyond, nbr)
-    queue[0] = player
-    head, tail = 0, 1
-    while head < tail and want > 0:  # the player's region, as far as it must go
-        c = queue[head]
-        head += 1
-        for d in range(4):
-            t = nbr[c, d]
-            if t >= 0 and stamp[t] != own and not occ[t]:
-                stamp[t] = own
-                queue[tail] = t
-                tail += 1
-                want -= _beside(t, beyond, nbr)
-    if want == 0:
-        return False, mark
+def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, region, own, stamp, mark, queue, socc, swork,
+                limit=CORRAL_STATES):
+    """(dead, mark): whether a corral beside the box on ``beyond`` (the one last pushed) is proven dead: an
+    I-corral whose bordering boxes alone can neither reach goals nor let the player in, from the player's cell, by
+    a search of at most ``limit`` states (see the module docstring). The player stands on ``player``, its region
+    is the cells with ``region == own``; the boxes ``boxes`` (sorted) are marked in ``occ``. ``stamp`` (cells),
+    ``queue`` and the search's ``socc`` and ``swork`` (``subset_search``) are scratch: marks above ``mark`` are used
+    and the last one returned."""
+    first = mark
     start = np.empty(1, dtype=np.int64)
     start[0] = player
     for d in range(4):
         c = nbr[beyond, d]
-        if c < 0 or occ[c] or stamp[c] >= own:
+        if c < 0 or occ[c] or region[c] == own or stamp[c] > first:  # no corral, or one seen already
             continue
         mark += 1
-        _flood(c, nbr, occ, stamp, mark, queue)  # the corral: c's region, which the player cannot reach
+        flood(c, nbr, occ, stamp, mark, queue)  # the corral: c's region, which the player cannot reach
         k = 0
         for i in range(boxes.shape[0]):
             k += _borders(boxes[i], nbr, stamp, mark)
@@ -262,46 +245,13 @@ def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, stamp, mark, queue,
                 k += 1
                 for e in range(4):
                     behind, to = nbr[x, _OPPOSITE[e]], nbr[x, e]
-                    if behind >= 0 and to >= 0 and stamp[behind] == own and not occ[to] and not dead[to]:
+                    if behind >= 0 and to >= 0 and region[behind] == own and not occ[to] and not dead[to]:
                         inward = inward and stamp[to] == mark
-        if not inward:
-            continue
-        if subset_verdict(sub, start, nbr, goal, dead, limit, stamp, mark) == DEAD:
-            return True, mark
+        if inward:
+            verdict, mark = subset_search(sub, start, nbr, goal, dead, limit, stamp, mark, socc, swork, mark, queue)
+            if verdict == DEAD:
+                return True, mark
     return False, mark
-
-
-@njit
-def _ring_joined(x, player, occ, nbr):
-    """Whether every free cell beside x is joined to the player's cell (beside x) along the free cells of the
-    ring of eight around x: then the player reaches them all and no corral touches x (a quick sufficient test)."""
-    ring = np.full(8, -1, dtype=np.int64)  # clockwise from U: edge, corner, edge, ...
-    edges = np.array([0, 3, 1, 2], dtype=np.int64)  # U, R, D, L: clockwise
-    for j in range(4):
-        e = nbr[x, edges[j]]
-        ring[2 * j] = e if e >= 0 and not occ[e] else -1
-    for j in range(4):
-        a, b = ring[2 * j], ring[(2 * j + 2) % 8]
-        if a >= 0 and b >= 0:
-            c = nbr[a, edges[(j + 1) % 4]]
-            ring[2 * j + 1] = c if c >= 0 and not occ[c] else -1
-    start = -1
-    for j in range(0, 8, 2):
-        if ring[j] == player:
-            start = j
-    if start < 0:
-        return False
-    seen = np.zeros(8, dtype=np.bool_)
-    seen[start] = True
-    for step in (1, 7):  # walk both ways round the ring from the player
-        j = (start + step) % 8
-        while ring[j] >= 0 and not seen[j]:
-            seen[j] = True
-            j = (j + step) % 8
-    for j in range(0, 8, 2):
-        if ring[j] >= 0 and not seen[j]:
-            return False
-    return True
 
 
 @njit

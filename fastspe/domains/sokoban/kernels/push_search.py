@@ -251,7 +251,9 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     queue = np.empty(cells, dtype=np.int64)
     dist2 = np.zeros(cells, dtype=np.int64)
     stamp2 = np.zeros(cells, dtype=np.int64)
-    cstamp = np.zeros(cells, dtype=np.int64)  # the corral checks' marks (``deadlocks.corral_dead``)
+    cstamp = np.zeros(cells, dtype=np.int64)  # the corral checks' scratch (``deadlocks.corral_dead``)
+    socc = np.zeros(cells, dtype=np.bool_)
+    swork = np.zeros((2, cells), dtype=np.int64)
     cmark = 0
     table = np.full(cells * cells if use_table else 1, -1, dtype=np.int8)  # the deadlock table (pairs)
     floor = np.flatnonzero(~wall[:cells]).astype(np.int64)
@@ -355,6 +357,13 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
             occ[cur[i]] = True
         stamp_no += 1
         _region(np.int64(spl[s]), nbr, occ, dist, stamp, stamp_no, queue)
+        if use_corral and parent[s] >= 0:  # a dead corral beside the box last pushed: not expanded
+            gone, cmark = corral_dead(nbr[pcell[s], pdir[s]], np.int64(spl[s]), occ, cur, nbr, goal, dead, stamp,
+                                      stamp_no, cstamp, cmark, queue, socc, swork)
+            if gone:
+                for i in range(nb):
+                    occ[cur[i]] = False
+                continue
         for i in range(nb):
             b = cur[i]
             for d in range(4):
@@ -408,7 +417,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     idx = o_  # a cheaper way to an open state: queue it again
                     m = hm[o_]
                 else:
-                    if use_freeze or use_table or use_corral:
+                    if use_freeze or use_table:
                         occ[b] = False
                         occ[beyond] = True
                         gone = False
@@ -420,8 +429,6 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                                     pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
                                 gone = True
                                 break
-                        if use_corral and not gone:
-                            gone, cmark = corral_dead(beyond, b, occ, nxt, nbr, goal, dead, cstamp, cmark, queue)
                         occ[beyond] = False
                         occ[b] = True
                         if gone:
