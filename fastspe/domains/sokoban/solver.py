@@ -116,7 +116,7 @@ def _search(level: Level, limit: int, code: int, heuristic: bool, freeze: bool, 
     _search_loaded()
     board = np.zeros(4, dtype=np.int64)
     args = (level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows, level.cols,
-            limit, code, heuristic, freeze, board, freeze, freeze)  # freeze, deadlock table, corrals: one switch
+            limit, code, heuristic, freeze, board)
     if progress is None:
         return push_search(*args)
     out: list = []
@@ -154,8 +154,8 @@ def solve_level(level, node_limit: int | None = None, objective: str = "moves",
     module docstring), or ``SokobanUnsolved`` saying why not; at most ``node_limit`` states stored.
 
     ``progress(SearchProgress)`` is called about twice a second while the search runs. ``breadth_first`` turns
-    the heuristic off (Dijkstra order: same answer, more states) and ``prune=False`` the deadlock pruning (frozen
-    boxes, the deadlock table, corrals; same answer): both are checks. The plan is replayed by the rules before it is returned."""
+    the heuristic off (Dijkstra order: same answer, more states) and ``prune=False`` the freeze-deadlock pruning
+    (same answer): both are checks. The plan is replayed by the rules before it is returned."""
     from .kernels.push_search import FOUND
 
     level = _level(level)

@@ -14,12 +14,18 @@ box off a goal that cannot reach one.
   alone in the level's room, can reach goals from *some* player cell (the search starts from every region of the
   room at once); a pair that cannot is dead whatever the player's cell and the other boxes, so the verdict is a
   table entry of the level (cells x cells, filled on first use and kept for the search; each entry proven by its
-  exhaustive search, none written by hand). After a push the pushed box is looked up with every other box.
-- **Corral pruning** (``corral_dead``): after a push, a free cell beside the pushed box that the player cannot
-  reach lies in a corral (a region of free cells the player cannot enter). B is the boxes bordering that corral;
-  the search starts from the player's real cell. This is the sound "corral deadlock" test of YASS and Festival,
-  not PI-corral move restriction (which limits the pushes generated): states are dropped, pushes are never
-  withheld. The search is capped at ``CORRAL_STATES`` states; a capped search proves nothing and drops nothing.
+  exhaustive search, none written by hand). After a push the pushed box is looked up with every other box within
+  ``PAIR_WINDOW`` rows and columns (a 5 x 5 window: the patterns of two boxes a deadlock table of that size holds,
+  with the level's own walls and goals around them).
+- **Corral pruning** (``corral_dead``): when a state is expanded, a free cell beside the box last pushed that the
+  player cannot reach lies in a corral (a region of free cells the player cannot enter). B is the boxes bordering
+  that corral; the search starts from the player's real cell. As in YASS and Festival, only I-corrals are tested
+  (every push of a bordering box the player can make goes into the corral) and the search stops, proving nothing,
+  once the player gets into the corral or ``CORRAL_STATES`` states are stored: an unfinished search drops nothing.
+  A DEAD verdict is still the exhaustive one (every state the bordering boxes alone can reach was seen, none
+  solved), so the state has no plan. The state is not expanded (it was stored: the goal test comes first, and a
+  dead state is never a goal). This is the sound "corral deadlock" test, not PI-corral move restriction (which
+  limits the pushes generated from live states).
 
 A verdict is a function of the subset, its room and the player's cell only, so the table's lazy filling and the
 order of checks change the states a search stores, never its answer.

@@ -29,6 +29,12 @@ Pruning, all of it exact (it never cuts a state from which a plan exists):
   that frozen group is off its goal. Of the boxes that proof names, none can be the first to move (each is held
   by walls, by a dead square it may not enter, or by another of them), so none ever moves in a plan, and a box off
   a goal stays off it. (A state found in the table skips the checks and the bound: it has them already.)
+- the deadlock table (``deadlocks.pair_dead``, flag ``use_table``): a new state is dropped when its pushed box and
+  a box within two rows and columns of it, alone in the room, reach goals from no player cell; corral pruning
+  (``deadlocks.corral_dead``, ``use_corral``): a state whose box last pushed borders a dead I-corral is not
+  expanded. Both are proven by exhaustive searches of a subset of the boxes (see ``deadlocks``) and are off by
+  default: on Microban they save a few per cent of the states (up to 15% with corrals) but cost more time than
+  that (``benchmarks/bench_sokoban_search.py``).
 
 Deterministic: buckets of (f1, f2) popped in order, newest first within one, boxes in sorted order, directions
 U, D, L, R; the walks of the plan are rebuilt by breadth-first search in the same direction order.
@@ -213,9 +219,10 @@ def _walk_plan(start_player, boxes0, nb, nbr, cells, pcell, pdir, count):
 
 @njit
 def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, use_heuristic, use_freeze,
-                progress, use_table=True, use_corral=True):
+                progress, use_table=False, use_corral=False):
     """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring); ``use_freeze``,
-    ``use_table`` and ``use_corral`` turn each deadlock pruning on (the answer is the same either way).
+    ``use_table`` and ``use_corral`` turn each deadlock pruning on (the answer is the same either way; the last two
+    are off unless asked for: see the module docstring).
 
     ``progress`` int64 (4,) is written every ``PROGRESS_EVERY`` expansions: expanded, stored, the least open f1
     (moves or pushes), and 1 once the search is over.
