@@ -21,7 +21,7 @@ from . import naive_sokoban_deadlocks as twin
 from .naive_sokoban_bfs import naive_solve, naive_solve_pushes
 from .test_sokoban_solver import rooms
 
-_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+_SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.filter_too_much]}
 _ALL = 1 << 40  # a state cap no test room reaches: the kernels' verdicts are exhaustive
 
 
