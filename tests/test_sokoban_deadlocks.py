@@ -155,3 +155,27 @@ def test_each_pruning_alone_keeps_both_optima(flags, text):
                           level.cols, 10**7, objective, True, flags[0], np.zeros(4, np.int64), flags[1], flags[2])
         got = (out[1], out[2]) if out[0] == FOUND else None
         assert got == want[objective], (text, objective, flags)
+
+
+def test_microban_ii_is_read_and_its_small_levels_keep_their_optima():
+    """tests/data/sokoban/microban2.txt (see its README): 135 levels numbered 1..135, each parsed; on the first ten
+    the optional prunings keep both optima and every answer replays."""
+    from fastspe.domains.sokoban.verify.bank import read_xsb, replay
+
+    from .sokoban_published import microban2
+
+    levels = microban2()
+    assert [n for n, _ in levels] == [str(i) for i in range(1, 136)]
+    for number, text in levels[:10]:
+        level = parse_level(text)
+        for objective in (MOVES, PUSHES):
+            got = set()
+            for table, corral in ((False, False), (True, True)):
+                out = push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player,
+                                  level.rows, level.cols, 10**7, objective, True, True, np.zeros(4, np.int64), table,
+                                  corral)
+                assert out[0] == FOUND, number
+                plan = "".join("UDLR"[int(d)] for d in out[3])
+                assert replay(read_xsb(level.text), plan) == (out[2], True), number
+                got.add((out[1], out[2]))
+            assert len(got) == 1, (number, got)
