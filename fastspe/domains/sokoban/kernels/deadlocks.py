@@ -65,7 +65,8 @@ def flood(p, nbr, occ, stamp, mark, queue):
 
 
 @njit
-def _state_hash(p, boxes, base, k):
+def state_hash(p, boxes, base, k):
+    """The hash of state (player ``p``, boxes ``boxes[base:base + k]``): both push searches' tables use it."""
     h = np.uint64(p) * np.uint64(0x9E3779B97F4A7C15)
     for i in range(k):
         h = (h ^ np.uint64(boxes[base + i])) * np.uint64(0x100000001B3)
@@ -170,7 +171,7 @@ def _clear(occ, sbox, base, k, beyond):
 @njit
 def _insert(p, boxes, k, n, sbox, spl, slots, mask, cap):
     """Store state (p, boxes) unless seen: the arrays (grown when full) and the new count."""
-    pos = np.int64(_state_hash(p, boxes, 0, k)) & mask
+    pos = np.int64(state_hash(p, boxes, 0, k)) & mask
     while slots[pos] != 0:
         o = slots[pos] - 1
         same = spl[o] == p
@@ -186,11 +187,11 @@ def _insert(p, boxes, k, n, sbox, spl, slots, mask, cap):
         slots = np.zeros(2 * cap, dtype=np.int32)
         mask = np.int64(2 * cap - 1)
         for r in range(n):
-            q = np.int64(_state_hash(spl[r], sbox, r * k, k)) & mask
+            q = np.int64(state_hash(spl[r], sbox, r * k, k)) & mask
             while slots[q] != 0:
                 q = (q + 1) & mask
             slots[q] = r + 1
-        pos = np.int64(_state_hash(p, boxes, 0, k)) & mask
+        pos = np.int64(state_hash(p, boxes, 0, k)) & mask
         while slots[pos] != 0:
             pos = (pos + 1) & mask
     for i in range(k):

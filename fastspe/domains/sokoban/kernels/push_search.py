@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .deadlocks import corral_dead, near, pair_dead
+from .deadlocks import corral_dead, near, pair_dead, state_hash
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
@@ -134,14 +134,6 @@ def frozen(c, nbr, occ, dead, goal, mark):
             break
     mark[c] = False
     return held, off
-
-
-@njit
-def _hash(player, boxes, base, nb):
-    h = np.uint64(player) * np.uint64(0x9E3779B97F4A7C15)
-    for i in range(nb):
-        h = (h ^ np.uint64(boxes[base + i])) * np.uint64(0x100000001B3)
-    return h ^ (h >> np.uint64(29))
 
 
 @njit
@@ -313,7 +305,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     for i in range(nb):
         sbox[i] = cur[i]
     spl[0], g1[0], g2[0], hm[0], parent[0], pcell[0], pdir[0] = p0, 0, 0, m0, -1, -1, -1
-    slots[np.int64(_hash(p0, sbox, 0, nb)) & smask] = 1
+    slots[np.int64(state_hash(p0, sbox, 0, nb)) & smask] = 1
     stored = 1
     h0 = m0 if use_heuristic else 0
     f2_0 = 0 if objective == SOLVABLE else h0
@@ -403,7 +395,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                 else:
                     n1, n2 = g1[s] + 1, g2[s] + walk + 1
                 # find (np_, nxt): a state seen before skips the deadlock checks and the bound (it has them)
-                hsh = _hash(np_, nxt, 0, nb)
+                hsh = state_hash(np_, nxt, 0, nb)
                 pos = np.int64(hsh) & smask
                 while slots[pos] != 0:
                     o_ = slots[pos] - 1
@@ -467,7 +459,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                         slots = np.zeros(2 * cap, dtype=np.int32)
                         smask = np.int64(2 * cap - 1)
                         for r in range(stored):
-                            q = np.int64(_hash(spl[r], sbox, r * nb, nb)) & smask
+                            q = np.int64(state_hash(spl[r], sbox, r * nb, nb)) & smask
                             while slots[q] != 0:
                                 q = (q + 1) & smask
                             slots[q] = r + 1
