@@ -29,6 +29,12 @@ Pruning, all of it exact (it never cuts a state from which a plan exists):
   that frozen group is off its goal. Of the boxes that proof names, none can be the first to move (each is held
   by walls, by a dead square it may not enter, or by another of them), so none ever moves in a plan, and a box off
   a goal stays off it. (A state found in the table skips the checks and the bound: it has them already.)
+- the deadlock table (``deadlocks.pair_dead``, flag ``use_table``): a new state is dropped when its pushed box and
+  a box within two rows and columns of it, alone in the room, reach goals from no player cell; corral pruning
+  (``deadlocks.corral_dead``, ``use_corral``): a state whose box last pushed borders a dead I-corral is not
+  expanded. Both are proven by exhaustive searches of a subset of the boxes (see ``deadlocks``) and are off by
+  default: on Microban they save a few per cent of the states (up to 15% with corrals) but cost more time than
+  that (``benchmarks/bench_sokoban_search.py``).
 
 Deterministic: buckets of (f1, f2) popped in order, newest first within one, boxes in sorted order, directions
 U, D, L, R; the walks of the plan are rebuilt by breadth-first search in the same direction order.
@@ -39,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
+from .deadlocks import corral_dead, near, pair_dead, state_hash
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
                      neighbours, push_distances)
@@ -130,14 +137,6 @@ def frozen(c, nbr, occ, dead, goal, mark):
 
 
 @njit
-def _hash(player, boxes, base, nb):
-    h = np.uint64(player) * np.uint64(0x9E3779B97F4A7C15)
-    for i in range(nb):
-        h = (h ^ np.uint64(boxes[base + i])) * np.uint64(0x100000001B3)
-    return h ^ (h >> np.uint64(29))
-
-
-@njit
 def _region(p, nbr, occ, dist, stamp, mark, queue):
     """Breadth-first walk from ``p`` around the boxes: dist[c] for cells with stamp[c] == mark; returns the
     region's least cell."""
@@ -212,8 +211,10 @@ def _walk_plan(start_player, boxes0, nb, nbr, cells, pcell, pdir, count):
 
 @njit
 def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, use_heuristic, use_freeze,
-                progress):
-    """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring).
+                progress, use_table=False, use_corral=False):
+    """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring); ``use_freeze``,
+    ``use_table`` and ``use_corral`` turn each deadlock pruning on (the answer is the same either way; the last two
+    are off unless asked for: see the module docstring).
 
     ``progress`` int64 (4,) is written every ``PROGRESS_EVERY`` expansions: expanded, stored, the least open f1
     (moves or pushes), and 1 once the search is over.
@@ -249,6 +250,12 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     queue = np.empty(cells, dtype=np.int64)
     dist2 = np.zeros(cells, dtype=np.int64)
     stamp2 = np.zeros(cells, dtype=np.int64)
+    cstamp = np.zeros(cells, dtype=np.int64)  # the corral checks' scratch (``deadlocks.corral_dead``)
+    socc = np.zeros(cells, dtype=np.bool_)
+    swork = np.zeros((2, cells), dtype=np.int64)
+    cmark = 0
+    table = np.full(cells * cells if use_table else 1, -1, dtype=np.int8)  # the deadlock table (pairs)
+    floor = np.flatnonzero(~wall[:cells]).astype(np.int64)
     progress[3] = 0
 
     m0 = assignment_cost(cur, nb, push, u, v, way, minv, used, amatch)
@@ -298,7 +305,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
     for i in range(nb):
         sbox[i] = cur[i]
     spl[0], g1[0], g2[0], hm[0], parent[0], pcell[0], pdir[0] = p0, 0, 0, m0, -1, -1, -1
-    slots[np.int64(_hash(p0, sbox, 0, nb)) & smask] = 1
+    slots[np.int64(state_hash(p0, sbox, 0, nb)) & smask] = 1
     stored = 1
     h0 = m0 if use_heuristic else 0
     f2_0 = 0 if objective == SOLVABLE else h0
@@ -349,6 +356,13 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
             occ[cur[i]] = True
         stamp_no += 1
         _region(np.int64(spl[s]), nbr, occ, dist, stamp, stamp_no, queue)
+        if use_corral and parent[s] >= 0:  # a dead corral beside the box last pushed: not expanded
+            gone, cmark = corral_dead(nbr[pcell[s], pdir[s]], np.int64(spl[s]), occ, cur, nbr, goal, dead, stamp,
+                                      stamp_no, cstamp, cmark, queue, socc, swork)
+            if gone:
+                for i in range(nb):
+                    occ[cur[i]] = False
+                continue
         for i in range(nb):
             b = cur[i]
             for d in range(4):
@@ -381,7 +395,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                 else:
                     n1, n2 = g1[s] + 1, g2[s] + walk + 1
                 # find (np_, nxt): a state seen before skips the deadlock checks and the bound (it has them)
-                hsh = _hash(np_, nxt, 0, nb)
+                hsh = state_hash(np_, nxt, 0, nb)
                 pos = np.int64(hsh) & smask
                 while slots[pos] != 0:
                     o_ = slots[pos] - 1
@@ -402,13 +416,21 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     idx = o_  # a cheaper way to an open state: queue it again
                     m = hm[o_]
                 else:
-                    if use_freeze:
+                    if use_freeze or use_table:
                         occ[b] = False
                         occ[beyond] = True
-                        f, o = frozen(beyond, nbr, occ, dead, goal, mark)
+                        gone = False
+                        if use_freeze:
+                            f, o = frozen(beyond, nbr, occ, dead, goal, mark)
+                            gone = f and o
+                        for k in range(nb if use_table and not gone else 0):
+                            if nxt[k] != beyond and near(nxt[k], beyond, cols) and \
+                                    pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
+                                gone = True
+                                break
                         occ[beyond] = False
                         occ[b] = True
-                        if f and o:
+                        if gone:
                             continue
                     m = assignment_cost(nxt, nb, push, u, v, way, minv, used, amatch)
                     if m >= INF:
@@ -437,7 +459,7 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                         slots = np.zeros(2 * cap, dtype=np.int32)
                         smask = np.int64(2 * cap - 1)
                         for r in range(stored):
-                            q = np.int64(_hash(spl[r], sbox, r * nb, nb)) & smask
+                            q = np.int64(state_hash(spl[r], sbox, r * nb, nb)) & smask
                             while slots[q] != 0:
                                 q = (q + 1) & smask
                             slots[q] = r + 1
