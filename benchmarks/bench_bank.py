@@ -24,7 +24,6 @@ from benchmarks.timing import best_of, target
 DEPTH = 40
 
 
-
 def test_walk_proposals_vs_twin(benchmark):
     layout = Layout()
     args = (layout.goal, layout.moves, layout.raises, DEPTH, 1, 0)
@@ -35,8 +34,9 @@ def test_walk_proposals_vs_twin(benchmark):
     tables = naive.WalkTables(4, 4, ())
     twin_s = best_of(lambda: [naive.walk(tables, DEPTH, naive.stream_key(1, 0, i)) for i in range(n_twin)])
     twin_rate = n_twin / twin_s
-    benchmark.extra_info.update(kernel_proposals_per_s=kernel_rate, twin_proposals_per_s=twin_rate,
-                                ratio=kernel_rate / twin_rate)
+    benchmark.extra_info.update(
+        kernel_proposals_per_s=kernel_rate, twin_proposals_per_s=twin_rate, ratio=kernel_rate / twin_rate
+    )
     print(f"\nproposals/s: kernel {kernel_rate:,.0f}, twin {twin_rate:,.0f}, ratio {kernel_rate / twin_rate:.0f}x")
     target(kernel_rate / twin_rate >= 100, f"walk kernel >= 100x its twin, got {kernel_rate / twin_rate:.0f}x")
 
@@ -72,7 +72,12 @@ def test_100k_board_design_cli_vs_twin(benchmark, tmp_path):
     naive.build_cell(4, 4, (), DEPTH, twin_boards, seed=1, stream=0, cap=10**9)
     twin_s = (time.perf_counter() - t) * count / twin_boards
     benchmark.extra_info.update(cli_s=cli_s, twin_s_for_100k=twin_s, ratio=twin_s / cli_s, peak_mb=peak_mb)
-    print(f"\n100k boards: CLI {cli_s:.2f} s, twin {twin_s:.1f} s (from {twin_boards} boards), "
-          f"ratio {twin_s / cli_s:.0f}x, peak RSS {peak_mb:.0f} MB")
+    print(
+        f"\n100k boards: CLI {cli_s:.2f} s, twin {twin_s:.1f} s (from {twin_boards} boards), "
+        f"ratio {twin_s / cli_s:.0f}x, peak RSS {peak_mb:.0f} MB"
+    )
     assert peak_mb < 1024
-    target(cli_s < 60 and twin_s / cli_s >= 20, f"100k-board CLI < 60 s and >= 20x its twin, got {cli_s:.1f} s, {twin_s / cli_s:.0f}x")
+    target(
+        cli_s < 60 and twin_s / cli_s >= 20,
+        f"100k-board CLI < 60 s and >= 20x its twin, got {cli_s:.1f} s, {twin_s / cli_s:.0f}x",
+    )

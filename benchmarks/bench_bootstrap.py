@@ -26,8 +26,16 @@ SEED = 20261012
 
 
 def _kernel_intervals(packed, draws):
-    samples = kb.bootstrap_metrics(packed.sums, packed.cell_of, packed.group_of_cell, len(packed.groups),
-                                   packed.strata_start, packed.strata_size, SEED, draws)
+    samples = kb.bootstrap_metrics(
+        packed.sums,
+        packed.cell_of,
+        packed.group_of_cell,
+        len(packed.groups),
+        packed.strata_start,
+        packed.strata_size,
+        SEED,
+        draws,
+    )
     return kb.nan_percentile_intervals(samples.reshape(draws, -1), 2.5, 97.5)
 
 
@@ -35,7 +43,6 @@ def _numpy_intervals(packed, draws, rng):
     idx = numpy_indices(rng, draws, packed.strata_start, packed.strata_size)
     samples = naive_bootstrap(packed.sums, packed.cell_of, packed.group_of_cell, len(packed.groups), idx)
     return naive_percentiles(samples.reshape(draws, -1), 2.5, 97.5)
-
 
 
 def test_paper_scale_vs_numpy(benchmark):
@@ -48,8 +55,10 @@ def test_paper_scale_vs_numpy(benchmark):
     numpy_s = best_of(lambda: _numpy_intervals(packed, DRAWS, np.random.default_rng(1)), repeat=2)
     domain_s = best_of(lambda: iv.bootstrap_intervals(sums, draws=DRAWS, seed=SEED))  # validation + tables too
     benchmark.extra_info.update(kernel_s=kernel_s, numpy_s=numpy_s, ratio=numpy_s / kernel_s, domain_s=domain_s)
-    print(f"\npaper scale, {DRAWS} draws: kernel + percentiles {kernel_s:.3f} s, NumPy {numpy_s:.3f} s "
-          f"({numpy_s / kernel_s:.0f}x); bootstrap_intervals from the sums frame {domain_s:.3f} s")
+    print(
+        f"\npaper scale, {DRAWS} draws: kernel + percentiles {kernel_s:.3f} s, NumPy {numpy_s:.3f} s "
+        f"({numpy_s / kernel_s:.0f}x); bootstrap_intervals from the sums frame {domain_s:.3f} s"
+    )
     target(numpy_s / kernel_s >= 10, f"bootstrap kernel >= 10x NumPy, got {numpy_s / kernel_s:.0f}x")
     target(domain_s < 0.5, f"bootstrap_intervals at paper scale < 0.5 s, got {domain_s:.2f} s")
 
@@ -65,12 +74,15 @@ def test_100_conditions_10000_boards(benchmark):
     assert packed.sums.shape == (10_000, 100, len(iv.SUM_COLUMNS))
     out_mb = DRAWS * len(packed.groups) * 100 * len(iv.METRICS) * 8 / 2**20
     kernel_s = best_of(lambda: _kernel_intervals(packed, DRAWS), repeat=1)
-    result = benchmark.pedantic(iv.bootstrap_intervals, args=(sums,), kwargs={"draws": DRAWS, "seed": SEED},
-                                rounds=1, iterations=1)
+    result = benchmark.pedantic(
+        iv.bootstrap_intervals, args=(sums,), kwargs={"draws": DRAWS, "seed": SEED}, rounds=1, iterations=1
+    )
     total_s = benchmark.stats.stats.min
     assert len(result) == len(packed.groups) * 100 * len(iv.METRICS)
     benchmark.extra_info.update(pack_s=pack_s, kernel_s=kernel_s, total_s=total_s, draws_mb=out_mb)
-    print(f"\n100 conditions x 10,000 boards x {DRAWS} draws: kernel + percentiles {kernel_s:.1f} s "
-          f"(all draws at once: {out_mb:.0f} MB), bootstrap_intervals end to end {total_s:.1f} s "
-          f"(packing {pack_s:.1f} s, draws held <= {iv.MEMORY_BUDGET / 2**20:.0f} MB)")
+    print(
+        f"\n100 conditions x 10,000 boards x {DRAWS} draws: kernel + percentiles {kernel_s:.1f} s "
+        f"(all draws at once: {out_mb:.0f} MB), bootstrap_intervals end to end {total_s:.1f} s "
+        f"(packing {pack_s:.1f} s, draws held <= {iv.MEMORY_BUDGET / 2**20:.0f} MB)"
+    )
     target(total_s < 60, f"100 conditions x 10k boards < 60 s, got {total_s:.1f} s")

@@ -79,9 +79,15 @@ def _sums(boards: int, conditions: int, seed: int = 5) -> pd.DataFrame:
     """Board sums of a paper-like design: 16 primary cells (k x depth), 3 trials per board and condition."""
     rng = np.random.default_rng(seed)
     k, depth = rng.integers(0, 4, boards), rng.choice([10, 20, 30, 40], boards)
-    frame = pd.DataFrame({"board_id": np.repeat([f"b{i:06d}" for i in range(boards)], conditions),
-                          "condition": np.tile([f"c{j:02d}" for j in range(conditions)], boards),
-                          "cohort": "primary", "k": np.repeat(k, conditions), "depth": np.repeat(depth, conditions)})
+    frame = pd.DataFrame(
+        {
+            "board_id": np.repeat([f"b{i:06d}" for i in range(boards)], conditions),
+            "condition": np.tile([f"c{j:02d}" for j in range(conditions)], boards),
+            "cohort": "primary",
+            "k": np.repeat(k, conditions),
+            "depth": np.repeat(depth, conditions),
+        }
+    )
     n = np.full(len(frame), 3.0)
     illegal = rng.binomial(3, 0.3, len(frame)).astype(float)
     complete = rng.binomial((n - illegal).astype(int), 0.5).astype(float)
@@ -93,12 +99,17 @@ def _sums(boards: int, conditions: int, seed: int = 5) -> pd.DataFrame:
 
 def test_bootstrap(benchmark, client):
     sums = _sums(BOOTSTRAP_BOARDS, CONDITIONS)
+
     def run(ex=None):
         return intervals.bootstrap_intervals(sums, draws=DRAWS, groupings=intervals.REPORT_GROUPINGS, executor=ex)
 
     pd.testing.assert_frame_equal(run(), run(executor(client)))
-    _compare(benchmark, f"bootstrap, {BOOTSTRAP_BOARDS:,} boards x {CONDITIONS} conditions, {DRAWS} draws", run,
-             lambda: run(executor(client)))
+    _compare(
+        benchmark,
+        f"bootstrap, {BOOTSTRAP_BOARDS:,} boards x {CONDITIONS} conditions, {DRAWS} draws",
+        run,
+        lambda: run(executor(client)),
+    )
 
 
 def test_score(benchmark, client, rollouts, tmp_path):
@@ -113,9 +124,11 @@ def test_score(benchmark, client, rollouts, tmp_path):
 
 def test_bank_build(benchmark, client, tmp_path):
     path = tmp_path / "design.json"
-    path.write_text(json.dumps({"seed": 3, "cells": [{"cohort": "primary", "blocks": [], "depth": 40,
-                                                      "count": BOARDS}]}))
+    path.write_text(
+        json.dumps({"seed": 3, "cells": [{"cohort": "primary", "blocks": [], "depth": 40, "count": BOARDS}]})
+    )
     design = load_design(path)
+
     def remote():
         with Proposals(client) as proposals:
             return build_bank_table(design, propose=proposals)
@@ -126,9 +139,13 @@ def test_bank_build(benchmark, client, tmp_path):
 
 def _fastspe(*argv: str) -> float:
     """Run ``python -m fastspe ARGV`` as its own process; its wall time, start and exit included."""
-    env = {**os.environ, "FASTSPE_PROGRESS": "off",
-           "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[1]),
-                                                     os.environ.get("PYTHONPATH")) if p)}
+    env = {
+        **os.environ,
+        "FASTSPE_PROGRESS": "off",
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p
+        ),
+    }
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "fastspe", *argv], check=True, env=env, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t
@@ -138,8 +155,17 @@ def test_cli_score_with_workers(benchmark, tmp_path):
     design, bank, log = tmp_path / "design.json", tmp_path / "bank.parquet", tmp_path / "answers.jsonl"
     design.write_text(json.dumps({"seed": 7, "cells": [{"cohort": "primary", "depth": 40, "count": CLI_BOARDS}]}))
     _fastspe("bank", "build", "--design", str(design), "--out", str(bank))
-    _fastspe("run", "--bank", str(bank), "--model", "baseline:random", "--trials", str(-(-CLI_ANSWERS // CLI_BOARDS)),
-             "--out", str(log))
+    _fastspe(
+        "run",
+        "--bank",
+        str(bank),
+        "--model",
+        "baseline:random",
+        "--trials",
+        str(-(-CLI_ANSWERS // CLI_BOARDS)),
+        "--out",
+        str(log),
+    )
     score = ("score", "--bank", str(bank), "--responses", str(log), "--out")
     local, pool = (score + (str(tmp_path / "a.parquet"),)), (score + (str(tmp_path / "b.parquet"), "--workers", "2"))
     _fastspe(*local), _fastspe(*pool)  # kernels compiled or loaded from the cache once
@@ -152,10 +178,13 @@ def test_cli_score_with_workers(benchmark, tmp_path):
     best = {k: min(v) for k, v in times.items()}
     middle = {k: float(np.median(v)) for k, v in times.items()}  # (printed too: one lucky run moves the best)
     ratio = best["workers"] / best["local"]
-    benchmark.extra_info.update(local_s=best["local"], workers_s=best["workers"], ratio=ratio,
-                                median_ratio=middle["workers"] / middle["local"])
-    print(f"\nfastspe score, {CLI_ANSWERS:,} answers, whole process: in-process {best['local']:.2f} s, "
-          f"--workers 2 {best['workers']:.2f} s (workers' start and stop included); ratio {ratio:.2f}x "
-          f"(medians: {middle['local']:.2f} s, {middle['workers']:.2f} s, "
-          f"{middle['workers'] / middle['local']:.2f}x)")
+    benchmark.extra_info.update(
+        local_s=best["local"], workers_s=best["workers"], ratio=ratio, median_ratio=middle["workers"] / middle["local"]
+    )
+    print(
+        f"\nfastspe score, {CLI_ANSWERS:,} answers, whole process: in-process {best['local']:.2f} s, "
+        f"--workers 2 {best['workers']:.2f} s (workers' start and stop included); ratio {ratio:.2f}x "
+        f"(medians: {middle['local']:.2f} s, {middle['workers']:.2f} s, "
+        f"{middle['workers'] / middle['local']:.2f}x)"
+    )
     target(ratio <= 1.5, f"score --workers 2 <= 1.5x the in-process command, got {ratio:.2f}x")

@@ -36,10 +36,19 @@ def _seconds(argv: list[str], cache: Path, cwd: Path) -> tuple[float, str]:
 
 
 def _commands(work: Path) -> dict[str, list[str]]:
-    return {"score": ["score", "--bank", "answers/bank.parquet", "--responses", "answers/responses.jsonl",
-                      "--out", "verdicts.parquet"],
-            "demo": ["demo", "--out", "demo-out"],
-            "solve": ONE_MOVE}
+    return {
+        "score": [
+            "score",
+            "--bank",
+            "answers/bank.parquet",
+            "--responses",
+            "answers/responses.jsonl",
+            "--out",
+            "verdicts.parquet",
+        ],
+        "demo": ["demo", "--out", "demo-out"],
+        "solve": ONE_MOVE,
+    }
 
 
 def measure(repeats: int = 1) -> dict[str, dict[str, float]]:

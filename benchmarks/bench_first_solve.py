@@ -21,14 +21,23 @@ TARGET_SEARCH_SECONDS = 0.1
 
 def _solve(env) -> tuple[float, dict]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "fastspe", "solve", "--board", BOARD], env=env, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "fastspe", "solve", "--board", BOARD],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return time.perf_counter() - start, json.loads(done.stdout)
 
 
 def test_first_solve_of_a_one_move_board(benchmark, tmp_path):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "FASTSPE_PDB_DIR": str(tmp_path / "pdb"),
-           "FASTSPE_PROGRESS": "off"}
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "FASTSPE_PDB_DIR": str(tmp_path / "pdb"),
+        "FASTSPE_PROGRESS": "off",
+    }
     runs = {}
 
     def cold_then_warm():
@@ -37,13 +46,24 @@ def test_first_solve_of_a_one_move_board(benchmark, tmp_path):
 
     benchmark.pedantic(cold_then_warm, rounds=1, iterations=1)
     for wall, out in runs.values():
-        assert (out["length"], out["moves"], out["tables"], out["heuristic"]) == (1, "R", "not needed",
-                                                                                   "graph-distance")
+        assert (out["length"], out["moves"], out["tables"], out["heuristic"]) == (
+            1,
+            "R",
+            "not needed",
+            "graph-distance",
+        )
     assert not (tmp_path / "pdb").exists()  # no table built
     (cold, cold_out), (warm, warm_out) = runs["cold"], runs["warm"]
-    benchmark.extra_info.update(cold_seconds=cold, warm_seconds=warm, cold_search_seconds=cold_out["seconds"],
-                                target_cold_seconds=TARGET_COLD_SECONDS)
-    print(f"\nfirst solve of a one-move board: cold {cold:.2f} s (search {cold_out['seconds']:.6f} s), warm {warm:.2f} s "
-          f"(search {warm_out['seconds']:.6f} s); targets <= {TARGET_COLD_SECONDS:.0f} s and < "
-          f"{TARGET_SEARCH_SECONDS} s", end="")
+    benchmark.extra_info.update(
+        cold_seconds=cold,
+        warm_seconds=warm,
+        cold_search_seconds=cold_out["seconds"],
+        target_cold_seconds=TARGET_COLD_SECONDS,
+    )
+    print(
+        f"\nfirst solve of a one-move board: cold {cold:.2f} s (search {cold_out['seconds']:.6f} s), warm {warm:.2f} s "
+        f"(search {warm_out['seconds']:.6f} s); targets <= {TARGET_COLD_SECONDS:.0f} s and < "
+        f"{TARGET_SEARCH_SECONDS} s",
+        end="",
+    )
     assert cold <= TARGET_COLD_SECONDS and cold_out["seconds"] < TARGET_SEARCH_SECONDS

@@ -39,8 +39,17 @@ def _run(tmp_path, script, name: str, trials: int = TRIALS) -> tuple[float, obje
     with FakeLLMServer(key=KEY) as server:
         server.script = script
         t = time.perf_counter()
-        summary = run_model(bank, "openai:fake", tmp_path / f"{name}.jsonl", base_url=server.openai_url,
-                            trials=trials, max_connections=CONNECTIONS, timeout=10, policy=RetryPolicy(), seed=1)
+        summary = run_model(
+            bank,
+            "openai:fake",
+            tmp_path / f"{name}.jsonl",
+            base_url=server.openai_url,
+            trials=trials,
+            max_connections=CONNECTIONS,
+            timeout=10,
+            policy=RetryPolicy(),
+            seed=1,
+        )
         seconds = time.perf_counter() - t
     records, _ = read_run_log(tmp_path / f"{name}.jsonl")
     return seconds, summary, records
@@ -72,12 +81,13 @@ def test_throughput_with_random_429s_and_500s(benchmark, tmp_path):
         return ok(delay=delay)
 
     clean_s, clean_summary, _ = _run(tmp_path, clean, "clean")
-    noisy_s, noisy_summary, records = benchmark.pedantic(lambda: _run(tmp_path, noisy, "noisy"), rounds=1,
-                                                          iterations=1)
+    noisy_s, noisy_summary, records = benchmark.pedantic(lambda: _run(tmp_path, noisy, "noisy"), rounds=1, iterations=1)
     share = clean_s / noisy_s
     benchmark.extra_info.update(clean_rps=1200 / clean_s, noisy_rps=1200 / noisy_s, share=share)
-    print(f"\n1,200 trials, {CONNECTIONS} connections: clean {clean_s:.1f} s ({1200 / clean_s:.0f} trials/s); with 3% "
-          f"429s and 5% 500s {noisy_s:.1f} s ({1200 / noisy_s:.0f} trials/s) = {share:.0%} of clean")
+    print(
+        f"\n1,200 trials, {CONNECTIONS} connections: clean {clean_s:.1f} s ({1200 / clean_s:.0f} trials/s); with 3% "
+        f"429s and 5% 500s {noisy_s:.1f} s ({1200 / noisy_s:.0f} trials/s) = {share:.0%} of clean"
+    )
     assert clean_summary.completed == noisy_summary.completed == 1200
     assert sum(r["status"] == "ok" for r in records) == 1200  # every trial answered once
     assert share >= 0.6
@@ -112,16 +122,19 @@ def test_sustained_overload_settles(benchmark, tmp_path, monkeypatch):
             active[0] -= 1
         return ok()
 
-    seconds, summary, records = benchmark.pedantic(lambda: _run(tmp_path, overloaded, "over"), rounds=1,
-                                                   iterations=1)
+    seconds, summary, records = benchmark.pedantic(lambda: _run(tmp_path, overloaded, "over"), rounds=1, iterations=1)
     answered = [(r["board_id"], r["trial"]) for r in records if r["status"] == "ok"]
     rate_limited = sum(r["status"] != "ok" for r in records)
     benchmark.extra_info.update(seconds=seconds, rate_limited=rate_limited)
-    print(f"\nsustained overload (8 at a time): {seconds:.1f} s for 1,200 trials ({1200 / seconds:.0f}/s; the "
-          f"server's ceiling is about {8 / 0.125:.0f}/s), {rate_limited} 429s")
-    settled = RecordingLimiter.history[len(RecordingLimiter.history) // 4:]  # after the first cuts
-    print(f"limit after each window, from the first quarter on: min {min(settled)}, max {max(settled)}, "
-          f"median {sorted(settled)[len(settled) // 2]}")
+    print(
+        f"\nsustained overload (8 at a time): {seconds:.1f} s for 1,200 trials ({1200 / seconds:.0f}/s; the "
+        f"server's ceiling is about {8 / 0.125:.0f}/s), {rate_limited} 429s"
+    )
+    settled = RecordingLimiter.history[len(RecordingLimiter.history) // 4 :]  # after the first cuts
+    print(
+        f"limit after each window, from the first quarter on: min {min(settled)}, max {max(settled)}, "
+        f"median {sorted(settled)[len(settled) // 2]}"
+    )
     assert len(answered) == len(set(answered)) == 1200  # no trial answered (paid) twice
     assert min(settled) >= 3 and max(settled) <= 16  # near the server's 8, never down to 1 and back
     assert 1200 / seconds >= 0.5 * 8 / 0.125
@@ -151,13 +164,35 @@ DRAIN_ROUNDS = int(os.environ.get("FASTSPE_BENCH_DRAIN_ROUNDS", "2"))  # interle
 # The server runs in its own process, so neither its CPU nor its GIL counts against a client. It is a few lines of
 # asyncio that answer every chat completion with one canned body after DRAIN_LATENCY: on 64 connections its
 # ceiling is the latency's (640/s), far below what its CPU could serve.
-_ANSWER = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
-                      "choices": [{"index": 0, "message": {"role": "assistant", "content": "MOVES: U,L"},
-                                   "finish_reason": "stop", "logprobs": None}],
-                      "usage": {"prompt_tokens": 300, "completion_tokens": 9, "total_tokens": 309}}).encode()
-_MESSAGE = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": "fake",
-                       "content": [{"type": "text", "text": "MOVES: U,L"}], "stop_reason": "end_turn",
-                       "stop_sequence": None, "usage": {"input_tokens": 300, "output_tokens": 9}}).encode()
+_ANSWER = json.dumps(
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "MOVES: U,L"},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 9, "total_tokens": 309},
+    }
+).encode()
+_MESSAGE = json.dumps(
+    {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "fake",
+        "content": [{"type": "text", "text": "MOVES: U,L"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 300, "output_tokens": 9},
+    }
+).encode()
 
 
 _RESPONSE, _MESSAGE_RESPONSE = http_200(_ANSWER), http_200(_MESSAGE)
@@ -228,8 +263,17 @@ def minimal_client(port: int, prompts: list[str], connections: int, log_path) ->
             body = json.dumps({"model": "fake", "messages": [{"role": "user", "content": prompt}]}).encode()
             conn.request("POST", "/v1/chat/completions", body, headers)
             answer = json.loads(conn.getresponse().read())
-            log.append(json.dumps({"trial": i, "status": "ok", "text": answer["choices"][0]["message"]["content"],
-                                   "usage": answer["usage"]}).encode() + b"\n")
+            log.append(
+                json.dumps(
+                    {
+                        "trial": i,
+                        "status": "ok",
+                        "text": answer["choices"][0]["message"]["content"],
+                        "usage": answer["usage"],
+                    }
+                ).encode()
+                + b"\n"
+            )
         conn.close()
 
     threads = [threading.Thread(target=worker) for _ in range(connections)]
@@ -262,8 +306,17 @@ def test_drain_beside_a_minimal_client(benchmark, tmp_path):
         url = f"http://127.0.0.1:{port}/v1"
 
         def fastspe_run(i):
-            summary = run_model(bank, "openai:fake", tmp_path / f"drain{i}.jsonl", base_url=url, trials=trials,
-                                max_connections=DRAIN_CONNECTIONS, timeout=10, policy=RetryPolicy(), seed=1)
+            summary = run_model(
+                bank,
+                "openai:fake",
+                tmp_path / f"drain{i}.jsonl",
+                base_url=url,
+                trials=trials,
+                max_connections=DRAIN_CONNECTIONS,
+                timeout=10,
+                policy=RetryPolicy(),
+                seed=1,
+            )
             assert summary.completed == n
 
         for i in range(DRAIN_ROUNDS):
@@ -275,14 +328,24 @@ def test_drain_beside_a_minimal_client(benchmark, tmp_path):
     mine_s, ref_s = min(s for s, _ in mine), min(s for s, _ in ref)
     ratio = ref_s / mine_s  # fastspe's requests/s over the minimal client's
     cpu_ms = 1000 * min(c for _, c in mine) / n
-    benchmark.extra_info.update(ratio=ratio, requests=n, fastspe_rps=n / mine_s, minimal_rps=n / ref_s,
-                                fastspe_cpu_ms=cpu_ms, minimal_cpu_ms=1000 * min(c for _, c in ref) / n)
-    print(f"\n{n:,} requests, {DRAIN_CONNECTIONS} connections, answers in {DRAIN_LATENCY} s (ceiling "
-          f"{DRAIN_CONNECTIONS / DRAIN_LATENCY:.0f}/s), best of {DRAIN_ROUNDS} interleaved rounds:")
+    benchmark.extra_info.update(
+        ratio=ratio,
+        requests=n,
+        fastspe_rps=n / mine_s,
+        minimal_rps=n / ref_s,
+        fastspe_cpu_ms=cpu_ms,
+        minimal_cpu_ms=1000 * min(c for _, c in ref) / n,
+    )
+    print(
+        f"\n{n:,} requests, {DRAIN_CONNECTIONS} connections, answers in {DRAIN_LATENCY} s (ceiling "
+        f"{DRAIN_CONNECTIONS / DRAIN_LATENCY:.0f}/s), best of {DRAIN_ROUNDS} interleaved rounds:"
+    )
     for name, runs in (("fastspe run", mine), ("minimal client", ref)):
         print(f"  {name:>14}: " + ", ".join(f"{n / s:.0f}/s {1000 * c / n:.2f} ms CPU/request" for s, c in runs))
-    print(f"  fastspe = {ratio:.2f}x the minimal client's requests/s (target >= 0.7), {cpu_ms:.2f} ms CPU per "
-          f"request (target <= 1.5)")
+    print(
+        f"  fastspe = {ratio:.2f}x the minimal client's requests/s (target >= 0.7), {cpu_ms:.2f} ms CPU per "
+        f"request (target <= 1.5)"
+    )
     assert sum(1 for _ in open(tmp_path / f"drain{DRAIN_ROUNDS - 1}.jsonl")) == n
     target(ratio >= 0.7, f"fastspe run at {ratio:.2f}x the minimal client's requests/s (target >= 0.7)")
     target(cpu_ms <= 1.5, f"fastspe run at {cpu_ms:.2f} ms CPU per request (target <= 1.5)")

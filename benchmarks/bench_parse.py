@@ -20,18 +20,24 @@ from benchmarks.timing import best_of, target
 ANSWERS = 200_000
 SHARES = {"exact": 0.80, "prose": 0.12, "normalized": 0.08}
 # the normalized answers, in turn: the kernel reads the first four, the reference the last
-NORMALIZED = (lambda plan: "**MOVES:** " + " ".join(plan.lower()),
-              lambda plan: "Moves: " + ", ".join(plan),
-              lambda plan: "Final answer: MOVES: " + ", ".join(plan),
-              lambda plan: "MOVES: " + ", ".join({"U": "up", "D": "down", "L": "left", "R": "right"}[c] for c in plan),
-              lambda plan: "MOVES: [" + ", ".join(plan) + "]")
+NORMALIZED = (
+    lambda plan: "**MOVES:** " + " ".join(plan.lower()),
+    lambda plan: "Moves: " + ", ".join(plan),
+    lambda plan: "Final answer: MOVES: " + ", ".join(plan),
+    lambda plan: "MOVES: " + ", ".join({"U": "up", "D": "down", "L": "left", "R": "right"}[c] for c in plan),
+    lambda plan: "MOVES: [" + ", ".join(plan) + "]",
+)
 
 
 def realistic_answers(n: int, seed: int) -> list[str]:
     """Answers with reasoning before the label: exact, prose (no plan) or normalized."""
     rng = np.random.default_rng(seed)
-    thinking = ["Let me think about where each tile has to go.", "The blank is at row 2, column 3.",
-                "Tile 7 must move left before tile 3 can go up.", "I will check the plan once more."]
+    thinking = [
+        "Let me think about where each tile has to go.",
+        "The blank is at row 2, column 3.",
+        "Tile 7 must move left before tile 3 can go up.",
+        "I will check the plan once more.",
+    ]
     kinds = rng.choice(list(SHARES), size=n, p=list(SHARES.values()))
     lengths = rng.integers(10, 80, size=n)
     out = []
@@ -59,10 +65,17 @@ def test_parse_column_vs_twin(benchmark):
     twin_rate = ANSWERS / best_of(lambda: twin_out.append([parse_answer(t) for t in texts]), repeat=1)
     assert col.to_plans() == twin_out[0]
     ratio = list_rate / twin_rate
-    benchmark.extra_info.update(answers_per_s=list_rate, arrow_answers_per_s=arrow_rate, twin_answers_per_s=twin_rate,
-                                ratio=ratio, compiled=col.compiled)
-    print(f"\nparse {ANSWERS:,} answers ({col.compiled:,} decided by the kernel): {list_rate:,.0f} answers/s "
-          f"from a list, {arrow_rate:,.0f} from a pyarrow column; twin {twin_rate:,.0f} answers/s; "
-          f"ratio {ratio:,.1f}x ({arrow_rate / twin_rate:,.1f}x from pyarrow)")
+    benchmark.extra_info.update(
+        answers_per_s=list_rate,
+        arrow_answers_per_s=arrow_rate,
+        twin_answers_per_s=twin_rate,
+        ratio=ratio,
+        compiled=col.compiled,
+    )
+    print(
+        f"\nparse {ANSWERS:,} answers ({col.compiled:,} decided by the kernel): {list_rate:,.0f} answers/s "
+        f"from a list, {arrow_rate:,.0f} from a pyarrow column; twin {twin_rate:,.0f} answers/s; "
+        f"ratio {ratio:,.1f}x ({arrow_rate / twin_rate:,.1f}x from pyarrow)"
+    )
     # conservative: 4-7x measured from a list on a shared 2-core machine (see the docstring)
     target(ratio >= 3, f"compiled parser >= 3x its twin, got {ratio:.1f}x")

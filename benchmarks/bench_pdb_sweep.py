@@ -36,8 +36,10 @@ def test_sweep_vs_twin(benchmark):
     assert np.array_equal(decode(block, layout, tiles), twin_values(3, 4, (), tiles))
     states = _states(layout, len(tiles))
     benchmark.extra_info.update(states=states, sweep_s=sweep_s, twin_s=twin_s, ratio=twin_s / sweep_s)
-    print(f"\n3x4, 5 tiles ({states:,} states): sweep {sweep_s * 1e3:.1f} ms, plain-Python twin {twin_s:.2f} s "
-          f"({twin_s / sweep_s:.0f}x)")
+    print(
+        f"\n3x4, 5 tiles ({states:,} states): sweep {sweep_s * 1e3:.1f} ms, plain-Python twin {twin_s:.2f} s "
+        f"({twin_s / sweep_s:.0f}x)"
+    )
 
 
 def test_sweep_vs_byte_bfs(benchmark):
@@ -53,5 +55,7 @@ def test_sweep_vs_byte_bfs(benchmark):
     assert np.array_equal(decode(block, layout, tiles), table.astype(np.int64))
     states = _states(layout, len(tiles))
     benchmark.extra_info.update(states=states, sweep_s=sweep_s, byte_bfs_s=byte_s, ratio=byte_s / sweep_s)
-    print(f"\n4x4, 6 tiles ({states:,} states, 4-bit table {len(block) / 1e6:.1f} MB): sweep {sweep_s:.1f} s "
-          f"({states / sweep_s / 1e6:.1f}M states/s), byte-table BFS {byte_s:.1f} s ({len(table) / 1e6:.1f} MB)")
+    print(
+        f"\n4x4, 6 tiles ({states:,} states, 4-bit table {len(block) / 1e6:.1f} MB): sweep {sweep_s:.1f} s "
+        f"({states / sweep_s / 1e6:.1f}M states/s), byte-table BFS {byte_s:.1f} s ({len(table) / 1e6:.1f} MB)"
+    )

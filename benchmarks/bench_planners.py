@@ -22,7 +22,6 @@ from benchmarks.timing import best_of, target
 TRIALS = 50
 
 
-
 @pytest.fixture(scope="module")
 def bank():
     return build_bank(paper_design())
@@ -34,18 +33,32 @@ def test_planner_kernel_vs_twin(benchmark, bank, planner):
     layout = Layout()
     boards = pack_boards(part["initial"])
     depths = part["depth"].to_numpy(dtype=np.int64)
-    certs = np.array([[DIRECTIONS.index(c) for c in s.ljust(int(depths.max()), "U")] for s in part["certificate"]],
-                     dtype=np.uint8)
+    certs = np.array(
+        [[DIRECTIONS.index(c) for c in s.ljust(int(depths.max()), "U")] for s in part["certificate"]], dtype=np.uint8
+    )
     keys = board_keys(part["board_id"])
-    args = (PLANNERS[planner], boards, certs, depths, keys, TRIALS, 3, layout.moves, layout.distances,
-            layout.goal_cell, int(depths.max()) * 2)
+    args = (
+        PLANNERS[planner],
+        boards,
+        certs,
+        depths,
+        keys,
+        TRIALS,
+        3,
+        layout.moves,
+        layout.distances,
+        layout.goal_cell,
+        int(depths.max()) * 2,
+    )
     plan_baselines(*args)  # compile / load from cache
     benchmark.pedantic(plan_baselines, args=args, rounds=5, iterations=1, warmup_rounds=1)
     kernel_rate = len(part) * TRIALS / benchmark.stats.stats.min
     grid = naive.Grid(4, 4, ())
     rows = list(part.itertuples(index=False))[:20]
-    twin_s = best_of(lambda: [naive.naive_plan(planner, grid, r.initial, r.certificate, int(k), 0, 3)
-                               for r, k in zip(rows, keys)], repeat=2)
+    twin_s = best_of(
+        lambda: [naive.naive_plan(planner, grid, r.initial, r.certificate, int(k), 0, 3) for r, k in zip(rows, keys)],
+        repeat=2,
+    )
     twin_rate = len(rows) / twin_s
     ratio = kernel_rate / twin_rate
     benchmark.extra_info.update(kernel_plans_per_s=kernel_rate, twin_plans_per_s=twin_rate, ratio=ratio)

@@ -28,14 +28,29 @@ ROUNDS = 3
 
 
 def _completion(message: dict, finish: str) -> bytes:
-    return http_200(json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
-                              "choices": [{"index": 0, "message": {"role": "assistant", **message},
-                                           "finish_reason": finish}],
-                              "usage": {"prompt_tokens": 300, "completion_tokens": 9}}).encode())
+    return http_200(
+        json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "fake",
+                "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 300, "completion_tokens": 9},
+            }
+        ).encode()
+    )
 
 
-_CALL = _completion({"content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
-    "name": "apply_moves", "arguments": "{\"moves\": \"U,L\"}"}}]}, "tool_calls")
+_CALL = _completion(
+    {
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "U,L"}'}}
+        ],
+    },
+    "tool_calls",
+)
 _ANSWER = _completion({"content": "MOVES: U,L"}, "stop")
 
 
@@ -76,9 +91,17 @@ def test_tools_cpu_per_turn_beside_oneshot(benchmark, tmp_path):
         url = f"http://127.0.0.1:{port}/v1"
 
         def run(i, protocol):
-            summary = run_model(bank, "openai:fake", tmp_path / f"{protocol}{i}.jsonl", base_url=url, trials=1,
-                                max_connections=CONNECTIONS, timeout=10, policy=RetryPolicy(),
-                                protocol=protocol_spec(protocol))
+            summary = run_model(
+                bank,
+                "openai:fake",
+                tmp_path / f"{protocol}{i}.jsonl",
+                base_url=url,
+                trials=1,
+                max_connections=CONNECTIONS,
+                timeout=10,
+                policy=RetryPolicy(),
+                protocol=protocol_spec(protocol),
+            )
             assert summary.completed == n
 
         for i in range(ROUNDS):
@@ -94,8 +117,10 @@ def test_tools_cpu_per_turn_beside_oneshot(benchmark, tmp_path):
     per_turn = 1000 * tools_cpu / turns
     per_request = 1000 * oneshot_cpu / n
     benchmark.extra_info.update(turns=turns, tools_cpu_ms_per_turn=per_turn, oneshot_cpu_ms_per_request=per_request)
-    print(f"\n{n} boards x 1 trial, {TURNS} turns per tools conversation ({turns:,} turns), {CONNECTIONS} connections, "
-          f"a loopback server answering at once; best of {ROUNDS} interleaved rounds:")
+    print(
+        f"\n{n} boards x 1 trial, {TURNS} turns per tools conversation ({turns:,} turns), {CONNECTIONS} connections, "
+        f"a loopback server answering at once; best of {ROUNDS} interleaved rounds:"
+    )
     for name, runs, count in (("tools", tools, turns), ("oneshot", oneshot, n)):
         print(f"  {name:>8}: " + ", ".join(f"{s:.2f} s wall {1000 * c / count:.2f} ms CPU/request" for s, c in runs))
     print(f"  tools: {per_turn:.2f} ms fastspe CPU per turn (target <= 2); one-shot: {per_request:.2f} ms per request")

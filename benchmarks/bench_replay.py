@@ -49,7 +49,6 @@ def legal_walks(tables, board_index, length, seed):
     return codes
 
 
-
 def test_replay_kernel_vs_twin(benchmark):
     bank = build_bank(paper_design())
     tables = bank_tables(bank)
@@ -57,8 +56,17 @@ def test_replay_kernel_vs_twin(benchmark):
     board_index = rng.integers(0, len(bank), PLANS).astype(np.int64)
     codes = legal_walks(tables, board_index, MOVES, seed=1).ravel()
     offsets = np.arange(PLANS + 1, dtype=np.int64) * MOVES
-    args = (tables.boards, board_index, codes, offsets, tables.layout_index[board_index], tables.moves, tables.dist,
-            tables.goal_cell, tables.bits)
+    args = (
+        tables.boards,
+        board_index,
+        codes,
+        offsets,
+        tables.layout_index[board_index],
+        tables.moves,
+        tables.dist,
+        tables.goal_cell,
+        tables.bits,
+    )
     replay_plans(*args)  # compile / load from cache
     out = benchmark.pedantic(replay_plans, args=args, rounds=5, iterations=1, warmup_rounds=1)
     assert (out[0] != 2).all()  # every plan is legal: all 60 moves of each are replayed
@@ -72,11 +80,13 @@ def test_replay_kernel_vs_twin(benchmark):
         numba.set_num_threads(before)
 
     # the twin on the first TWIN_PLANS plans, with the same inputs
-    layouts = {(lay.rows, lay.cols, lay.blocks): lay for lay in
-               (Layout(int(r), int(c), tuple(b)) for r, c, b in zip(bank["rows"], bank["cols"], bank["blocks"]))}
+    layouts = {
+        (lay.rows, lay.cols, lay.blocks): lay
+        for lay in (Layout(int(r), int(c), tuple(b)) for r, c, b in zip(bank["rows"], bank["cols"], bank["blocks"]))
+    }
     dists = {key: naive_distances(*key) for key in layouts}
     rows = bank.iloc[board_index[:TWIN_PLANS]]
-    plans = ["".join(DIRECTIONS[c] for c in codes[i * MOVES:(i + 1) * MOVES]) for i in range(TWIN_PLANS)]
+    plans = ["".join(DIRECTIONS[c] for c in codes[i * MOVES : (i + 1) * MOVES]) for i in range(TWIN_PLANS)]
 
     def twin():
         columns = rows[["rows", "cols", "blocks", "initial", "goal"]].itertuples(index=False)
@@ -84,11 +94,18 @@ def test_replay_kernel_vs_twin(benchmark):
             naive_replay(init, goal, r, c, tuple(b), plan, dist=dists[(r, c, tuple(b))])
 
     twin_rate = TWIN_PLANS * MOVES / best_of(twin, repeat=1)
-    benchmark.extra_info.update(moves_per_s=kernel_rate, moves_per_s_one_thread=one_thread, twin_moves_per_s=twin_rate,
-                                ratio=kernel_rate / twin_rate, threads=before)
-    print(f"\nreplay {PLANS:,} plans x {MOVES} moves on {before} threads: {kernel_rate:,.0f} moves/s "
-          f"({one_thread:,.0f} on 1 thread); twin {twin_rate:,.0f} moves/s; ratio {kernel_rate / twin_rate:,.0f}x "
-          f"({one_thread / twin_rate:,.0f}x on 1 thread)")
+    benchmark.extra_info.update(
+        moves_per_s=kernel_rate,
+        moves_per_s_one_thread=one_thread,
+        twin_moves_per_s=twin_rate,
+        ratio=kernel_rate / twin_rate,
+        threads=before,
+    )
+    print(
+        f"\nreplay {PLANS:,} plans x {MOVES} moves on {before} threads: {kernel_rate:,.0f} moves/s "
+        f"({one_thread:,.0f} on 1 thread); twin {twin_rate:,.0f} moves/s; ratio {kernel_rate / twin_rate:,.0f}x "
+        f"({one_thread / twin_rate:,.0f}x on 1 thread)"
+    )
     target(one_thread / twin_rate >= 100, f"replay >= 100x its twin on one thread, got {one_thread / twin_rate:.0f}x")
 
 
@@ -102,15 +119,23 @@ def _answers(bank: pd.DataFrame, seed: int) -> list[dict]:
             for trial in range(TRIALS):
                 kind = rng.integers(6)
                 detour = "".join(rng.choice(list("UDLR"), size=int(rng.integers(0, 30))))
-                plan = cert if kind < 2 else cert[: len(cert) // 2] + detour + cert[len(cert) // 2:]
+                plan = cert if kind < 2 else cert[: len(cert) // 2] + detour + cert[len(cert) // 2 :]
                 if kind == 5:
                     text = thinking + "I could not find a plan."
                 elif kind == 4:
                     text = thinking + "\n**MOVES:** " + " ".join(plan.lower())
                 else:
                     text = thinking + "\nMOVES: " + ",".join(plan)
-                out.append({"board_id": bid, "condition": f"model-{cond}", "trial": trial, "response": text,
-                            "finish_reason": "stop", "output_tokens": int(rng.integers(100, 4000))})
+                out.append(
+                    {
+                        "board_id": bid,
+                        "condition": f"model-{cond}",
+                        "trial": trial,
+                        "response": text,
+                        "finish_reason": "stop",
+                        "output_tokens": int(rng.integers(100, 4000)),
+                    }
+                )
     return out
 
 

@@ -53,22 +53,36 @@ def paper(tmp_path_factory):
 def ten_k(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tenk")
     design = folder / "design.json"
-    design.write_text(json.dumps({"seed": 3, "cells": [
-        {"cohort": "primary", "blocks": b, "depth": d, "count": 625} for b in ([], [5], [0], [15])
-        for d in (24, 28, 32, 36)]}))
+    design.write_text(
+        json.dumps(
+            {
+                "seed": 3,
+                "cells": [
+                    {"cohort": "primary", "blocks": b, "depth": d, "count": 625}
+                    for b in ([], [5], [0], [15])
+                    for d in (24, 28, 32, 36)
+                ],
+            }
+        )
+    )
     return _inputs(folder, build_bank(load_design(design)))
 
 
 # the CLI as ``python -m fastspe`` runs it, with the figures drawn in this one process
-_ONE_PROCESS = ("import sys; from fastspe.report import forked; forked.can_fork = lambda: False; "
-                "from fastspe.cli import main; sys.exit(main(sys.argv[1:]))")
+_ONE_PROCESS = (
+    "import sys; from fastspe.report import forked; forked.can_fork = lambda: False; "
+    "from fastspe.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 def _report_seconds(bank: str, verdicts: str, out, *extra: str, one_process: bool = False) -> float:
     command = [sys.executable, "-c", _ONE_PROCESS] if one_process else [sys.executable, "-m", "fastspe"]
     t = time.perf_counter()
-    subprocess.run([*command, "report", "--bank", bank, "--verdicts", verdicts, "--out", str(out), *extra],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*command, "report", "--bank", bank, "--verdicts", verdicts, "--out", str(out), *extra],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - t
 
 
@@ -94,16 +108,27 @@ def test_report_end_to_end(benchmark, request, tmp_path, scale, target):
         refs["dpi300"].append(_report_seconds(bank, verdicts, tmp_path / "dpi300", "--dpi", "300"))
         refs["none"].append(_report_seconds(bank, verdicts, tmp_path / "tables", "--no-figures"))
 
-    benchmark.pedantic(lambda: _report_seconds(bank, verdicts, tmp_path / "rep"), setup=references, rounds=3,
-                       iterations=1)
+    benchmark.pedantic(
+        lambda: _report_seconds(bank, verdicts, tmp_path / "rep"), setup=references, rounds=3, iterations=1
+    )
     full, one_process, tables_only = benchmark.stats.stats.min, min(refs["one"]), min(refs["none"])
     print_dpi = min(refs["dpi300"])
-    cpu = {name: _cpu_seconds(bank, verdicts, tmp_path / name, *extra, one_process=name == "one")
-           for name, extra in (("rep", ()), ("one", ()), ("dpi300", ("--dpi", "300")), ("none", ("--no-figures",)))}
-    benchmark.extra_info.update(seconds=full, one_process_s=one_process, dpi300_s=print_dpi, tables_only_s=tables_only,
-                                target_s=target, cpu_s=cpu)
-    print(f"\nfastspe report, {scale}: {full:.2f} s (target {target} s); figures in one process {one_process:.2f} s; "
-          f"--dpi 300 {print_dpi:.2f} s; without figures {tables_only:.2f} s; the figures cost "
-          f"{full - tables_only:.2f} s (in one process {one_process - tables_only:.2f} s). CPU s: {cpu['rep']:.2f}, "
-          f"in one process {cpu['one']:.2f}, --dpi 300 {cpu['dpi300']:.2f}, without figures {cpu['none']:.2f}")
+    cpu = {
+        name: _cpu_seconds(bank, verdicts, tmp_path / name, *extra, one_process=name == "one")
+        for name, extra in (("rep", ()), ("one", ()), ("dpi300", ("--dpi", "300")), ("none", ("--no-figures",)))
+    }
+    benchmark.extra_info.update(
+        seconds=full,
+        one_process_s=one_process,
+        dpi300_s=print_dpi,
+        tables_only_s=tables_only,
+        target_s=target,
+        cpu_s=cpu,
+    )
+    print(
+        f"\nfastspe report, {scale}: {full:.2f} s (target {target} s); figures in one process {one_process:.2f} s; "
+        f"--dpi 300 {print_dpi:.2f} s; without figures {tables_only:.2f} s; the figures cost "
+        f"{full - tables_only:.2f} s (in one process {one_process - tables_only:.2f} s). CPU s: {cpu['rep']:.2f}, "
+        f"in one process {cpu['one']:.2f}, --dpi 300 {cpu['dpi300']:.2f}, without figures {cpu['none']:.2f}"
+    )
     assert full < 2 * target

@@ -42,9 +42,11 @@ READ_BOARDS = int(os.environ.get("FASTSPE_BENCH_READ_BOARDS", "200000"))
 TWIN_ANSWERS = 20_000
 # The child reports its own peak: VmHWM of its address space. (ru_maxrss would not do: Linux carries it
 # across fork and exec, so a child of a big pytest process would report pytest's peak.)
-_MEASURE = ("import sys; from fastspe.cli import main; code = main(sys.argv[1:]); "
-            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
-            "print(hwm, file=sys.stderr); sys.exit(code)")
+_MEASURE = (
+    "import sys; from fastspe.cli import main; code = main(sys.argv[1:]); "
+    "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
+    "print(hwm, file=sys.stderr); sys.exit(code)"
+)
 
 
 def run_measured(args: list[str]) -> tuple[float, float]:
@@ -60,9 +62,17 @@ def rollouts(tmp_path_factory):
     """A 100k-board bank and ANSWERS baseline answers (a third with reasoning before the label), as files."""
     folder = tmp_path_factory.mktemp("scale")
     design = folder / "design.json"
-    design.write_text(json.dumps({"seed": 3, "cells": [
-        {"cohort": "primary", "blocks": [], "depth": 40, "count": 90_000},
-        {"cohort": "primary", "blocks": [5], "depth": 30, "count": 10_000}]}))
+    design.write_text(
+        json.dumps(
+            {
+                "seed": 3,
+                "cells": [
+                    {"cohort": "primary", "blocks": [], "depth": 40, "count": 90_000},
+                    {"cohort": "primary", "blocks": [5], "depth": 30, "count": 10_000},
+                ],
+            }
+        )
+    )
     bank = build_bank(load_design(design))
     bank_path, answers_path = folder / "bank.parquet", folder / "answers.jsonl"
     write_bank(bank, bank_path)
@@ -77,7 +87,9 @@ def rollouts(tmp_path_factory):
             break
     answers = pd.concat(parts, ignore_index=True).head(ANSWERS)
     chatter = np.arange(len(answers)) % 3 == 0
-    answers.loc[chatter, "response"] = "Let me think about the blank's path step by step.\n" + answers.loc[chatter, "response"]
+    answers.loc[chatter, "response"] = (
+        "Let me think about the blank's path step by step.\n" + answers.loc[chatter, "response"]
+    )
     answers.to_json(answers_path, orient="records", lines=True, force_ascii=False)
     return bank, bank_path, answers_path, len(answers)
 
@@ -128,10 +140,13 @@ def test_score_cli_vs_plain_loop(benchmark, rollouts, tmp_path):
     twin_n = min(TWIN_ANSWERS, n)
     twin_s = best_of(lambda: plain_loop(bank, answers_path, twin_n, tmp_path / "twin.csv"), repeat=1) * n / twin_n
     rate = n / cli_s
-    benchmark.extra_info.update(answers=n, cli_s=cli_s, answers_per_s=rate, twin_s=twin_s, ratio=twin_s / cli_s,
-                                peak_mb=peak_mb)
-    print(f"\nfastspe score, {n:,} answers JSONL -> Parquet: {cli_s:.2f} s ({rate:,.0f} answers/s), peak RSS "
-          f"{peak_mb:.0f} MB; plain loop {twin_s:.1f} s (scaled from {twin_n:,}); ratio {twin_s / cli_s:.1f}x")
+    benchmark.extra_info.update(
+        answers=n, cli_s=cli_s, answers_per_s=rate, twin_s=twin_s, ratio=twin_s / cli_s, peak_mb=peak_mb
+    )
+    print(
+        f"\nfastspe score, {n:,} answers JSONL -> Parquet: {cli_s:.2f} s ({rate:,.0f} answers/s), peak RSS "
+        f"{peak_mb:.0f} MB; plain loop {twin_s:.1f} s (scaled from {twin_n:,}); ratio {twin_s / cli_s:.1f}x"
+    )
     assert twin_s / cli_s >= 10 and peak_mb < 1024
 
 
@@ -165,8 +180,10 @@ def test_bank_build_and_read_1m(benchmark, tmp_path):
     read_s, arrow_s, figures = read_bank_beside_read_table(benchmark, out)
     twin_s = best_of(lambda: pd.read_parquet(out), repeat=2)
     benchmark.extra_info.update(boards=BOARDS, build_s=build_s, build_peak_mb=build_mb, pandas_read_s=twin_s)
-    print(f"\n{BOARDS:,} boards: bank build {build_s:.1f} s (peak RSS {build_mb:.0f} MB); {figures}; "
-          f"pd.read_parquet (unchecked) {twin_s:.2f} s")
+    print(
+        f"\n{BOARDS:,} boards: bank build {build_s:.1f} s (peak RSS {build_mb:.0f} MB); {figures}; "
+        f"pd.read_parquet (unchecked) {twin_s:.2f} s"
+    )
     assert build_mb < (700 if BOARDS <= 1_000_000 else 1500)
     target(read_s <= 2 * arrow_s, f"read_bank <= 2x pyarrow read_table, got {read_s / arrow_s:.2f}x")
 
@@ -191,11 +208,22 @@ def read_bank_beside_read_table(benchmark, path, rounds: int = 5) -> tuple[float
 
     benchmark.pedantic(interleaved, rounds=rounds, iterations=1)
     read_s, arrow_s = min(ours), min(arrow_times)
-    benchmark.extra_info.update(read_s=read_s, read_s_median=float(np.median(ours)), read_table_s=arrow_s,
-                                read_table_s_median=float(np.median(arrow_times)), ratio=arrow_s / read_s)
-    return read_s, arrow_s, (f"read_bank (checked) min {read_s:.3f} s / median {np.median(ours):.3f} s; pyarrow "
-                             f"read_table min {arrow_s:.3f} s / median {np.median(arrow_times):.3f} s: "
-                             f"{read_s / arrow_s:.2f}x")
+    benchmark.extra_info.update(
+        read_s=read_s,
+        read_s_median=float(np.median(ours)),
+        read_table_s=arrow_s,
+        read_table_s_median=float(np.median(arrow_times)),
+        ratio=arrow_s / read_s,
+    )
+    return (
+        read_s,
+        arrow_s,
+        (
+            f"read_bank (checked) min {read_s:.3f} s / median {np.median(ours):.3f} s; pyarrow "
+            f"read_table min {arrow_s:.3f} s / median {np.median(arrow_times):.3f} s: "
+            f"{read_s / arrow_s:.2f}x"
+        ),
+    )
 
 
 def test_read_bank_vs_read_table(benchmark, tmp_path):
@@ -221,8 +249,13 @@ def test_bank_build_10m_memory(benchmark, tmp_path):
     design = tmp_path / "design.json"
     design.write_text(json.dumps({"seed": 7, "cells": cells}))
     peaks = []
-    benchmark.pedantic(lambda: peaks.append(run_measured(["bank", "build", "--design", str(design), "--out",
-                                                          str(tmp_path / "bank.parquet")])[1]), rounds=1, iterations=1)
+    benchmark.pedantic(
+        lambda: peaks.append(
+            run_measured(["bank", "build", "--design", str(design), "--out", str(tmp_path / "bank.parquet")])[1]
+        ),
+        rounds=1,
+        iterations=1,
+    )
     benchmark.extra_info.update(boards=10_000_000, build_s=benchmark.stats.stats.min, build_peak_mb=peaks[0])
     print(f"\n10M boards: bank build {benchmark.stats.stats.min:.0f} s, peak RSS {peaks[0]:.0f} MB")
     assert peaks[0] < 1500

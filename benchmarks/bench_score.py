@@ -138,7 +138,7 @@ def _id_hashes(ids) -> np.ndarray:
     """The bank ids' hashes, from the Arrow string buffers in one compiled loop."""
     ids = ids.combine_chunks() if hasattr(ids, "combine_chunks") else ids
     _, offsets, chars = ids.buffers()
-    offsets = np.frombuffer(offsets, dtype=np.int32)[ids.offset:ids.offset + len(ids) + 1].astype(np.int64)
+    offsets = np.frombuffer(offsets, dtype=np.int32)[ids.offset : ids.offset + len(ids) + 1].astype(np.int64)
     return _fnv_all(np.frombuffer(chars, dtype=np.uint8), offsets)
 
 
@@ -175,8 +175,17 @@ def _write_verdicts(batches: list, out) -> None:
 
 def _reference_of(data, tables, hashes, order) -> tuple[np.ndarray, np.ndarray]:
     starts = np.concatenate([[0], np.flatnonzero(data == 10) + 1])
-    return reference_score(data, starts, hashes[order], order, tables.boards, tables.layout_index, tables.moves,
-                           tables.goal_cell, _DIRECTION)
+    return reference_score(
+        data,
+        starts,
+        hashes[order],
+        order,
+        tables.boards,
+        tables.layout_index,
+        tables.moves,
+        tables.goal_cell,
+        _DIRECTION,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +196,10 @@ def run_log(tmp_path_factory):
     os.environ["FASTSPE_PROGRESS"] = "off"
     assert main(["bank", "build", "--design", str(design), "--out", str(bank)]) == 0
     trials = -(-ANSWERS // BOARDS)
-    assert main(["run", "--bank", str(bank), "--model", "baseline:random", "--trials", str(trials),
-                 "--out", str(log)]) == 0
+    assert (
+        main(["run", "--bank", str(bank), "--model", "baseline:random", "--trials", str(trials), "--out", str(log)])
+        == 0
+    )
     return bank, log, folder
 
 
@@ -202,9 +213,12 @@ def test_score_vs_compiled_reference(benchmark, run_log):
     assert (reference_run(bank, log, mapped=True)[0] == status).all()
     with pq.ParquetFile(out) as written:  # (closed before score_file writes ``out`` again)
         batches = [written.read_row_group(i).replace_schema_metadata(None) for i in range(written.num_row_groups)]
-    runs = {"score": lambda: score_file(read_bank_table(bank), log, out), "reference": lambda: reference_run(bank, log),
-            "mapped": lambda: reference_run(bank, log, mapped=True),
-            "floor": lambda: floor_run(bank, log, batches, folder / "floor.parquet")}
+    runs = {
+        "score": lambda: score_file(read_bank_table(bank), log, out),
+        "reference": lambda: reference_run(bank, log),
+        "mapped": lambda: reference_run(bank, log, mapped=True),
+        "floor": lambda: floor_run(bank, log, batches, folder / "floor.parquet"),
+    }
     times: dict = {name: [] for name in runs}
     results = {}
     for _ in range(5):  # interleaved, so that all four see the same load
@@ -220,18 +234,29 @@ def test_score_vs_compiled_reference(benchmark, run_log):
     median = {k: float(np.median(v)) for k, v in times.items()}
     ratio, mapped_ratio = best["score"] / best["reference"], best["score"] / best["mapped"]
     n = summary.scored
-    benchmark.extra_info.update(answers=n, score_s=best["score"], reference_s=best["reference"], ratio=ratio,
-                                mapped_reference_s=best["mapped"], mapped_ratio=mapped_ratio,
-                                floor_s=best["floor"], floor_vs_mapped=best["floor"] / best["mapped"],
-                                score_vs_floor=best["score"] / best["floor"],
-                                score_median_s=median["score"], reference_median_s=median["reference"],
-                                mapped_median_s=median["mapped"], floor_median_s=median["floor"])
-    print(f"\nscore, {n:,} answers ({log.stat().st_size / 1e6:,.0f} MB JSONL) -> Parquet: {best['score']:.2f} s "
-          f"(median {median['score']:.2f}); compiled parse + replay of the same file: {best['reference']:.2f} s "
-          f"(median {median['reference']:.2f}); ratio {ratio:.2f}x. The same over a memory map: {best['mapped']:.2f} s "
-          f"(median {median['mapped']:.2f}); ratio {mapped_ratio:.2f}x (reported, not gated). That kernel and the writing "
-          f"of score's verdicts at once: {best['floor']:.2f} s (median {median['floor']:.2f}), "
-          f"{best['floor'] / best['mapped']:.2f}x the mapped reference; score is {best['score'] / best['floor']:.2f}x it")
+    benchmark.extra_info.update(
+        answers=n,
+        score_s=best["score"],
+        reference_s=best["reference"],
+        ratio=ratio,
+        mapped_reference_s=best["mapped"],
+        mapped_ratio=mapped_ratio,
+        floor_s=best["floor"],
+        floor_vs_mapped=best["floor"] / best["mapped"],
+        score_vs_floor=best["score"] / best["floor"],
+        score_median_s=median["score"],
+        reference_median_s=median["reference"],
+        mapped_median_s=median["mapped"],
+        floor_median_s=median["floor"],
+    )
+    print(
+        f"\nscore, {n:,} answers ({log.stat().st_size / 1e6:,.0f} MB JSONL) -> Parquet: {best['score']:.2f} s "
+        f"(median {median['score']:.2f}); compiled parse + replay of the same file: {best['reference']:.2f} s "
+        f"(median {median['reference']:.2f}); ratio {ratio:.2f}x. The same over a memory map: {best['mapped']:.2f} s "
+        f"(median {median['mapped']:.2f}); ratio {mapped_ratio:.2f}x (reported, not gated). That kernel and the writing "
+        f"of score's verdicts at once: {best['floor']:.2f} s (median {median['floor']:.2f}), "
+        f"{best['floor'] / best['mapped']:.2f}x the mapped reference; score is {best['score'] / best['floor']:.2f}x it"
+    )
     target(ratio <= 1.3, f"score <= 1.3x the compiled reference, got {ratio:.2f}x")
 
 
@@ -257,7 +282,9 @@ def test_board_rows_vs_index_in(benchmark):
     twin = best_of(lambda: twin_rows(py_ids, py_values), repeat=1)
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     benchmark.extra_info.update(rows_s=ours, index_in_s=arrow, twin_s=twin, ratio=arrow / ours)
-    print(f"\nboard rows of 50,000 ids in a 100,000-id bank: hashed once {ours * 1e3:.1f} ms; Arrow index_in "
-          f"{arrow * 1e3:.1f} ms; dict twin (building the dict) {twin * 1e3:.1f} ms")
+    print(
+        f"\nboard rows of 50,000 ids in a 100,000-id bank: hashed once {ours * 1e3:.1f} ms; Arrow index_in "
+        f"{arrow * 1e3:.1f} ms; dict twin (building the dict) {twin * 1e3:.1f} ms"
+    )
     # no target: both are bound by cache misses into the bank (a tie in CPU time); the look-up runs in parallel
     # and builds its table once, which is what the checker needs of it

@@ -42,18 +42,22 @@ def test_nodes_per_second_kernel_vs_twin(benchmark):
     board = naive.random_walk(4, 4, (5, 10), 70, rng)  # d* = 54, about 400k nodes
     boards = np.array([board], dtype=np.int8)
     solve_boards(boards, 4, 4, (5, 10), use_pdb=False)  # compile / load from cache
-    got = benchmark.pedantic(solve_boards, args=(boards, 4, 4, (5, 10)), kwargs={"use_pdb": False}, rounds=3,
-                             iterations=1)
+    got = benchmark.pedantic(
+        solve_boards, args=(boards, 4, 4, (5, 10)), kwargs={"use_pdb": False}, rounds=3, iterations=1
+    )
     kernel_rate = int(got.nodes[0]) / benchmark.stats.stats.min
     result = {}
     twin_seconds = best_of(lambda: result.update(out=naive.ida_star(board, 4, 4, (5, 10))), repeat=1)
     length, plan, twin_nodes = result["out"]
     assert (length, plan, twin_nodes) == (got.lengths[0], got.moves[0], got.nodes[0])
     twin_rate = twin_nodes / twin_seconds
-    benchmark.extra_info.update(nodes=int(got.nodes[0]), nodes_per_s=kernel_rate, twin_nodes_per_s=twin_rate,
-                                ratio=kernel_rate / twin_rate)
-    print(f"\nIDA* (graph distances) on one thread, d* = {length}, {twin_nodes:,} nodes: kernel {kernel_rate:,.0f} "
-          f"nodes/s, twin {twin_rate:,.0f} nodes/s, ratio {kernel_rate / twin_rate:,.0f}x")
+    benchmark.extra_info.update(
+        nodes=int(got.nodes[0]), nodes_per_s=kernel_rate, twin_nodes_per_s=twin_rate, ratio=kernel_rate / twin_rate
+    )
+    print(
+        f"\nIDA* (graph distances) on one thread, d* = {length}, {twin_nodes:,} nodes: kernel {kernel_rate:,.0f} "
+        f"nodes/s, twin {twin_rate:,.0f} nodes/s, ratio {kernel_rate / twin_rate:,.0f}x"
+    )
 
 
 def korf_boards():
@@ -83,15 +87,25 @@ def test_korf_ten(benchmark):
         assert sol.length == optimal
         print(f"\nKorf {ident:>3}: d* {sol.length}, h {sol.h}, {sol.nodes:>12,} nodes, {sol.seconds:7.2f} s", end="")
     threads = numba.get_num_threads()
-    benchmark.extra_info.update(total_seconds=total, nodes=nodes, nodes_per_s=nodes / total, threads=threads,
-                                nodes_per_instance=nodes / len(boards))
+    benchmark.extra_info.update(
+        total_seconds=total,
+        nodes=nodes,
+        nodes_per_s=nodes / total,
+        threads=threads,
+        nodes_per_instance=nodes / len(boards),
+    )
     # nodes generated, the last iteration stopped at its first plan: Felner, Korf & Hanan's (2004) convention;
     # their 6-6-3 + reflection figure is an average over all 100 of Korf's instances, these ten include two of
     # the hardest (60 and 82), so the ratio is an upper bound, not a like-for-like comparison
-    print(f"\nKorf ten: {nodes / len(boards):,.0f} nodes per instance (published 6-6-3 + reflection, Korf's 100: "
-          f"{PUBLISHED_663:,})", end="")
-    print(f"\nKorf ten: {total:.1f} s total, {nodes:,} nodes, {nodes / total:,.0f} nodes/s on {threads} threads "
-          f"({nodes / total / threads:,.0f} per thread)")
+    print(
+        f"\nKorf ten: {nodes / len(boards):,.0f} nodes per instance (published 6-6-3 + reflection, Korf's 100: "
+        f"{PUBLISHED_663:,})",
+        end="",
+    )
+    print(
+        f"\nKorf ten: {total:.1f} s total, {nodes:,} nodes, {nodes / total:,.0f} nodes/s on {threads} threads "
+        f"({nodes / total / threads:,.0f} per thread)"
+    )
 
 
 @pytest.mark.skipif(os.environ.get("FASTSPE_BENCH_KORF100") != "1", reason="set FASTSPE_BENCH_KORF100=1 (minutes)")
@@ -104,9 +118,13 @@ def test_korf_hundred(benchmark, tmp_path, monkeypatch):
     monkeypatch.setenv("FASTSPE_PROGRESS", "off")
     rows = [line.split("\t") for line in KORF_100.read_text().splitlines() if line[:1].isdigit()]
     source, out = tmp_path / "korf100.jsonl", tmp_path / "solved.jsonl"
-    source.write_text("".join(json.dumps({"id": int(ident), "rows": 4, "cols": 4, "blocks": [],
-                                          "board": [int(v) for v in tiles.split()]}) + "\n"
-                              for ident, tiles, _ in rows))
+    source.write_text(
+        "".join(
+            json.dumps({"id": int(ident), "rows": 4, "cols": 4, "blocks": [], "board": [int(v) for v in tiles.split()]})
+            + "\n"
+            for ident, tiles, _ in rows
+        )
+    )
     solve(list(range(1, 15)) + [0, 15])  # tables and kernels warm
     args = ["solve", "--input", str(source), "--out", str(out), "--goal", "blank-first"]
     benchmark.pedantic(lambda: main(args), rounds=1, iterations=1)
@@ -119,12 +137,21 @@ def test_korf_hundred(benchmark, tmp_path, monkeypatch):
     hardest = sorted(solved.values(), key=lambda r: -r["nodes"])[:3]
     heuristic = next(iter(solved.values()))["heuristic"]
     published = PUBLISHED[heuristic]
-    benchmark.extra_info.update(nodes=nodes, nodes_per_instance=per_instance, published=published, heuristic=heuristic,
-                                ratio=per_instance / published, mean_root_h=root_h, search_seconds=seconds)
-    print(f"\nKorf 100 ({heuristic}): all optimal, {nodes:,} nodes, {per_instance:,.0f} per instance "
-          f"(published: {published:,}; {per_instance / published:.2f}x), mean root h "
-          f"{root_h:.2f}, {seconds:.1f} s searching; hardest: "
-          + ", ".join(f"{r['id']} ({r['nodes']:,})" for r in hardest))
+    benchmark.extra_info.update(
+        nodes=nodes,
+        nodes_per_instance=per_instance,
+        published=published,
+        heuristic=heuristic,
+        ratio=per_instance / published,
+        mean_root_h=root_h,
+        search_seconds=seconds,
+    )
+    print(
+        f"\nKorf 100 ({heuristic}): all optimal, {nodes:,} nodes, {per_instance:,.0f} per instance "
+        f"(published: {published:,}; {per_instance / published:.2f}x), mean root h "
+        f"{root_h:.2f}, {seconds:.1f} s searching; hardest: "
+        + ", ".join(f"{r['id']} ({r['nodes']:,})" for r in hardest)
+    )
     if heuristic != "pdb-6-6-3+mirror+graph-distance":
         return
     # where the nodes go: the serial kernel one iteration at a time (the same counts, at any thread count);
@@ -138,8 +165,10 @@ def test_korf_hundred(benchmark, tmp_path, monkeypatch):
         before += sum(n for _, n in iterations[:-1])
         last += iterations[-1][1]
     benchmark.extra_info.update(before_last_per_instance=before / len(rows), last_per_instance=last / len(rows))
-    print(f"per instance: {before / len(rows):,.0f} in the iterations before the last (any move order), "
-          f"{last / len(rows):,.0f} in the last, stopped at its first plan")
+    print(
+        f"per instance: {before / len(rows):,.0f} in the iterations before the last (any move order), "
+        f"{last / len(rows):,.0f} in the last, stopped at its first plan"
+    )
 
 
 def random_board(layout: Layout, rng: np.random.Generator) -> list[int]:
@@ -156,8 +185,11 @@ def test_random_blocked_boards(benchmark):
     from fastspe.domains.sliding.planners.solver import SearchLimit
 
     rng = np.random.default_rng(3)
-    boards = [(blocks, random_board(Layout(4, 4, blocks), rng)) for blocks in BLOCKED_LAYOUTS
-              for _ in range(BOARDS_PER_LAYOUT)]
+    boards = [
+        (blocks, random_board(Layout(4, 4, blocks), rng))
+        for blocks in BLOCKED_LAYOUTS
+        for _ in range(BOARDS_PER_LAYOUT)
+    ]
     for blocks in BLOCKED_LAYOUTS:
         pattern_databases(Layout(4, 4, blocks))  # tables warm: built once, then loaded
     seconds = []
@@ -178,8 +210,10 @@ def test_random_blocked_boards(benchmark):
     median = float(np.median(seconds))
     solved = [s for s in seconds if s < float("inf")]
     benchmark.extra_info.update(median_seconds=median, unsolved=len(seconds) - len(solved))
-    print(f"\nrandom 4x4 boards with 1-3 blocks ({len(boards)}): median {median:.2f} s, "
-          f"{len(seconds) - len(solved)} over the node budget")
+    print(
+        f"\nrandom 4x4 boards with 1-3 blocks ({len(boards)}): median {median:.2f} s, "
+        f"{len(seconds) - len(solved)} over the node budget"
+    )
 
 
 def test_pdb_build_open_board(benchmark, tmp_path, monkeypatch):
@@ -193,5 +227,7 @@ def test_pdb_build_open_board(benchmark, tmp_path, monkeypatch):
     pattern_databases(layout)
     loaded = time.perf_counter() - start
     benchmark.extra_info.update(build_seconds=built, load_seconds=loaded)
-    print(f"\n6-6-3 tables of the open 4x4 board {default_partition(layout)}: built in {built:.1f} s, "
-          f"loaded in {loaded:.2f} s")
+    print(
+        f"\n6-6-3 tables of the open 4x4 board {default_partition(layout)}: built in {built:.1f} s, "
+        f"loaded in {loaded:.2f} s"
+    )

@@ -61,9 +61,11 @@ def main(bank_path: str | None = None, repeat: int = 2) -> dict:
     print(f"{n:,} answers on {len(bank)} levels: {verdicts['status'].value_counts().to_dict()}")
     for name, (wall, cpu, *_) in (("column off", off), ("column on ", on)):
         print(f"{name}: {cpu:.2f} CPU s ({n / cpu:,.0f} answers per CPU s), {wall:.2f} s wall (best of {repeat})")
-    print(f"the column: {on[1] - off[1]:.2f} CPU s more, {checks:,} solvability checks (cache misses); "
-          f"{np.count_nonzero(fdm >= 0):,} dead, {np.count_nonzero(fdm == -1):,} none, "
-          f"{np.count_nonzero(fdm == -2):,} unknown")
+    print(
+        f"the column: {on[1] - off[1]:.2f} CPU s more, {checks:,} solvability checks (cache misses); "
+        f"{np.count_nonzero(fdm >= 0):,} dead, {np.count_nonzero(fdm == -1):,} none, "
+        f"{np.count_nonzero(fdm == -2):,} unknown"
+    )
     return {"answers_per_cpu_s_off": n / off[1], "answers_per_cpu_s_on": n / on[1], "checks": checks}
 
 

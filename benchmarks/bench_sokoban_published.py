@@ -50,8 +50,13 @@ def main(argv=None) -> None:
             cpu = time.process_time()
             try:
                 sol = solve_level(level, args.node_limit, objective)
-                row.update(moves=sol.length, pushes=sol.pushes, nodes=sol.nodes, seconds=round(sol.seconds, 3),
-                           cpu_seconds=round(time.process_time() - cpu, 3))
+                row.update(
+                    moves=sol.length,
+                    pushes=sol.pushes,
+                    nodes=sol.nodes,
+                    seconds=round(sol.seconds, 3),
+                    cpu_seconds=round(time.process_time() - cpu, 3),
+                )
                 done += 1
                 total_seconds += sol.seconds
                 slowest = max(slowest, (sol.seconds, f"{number} {objective}"))
@@ -63,9 +68,11 @@ def main(argv=None) -> None:
             if out:
                 out.write(line + "\n")
                 out.flush()
-    print(f"certified {done} (level, objective) pairs in {time.perf_counter() - start:.1f} s wall, search "
-          f"{total_seconds:.1f} s, slowest {slowest[0]:.1f} s ({slowest[1]}); not certified: {failed}",
-          file=sys.stderr)
+    print(
+        f"certified {done} (level, objective) pairs in {time.perf_counter() - start:.1f} s wall, search "
+        f"{total_seconds:.1f} s, slowest {slowest[0]:.1f} s ({slowest[1]}); not certified: {failed}",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -83,12 +83,19 @@ def test_sokoban_replay_kernel_vs_twin(benchmark):
             naive_replay(LEVELS[i], plan)
 
     twin_s = best_of(twin, repeat=1) * PLANS / TWIN_PLANS
-    benchmark.extra_info.update(plans_per_s=PLANS / kernel_s, moves_per_s=moves / kernel_s,
-                                plans_per_s_one_thread=PLANS / one_s, twin_plans_per_s=PLANS / twin_s,
-                                ratio=twin_s / one_s, threads=before)
-    print(f"\nsokoban replay {PLANS:,} plans ({moves / PLANS:.1f} moves each, {np.mean(out[0] == 2):.0%} illegal) on "
-          f"{before} threads: {PLANS / kernel_s:,.0f} plans/s, {moves / kernel_s:,.0f} moves/s ({PLANS / one_s:,.0f} "
-          f"plans/s on 1 thread); twin {PLANS / twin_s:,.0f} plans/s; ratio {twin_s / one_s:,.0f}x on 1 thread")
+    benchmark.extra_info.update(
+        plans_per_s=PLANS / kernel_s,
+        moves_per_s=moves / kernel_s,
+        plans_per_s_one_thread=PLANS / one_s,
+        twin_plans_per_s=PLANS / twin_s,
+        ratio=twin_s / one_s,
+        threads=before,
+    )
+    print(
+        f"\nsokoban replay {PLANS:,} plans ({moves / PLANS:.1f} moves each, {np.mean(out[0] == 2):.0%} illegal) on "
+        f"{before} threads: {PLANS / kernel_s:,.0f} plans/s, {moves / kernel_s:,.0f} moves/s ({PLANS / one_s:,.0f} "
+        f"plans/s on 1 thread); twin {PLANS / twin_s:,.0f} plans/s; ratio {twin_s / one_s:,.0f}x on 1 thread"
+    )
     target(twin_s / one_s >= 100, f"Sokoban replay >= 100x its twin on one thread, got {twin_s / one_s:.0f}x")
 
 
@@ -99,10 +106,17 @@ def test_sokoban_answers_per_second(benchmark):
     rng = np.random.default_rng(3)
     pick = rng.integers(0, WALKS, n)
     texts = pa.array(["MOVES: " + ",".join(base[i]) for i in pick], pa.string())
-    bank = pa.table({"board_id": [f"s{i}" for i in range(len(LEVELS))], "cohort": ["bench"] * len(LEVELS),
-                     "depth": np.full(len(LEVELS), 20), "level": LEVELS,
-                     "boxes": [len(parse_level(t).boxes) for t in LEVELS], "certificate": [""] * len(LEVELS),
-                     "pushes": np.zeros(len(LEVELS), np.int64)})
+    bank = pa.table(
+        {
+            "board_id": [f"s{i}" for i in range(len(LEVELS))],
+            "cohort": ["bench"] * len(LEVELS),
+            "depth": np.full(len(LEVELS), 20),
+            "level": LEVELS,
+            "boxes": [len(parse_level(t).boxes) for t in LEVELS],
+            "certificate": [""] * len(LEVELS),
+            "pushes": np.zeros(len(LEVELS), np.int64),
+        }
+    )
     packed = DOMAIN.pack(bank)
     rows = base_index[pick]
 
@@ -122,6 +136,8 @@ def test_sokoban_answers_per_second(benchmark):
     twin_s = best_of(twin, repeat=1) * n / TWIN_PLANS
     rate = n / kernel_s
     benchmark.extra_info.update(answers_per_s=rate, twin_answers_per_s=n / twin_s, ratio=twin_s / kernel_s)
-    print(f"\nsokoban scoring core (parse + replay) {n:,} answers: {rate:,.0f} answers/s; twin {n / twin_s:,.0f} "
-          f"answers/s; ratio {twin_s / kernel_s:,.0f}x")
+    print(
+        f"\nsokoban scoring core (parse + replay) {n:,} answers: {rate:,.0f} answers/s; twin {n / twin_s:,.0f} "
+        f"answers/s; ratio {twin_s / kernel_s:,.0f}x"
+    )
     target(rate >= 200_000, f"Sokoban scoring >= 200k answers/s, got {rate:,.0f}")

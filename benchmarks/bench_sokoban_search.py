@@ -21,18 +21,63 @@ from tests.naive_sokoban_bfs import naive_solve
 
 # Three-box levels of the default bank's stress cohort (d* 50 and 60), the ones with the largest searches.
 THREE_BOXES = (
-    "\n".join(["##########", "#        #", "# # ##$ .#", "# # ## # #", "#@#$## # #", "#. $     #", "# #     .#",
-               "#        #", "#  ### # #", "#### #####"]),
-    "\n".join(["##########", "#        #", "# # ##  .#", "# #$## # #", "# # ##$# #", "#.       #", "#$#     .#",
-               "#   @    #", "#  ### # #", "#### #####"]),
-    "\n".join(["##########", "# .      #", "# ##.  # #", "#  $     #", "# ## # #@#", "# $  #   #", "####  .  #",
-               "   #  $# #", "   #     #", "   #######"]),
+    "\n".join(
+        [
+            "##########",
+            "#        #",
+            "# # ##$ .#",
+            "# # ## # #",
+            "#@#$## # #",
+            "#. $     #",
+            "# #     .#",
+            "#        #",
+            "#  ### # #",
+            "#### #####",
+        ]
+    ),
+    "\n".join(
+        [
+            "##########",
+            "#        #",
+            "# # ##  .#",
+            "# #$## # #",
+            "# # ##$# #",
+            "#.       #",
+            "#$#     .#",
+            "#   @    #",
+            "#  ### # #",
+            "#### #####",
+        ]
+    ),
+    "\n".join(
+        [
+            "##########",
+            "# .      #",
+            "# ##.  # #",
+            "#  $     #",
+            "# ## # #@#",
+            "# $  #   #",
+            "####  .  #",
+            "   #  $# #",
+            "   #     #",
+            "   #######",
+        ]
+    ),
 )
 
 
 def _search(level, use_heuristic):
-    return search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows,
-                  level.cols, 50_000_000, 10_000, use_heuristic)
+    return search(
+        level.wall,
+        level.goal,
+        np.array(level.boxes, dtype=np.int64),
+        level.player,
+        level.rows,
+        level.cols,
+        50_000_000,
+        10_000,
+        use_heuristic,
+    )
 
 
 def test_states_per_second_kernel_vs_twin(benchmark):
@@ -59,26 +104,33 @@ def test_states_per_second_kernel_vs_twin(benchmark):
         stats: dict = {}
         seconds = best_of(lambda: naive_solve(level.text, 10**8, stats), repeat=1)
         expected = naive_solve(level.text, 10**8)
-        for out, _, _ in rows[2 * i:2 * i + 2]:
+        for out, _, _ in rows[2 * i : 2 * i + 2]:
             assert out[0] == FOUND and (out[1], out[2]) == expected
         twin_states += stats["states"]
         twin_seconds += seconds
         a, b = rows[2 * i], rows[2 * i + 1]
-        print(f"\nlevel {i}: d* {expected[0]}, pushes {expected[1]}: A* {a[0][5]:,} states {a[1]:.3f} s, "
-              f"BFS order {b[0][5]:,} states {b[1]:.3f} s, twin BFS {stats['states']:,} states {seconds:.2f} s", end="")
+        print(
+            f"\nlevel {i}: d* {expected[0]}, pushes {expected[1]}: A* {a[0][5]:,} states {a[1]:.3f} s, "
+            f"BFS order {b[0][5]:,} states {b[1]:.3f} s, twin BFS {stats['states']:,} states {seconds:.2f} s",
+            end="",
+        )
     rate, twin_rate = kernel_states / kernel_seconds, twin_states / twin_seconds
     cpu_rate = kernel_states / kernel_cpu
-    benchmark.extra_info.update(states_per_s=rate, cpu_states_per_s=cpu_rate, twin_states_per_s=twin_rate,
-                                ratio=rate / twin_rate)
-    print(f"\n3-box levels, one thread: kernel {rate:,.0f} states/s ({cpu_rate:,.0f} per CPU second), twin "
-          f"{twin_rate:,.0f} states/s, ratio {rate / twin_rate:,.0f}x")
+    benchmark.extra_info.update(
+        states_per_s=rate, cpu_states_per_s=cpu_rate, twin_states_per_s=twin_rate, ratio=rate / twin_rate
+    )
+    print(
+        f"\n3-box levels, one thread: kernel {rate:,.0f} states/s ({cpu_rate:,.0f} per CPU second), twin "
+        f"{twin_rate:,.0f} states/s, ratio {rate / twin_rate:,.0f}x"
+    )
     target(rate >= 1e6, f"solver {rate:,.0f} states/s on 3-box levels (target 1e6)")
 
 
 def test_default_bank_build(benchmark):
     """The default design's 320 primary levels (and, beside them, all 400 with the stress cohort)."""
-    primary = SokobanDesign(SOKOBAN_PAPER_DESIGN.seed, tuple(c for c in SOKOBAN_PAPER_DESIGN.cells
-                                                             if c.cohort == "primary"))
+    primary = SokobanDesign(
+        SOKOBAN_PAPER_DESIGN.seed, tuple(c for c in SOKOBAN_PAPER_DESIGN.cells if c.cohort == "primary")
+    )
     build_sokoban_bank(SokobanDesign(1, primary.cells[:1]))  # compile / load from cache
     bank = benchmark.pedantic(build_sokoban_bank, args=(primary,), rounds=1, iterations=1)
     seconds = benchmark.stats.stats.min
@@ -102,8 +154,19 @@ def test_push_search_vs_move_search_and_twins(benchmark):
     board = np.zeros(4, dtype=np.int64)
 
     def run(level, objective):
-        return push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows,
-                           level.cols, 50_000_000, objective, True, True, board)
+        return push_search(
+            level.wall,
+            level.goal,
+            np.array(level.boxes, dtype=np.int64),
+            level.player,
+            level.rows,
+            level.cols,
+            50_000_000,
+            objective,
+            True,
+            True,
+            board,
+        )
 
     for level in levels:
         run(level, MOVES)  # compile / load from cache
@@ -124,12 +187,15 @@ def test_push_search_vs_move_search_and_twins(benchmark):
     push_states = sum(rows[3 * i + k][0][5] for i in range(len(levels)) for k in (0, 1))
     push_seconds = sum(rows[3 * i + k][1] for i in range(len(levels)) for k in (0, 1))
     for i, level in enumerate(levels):
-        (m, tm), (p, tp), (old, told) = rows[3 * i:3 * i + 3]
+        (m, tm), (p, tp), (old, told) = rows[3 * i : 3 * i + 3]
         assert (m[1], m[2]) == naive_solve(level.text, 10**8) == (old[1], old[2])
         assert (p[1], p[2]) == naive_solve_pushes(level.text, 10**8)
-        print(f"\nlevel {i}: moves-optimal {m[1]}/{m[2]}: push search {m[5]:,} states {tm * 1e3:.1f} ms, move A* "
-              f"{old[5]:,} states {told * 1e3:.1f} ms; push-optimal {p[1]}/{p[2]}: {p[5]:,} states "
-              f"{tp * 1e3:.1f} ms", end="")
+        print(
+            f"\nlevel {i}: moves-optimal {m[1]}/{m[2]}: push search {m[5]:,} states {tm * 1e3:.1f} ms, move A* "
+            f"{old[5]:,} states {told * 1e3:.1f} ms; push-optimal {p[1]}/{p[2]}: {p[5]:,} states "
+            f"{tp * 1e3:.1f} ms",
+            end="",
+        )
     rate = push_states / push_seconds
     benchmark.extra_info.update(push_states_per_s=rate)
     print(f"\n3-box levels, one thread: push search {rate:,.0f} push-level states/s")
@@ -147,8 +213,21 @@ def test_deadlock_prunings(benchmark):
     flags = {"freeze": (False, False), "+table": (True, False), "+corral": (False, True), "+both": (True, True)}
 
     def run(level, objective, table, corral):
-        return push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows,
-                           level.cols, 50_000_000, objective, True, True, np.zeros(4, dtype=np.int64), table, corral)
+        return push_search(
+            level.wall,
+            level.goal,
+            np.array(level.boxes, dtype=np.int64),
+            level.player,
+            level.rows,
+            level.cols,
+            50_000_000,
+            objective,
+            True,
+            True,
+            np.zeros(4, dtype=np.int64),
+            table,
+            corral,
+        )
 
     for table, corral in flags.values():
         run(levels[0], MOVES, table, corral)  # compile / load from cache

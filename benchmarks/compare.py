@@ -44,15 +44,22 @@ def ratios(path) -> dict[str, float]:
 
 def drops(saved: dict[str, float], new: dict[str, float], margin: float) -> list[tuple[str, float, float]]:
     """(name, saved, new) for every benchmark in both whose ratio fell below ``saved * (1 - margin)``."""
-    return [(name, saved[name], new[name]) for name in sorted(saved) if name in new
-            and new[name] < saved[name] * (1.0 - margin)]
+    return [
+        (name, saved[name], new[name])
+        for name in sorted(saved)
+        if name in new and new[name] < saved[name] * (1.0 - margin)
+    ]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", metavar="FILE", help="SAVED NEW, or one run with --save")
-    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
-                        help=f"the largest tolerated relative drop of a ratio (default: {DEFAULT_MARGIN})")
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help=f"the largest tolerated relative drop of a ratio (default: {DEFAULT_MARGIN})",
+    )
     parser.add_argument("--save", metavar="OUT", help="write the ratio table of the last FILE to OUT")
     args = parser.parse_args(argv)
     try:
@@ -76,8 +83,11 @@ def main(argv=None) -> int:
         print(f"   not run      {name}")
     bad = drops(saved, new, args.margin)
     for name, old, now in bad:
-        print(f"error: {name}: ratio {now:,.1f} is {1 - now / old:.0%} below the saved {old:,.1f} "
-              f"(margin {args.margin:.0%})", file=sys.stderr)
+        print(
+            f"error: {name}: ratio {now:,.1f} is {1 - now / old:.0%} below the saved {old:,.1f} "
+            f"(margin {args.margin:.0%})",
+            file=sys.stderr,
+        )
     if not shared:
         print("error: no benchmark in common", file=sys.stderr)
         return 2

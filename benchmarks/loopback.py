@@ -12,8 +12,10 @@ import sys
 
 def http_200(body: bytes) -> bytes:
     """A whole HTTP 200 response with the JSON ``body``."""
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body)) + body
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req-1\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    ) + body
 
 
 def serve_replies(reply) -> None:
@@ -25,8 +27,14 @@ def serve_replies(reply) -> None:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
+                length = next(
+                    (
+                        int(line.split(b":", 1)[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
                 body = await reader.readexactly(length)
                 writer.write(await reply(head, body))
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -47,8 +55,9 @@ def server_process(code: str):
     """Python ``code`` that calls ``serve_replies``, in a child process: yields its port; stops when the block
     ends."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
     try:
         yield int(proc.stdout.readline())
     finally:

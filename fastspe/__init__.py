@@ -59,20 +59,65 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the very objects __getattr
 # name -> its module, imported on first use so that ``import fastspe`` (and ``fastspe --help``) loads neither numba
 # nor pandas; the TYPE_CHECKING block above imports the same names (tests/test_face.py checks they agree)
 _LAZY = {
-    "Bank": "boundary.banks", "load_bank": "boundary.banks", "read_bank": "boundary.banks",
-    "write_bank": "boundary.banks", "read_responses": "boundary.responses", "read_verdicts": "boundary.verdict_files",
-    "write_verdicts": "boundary.verdict_files", "Verdicts": "boundary.verdicts", "write_report": "report.write",
-    "RewardScorer": "scoring.rewards", "Rewards": "scoring.rewards", "reward": "scoring.rewards",
-    "ScoreSummary": "scoring.score", "score_file": "scoring.score", "score_responses": "scoring.score",
-    "Comparison": "stats.compare", "compare": "stats.compare", "bootstrap_intervals": "stats.intervals",
-    "board_sums": "stats.metrics", "compute_metrics": "stats.metrics", "export_hub": "hub.export",
-    "HubExport": "hub.export", "BankItems": "hub.items", "score_answer": "hub.items",
+    "Bank": "boundary.banks",
+    "load_bank": "boundary.banks",
+    "read_bank": "boundary.banks",
+    "write_bank": "boundary.banks",
+    "read_responses": "boundary.responses",
+    "read_verdicts": "boundary.verdict_files",
+    "write_verdicts": "boundary.verdict_files",
+    "Verdicts": "boundary.verdicts",
+    "write_report": "report.write",
+    "RewardScorer": "scoring.rewards",
+    "Rewards": "scoring.rewards",
+    "reward": "scoring.rewards",
+    "ScoreSummary": "scoring.score",
+    "score_file": "scoring.score",
+    "score_responses": "scoring.score",
+    "Comparison": "stats.compare",
+    "compare": "stats.compare",
+    "bootstrap_intervals": "stats.intervals",
+    "board_sums": "stats.metrics",
+    "compute_metrics": "stats.metrics",
+    "export_hub": "hub.export",
+    "HubExport": "hub.export",
+    "BankItems": "hub.items",
+    "score_answer": "hub.items",
 }
-__all__ = ["Bank", "BankItems", "baseline_responses", "board_sums", "bootstrap_intervals", "build_bank", "compare", "Comparison",
-           "compute_metrics", "domain_names", "export_hub", "FastspeError", "HubExport", "load_bank", "read_bank", "read_responses",
-           "read_verdicts", "reward", "Rewards", "RewardScorer", "score_answer", "score_file", "score_responses", "ScoreSummary",
-           "solve", "UserError", "UserTypeError", "Verdicts", "__version__", "write_bank", "write_report",
-           "write_verdicts"]
+__all__ = [
+    "Bank",
+    "BankItems",
+    "baseline_responses",
+    "board_sums",
+    "bootstrap_intervals",
+    "build_bank",
+    "compare",
+    "Comparison",
+    "compute_metrics",
+    "domain_names",
+    "export_hub",
+    "FastspeError",
+    "HubExport",
+    "load_bank",
+    "read_bank",
+    "read_responses",
+    "read_verdicts",
+    "reward",
+    "Rewards",
+    "RewardScorer",
+    "score_answer",
+    "score_file",
+    "score_responses",
+    "ScoreSummary",
+    "solve",
+    "UserError",
+    "UserTypeError",
+    "Verdicts",
+    "__version__",
+    "write_bank",
+    "write_report",
+    "write_verdicts",
+]
 
 if not TYPE_CHECKING:  # hidden from type checkers, which then refuse a name the face does not have
 
@@ -101,8 +146,13 @@ def domain_names() -> list[str]:
     return list(names())
 
 
-def build_bank(design: str | os.PathLike[str] | Design | None = None, *, domain: str | None = None,
-               seed: int | None = None, progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+def build_bank(
+    design: str | os.PathLike[str] | Design | None = None,
+    *,
+    domain: str | None = None,
+    seed: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
     """Build the certified bank of a design, as ``fastspe bank build`` does, into a DataFrame.
 
     Parameters
@@ -131,8 +181,9 @@ def build_bank(design: str | os.PathLike[str] | Design | None = None, *, domain:
             raise UserError("seed goes with a design name or file; a design object carries its own seed")
         made = design
     else:
-        raise UserTypeError(f"design must be a design name, a design file or a design object, got "
-                            f"{type(design).__name__}")
+        raise UserTypeError(
+            f"design must be a design name, a design file or a design object, got {type(design).__name__}"
+        )
     pieces = list(chosen.bank_pieces(made, progress or (lambda *done: None)))
     frame: pd.DataFrame = bank_frame(pa.concat_tables(pieces).combine_chunks(), chosen)  # its domain in attrs
     return frame
@@ -173,8 +224,12 @@ class _Quiet:
         yield lambda *done, **counts: None
 
 
-def solve(*, domain: str | None = None, max_nodes: int | None = None,
-          **state: str | int | Sequence[int] | os.PathLike[str] | None) -> dict[str, object]:
+def solve(
+    *,
+    domain: str | None = None,
+    max_nodes: int | None = None,
+    **state: str | int | Sequence[int] | os.PathLike[str] | None,
+) -> dict[str, object]:
     """An optimal plan of one state by its domain's exact solver: the JSON object ``fastspe solve`` prints.
 
     Parameters
@@ -200,9 +255,16 @@ def solve(*, domain: str | None = None, max_nodes: int | None = None,
     options = {option.dest: option.kwargs.get("default") for option in chosen.options("solve")}
     unknown = sorted(set(state) - set(options))
     if unknown:
-        raise UserTypeError(f"{unknown[0]} is not a solve option of the {chosen.name} domain; it takes "
-                            f"{', '.join(options) or 'none'}")
-    given = {name: " ".join(map(str, value)) if isinstance(value, (list, tuple)) else
-             os.fspath(value) if isinstance(value, os.PathLike) else value for name, value in state.items()}
+        raise UserTypeError(
+            f"{unknown[0]} is not a solve option of the {chosen.name} domain; it takes {', '.join(options) or 'none'}"
+        )
+    given = {
+        name: " ".join(map(str, value))
+        if isinstance(value, (list, tuple))
+        else os.fspath(value)
+        if isinstance(value, os.PathLike)
+        else value
+        for name, value in state.items()
+    }
     args = Namespace(domain=chosen.name, max_nodes=max_nodes, input=None, out=None, **{**options, **given})
     return dict(chosen.solve(args, _Quiet()))

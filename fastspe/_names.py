@@ -90,7 +90,10 @@ MOVED = {
 
 # packages that are gone, whose modules moved one by one (``MOVED``) and whose face's names are found at the new face
 # with a warning: importing the old package itself does not warn, only what is taken from it
-MOVED_PACKAGES = {"fastspe.bank": "fastspe.domains.sliding.bank", "fastspe.planners": "fastspe.domains.sliding.planners"}
+MOVED_PACKAGES = {
+    "fastspe.bank": "fastspe.domains.sliding.bank",
+    "fastspe.planners": "fastspe.domains.sliding.planners",
+}
 
 
 def _at(module: str, names: str) -> dict[str, str]:
@@ -102,47 +105,69 @@ def _at(module: str, names: str) -> dict[str, str]:
 # now (``fastspe.planners`` is ``fastspe.domains.sliding.planners``); removed in 0.3.0
 MOVED_NAMES = {
     "fastspe.verify": {
-        "verify_bank": "fastspe.domains.sliding.verify.bank", "Optimality": "fastspe.domains.sliding.verify.optimal",
+        "verify_bank": "fastspe.domains.sliding.verify.bank",
+        "Optimality": "fastspe.domains.sliding.verify.optimal",
         "optimality": "fastspe.domains.sliding.verify.optimal",
         "check_prove_ids": "fastspe.domains.sliding.verify.optimal",
-        "shorter_plan": "fastspe.domains.sliding.verify.optimal", "Board": "fastspe.domains.sliding.verify.replay",
-        "bank_boards": "fastspe.domains.sliding.verify.replay", "replay": "fastspe.domains.sliding.verify.replay",
-        "SokobanRoom": "fastspe.domains.sokoban.verify.replay", "SokobanBoard": "fastspe.domains.sokoban.verify.replay",
+        "shorter_plan": "fastspe.domains.sliding.verify.optimal",
+        "Board": "fastspe.domains.sliding.verify.replay",
+        "bank_boards": "fastspe.domains.sliding.verify.replay",
+        "replay": "fastspe.domains.sliding.verify.replay",
+        "SokobanRoom": "fastspe.domains.sokoban.verify.replay",
+        "SokobanBoard": "fastspe.domains.sokoban.verify.replay",
         "bank_levels": "fastspe.domains.sokoban.verify.replay",
-        "replay_sokoban": "fastspe.domains.sokoban.verify.replay"},
+        "replay_sokoban": "fastspe.domains.sokoban.verify.replay",
+    },
     "fastspe.domains.sliding.planners": {
-        "SOKOBAN_PLANNERS": "fastspe.domains.sokoban.baselines", "sokoban_planner_name": "fastspe.domains.sokoban.baselines",
+        "SOKOBAN_PLANNERS": "fastspe.domains.sokoban.baselines",
+        "sokoban_planner_name": "fastspe.domains.sokoban.baselines",
         "sokoban_baseline_responses": "fastspe.domains.sokoban.baselines",
-        "greedy_plan": "fastspe.domains.sokoban.baselines", "random_plan": "fastspe.domains.sokoban.baselines",
-        "board_keys": "fastspe.domains.baselines"},
+        "greedy_plan": "fastspe.domains.sokoban.baselines",
+        "random_plan": "fastspe.domains.sokoban.baselines",
+        "board_keys": "fastspe.domains.baselines",
+    },
     "fastspe.domains.sliding.bank": {
-        "read_bank": "fastspe.boundary.banks", "write_bank": "fastspe.boundary.banks",
-        "bank_to_table": "fastspe.boundary.banks", "QuotaError": "fastspe.domains.designs"},
-    "fastspe.report": {"bank_retreats": "fastspe.domains.sliding.retreat_table",
-                       "retreat_table": "fastspe.domains.sliding.retreat_table",
-                       # 0.2: helpers that left the face (the face keeps what a user calls)
-                       **_at("fastspe.report.write", "report_folder metrics_long display_names"),
-                       **_at("fastspe.report.tables", "condition_order primary_cohort check_table_inputs "
-                                                      "trajectory_table"),
-                       **_at("fastspe.report.render", "markdown_text latex_escape caption_text heading_text "
-                                                      "markdown_rows caption_markdown caption_latex header_latex"),
-                       **_at("fastspe.report.page", "method_text md_section html_table pages"),
-                       **_at("fastspe.report.figures", "plain wrapped heat_scale heatmap_columns heatmap_figure "
-                                                       "bars_figure trajectory_figure trend_figure"),
-                       **_at("fastspe.report.run_stats", "COLUMNS")},
+        "read_bank": "fastspe.boundary.banks",
+        "write_bank": "fastspe.boundary.banks",
+        "bank_to_table": "fastspe.boundary.banks",
+        "QuotaError": "fastspe.domains.designs",
+    },
+    "fastspe.report": {
+        "bank_retreats": "fastspe.domains.sliding.retreat_table",
+        "retreat_table": "fastspe.domains.sliding.retreat_table",
+        # 0.2: helpers that left the face (the face keeps what a user calls)
+        **_at("fastspe.report.write", "report_folder metrics_long display_names"),
+        **_at("fastspe.report.tables", "condition_order primary_cohort check_table_inputs trajectory_table"),
+        **_at(
+            "fastspe.report.render",
+            "markdown_text latex_escape caption_text heading_text "
+            "markdown_rows caption_markdown caption_latex header_latex",
+        ),
+        **_at("fastspe.report.page", "method_text md_section html_table pages"),
+        **_at(
+            "fastspe.report.figures",
+            "plain wrapped heat_scale heatmap_columns heatmap_figure bars_figure trajectory_figure trend_figure",
+        ),
+        **_at("fastspe.report.run_stats", "COLUMNS"),
+    },
     # 0.2: helpers that left the faces (each face keeps what a user calls)
     "fastspe.stats": {
-        **_at("fastspe.stats.compare", "verdict sign_test_p bootstrap_p_values holm summary_json DEFAULT_METRICS "
-                                       "DEFAULT_MARGIN REGRESSION IMPROVEMENT NO_CHANGE"),
+        **_at(
+            "fastspe.stats.compare",
+            "verdict sign_test_p bootstrap_p_values holm summary_json DEFAULT_METRICS "
+            "DEFAULT_MARGIN REGRESSION IMPROVEMENT NO_CHANGE",
+        ),
         **_at("fastspe.stats.history", "ParameterError store_path bank_hash"),
         **_at("fastspe.stats.intervals", "draw_indices draw_range"),
         **_at("fastspe.stats.protocol_effect", "tool_effect_json"),
         **_at("fastspe.stats.protocol_names", "UNAIDED condition_protocols"),
     },
     "fastspe.runners": {
-        **_at("fastspe.runners.base", "api_key_from_env"), **_at("fastspe.runners.engine", "PROVIDERS RunRequest"),
+        **_at("fastspe.runners.base", "api_key_from_env"),
+        **_at("fastspe.runners.engine", "PROVIDERS RunRequest"),
         **_at("fastspe.runners.sender", "Sender"),
-        **_at("fastspe.runners.log", "LogScan scan_run_log"), **_at("fastspe.runners.sample", "cell_quotas"),
+        **_at("fastspe.runners.log", "LogScan scan_run_log"),
+        **_at("fastspe.runners.sample", "cell_quotas"),
     },
     "fastspe.scoring": {
         **_at("fastspe.scoring.parse_column", "MODE_EXACT MODE_NORMALIZED MODE_NO_PLAN ParsedColumn moves_strings"),
@@ -187,8 +212,11 @@ def moved_names(module: str, names: dict[str, str]):
             raise AttributeError(f"module {module!r} has no attribute {attr!r}")
         where, _, name = home.partition(":")
         name = name or attr
-        warnings.warn(f"{module}.{attr} moved to {where}.{name}; the old path goes away in fastspe 0.3.0",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{module}.{attr} moved to {where}.{name}; the old path goes away in fastspe 0.3.0",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module(where), name)
 
     return __getattr__
@@ -213,8 +241,11 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__getattr__ = _package_names(old, MOVED_PACKAGES[old])
             return
         new = MOVED[old]
-        warnings.warn(f"{old} moved to {new}; the old path goes away in fastspe 0.3.0",
-                      DeprecationWarning, stacklevel=_importer_level())
+        warnings.warn(
+            f"{old} moved to {new}; the old path goes away in fastspe 0.3.0",
+            DeprecationWarning,
+            stacklevel=_importer_level(),
+        )
         # the import system returns whatever sys.modules holds once exec_module is done: the same object
         sys.modules[old] = importlib.import_module(new)
 
@@ -230,8 +261,11 @@ def _package_names(old: str, new: str):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # this warning, not the face's own
             value = getattr(face, attr)
-        warnings.warn(f"{old}.{attr} moved to {new}.{attr}; the old path goes away in fastspe 0.3.0",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{old}.{attr} moved to {new}.{attr}; the old path goes away in fastspe 0.3.0",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return value
 
     return __getattr__

@@ -70,9 +70,16 @@ def headline_table(verdicts: pd.DataFrame, cohort: str = HEADLINE_COHORT) -> pd.
     return table.reset_index(drop=True)
 
 
-def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials: int = 3, seed: int = DEMO_SEED,
-             stage: Stage | None = None, progress: ReportProgress | None = None,
-             domain: str = DEFAULT_DOMAIN, build_bank: Callable[[], pa.Table] | None = None) -> DemoResult:
+def run_demo(
+    out_dir: str | Path = DEFAULT_OUT,
+    draws: int = DEMO_DRAWS,
+    trials: int = 3,
+    seed: int = DEMO_SEED,
+    stage: Stage | None = None,
+    progress: ReportProgress | None = None,
+    domain: str = DEFAULT_DOMAIN,
+    build_bank: Callable[[], pa.Table] | None = None,
+) -> DemoResult:
     """Build, answer, score and report a domain's demo bank with every baseline planner of the domain.
 
     Parameters
@@ -113,23 +120,36 @@ def run_demo(out_dir: str | Path = DEFAULT_OUT, draws: int = DEMO_DRAWS, trials:
     chosen = domain_named(domain)
     if not chosen.planners:
         raise UserError(f"the {chosen.name} domain has no baseline planners, so it has no demo")
-    bank = timed("bank", f"building {chosen.demo_text or f'the {chosen.name} demo bank'}",
-                 lambda: as_bank((build_bank or chosen.demo_bank)(), chosen, "the demo bank"))
+    bank = timed(
+        "bank",
+        f"building {chosen.demo_text or f'the {chosen.name} demo bank'}",
+        lambda: as_bank((build_bank or chosen.demo_bank)(), chosen, "the demo bank"),
+    )
     planners = chosen.planners
     write_bank(bank, bank_path)
-    answers = timed("answer", f"answering it with {count(len(planners), 'baseline planner')} x {count(trials, 'trial')}",
-                    lambda: pd.concat([chosen.baseline_responses(bank.frame, p, trials=trials, seed=seed)
-                                       for p in planners], ignore_index=True))
+    answers = timed(
+        "answer",
+        f"answering it with {count(len(planners), 'baseline planner')} x {count(trials, 'trial')}",
+        lambda: pd.concat(
+            [chosen.baseline_responses(bank.frame, p, trials=trials, seed=seed) for p in planners], ignore_index=True
+        ),
+    )
     write_table(answers, responses_path)
     # score the file, not the in-memory frame: the demo goes through the same path as a model's answers
-    verdicts = timed("score", "scoring the answers",
-                     lambda: check_verdicts(score_responses(bank, read_responses(responses_path, bank)), bank=bank))
+    verdicts = timed(
+        "score",
+        "scoring the answers",
+        lambda: check_verdicts(score_responses(bank, read_responses(responses_path, bank)), bank=bank),
+    )
     write_verdicts(verdicts, verdicts_path)  # checked once, for the file and the report
-    report_path = timed("report", f"writing the report ({draws:,} bootstrap draws)",
-                        lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED,
-                                                     progress=progress))
-    return DemoResult(out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts.frame),
-                      timings)
+    report_path = timed(
+        "report",
+        f"writing the report ({draws:,} bootstrap draws)",
+        lambda: write_report(bank, verdicts, out, draws=draws, seed=REPORT_SEED, progress=progress),
+    )
+    return DemoResult(
+        out, bank_path, responses_path, verdicts_path, Path(report_path), headline_table(verdicts.frame), timings
+    )
 
 
 def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] | None = None) -> list[str]:
@@ -147,8 +167,9 @@ def warm_kernels(domains: list[str] | None = None, step: Callable[[str], None] |
     with scratch_folder(prefix="fastspe-warm-") as tmp:
         for name in names:
             say(f"{name}: bank, baseline answers, score and report")
-            result = run_demo(tmp / name, draws=WARM_DRAWS, trials=1, domain=name,
-                              build_bank=domain_named(name).warm_bank)
+            result = run_demo(
+                tmp / name, draws=WARM_DRAWS, trials=1, domain=name, build_bank=domain_named(name).warm_bank
+            )
             say(f"{name}: the JSONL scanner of large responses files")
             warm_scanner(result.responses_path)
         say("the answer parser of large responses files")

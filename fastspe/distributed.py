@@ -28,8 +28,14 @@ import numpy as np
 
 from .errors import UserError
 from .extras import require
-from .workers.forkserver import (IMPORT_ROOT, SHARE_OF_CORES, apply_share_of_cores, end_forkserver, share_of_cores,
-                                 start_forkserver)
+from .workers.forkserver import (
+    IMPORT_ROOT,
+    SHARE_OF_CORES,
+    apply_share_of_cores,
+    end_forkserver,
+    share_of_cores,
+    start_forkserver,
+)
 from .workers.pool import ProcessPool, compacted
 
 NEEDED_FOR = "--scheduler (a Dask cluster)"
@@ -54,12 +60,20 @@ def check_scheduler(address: str) -> str:
         scheme, rest = "tcp", text
     host, colon, port = rest.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]:8786
-    ok = (scheme in SCHEDULER_SCHEMES and colon and host and "/" not in host and port.isdigit()
-          and 1 <= int(port) <= 65535)
+    ok = (
+        scheme in SCHEDULER_SCHEMES
+        and colon
+        and host
+        and "/" not in host
+        and port.isdigit()
+        and 1 <= int(port) <= 65535
+    )
     if not ok:
         shown = repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
-        raise UserError(f"must be a Dask scheduler address [SCHEME://]HOST:PORT with SCHEME one of "
-                        f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786), got {shown}")
+        raise UserError(
+            f"must be a Dask scheduler address [SCHEME://]HOST:PORT with SCHEME one of "
+            f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786), got {shown}"
+        )
     return text
 
 
@@ -96,8 +110,10 @@ def _latched_interrupts():
     result is dropped), Python prints the exception as "ignored" and drops it, and the program went on waiting for
     its remaining tasks. Waits on the cluster (``_result``) look at the latch and raise it again, and so does the
     end of the block. Only in the main thread, and only over Python's own handler (not an embedding program's)."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
         yield  # (an enclosing block latches already, or the SIGINT handler is not Python's own)
         return
     _interrupted.clear()
@@ -169,15 +185,25 @@ def _local_cluster(workers: int, preload: tuple):
         import dask
 
         dd = require("distributed", NEEDED_FOR)
-        env = {"PYTHONPATH": os.pathsep.join(p for p in (IMPORT_ROOT, os.environ.get("PYTHONPATH")) if p),
-               SHARE_OF_CORES: share_of_cores(workers)}
-        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
-                dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                silence_logs=logging.CRITICAL, env=env,
-                                # the scheduler's HTTP routes (it serves some without a dashboard) on a free
-                                # local port: not 8787 on every interface, which a second run would find taken
-                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as local, \
-                dd.Client(local, direct_to_workers=True) as client:  # results come straight back
+        env = {
+            "PYTHONPATH": os.pathsep.join(p for p in (IMPORT_ROOT, os.environ.get("PYTHONPATH")) if p),
+            SHARE_OF_CORES: share_of_cores(workers),
+        }
+        with (
+            dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}),
+            dd.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+                env=env,
+                # the scheduler's HTTP routes (it serves some without a dashboard) on a free
+                # local port: not 8787 on every interface, which a second run would find taken
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            ) as local,
+            dd.Client(local, direct_to_workers=True) as client,
+        ):  # results come straight back
             # (the cluster's own logs are silenced in the workers too: what goes wrong in one reaches this
             # program as the exception of its task, or as the lost worker Dask retries the task for)
             try:
@@ -380,8 +406,14 @@ class Proposals:
     small cell (most cells of the paper's design) needs about ``first`` proposals, a large one millions.
     """
 
-    def __init__(self, client, piece_fn: Callable, piece: int = PROPOSAL_PIECE, first: int = FIRST_PIECE,
-                 ahead: int | None = None):
+    def __init__(
+        self,
+        client,
+        piece_fn: Callable,
+        piece: int = PROPOSAL_PIECE,
+        first: int = FIRST_PIECE,
+        ahead: int | None = None,
+    ):
         self.client, self.piece_fn = client, piece_fn
         self._tasks = client if isinstance(client, ProcessPool) else _DaskTasks(client)
         self.ahead = ahead or max(1, self._tasks.workers)
@@ -415,15 +447,21 @@ class Proposals:
         i = first
         while i <= last or (i <= last + self.ahead and self._start(i) < start + 2 * count):
             if i not in self._pieces:
-                self._pieces[i] = self._tasks.submit(self.piece_fn, self._layout, self._start(i),
-                                                     self._start(i + 1) - self._start(i), int(depth), int(seed),
-                                                     int(stream))
+                self._pieces[i] = self._tasks.submit(
+                    self.piece_fn,
+                    self._layout,
+                    self._start(i),
+                    self._start(i + 1) - self._start(i),
+                    int(depth),
+                    int(seed),
+                    int(stream),
+                )
             i += 1
         for i in [i for i in self._pieces if i < first]:  # build_cell asks for ranges in increasing order
             self._pieces.pop(i).cancel()
         parts = [self._pieces[i].result() for i in range(first, last + 1)]
         lo = start - self._start(first)
-        return tuple(np.concatenate([p[j] for p in parts])[lo:lo + count] for j in range(3))
+        return tuple(np.concatenate([p[j] for p in parts])[lo : lo + count] for j in range(3))
 
     def close(self) -> None:
         """Cancel the pieces in flight."""

@@ -55,8 +55,9 @@ def shown(value: object) -> str:
 
 def expect(value: object, parameter: str, types: type | tuple[type, ...], what: str) -> None:
     """``UserTypeError`` naming ``parameter`` and what it must be (``what``), unless ``value`` is one of ``types``."""
-    if not isinstance(value, types) or (bool not in (types if isinstance(types, tuple) else (types,))
-                                        and isinstance(value, bool)):
+    if not isinstance(value, types) or (
+        bool not in (types if isinstance(types, tuple) else (types,)) and isinstance(value, bool)
+    ):
         raise UserTypeError(f"{parameter} must be {what}, got {shown(value)}")
 
 

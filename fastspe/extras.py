@@ -11,8 +11,14 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-EXTRA_OF = {"openai": "api", "anthropic": "api", "matplotlib": "plots", "inspect_ai": "inspect", "dask": "dask",
-            "distributed": "dask"}
+EXTRA_OF = {
+    "openai": "api",
+    "anthropic": "api",
+    "matplotlib": "plots",
+    "inspect_ai": "inspect",
+    "dask": "dask",
+    "distributed": "dask",
+}
 IN_ALL = ("api", "plots", "dask")  # the extras that fastspe[all] holds
 
 

@@ -61,9 +61,21 @@ from .boundary.prompt_hashes import UnhashedAnswers
 from .domains.contract import prompt_hash
 from .domains.registry import DEFAULT_DOMAIN, domain_named, domain_names
 from .errors import UserError
-from .inspect_tools import (DEFAULT_MAX_TURNS, ONESHOT, TOOLS, chat_input, check_plays_out, check_protocol,
-                            check_sample_spec, conversation_fields, final_answer, sample_metadata, spec_metadata,
-                            spec_of_log, tool_conversation)
+from .inspect_tools import (
+    DEFAULT_MAX_TURNS,
+    ONESHOT,
+    TOOLS,
+    chat_input,
+    check_plays_out,
+    check_protocol,
+    check_sample_spec,
+    conversation_fields,
+    final_answer,
+    sample_metadata,
+    spec_metadata,
+    spec_of_log,
+    tool_conversation,
+)
 from .prompting import PAPER_SPEC, PromptSpec, given_prompt_spec, keep_prompts, refuse_evaluated_shots, user_texts
 from .protocols.spec import protocol_spec
 from .runners.generation import default_condition
@@ -71,12 +83,33 @@ from .scoring.score import score_responses
 
 SCORE_KEYS = ("C", "R", "O", "SPE")
 # the generation settings a run log records, and where inspect's GenerateConfig keeps each
-SETTINGS = {"temperature": "temperature", "max_tokens": "max_tokens", "top_p": "top_p", "seed": "seed",
-            "stop": "stop_seqs", "reasoning_effort": "reasoning_effort", "thinking_budget": "reasoning_tokens",
-            "extra_body": "extra_body"}
+SETTINGS = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "top_p": "top_p",
+    "seed": "seed",
+    "stop": "stop_seqs",
+    "reasoning_effort": "reasoning_effort",
+    "thinking_budget": "reasoning_tokens",
+    "extra_body": "extra_body",
+}
 PROVENANCE = ["requested_model", *SETTINGS, "prompt_version", "prompt_sha256", "prompt_text_sha256"]
-LOG_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt", "input_tokens",
-               "output_tokens", "reasoning_tokens", "latency_s", "returned_model", "error", *PROVENANCE]
+LOG_COLUMNS = [
+    "board_id",
+    "condition",
+    "trial",
+    "response",
+    "finish_reason",
+    "status",
+    "attempt",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "latency_s",
+    "returned_model",
+    "error",
+    *PROVENANCE,
+]
 # the task's own metadata keys for the prompt
 PROMPT_KEYS = {"prompt_version": "fastspe_prompt_version", "prompt_sha256": "fastspe_prompt_sha256"}
 DOMAIN_KEY = "fastspe_domain"  # a sample's metadata: its bank row's domain
@@ -86,8 +119,11 @@ CONVERSATION_COLUMNS = ["protocol", "max_turns", "turns", "tool_call_count", "en
 STRATUM_KEY = "fastspe_stratum"  # a sample's metadata: its second stratum as "k=2", for the grouped means
 DEFAULT_BANK = "default"  # the domain's demo bank (the paper's, for the sliding puzzle; "paper" too)
 COMPLETE_STATUS = "success"  # inspect's other eval statuses: "started" (unfinished), "error", "cancelled"
-_INCOMPLETE = {"started": "it never finished: still running, or killed", "error": "the run failed",
-               "cancelled": "the run was cancelled"}
+_INCOMPLETE = {
+    "started": "it never finished: still running, or killed",
+    "error": "the run failed",
+    "cancelled": "the run was cancelled",
+}
 
 
 def load_bank(bank: str | Path | pd.DataFrame | Bank = DEFAULT_BANK, domain: str | None = None) -> Bank:
@@ -125,8 +161,14 @@ def bank_samples(bank, spec: PromptSpec = PAPER_SPEC) -> list[Sample]:
         meta[DOMAIN_KEY] = domain.name
         meta[STRATUM_KEY] = f"{domain.stratum}={meta[domain.stratum]}"
         meta.update(sample_metadata(spec, prompt))
-        samples.append(Sample(id=str(meta["board_id"]), input=chat_input(spec, prompt),
-                              target=str(meta[domain.certificate_column]), metadata=meta))
+        samples.append(
+            Sample(
+                id=str(meta["board_id"]),
+                input=chat_input(spec, prompt),
+                target=str(meta[domain.certificate_column]),
+                metadata=meta,
+            )
+        )
     return samples
 
 
@@ -135,8 +177,17 @@ def verdict_of(metadata: dict, response: str, finish_reason: str = "stop", parse
     domain = domain_named(metadata.get(DOMAIN_KEY, DEFAULT_DOMAIN))
     columns = list(domain.bank_columns)
     board = pd.DataFrame([{k: metadata[k] for k in columns}], columns=columns)
-    answer = pd.DataFrame([{"board_id": metadata["board_id"], "condition": "inspect", "trial": 0,
-                            "response": response, "finish_reason": finish_reason}])
+    answer = pd.DataFrame(
+        [
+            {
+                "board_id": metadata["board_id"],
+                "condition": "inspect",
+                "trial": 0,
+                "response": response,
+                "finish_reason": finish_reason,
+            }
+        ]
+    )
     with warnings.catch_warnings():  # the answer is to the sample's own input, rendered from this very bank row
         warnings.simplefilter("ignore", UnhashedAnswers)
         return score_responses(as_bank(board, domain), answer, parse=parse).iloc[0].to_dict()
@@ -164,20 +215,35 @@ def plan_verifier(parse: str = "lenient"):
         finish = output.stop_reason if output.choices else "unknown"
         v = verdict_of(state.metadata, final_answer(output), finish, parse)
         complete = v["status"] == "complete"
-        value = {"C": float(complete), "R": float(v["status"] != "illegal"), "O": float(bool(v["optimal"])),
-                 "SPE": float(v["economy"]) if complete else 0.0}
+        value = {
+            "C": float(complete),
+            "R": float(v["status"] != "illegal"),
+            "O": float(bool(v["optimal"])),
+            "SPE": float(v["economy"]) if complete else 0.0,
+        }
         meta = {k: (val.item() if hasattr(val, "item") else val) for k, val in v.items()}
         meta = {k: (None if isinstance(val, float) and val != val else val) for k, val in meta.items()}
-        return Score(value=value, answer=v["moves"], explanation=f"{v['status']} (L={v['L']}, d*={v['depth']})",
-                     metadata=meta)
+        return Score(
+            value=value, answer=v["moves"], explanation=f"{v['status']} (L={v['L']}, d*={v['depth']})", metadata=meta
+        )
 
     return score
 
 
 @task
-def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient",
-             protocol: str = ONESHOT, max_turns: int = DEFAULT_MAX_TURNS, prompt: str = "paper",
-             system: str | None = None, shots: int = 0, shots_bank: str | None = None, shots_seed: int = 0) -> Task:
+def planning(
+    domain: str | None = None,
+    bank: str = DEFAULT_BANK,
+    trials: int = 3,
+    parse: str = "lenient",
+    protocol: str = ONESHOT,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    prompt: str = "paper",
+    system: str | None = None,
+    shots: int = 0,
+    shots_bank: str | None = None,
+    shots_seed: int = 0,
+) -> Task:
     """The paper's protocol over ``bank`` (``"default"``: the domain's demo bank, or a bank file, which must then be
     of ``domain`` when it is given): one fresh context per trial, no tools; ``protocol="tools"``: the ``apply_moves``
     tool offered, up to ``max_turns`` requests per trial. ``prompt`` (``paper``, ``cot`` or a template file),
@@ -190,24 +256,51 @@ def planning(domain: str | None = None, bank: str = DEFAULT_BANK, trials: int = 
     if protocol == TOOLS:
         check_plays_out(chosen)
     samples = bank_samples(rows, spec)
-    metadata = {PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
-                PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256, DOMAIN_KEY: chosen.name, **spec_metadata(spec)}
+    metadata = {
+        PROMPT_KEYS["prompt_version"]: chosen.prompt_version,
+        PROMPT_KEYS["prompt_sha256"]: chosen.prompt_sha256,
+        DOMAIN_KEY: chosen.name,
+        **spec_metadata(spec),
+    }
     if protocol == TOOLS:  # (the paper's protocol records none: its logs import as before)
         metadata.update({PROTOCOL_KEYS["protocol"]: protocol, PROTOCOL_KEYS["max_turns"]: max_turns})
-    return Task(dataset=MemoryDataset(samples, name=f"fastspe:{Path(str(bank)).stem}"),
-                solver=tool_conversation(max_turns, DOMAIN_KEY) if protocol == TOOLS else generate(),
-                scorer=plan_verifier(parse=parse), epochs=int(trials), metadata=metadata)
+    return Task(
+        dataset=MemoryDataset(samples, name=f"fastspe:{Path(str(bank)).stem}"),
+        solver=tool_conversation(max_turns, DOMAIN_KEY) if protocol == TOOLS else generate(),
+        scorer=plan_verifier(parse=parse),
+        epochs=int(trials),
+        metadata=metadata,
+    )
 
 
 def _domain_task(domain_name: str, task_name: str):
     """``planning`` with ``domain_name``, registered under the domain's task name."""
 
-    def domain_task(bank: str = DEFAULT_BANK, trials: int = 3, parse: str = "lenient", protocol: str = ONESHOT,
-                    max_turns: int = DEFAULT_MAX_TURNS, prompt: str = "paper", system: str | None = None,
-                    shots: int = 0, shots_bank: str | None = None, shots_seed: int = 0) -> Task:
-        return planning(domain=domain_name, bank=bank, trials=trials, parse=parse, protocol=protocol,
-                        max_turns=max_turns, prompt=prompt, system=system, shots=shots, shots_bank=shots_bank,
-                        shots_seed=shots_seed)
+    def domain_task(
+        bank: str = DEFAULT_BANK,
+        trials: int = 3,
+        parse: str = "lenient",
+        protocol: str = ONESHOT,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        prompt: str = "paper",
+        system: str | None = None,
+        shots: int = 0,
+        shots_bank: str | None = None,
+        shots_seed: int = 0,
+    ) -> Task:
+        return planning(
+            domain=domain_name,
+            bank=bank,
+            trials=trials,
+            parse=parse,
+            protocol=protocol,
+            max_turns=max_turns,
+            prompt=prompt,
+            system=system,
+            shots=shots,
+            shots_bank=shots_bank,
+            shots_seed=shots_seed,
+        )
 
     domain_task.__name__ = domain_task.__qualname__ = task_name
     domain_task.__doc__ = f"``planning`` over a bank of the {domain_name} domain (default: its demo bank)."
@@ -228,8 +321,9 @@ def _register_domain_tasks() -> None:
 _register_domain_tasks()
 
 
-def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, keep_errors: bool = False,
-                       allow_incomplete: bool = False) -> pd.DataFrame:
+def responses_from_log(
+    log: str | Path | EvalLog, condition: str | None = None, keep_errors: bool = False, allow_incomplete: bool = False
+) -> pd.DataFrame:
     """fastspe responses (``LOG_COLUMNS``) from an inspect eval log of ``planning`` (or a domain's own task).
 
     Parameters
@@ -255,15 +349,18 @@ def responses_from_log(log: str | Path | EvalLog, condition: str | None = None, 
     return _responses(log, condition, keep_errors, allow_incomplete)[0]
 
 
-def _responses(log, condition, keep_errors: bool, allow_incomplete: bool,
-               stacklevel: int = 3) -> tuple[pd.DataFrame, PromptSpec | None, list[str]]:
+def _responses(
+    log, condition, keep_errors: bool, allow_incomplete: bool, stacklevel: int = 3
+) -> tuple[pd.DataFrame, PromptSpec | None, list[str]]:
     """``responses_from_log``, the log's prompt spec (None: the paper prompt alone) and its samples' user messages;
     ``stacklevel`` points warnings at the public function's caller."""
     ev, name = _read_log(log)
     _check_status(ev, name, allow_incomplete, stacklevel + 1)
     if not ev.samples:
-        raise UserError(f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
-                        "from a run with log_samples=False, has none)")
+        raise UserError(
+            f"{name}: the log holds no samples, nothing to import (a log read with header_only, or "
+            "from a run with log_samples=False, has none)"
+        )
     protocol = _protocol(ev)
     spec = spec_of_log(ev.eval.metadata, name)
     # named as `fastspe run` names it: the prompt's suffix, then the protocol's (its limit is no part of the name)
@@ -280,35 +377,59 @@ def _responses(log, condition, keep_errors: bool, allow_incomplete: bool,
             conversation = {**protocol, **({} if s.error else conversation_fields(s.messages))}
             # one line stands for every turn here (a run log has a line per turn): the conversation's tokens
             usage = _total_usage(s.model_usage.values()) or usage
-        records.append({
-            "board_id": str(s.metadata.get("board_id", s.id)), "condition": cond, "trial": int(s.epoch) - 1,
-            # an errored sample is a failed attempt as `fastspe run` logs one: no answer, the message in `error`
-            "response": None if s.error else final_answer(out),
-            "finish_reason": out.stop_reason if out.choices else "unknown",
-            "status": "error" if s.error else "ok", "attempt": 1,
-            "input_tokens": usage.input_tokens if usage else None,
-            "output_tokens": usage.output_tokens if usage else None,
-            "reasoning_tokens": usage.reasoning_tokens if usage else None,
-            "latency_s": s.total_time, "returned_model": out.model,
-            "error": s.error.message if s.error else None,
-            **provenance, "prompt_text_sha256": prompt_hash(texts[-1]), **conversation,
-        })
-    columns = LOG_COLUMNS + ([] if spec is None else list(spec.record_fields())) + \
-        ([] if protocol is None else CONVERSATION_COLUMNS)
+        records.append(
+            {
+                "board_id": str(s.metadata.get("board_id", s.id)),
+                "condition": cond,
+                "trial": int(s.epoch) - 1,
+                # an errored sample is a failed attempt as `fastspe run` logs one: no answer, the message in `error`
+                "response": None if s.error else final_answer(out),
+                "finish_reason": out.stop_reason if out.choices else "unknown",
+                "status": "error" if s.error else "ok",
+                "attempt": 1,
+                "input_tokens": usage.input_tokens if usage else None,
+                "output_tokens": usage.output_tokens if usage else None,
+                "reasoning_tokens": usage.reasoning_tokens if usage else None,
+                "latency_s": s.total_time,
+                "returned_model": out.model,
+                "error": s.error.message if s.error else None,
+                **provenance,
+                "prompt_text_sha256": prompt_hash(texts[-1]),
+                **conversation,
+            }
+        )
+    columns = (
+        LOG_COLUMNS
+        + ([] if spec is None else list(spec.record_fields()))
+        + ([] if protocol is None else CONVERSATION_COLUMNS)
+    )
     df = pd.DataFrame.from_records(records, columns=columns)
     # counts stay whole numbers where an errored sample has none (not 12.0 beside a NaN)
-    tokens = [c for c in ("input_tokens", "output_tokens", "reasoning_tokens", "max_turns", "turns",
-                          "tool_call_count", "prompt_shots") if c in columns]
+    tokens = [
+        c
+        for c in (
+            "input_tokens",
+            "output_tokens",
+            "reasoning_tokens",
+            "max_turns",
+            "turns",
+            "tool_call_count",
+            "prompt_shots",
+        )
+        if c in columns
+    ]
     df[tokens] = df[tokens].astype("Int64")
     errored = df["status"] != "ok"
     if errored.any() and not keep_errors:
         first = _one_line(df.loc[errored, "error"].iloc[0])
         keep = "keep_errors=True (fastspe import-inspect --keep-errors) keeps them as failed attempts"
         if errored.all():
-            raise UserError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; "
-                            f"{keep}")
-        warnings.warn(f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
-                      f"{first}); {keep}", stacklevel=stacklevel)
+            raise UserError(f"{name}: all {len(df)} samples errored (first error: {first}); nothing to import; {keep}")
+        warnings.warn(
+            f"{name}: {int(errored.sum())} of {len(df)} samples errored and were left out (first error: "
+            f"{first}); {keep}",
+            stacklevel=stacklevel,
+        )
         df = df[~errored].reset_index(drop=True)
     return df, spec, texts
 
@@ -320,8 +441,9 @@ def _provenance(ev: EvalLog) -> dict:
     config = ev.eval.model_generate_config.merge(ev.plan.config)
     settings = {name: getattr(config, field, None) for name, field in SETTINGS.items()}
     for name in ("stop", "extra_body"):
-        settings[name] = json.dumps(settings[name], separators=(",", ":"), ensure_ascii=False) \
-            if settings[name] else None
+        settings[name] = (
+            json.dumps(settings[name], separators=(",", ":"), ensure_ascii=False) if settings[name] else None
+        )
     meta = ev.eval.metadata or {}
     return {"requested_model": ev.eval.model, **settings, **{k: meta.get(v) for k, v in PROMPT_KEYS.items()}}
 
@@ -347,8 +469,13 @@ def _prompt_text(prompt) -> str:
     return prompt if isinstance(prompt, str) else prompt[-1].text
 
 
-def import_log(log: str | Path | EvalLog, out: str | Path, condition: str | None = None, keep_errors: bool = False,
-               allow_incomplete: bool = False) -> pd.DataFrame:
+def import_log(
+    log: str | Path | EvalLog,
+    out: str | Path,
+    condition: str | None = None,
+    keep_errors: bool = False,
+    allow_incomplete: bool = False,
+) -> pd.DataFrame:
     """``responses_from_log(log, ...)`` written atomically to ``out`` (.jsonl, .csv or .parquet).
 
     The answers of a prompt variant get the prompts sidecar a run log gets (``OUT.prompts.jsonl``: the spec and
@@ -383,11 +510,14 @@ def _read_log(log: str | Path | EvalLog, header_only: bool = False) -> tuple[Eva
     except FileNotFoundError:
         raise UserError(f"{log}: no such file") from None
     except KeyError as exc:  # inspect looks members up by name: a zip without them (emptied, cut short)
-        raise UserError(f"{log}: a damaged inspect eval log: it has no member {exc.args[0]} "
-                        "(a truncated or unfinished .eval?)") from None
+        raise UserError(
+            f"{log}: a damaged inspect eval log: it has no member {exc.args[0]} (a truncated or unfinished .eval?)"
+        ) from None
     except (ZstdError, zipfile.BadZipFile, EOFError, NotImplementedError) as exc:
-        raise UserError(f"{log}: a damaged inspect eval log: a member cannot be decompressed "
-                        f"({type(exc).__name__}: {_one_line(exc)})") from None
+        raise UserError(
+            f"{log}: a damaged inspect eval log: a member cannot be decompressed "
+            f"({type(exc).__name__}: {_one_line(exc)})"
+        ) from None
     except ValueError as exc:  # not a zip, not JSON, not an EvalLog (pydantic's errors run to many lines)
         raise UserError(f"{log}: not an inspect eval log ({_one_line(exc)})") from None
     except OSError as exc:  # a folder, unreadable: what the system says, without its traceback
@@ -403,13 +533,18 @@ def _check_status(ev: EvalLog, name: str, allow_incomplete: bool, stacklevel: in
     if ev.error is not None:
         why += f": {_one_line(ev.error.message)}"
     if not allow_incomplete:
-        raise UserError(f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
-                        "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway")
-    warnings.warn(f"{name}: importing an incomplete eval (status {ev.status!r}: {why}); boards and epochs the run "
-                  "did not reach are missing", stacklevel=stacklevel)
+        raise UserError(
+            f"{name}: the eval's status is {ev.status!r} ({why}), so its samples are an incomplete "
+            "run; allow_incomplete=True (fastspe import-inspect --allow-incomplete) imports them anyway"
+        )
+    warnings.warn(
+        f"{name}: importing an incomplete eval (status {ev.status!r}: {why}); boards and epochs the run "
+        "did not reach are missing",
+        stacklevel=stacklevel,
+    )
 
 
 def _one_line(message, limit: int = 160) -> str:
     """The first line of an error message, cut short: tracebacks and pydantic reports run long."""
     text = str(message).strip().splitlines()[0] if str(message).strip() else "no message"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -36,9 +36,25 @@ from .prompting import PromptSpec
 from .protocols.spec import DEFAULT_MAX_TURNS, END_ANSWER, END_MAX_TURNS, ONESHOT, TOOLS
 from .protocols.tool_text import MOVES_ARGUMENT, TOOL_NAME, apply_moves_result, moves_description, tool_description
 
-__all__ = ["ONESHOT", "TOOLS", "PROTOCOLS", "DEFAULT_MAX_TURNS", "check_protocol", "check_plays_out",
-           "apply_moves_tool", "tool_conversation", "final_answer", "conversation_fields", "SPEC_KEY", "SAMPLE_KEYS",
-           "chat_input", "spec_metadata", "sample_metadata", "spec_of_log", "check_sample_spec"]
+__all__ = [
+    "ONESHOT",
+    "TOOLS",
+    "PROTOCOLS",
+    "DEFAULT_MAX_TURNS",
+    "check_protocol",
+    "check_plays_out",
+    "apply_moves_tool",
+    "tool_conversation",
+    "final_answer",
+    "conversation_fields",
+    "SPEC_KEY",
+    "SAMPLE_KEYS",
+    "chat_input",
+    "spec_metadata",
+    "sample_metadata",
+    "spec_of_log",
+    "check_sample_spec",
+]
 
 PROTOCOLS = (ONESHOT, TOOLS)  # feedback runs through `fastspe run --protocol feedback`
 
@@ -56,8 +72,10 @@ def check_protocol(protocol: str, max_turns: int) -> tuple[str, int]:
 def check_plays_out(domain: Domain) -> None:
     """Refuse the tools protocol for a domain that cannot play moves out for the model."""
     if not domain.plays_out:
-        raise UserError(f"protocol tools needs a domain that plays moves out for the model, which the {domain.name} "
-                        "domain cannot do (it has no Domain.playout); run it one-shot")
+        raise UserError(
+            f"protocol tools needs a domain that plays moves out for the model, which the {domain.name} "
+            "domain cannot do (it has no Domain.playout); run it one-shot"
+        )
 
 
 def apply_moves_tool(domain: Domain, row: Mapping) -> Tool:
@@ -66,8 +84,12 @@ def apply_moves_tool(domain: Domain, row: Mapping) -> Tool:
     async def execute(moves: str) -> str:
         return apply_moves_result(domain, row, moves)
 
-    return ToolDef(execute, name=TOOL_NAME, description=tool_description(domain),
-                   parameters={MOVES_ARGUMENT: moves_description(domain)}).as_tool()
+    return ToolDef(
+        execute,
+        name=TOOL_NAME,
+        description=tool_description(domain),
+        parameters={MOVES_ARGUMENT: moves_description(domain)},
+    ).as_tool()
 
 
 @solver
@@ -110,8 +132,11 @@ def conversation_fields(messages) -> dict:
 
 SPEC_KEY = "fastspe_prompt_spec"  # the task's metadata: the spec's sidecar record (absent for the paper prompt)
 # a sample's metadata: the log fields of its variant, under the task's own prefix (bank columns share the mapping)
-SAMPLE_KEYS = {"prompt_variant": "fastspe_prompt_variant", "prompt_spec_sha256": "fastspe_prompt_spec_sha256",
-               "prompt_text_sha256": "fastspe_prompt_text_sha256"}
+SAMPLE_KEYS = {
+    "prompt_variant": "fastspe_prompt_variant",
+    "prompt_spec_sha256": "fastspe_prompt_spec_sha256",
+    "prompt_text_sha256": "fastspe_prompt_text_sha256",
+}
 _MESSAGE = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
@@ -147,8 +172,10 @@ def spec_of_log(metadata: dict | None, name: str) -> PromptSpec | None:
     except (UserError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UserError(f"{name}: the task's prompt spec ({SPEC_KEY}) cannot be read ({exc})") from None
     if spec.sha256 != record.get("prompt_spec_sha256"):
-        raise UserError(f"{name}: the task's prompt spec ({SPEC_KEY}) does not hash to its prompt_spec_sha256 "
-                        "(the log was edited?); its answers cannot be bound to what was asked")
+        raise UserError(
+            f"{name}: the task's prompt spec ({SPEC_KEY}) does not hash to its prompt_spec_sha256 "
+            "(the log was edited?); its answers cannot be bound to what was asked"
+        )
     return spec
 
 
@@ -157,5 +184,7 @@ def check_sample_spec(spec: PromptSpec | None, metadata: dict | None, sample: st
     recorded = (metadata or {}).get(SAMPLE_KEYS["prompt_spec_sha256"])
     expected = None if spec is None else spec.sha256
     if recorded != expected:
-        raise UserError(f"{name}: sample {sample!r} records prompt spec {recorded!r}, its task {expected!r} (the log "
-                        "was edited?); its answers cannot be bound to what was asked")
+        raise UserError(
+            f"{name}: sample {sample!r} records prompt spec {recorded!r}, its task {expected!r} (the log "
+            "was edited?); its answers cannot be bound to what was asked"
+        )

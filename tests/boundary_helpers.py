@@ -15,10 +15,15 @@ from fastspe.cli import main
 from fastspe.domains.sliding.bank.design import design_from_dict
 
 # 3x3 boards with and without a block, and a 2x3 cell: several layouts and sizes in a handful of boards
-TINY_DESIGN = {"seed": 3, "rows": 3, "cols": 3, "cells": [
-    {"cohort": "p", "blocks": [], "depth": 4, "count": 3},
-    {"cohort": "p", "blocks": [4], "depth": 3, "count": 2},
-]}
+TINY_DESIGN = {
+    "seed": 3,
+    "rows": 3,
+    "cols": 3,
+    "cells": [
+        {"cohort": "p", "blocks": [], "depth": 4, "count": 3},
+        {"cohort": "p", "blocks": [4], "depth": 3, "count": 2},
+    ],
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -44,8 +49,11 @@ def write_jsonl(path: Path, records) -> Path:
 
 def oracle_records(bank: pd.DataFrame, condition: str = "oracle", trials: int = 1) -> list[dict]:
     """One complete, optimal answer per board and trial (the certificate)."""
-    return [{"board_id": b, "condition": condition, "trial": t, "response": "MOVES: " + ", ".join(c)}
-            for t in range(trials) for b, c in zip(bank["board_id"], bank["certificate"])]
+    return [
+        {"board_id": b, "condition": condition, "trial": t, "response": "MOVES: " + ", ".join(c)}
+        for t in range(trials)
+        for b, c in zip(bank["board_id"], bank["certificate"])
+    ]
 
 
 def run_cli(capsys, args) -> tuple[int, str, str]:

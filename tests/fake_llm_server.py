@@ -53,8 +53,16 @@ def isolate_api_environment(monkeypatch, key: str) -> None:
     local server only."""
     monkeypatch.setenv("OPENAI_API_KEY", key)
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
-                "ALL_PROXY", "all_proxy"):
+    for var in (
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -143,8 +151,7 @@ class FakeLLMServer:
         self.refuse: dict[str, int] = {}  # "POST /v1/files" -> 404: routes this server does not have
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def port(self) -> int:
@@ -216,8 +223,12 @@ def _scripted(server: FakeLLMServer, wire: str, path: str, custom_id: str, body:
     return seen
 
 
-ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error",
-                    529: "overloaded_error"}
+ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
 
 
 def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = False) -> None:
@@ -238,8 +249,12 @@ def _run_anthropic_batch(server: FakeLLMServer, batch: dict, cancel: bool = Fals
         counts[result["type"]] += 1
         results.append({"custom_id": request["custom_id"], "result": result})
     server.files[batch["id"]] = _file(server, "results", [json.dumps(x).encode() for x in results])
-    batch.update(processing_status="ended", request_counts=counts, ended_at=_iso(time.time()),
-                 results_url=f"{server.anthropic_url}/v1/messages/batches/{batch['id']}/results")
+    batch.update(
+        processing_status="ended",
+        request_counts=counts,
+        ended_at=_iso(time.time()),
+        results_url=f"{server.anthropic_url}/v1/messages/batches/{batch['id']}/results",
+    )
 
 
 def _file(server: FakeLLMServer, kind: str, lines: list[bytes]) -> bytes:
@@ -278,8 +293,11 @@ def _run_batch(server: FakeLLMServer, batch: dict) -> None:
             file_id = _new_id(server, "file")
             server.files[file_id] = data
             batch[name] = file_id
-    batch.update(status="completed", completed_at=int(time.time()),
-                 request_counts={"total": len(out) + len(err), "completed": len(out), "failed": len(err)})
+    batch.update(
+        status="completed",
+        completed_at=int(time.time()),
+        request_counts={"total": len(out) + len(err), "completed": len(out), "failed": len(err)},
+    )
 
 
 def _openai_body(seen: Seen, a: Action) -> dict:
@@ -288,36 +306,58 @@ def _openai_body(seen: Seen, a: Action) -> dict:
     finish = a.finish_reason
     if a.tool_calls:
         message["content"] = a.text or None
-        message["tool_calls"] = [{"id": f"call_{seen.n}_{i}", "type": "function",
-                                  "function": {"name": name, "arguments": arguments}}
-                                 for i, (name, arguments) in enumerate(a.tool_calls)]
+        message["tool_calls"] = [
+            {"id": f"call_{seen.n}_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
+            for i, (name, arguments) in enumerate(a.tool_calls)
+        ]
         finish = "tool_calls" if finish == "stop" else finish
-    return {"id": f"chatcmpl-{seen.n}", "object": "chat.completion", "created": int(time.time()),
-            "model": a.model or seen.body.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": 100 + seen.n, "completion_tokens": words + 7,
-                      "total_tokens": 107 + words + seen.n,
-                      "completion_tokens_details": {"reasoning_tokens": 5}}}
+    return {
+        "id": f"chatcmpl-{seen.n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": a.model or seen.body.get("model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": 100 + seen.n,
+            "completion_tokens": words + 7,
+            "total_tokens": 107 + words + seen.n,
+            "completion_tokens_details": {"reasoning_tokens": 5},
+        },
+    }
 
 
 def _anthropic_body(seen: Seen, a: Action) -> dict:
     stop = {"stop": "end_turn", "length": "max_tokens"}.get(a.finish_reason, a.finish_reason)
     content = [{"type": "text", "text": a.text}] if a.text or not a.tool_calls else []
     if a.tool_calls:
-        content += [{"type": "tool_use", "id": f"toolu_{seen.n}_{i}", "name": name, "input": json.loads(arguments)}
-                    for i, (name, arguments) in enumerate(a.tool_calls)]
+        content += [
+            {"type": "tool_use", "id": f"toolu_{seen.n}_{i}", "name": name, "input": json.loads(arguments)}
+            for i, (name, arguments) in enumerate(a.tool_calls)
+        ]
         stop = "tool_use" if stop == "end_turn" else stop
-    return {"id": f"msg_{seen.n}", "type": "message", "role": "assistant", "model": a.model or seen.body.get("model"),
-            "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 100 + seen.n, "output_tokens": len(a.text.split()) + 7}}
+    return {
+        "id": f"msg_{seen.n}",
+        "type": "message",
+        "role": "assistant",
+        "model": a.model or seen.body.get("model"),
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 100 + seen.n, "output_tokens": len(a.text.split()) + 7},
+    }
 
 
 def _error_body(wire: str, code: int, message: str, error_code: str | None = None) -> dict:
     if wire == "anthropic":
         kind = {429: "rate_limit_error", 401: "authentication_error", 529: "overloaded_error"}.get(code, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
-    return {"error": {"message": message, "type": "server_error" if code >= 500 else "invalid_request_error",
-                      "code": error_code}}
+    return {
+        "error": {
+            "message": message,
+            "type": "server_error" if code >= 500 else "invalid_request_error",
+            "code": error_code,
+        }
+    }
 
 
 def _public(batch: dict) -> dict:
@@ -342,20 +382,42 @@ def _handler_for(server: FakeLLMServer):
         def _message_batches(self, method: str, path: str, raw: bytes) -> None:
             if method == "POST" and path == "/v1/messages/batches":
                 requests = json.loads(raw)["requests"]
-                batch = {"id": _new_id(server, "msgbatch"), "type": "message_batch", "processing_status": "in_progress",
-                         "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0, "canceled": 0,
-                                            "expired": 0},
-                         "created_at": _iso(time.time()), "expires_at": _iso(time.time() + 86400), "ended_at": None,
-                         "archived_at": None, "cancel_initiated_at": None, "results_url": None, "polls": 0,
-                         "requests": requests}
+                batch = {
+                    "id": _new_id(server, "msgbatch"),
+                    "type": "message_batch",
+                    "processing_status": "in_progress",
+                    "request_counts": {
+                        "processing": len(requests),
+                        "succeeded": 0,
+                        "errored": 0,
+                        "canceled": 0,
+                        "expired": 0,
+                    },
+                    "created_at": _iso(time.time()),
+                    "expires_at": _iso(time.time() + 86400),
+                    "ended_at": None,
+                    "archived_at": None,
+                    "cancel_initiated_at": None,
+                    "results_url": None,
+                    "polls": 0,
+                    "requests": requests,
+                }
                 with server._lock:
                     server.batch_creations += 1
                     server.batches[batch["id"]] = batch
                 return self._send(200, _public(batch), {})
             if method == "GET" and path == "/v1/messages/batches":
                 data = [_public(b) for b in reversed(list(server.batches.values())) if b["id"].startswith("msgbatch")]
-                return self._send(200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
-                                        "last_id": data[-1]["id"] if data else None}, {})
+                return self._send(
+                    200,
+                    {
+                        "data": data,
+                        "has_more": False,
+                        "first_id": data[0]["id"] if data else None,
+                        "last_id": data[-1]["id"] if data else None,
+                    },
+                    {},
+                )
             m = re.fullmatch(r"/v1/messages/batches/([^/]+)(/cancel|/results)?", path)
             batch = server.batches.get(m.group(1)) if m else None
             if batch is None:
@@ -385,27 +447,55 @@ def _handler_for(server: FakeLLMServer):
             if method == "POST" and path == "/v1/files":
                 file_id = _new_id(server, "file")
                 server.files[file_id] = _multipart_file(self.headers["Content-Type"], raw)
-                self._send(200, {"id": file_id, "object": "file", "bytes": len(server.files[file_id]),
-                                 "created_at": int(time.time()), "filename": "input.jsonl", "purpose": "batch",
-                                 "status": "processed"}, {})
+                self._send(
+                    200,
+                    {
+                        "id": file_id,
+                        "object": "file",
+                        "bytes": len(server.files[file_id]),
+                        "created_at": int(time.time()),
+                        "filename": "input.jsonl",
+                        "purpose": "batch",
+                        "status": "processed",
+                    },
+                    {},
+                )
             elif method == "GET" and (m := re.fullmatch(r"/v1/files/([^/]+)/content", path)):
                 data = server.files[m.group(1)]
                 self._send_bytes(200, data, {})
             elif method == "POST" and path == "/v1/batches":
                 body = json.loads(raw)
-                batch = {"id": _new_id(server, "batch"), "object": "batch", "endpoint": body["endpoint"],
-                         "errors": None, "input_file_id": body["input_file_id"], "completion_window": "24h",
-                         "status": "validating", "output_file_id": None, "error_file_id": None,
-                         "created_at": int(time.time()), "metadata": body.get("metadata"), "polls": 0}
+                batch = {
+                    "id": _new_id(server, "batch"),
+                    "object": "batch",
+                    "endpoint": body["endpoint"],
+                    "errors": None,
+                    "input_file_id": body["input_file_id"],
+                    "completion_window": "24h",
+                    "status": "validating",
+                    "output_file_id": None,
+                    "error_file_id": None,
+                    "created_at": int(time.time()),
+                    "metadata": body.get("metadata"),
+                    "polls": 0,
+                }
                 with server._lock:
                     server.batch_creations += 1
                     server.batches[batch["id"]] = batch
                 self._send(200, _public(batch), {})
             elif method == "GET" and path == "/v1/batches":
                 data = [_public(b) for b in reversed(list(server.batches.values()))]  # newest first
-                self._send(200, {"object": "list", "data": data, "has_more": False,
-                                 "first_id": data[0]["id"] if data else None,
-                                 "last_id": data[-1]["id"] if data else None}, {})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "has_more": False,
+                        "first_id": data[0]["id"] if data else None,
+                        "last_id": data[-1]["id"] if data else None,
+                    },
+                    {},
+                )
             elif m := re.fullmatch(r"/v1/batches/([^/]+)(/cancel)?", path):
                 batch = server.batches[m.group(1)]
                 with server._batch_lock:  # a batch runs once however many polls arrive at once

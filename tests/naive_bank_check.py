@@ -16,8 +16,13 @@ def naive_board_faults(initial, goal, layout, layouts):
         out["blocks_wrong"].append([v == -1 for v in board] != [v == -1 for v in want])
         out["values_wrong"].append(set(board) != set(want) or any(not -1 <= v <= 63 for v in board))
         goal_cell = {v: c for c, v in enumerate(want)}
-        out["h"].append(sum(int(lay.distances[c][goal_cell[v]]) for c, v in enumerate(board)
-                            if v > 0 and v in goal_cell and c < lay.cells))  # (h of a faulty board: any value)
+        out["h"].append(
+            sum(
+                int(lay.distances[c][goal_cell[v]])
+                for c, v in enumerate(board)
+                if v > 0 and v in goal_cell and c < lay.cells
+            )
+        )  # (h of a faulty board: any value)
     return out
 
 

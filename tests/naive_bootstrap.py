@@ -45,7 +45,7 @@ def naive_bootstrap(sums, cell_of, group_of_cell, n_groups, indices, chunk: int 
     out = np.empty((draws, n_groups, n_cond, METRICS))
     cells = group_of_cell.shape[0]
     for d0 in range(0, draws, chunk):
-        idx = indices[d0:d0 + chunk]
+        idx = indices[d0 : d0 + chunk]
         nd = idx.shape[0]
         flat = (idx + boards * np.arange(nd)[:, None]).ravel()
         counts = np.bincount(flat, minlength=nd * boards).reshape(nd, boards).astype(np.float64)
@@ -60,21 +60,28 @@ def naive_bootstrap(sums, cell_of, group_of_cell, n_groups, indices, chunk: int 
             for g in group_of_cell[c]:
                 if g >= 0:
                     group_acc[:, g] += cell_acc
-        out[d0:d0 + nd] = metrics_from_sums(group_acc)
+        out[d0 : d0 + nd] = metrics_from_sums(group_acc)
     return out
 
 
 def naive_percentiles(samples2d: np.ndarray, q_low: float, q_high: float):
     """``np.nanpercentile`` and the count of defined draws per column."""
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
         low, high = np.nanpercentile(samples2d, [q_low, q_high], axis=0)
     return low, high, (~np.isnan(samples2d)).sum(axis=0)
 
 
-def synthetic_sums_arrays(rng: np.random.Generator, strata_sizes, n_cond: int, trials: int = 3,
-                          p_illegal: float = 0.1, p_complete: float = 0.6):
+def synthetic_sums_arrays(
+    rng: np.random.Generator,
+    strata_sizes,
+    n_cond: int,
+    trials: int = 3,
+    p_illegal: float = 0.1,
+    p_complete: float = 0.6,
+):
     """Random consistent sums (boards, conditions, 8) for strata of the given sizes (one cell each)."""
     boards = int(np.sum(strata_sizes))
     n = np.full((boards, n_cond), float(trials))
@@ -90,8 +97,9 @@ def synthetic_sums_arrays(rng: np.random.Generator, strata_sizes, n_cond: int, t
 LAYOUT_OF_K = {0: "bnone", 1: "b5", 2: "b5.10", 3: "b5.6.9"}
 
 
-def synthetic_verdicts(seed: int = 0, conditions=("alpha", "beta", "gamma"), per_cell: int = 6, trials: int = 3,
-                       cells=None, quality=None) -> pd.DataFrame:
+def synthetic_verdicts(
+    seed: int = 0, conditions=("alpha", "beta", "gamma"), per_cell: int = 6, trials: int = 3, cells=None, quality=None
+) -> pd.DataFrame:
     """Verdict rows with the columns of ``fastspe.scoring.score.score_responses`` (a paper-like design).
 
     ``cells``: (cohort, k, depth) triples (default the paper's 16 primary + 4 stress cells);
@@ -117,27 +125,50 @@ def synthetic_verdicts(seed: int = 0, conditions=("alpha", "beta", "gamma"), per
                         L = 0 if kind == "format" else int(rng.integers(1, 2 * depth))
                     elif rng.random() < p_comp:
                         status = "complete"
-                        L = depth if rng.random() < 0.3 else int(np.ceil(depth / max(0.2, min(1.0, rng.normal(econ, 0.1)))))
+                        L = (
+                            depth
+                            if rng.random() < 0.3
+                            else int(np.ceil(depth / max(0.2, min(1.0, rng.normal(econ, 0.1)))))
+                        )
                     else:
                         status = "legal_noncompletion"
                         L = int(rng.integers(0, 2 * depth))
                     done = status == "complete"
-                    rows.append({
-                        "board_id": bid, "condition": cond, "trial": t, "cohort": cohort, "k": k,
-                        "layout": LAYOUT_OF_K[k], "depth": depth, "L": L, "status": status, "error_kind": kind,
-                        "first_error": int(rng.integers(0, max(L, 1))) if status == "illegal" and kind != "format" else -1,
-                        "parse_mode": parse, "normalization": "case" if parse == "normalized" else "",
-                        "multiple_moves": bool(rng.random() < 0.02), "truncated": bool(rng.random() < 0.01),
-                        "final_h": 0 if done else int(rng.integers(1, depth)), "min_h": 0, "revisits": 0,
-                        "goal_midway": False, "optimal": bool(done and L == depth),
-                        "economy": depth / L if done else np.nan, "excess": float(L - depth) if done else np.nan,
-                        "moves": "U" * L,
-                    })
+                    rows.append(
+                        {
+                            "board_id": bid,
+                            "condition": cond,
+                            "trial": t,
+                            "cohort": cohort,
+                            "k": k,
+                            "layout": LAYOUT_OF_K[k],
+                            "depth": depth,
+                            "L": L,
+                            "status": status,
+                            "error_kind": kind,
+                            "first_error": int(rng.integers(0, max(L, 1)))
+                            if status == "illegal" and kind != "format"
+                            else -1,
+                            "parse_mode": parse,
+                            "normalization": "case" if parse == "normalized" else "",
+                            "multiple_moves": bool(rng.random() < 0.02),
+                            "truncated": bool(rng.random() < 0.01),
+                            "final_h": 0 if done else int(rng.integers(1, depth)),
+                            "min_h": 0,
+                            "revisits": 0,
+                            "goal_midway": False,
+                            "optimal": bool(done and L == depth),
+                            "economy": depth / L if done else np.nan,
+                            "excess": float(L - depth) if done else np.nan,
+                            "moves": "U" * L,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
-def synthetic_sums_frame(rng: np.random.Generator, n_cond: int, per_cell: int, ks=(0, 1, 2, 3),
-                         depths=(10, 20, 30, 40), trials: int = 3) -> pd.DataFrame:
+def synthetic_sums_frame(
+    rng: np.random.Generator, n_cond: int, per_cell: int, ks=(0, 1, 2, 3), depths=(10, 20, 30, 40), trials: int = 3
+) -> pd.DataFrame:
     """A ``metrics.board_sums``-shaped frame: ``n_cond`` conditions on the primary cells, ``per_cell``
     boards each (the benchmark's input)."""
     cells = [(k, d) for k in ks for d in depths]
@@ -146,11 +177,16 @@ def synthetic_sums_frame(rng: np.random.Generator, n_cond: int, per_cell: int, k
     k = np.repeat([c[0] for c in cells], per_cell)
     depth = np.repeat([c[1] for c in cells], per_cell)
     ids = np.array([f"p-k{a}-d{b}-{i:05d}" for (a, b) in cells for i in range(per_cell)], dtype=object)
-    frame = pd.DataFrame({
-        "condition": np.repeat(np.array([f"c{j:03d}" for j in range(n_cond)], dtype=object), boards),
-        "board_id": np.tile(ids, n_cond), "cohort": "primary", "k": np.tile(k, n_cond),
-        "layout": "x", "depth": np.tile(depth, n_cond),
-    })
+    frame = pd.DataFrame(
+        {
+            "condition": np.repeat(np.array([f"c{j:03d}" for j in range(n_cond)], dtype=object), boards),
+            "board_id": np.tile(ids, n_cond),
+            "cohort": "primary",
+            "k": np.tile(k, n_cond),
+            "layout": "x",
+            "depth": np.tile(depth, n_cond),
+        }
+    )
     names = ["n", "legal", "complete", "illegal", "optimal", "economy_sum", "excess_sum", "depth_sum"]
     sums[..., 7] = sums[..., 2] * depth[:, None]  # d* over completed outputs: the frame's own depths
     flat = sums.transpose(1, 0, 2).reshape(n_cond * boards, FIELDS)

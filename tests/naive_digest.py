@@ -17,11 +17,12 @@ def naive_table_digest(table: pa.Table, slice_rows: int = DIGEST_ROWS, batches=N
     """fastspe 0.2's ``ContentDigest`` fed ``table`` (or ``batches``, tables of one schema) one at a time,
     as it ran (serially here): the pending rows concatenated, full slices hashed, the rest kept. Format 2
     hashes the same bytes by ``algorithm="sha256"``."""
+
     def new():
         return hashlib.blake2b(digest_size=32) if algorithm == "blake2b" else hashlib.sha256()
 
     outer, pending, pending_rows, rows = new(), [], 0, 0
-    for part in ([table] if batches is None else batches):
+    for part in [table] if batches is None else batches:
         pending.append(part)
         pending_rows += part.num_rows
         rows += part.num_rows
@@ -62,8 +63,9 @@ def _hash_array(h, column: pa.Array) -> None:
 
 def _zero_nulls(column: pa.Array) -> pa.Array:
     try:
-        zero = pa.scalar("" if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) else 0,
-                         type=column.type)
+        zero = pa.scalar(
+            "" if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) else 0, type=column.type
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return column
     return pc.fill_null(column, zero)

@@ -60,10 +60,10 @@ def naive_scan(data: bytes, names: list[str]):
                 return UNKNOWN_KEY, rows, key
             if key in row:
                 return UNCLEAN, rows, None
-            i = m.end() + len(line[m.end():]) - len(line[m.end():].lstrip(b" "))
+            i = m.end() + len(line[m.end() :]) - len(line[m.end() :].lstrip(b" "))
             if not line.startswith(b":", i):
                 return UNCLEAN, rows, None
-            i += 1 + len(line[i + 1:]) - len(line[i + 1:].lstrip(b" "))
+            i += 1 + len(line[i + 1 :]) - len(line[i + 1 :].lstrip(b" "))
             found = _value(line, i)
             if found is None:
                 return UNCLEAN, rows, None
@@ -71,9 +71,9 @@ def naive_scan(data: bytes, names: list[str]):
             row[key] = (kind, value)
             i += len(line[i:]) - len(line[i:].lstrip(b" "))
             if line.startswith(b",", i):
-                i += 1 + len(line[i + 1:]) - len(line[i + 1:].lstrip(b" "))
+                i += 1 + len(line[i + 1 :]) - len(line[i + 1 :].lstrip(b" "))
                 continue
-            if line.startswith(b"}", i) and not line[i + 1:].strip(b" "):
+            if line.startswith(b"}", i) and not line[i + 1 :].strip(b" "):
                 break
             return UNCLEAN, rows, None
         rows.append(row)

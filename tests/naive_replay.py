@@ -67,5 +67,13 @@ def naive_replay(initial, goal, rows, cols, blocks, plan, dist=None):
         status = "legal_noncompletion"
     # states[j] is the state before action j; it is "midway" if an action follows it
     midway = any(list(s) == goal for j, s in enumerate(states) if j < L)
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": hs[-1],
-            "min_h": min(hs), "revisits": revisits, "goal_midway": midway, "L": L}
+    return {
+        "status": status,
+        "error_kind": kind,
+        "first_error": first_error,
+        "final_h": hs[-1],
+        "min_h": min(hs),
+        "revisits": revisits,
+        "goal_midway": midway,
+        "L": L,
+    }

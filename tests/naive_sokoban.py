@@ -92,5 +92,13 @@ def naive_replay(text: str, plan) -> dict:
     status = "illegal" if kind else "complete" if final_goal else "legal_noncompletion"
     # the states before each action that was taken or refused: every state but a legal plan's last one
     before_actions = states if kind else states[:-1]
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": hs[-1], "min_h": min(hs),
-            "revisits": revisits, "goal_midway": any(at_goal[:len(before_actions)]), "L": len(plan)}
+    return {
+        "status": status,
+        "error_kind": kind,
+        "first_error": first_error,
+        "final_h": hs[-1],
+        "min_h": min(hs),
+        "revisits": revisits,
+        "goal_midway": any(at_goal[: len(before_actions)]),
+        "L": len(plan),
+    }

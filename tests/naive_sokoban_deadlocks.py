@@ -99,9 +99,14 @@ def corral_dead(room, boxes, player, beyond) -> bool:
             continue
         corral = _region(room, c, boxes)
         border = {x for x in boxes if any((x[0] + er, x[1] + ec) in corral for er, ec in _STEPS)}
-        pushes = [(x[0] + dr, x[1] + dc) for x in border for dr, dc in _STEPS
-                  if (x[0] - dr, x[1] - dc) in reach and (x[0] + dr, x[1] + dc) in live_cells(room)
-                  and (x[0] + dr, x[1] + dc) not in boxes]
+        pushes = [
+            (x[0] + dr, x[1] + dc)
+            for x in border
+            for dr, dc in _STEPS
+            if (x[0] - dr, x[1] - dc) in reach
+            and (x[0] + dr, x[1] + dc) in live_cells(room)
+            and (x[0] + dr, x[1] + dc) not in boxes
+        ]
         if not all(t in corral for t in pushes):  # not an I-corral: not tested
             continue
         if not subset_solvable(room, border, [player], frozenset(corral)):

@@ -88,8 +88,9 @@ def solve_boards(boards, rows, cols, blocks, *, max_nodes=None, progress=None) -
     assert all(b in dist for b in boards), "a board beyond the naive solver's radius"
     plans = [optimal_plan(b, rows, cols, blocks) for b in boards]
     lengths = np.array([len(p) for p in plans], dtype=np.int64)
-    return NaiveSolved(lengths, plans, np.full(len(plans), len(dist), dtype=np.int64),
-                       np.zeros(len(plans), dtype=np.int64))
+    return NaiveSolved(
+        lengths, plans, np.full(len(plans), len(dist), dtype=np.int64), np.zeros(len(plans), dtype=np.int64)
+    )
 
 
 def apply_plan(board: tuple, plan: str, rows: int, cols: int, blocks) -> tuple:

@@ -16,11 +16,15 @@ def check_against_verifier(domain, row, board, plan: str, board_at=None):
     if verdict["status"] == "illegal":
         first = verdict["first_error"]
         reasons = {**SHARED_REASONS, **domain.error_reasons}
-        assert (out.illegal, out.applied, out.action, out.reason) == \
-            (first + 1, first, plan[first], reasons[verdict["error_kind"]])
+        assert (out.illegal, out.applied, out.action, out.reason) == (
+            first + 1,
+            first,
+            plan[first],
+            reasons[verdict["error_kind"]],
+        )
     else:
         assert (out.illegal, out.applied, out.action, out.reason) == (0, len(plan), "", "")
-    prefix = domain.verifier.replay(board, plan[:out.applied])
+    prefix = domain.verifier.replay(board, plan[: out.applied])
     assert out.complete == (prefix["status"] == "complete")
     if board_at is not None:
         there = domain.verifier.replay(board_at(out.state), "")

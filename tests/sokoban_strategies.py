@@ -99,10 +99,17 @@ def level_and_plan(draw, max_side: int = 7, max_len: int = 40):
         for q in range(cols):
             if r in (0, rows - 1) or q in (0, cols - 1) or draw(st.integers(0, 5)) == 0:
                 walls.add((r, q))
-    walled_in = [s for s in sorted(walls) if all((s[0] + dr, s[1] + dq) in walls or not (0 <= s[0] + dr < rows and
-                                                 0 <= s[1] + dq < cols) for dr, dq in STEP.values())]
-    fixed = {walled_in[draw(st.integers(0, len(walled_in) - 1))]} if walled_in and draw(st.integers(0, 3)) == 0 \
-        else set()
+    walled_in = [
+        s
+        for s in sorted(walls)
+        if all(
+            (s[0] + dr, s[1] + dq) in walls or not (0 <= s[0] + dr < rows and 0 <= s[1] + dq < cols)
+            for dr, dq in STEP.values()
+        )
+    ]
+    fixed = (
+        {walled_in[draw(st.integers(0, len(walled_in) - 1))]} if walled_in and draw(st.integers(0, 3)) == 0 else set()
+    )
     floor = {(r, q) for r in range(rows) for q in range(cols)} - walls
     assume(len(floor) >= 2)
     ordered = sorted(floor)

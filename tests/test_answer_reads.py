@@ -40,8 +40,9 @@ def sdk_complete(wire: str, url: str, runner, settings: GenerationSettings, tria
     module = openai_runner if wire == "openai" else anthropic_runner
     try:
         try:
-            raw = resource.with_raw_response.create(**runner.request(PROMPT, settings),
-                                                    extra_headers={TRIAL_HEADER: trial_id})
+            raw = resource.with_raw_response.create(
+                **runner.request(PROMPT, settings), extra_headers={TRIAL_HEADER: trial_id}
+            )
         except sdk.APIError as exc:
             raise classify_sdk_error(exc, sdk, ()) from None
         try:
@@ -62,9 +63,17 @@ def outcome(fn, port: int | None = None):
         return ("error", err.kind, message, err.http_status, err.retry_after)
 
 
-ACTIONS = [ok, lambda: ok("MOVES: U,L,D,R", finish_reason="length"), lambda: ok("", model="other-model"),
-           lambda: status(429, retry_after=0.01), lambda: status(500), lambda: status(404), drop, truncated,
-           lambda: slow(0.6)]
+ACTIONS = [
+    ok,
+    lambda: ok("MOVES: U,L,D,R", finish_reason="length"),
+    lambda: ok("", model="other-model"),
+    lambda: status(429, retry_after=0.01),
+    lambda: status(500),
+    lambda: status(404),
+    drop,
+    truncated,
+    lambda: slow(0.6),
+]
 
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
@@ -84,8 +93,9 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
             if path == "runner":
                 outcomes.append(outcome(lambda: runner.complete(PROMPT, settings, "trial-1"), server.port))
             else:
-                outcomes.append(outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout),
-                                        server.port))
+                outcomes.append(
+                    outcome(lambda: sdk_complete(wire, url, runner, settings, "trial-1", timeout), server.port)
+                )
             runner.close()
             deadline = time.monotonic() + 5
             while not server.seen and time.monotonic() < deadline:  # (a timed-out request may be seen late)
@@ -102,8 +112,7 @@ def test_complete_gives_what_the_sdk_path_gives(wire, action):
 
 
 def drop_volatile(headers: dict) -> dict:
-    return {k: v for k, v in headers.items() if k not in ("x-stainless-retry-count", "idempotency-key",
-                                                         "host")}
+    return {k: v for k, v in headers.items() if k not in ("x-stainless-retry-count", "idempotency-key", "host")}
 
 
 def test_the_raw_response_header_is_the_sdks():
@@ -111,6 +120,7 @@ def test_the_raw_response_header_is_the_sdks():
 
 
 # --- the lean JSON reads against the SDK's parser, on every shape of answer -----------------------------------
+
 
 def maybe(value_strategy, *odd):
     """A field: usually ``value_strategy``, sometimes missing (``...``), sometimes an odd JSON value."""
@@ -120,32 +130,62 @@ def maybe(value_strategy, *odd):
 
 def obj(**fields):
     return st.fixed_dictionaries({k: v for k, v in fields.items()}).map(
-        lambda d: {k: v for k, v in d.items() if v is not ...})
+        lambda d: {k: v for k, v in d.items() if v is not ...}
+    )
 
 
 TOKENS = st.integers(0, 10**6)
 TEXT = st.text(max_size=20)
 OPENAI_BODY = obj(
-    id=maybe(TEXT), model=maybe(TEXT), object=st.just("chat.completion"),
-    choices=maybe(st.lists(obj(index=st.just(0), finish_reason=maybe(st.sampled_from(["stop", "length"])),
-                               message=maybe(obj(role=st.just("assistant"), content=maybe(TEXT)))),
-                           min_size=0, max_size=2)),
-    usage=maybe(obj(prompt_tokens=maybe(TOKENS), completion_tokens=maybe(TOKENS),
-                    completion_tokens_details=maybe(obj(reasoning_tokens=maybe(TOKENS))))))
+    id=maybe(TEXT),
+    model=maybe(TEXT),
+    object=st.just("chat.completion"),
+    choices=maybe(
+        st.lists(
+            obj(
+                index=st.just(0),
+                finish_reason=maybe(st.sampled_from(["stop", "length"])),
+                message=maybe(obj(role=st.just("assistant"), content=maybe(TEXT))),
+            ),
+            min_size=0,
+            max_size=2,
+        )
+    ),
+    usage=maybe(
+        obj(
+            prompt_tokens=maybe(TOKENS),
+            completion_tokens=maybe(TOKENS),
+            completion_tokens_details=maybe(obj(reasoning_tokens=maybe(TOKENS))),
+        )
+    ),
+)
 ANTHROPIC_BODY = obj(
-    id=maybe(TEXT), type=st.just("message"), role=st.just("assistant"), model=maybe(TEXT),
+    id=maybe(TEXT),
+    type=st.just("message"),
+    role=st.just("assistant"),
+    model=maybe(TEXT),
     stop_reason=maybe(st.sampled_from(["end_turn", "max_tokens", "stop_sequence", "refusal"])),
-    content=maybe(st.lists(st.one_of(obj(type=st.just("text"), text=maybe(TEXT)),
-                                     obj(type=maybe(st.sampled_from(["thinking", "redacted_thinking", "tool_use"])),
-                                         thinking=TEXT)), max_size=3)),
-    usage=maybe(obj(input_tokens=maybe(TOKENS), output_tokens=maybe(TOKENS))))
+    content=maybe(
+        st.lists(
+            st.one_of(
+                obj(type=st.just("text"), text=maybe(TEXT)),
+                obj(type=maybe(st.sampled_from(["thinking", "redacted_thinking", "tool_use"])), thinking=TEXT),
+            ),
+            max_size=3,
+        )
+    ),
+    usage=maybe(obj(input_tokens=maybe(TOKENS), output_tokens=maybe(TOKENS))),
+)
 HEADERS = st.sampled_from([{}, {"x-request-id": "req-9"}, {"request-id": ""}])
 
 
 def response_of(body, headers: dict):
-    return httpx.Response(200, content=json.dumps(body).encode(), headers={"content-type": "application/json",
-                                                                              **headers},
-                          request=httpx.Request("POST", "http://127.0.0.1/v1/x"))
+    return httpx.Response(
+        200,
+        content=json.dumps(body).encode(),
+        headers={"content-type": "application/json", **headers},
+        request=httpx.Request("POST", "http://127.0.0.1/v1/x"),
+    )
 
 
 def sdk_read(parse, module, response):
@@ -186,15 +226,29 @@ def test_lean_reads_decline_what_is_not_an_answer(body):
 
 
 def test_lean_reads_take_ordinary_answers():
-    chat = {"id": "c1", "model": "m", "choices": [{"index": 0, "finish_reason": "length",
-                                                   "message": {"role": "assistant", "content": "MOVES: U"}}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 2}}}
-    message = {"id": "m1", "model": "c", "stop_reason": "max_tokens", "usage": {"input_tokens": 5, "output_tokens": 3},
-               "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "MOVES: U"}]}
+    chat = {
+        "id": "c1",
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "MOVES: U"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 2}},
+    }
+    message = {
+        "id": "m1",
+        "model": "c",
+        "stop_reason": "max_tokens",
+        "usage": {"input_tokens": 5, "output_tokens": 3},
+        "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "MOVES: U"}],
+    }
     got = openai_runner.lean_completion(response_of(chat, {}))
     assert got is not None and got == sdk_read(parse_chat, openai_runner, response_of(chat, {}))
     assert (got.text, got.reasoning_tokens, got.request_id) == ("MOVES: U", 2, "c1")
     got = anthropic_runner.lean_completion(response_of(message, {"request-id": "r1"}))
-    assert got is not None and got == sdk_read(parse_message, anthropic_runner, response_of(message, {"request-id": "r1"}))
-    assert (got.text, got.finish_reason, got.raw_finish_reason, got.request_id) == ("MOVES: U", "length",
-                                                                                  "max_tokens", "r1")
+    assert got is not None and got == sdk_read(
+        parse_message, anthropic_runner, response_of(message, {"request-id": "r1"})
+    )
+    assert (got.text, got.finish_reason, got.raw_finish_reason, got.request_id) == (
+        "MOVES: U",
+        "length",
+        "max_tokens",
+        "r1",
+    )

@@ -64,7 +64,6 @@ def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     assert (tmp_path / "out.csv").read_text() == "new"
 
 
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux's /proc tells a zombie and a reused pid")
 def test_a_killed_bank_builds_temporary_is_removed_by_the_next_build(tmp_path):
     """A writer killed but not yet reaped (a zombie: a harness that kills without waiting) and a dead pid since
@@ -81,9 +80,15 @@ def test_a_killed_bank_builds_temporary_is_removed_by_the_next_build(tmp_path):
         while open(f"/proc/{zombie.pid}/stat").read().rpartition(")")[2].split()[0] != "Z":
             time.sleep(0.01)
         out = tmp_path / "bank.parquet"
-        names = {who: tmp_path / f".bank.parquet.{pid}.0123456789ab.tmp"
-                 for who, pid in (("dead", dead_pid()), ("zombie", zombie.pid), ("reused", reused.pid),
-                                  ("live", os.getppid()))}
+        names = {
+            who: tmp_path / f".bank.parquet.{pid}.0123456789ab.tmp"
+            for who, pid in (
+                ("dead", dead_pid()),
+                ("zombie", zombie.pid),
+                ("reused", reused.pid),
+                ("live", os.getppid()),
+            )
+        }
         for path in names.values():
             path.write_bytes(b"\0" * 4096)
         hour_ago = time.time() - 3600
@@ -109,15 +114,20 @@ def test_full_disk_names_the_file_and_leaves_nothing(tmp_path, monkeypatch, wher
     if existed:
         final.write_text("old")
     if where == "write":  # the data do not fit
+
         def to_csv(self, path, **kw):
             with open(path, "w") as fh:
                 fh.write("cond")
             _full_disk()
+
         monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
     else:  # delayed allocation: the disk is found full when the data are synced
         monkeypatch.setattr(io.os, "fsync", _full_disk)
-    with pytest.raises(OSError, match=rf"^\[Errno {errno.ENOSPC}\] cannot write {re.escape(str(final))}: No space "
-                                      "left on device; nothing was written under that name") as caught:
+    with pytest.raises(
+        OSError,
+        match=rf"^\[Errno {errno.ENOSPC}\] cannot write {re.escape(str(final))}: No space "
+        "left on device; nothing was written under that name",
+    ) as caught:
         io.write_table(pd.DataFrame({"a": [1]}), final)
     assert caught.value.errno == errno.ENOSPC
     assert listing(tmp_path) == (["metrics.csv"] if existed else [])
@@ -134,7 +144,11 @@ def test_a_folder_is_synced_whole_before_its_swap(tmp_path, monkeypatch):
         io.write_text("b", build / "tables" / "t.md")
         assert synced == []  # not file by file: all at once below
     assert {Path(p).relative_to(build).as_posix() for p in synced if Path(p).is_relative_to(build)} == {
-        "report.md", "tables/t.md", "tables", "."}
+        "report.md",
+        "tables/t.md",
+        "tables",
+        ".",
+    }
     assert (final / "tables" / "t.md").read_text() == "b" and listing(tmp_path) == ["report"]
     io.write_text("c", tmp_path / "alone.md")  # outside a folder being built: synced at once, as ever
     assert Path(synced[-2]).name.startswith(".alone.md.") and Path(synced[-1]) == tmp_path  # its temporary, its folder
@@ -169,6 +183,7 @@ def test_cli_prints_the_full_disk_error(tmp_path, monkeypatch, capsys):
     from fastspe.scoring.score import score_responses
 
     from .test_score import tiny_bank
+
     verdicts = tmp_path / "v.parquet"
     answers = pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0], "response": ["MOVES: R"]})
     score_responses(tiny_bank(), answers).to_parquet(verdicts)
@@ -180,7 +195,6 @@ def test_cli_prints_the_full_disk_error(tmp_path, monkeypatch, capsys):
     assert not out.exists() and listing(tmp_path) == ["v.parquet"]
 
 
-
 def _files_of(tmp_path, monkeypatch):
     """A tiny bank, answers and their verdicts written under ``tmp_path`` (for the commands below)."""
     from fastspe.boundary.banks import write_bank
@@ -188,8 +202,10 @@ def _files_of(tmp_path, monkeypatch):
     from fastspe.scoring.score import score_responses
 
     from .test_score import tiny_bank
-    answers = pd.DataFrame({"board_id": ["near", "blk"], "condition": ["m", "m"], "trial": [0, 0],
-                            "response": ["MOVES: R", "MOVES: D"]})
+
+    answers = pd.DataFrame(
+        {"board_id": ["near", "blk"], "condition": ["m", "m"], "trial": [0, 0], "response": ["MOVES: R", "MOVES: D"]}
+    )
     write_bank(tiny_bank(), tmp_path / "bank.parquet")
     answers.to_json(tmp_path / "answers.jsonl", orient="records", lines=True)
     write_verdicts(score_responses(tiny_bank(), answers), tmp_path / "v.parquet")
@@ -208,13 +224,17 @@ def test_a_full_disk_in_a_report_names_the_report_folder_not_its_temporary(tmp_p
         if to_csv.calls == 3:
             _full_disk()
         return real(self, path, **kw)
+
     to_csv.calls = 0
     monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
     out = tmp_path / "report"
     assert main(["report", "--bank", bank, "--verdicts", verdicts, "--out", str(out), "--no-figures"]) == 2
     err = capsys.readouterr().err
-    assert re.fullmatch(rf"error: cannot write {re.escape(str(out))}/\S+: No space left on device; nothing was "
-                        "written under that name\n", err), err
+    assert re.fullmatch(
+        rf"error: cannot write {re.escape(str(out))}/\S+: No space left on device; nothing was "
+        "written under that name\n",
+        err,
+    ), err
     assert ".tmp" not in err and not out.exists()
     assert listing(tmp_path) == ["answers.jsonl", "bank.parquet", "v.parquet"]
 
@@ -233,6 +253,7 @@ def test_a_read_only_folder_under_score_names_the_file_asked_for(tmp_path, monke
     def read_only(path):
         if Path(path).parent == folder or folder in Path(path).parents:
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+
     monkeypatch.setattr(io.os, "open", lambda path, *a, **kw: read_only(path) or real_open(path, *a, **kw))
     monkeypatch.setattr(io.os, "unlink", lambda path, *a, **kw: read_only(path) or real_unlink(path, *a, **kw))
     monkeypatch.setattr(io.Path, "mkdir", lambda self, *a, **kw: read_only(self) or real_mkdir(self, *a, **kw))
@@ -245,7 +266,7 @@ def test_a_read_only_folder_under_score_names_the_file_asked_for(tmp_path, monke
 
 # ---- user text in outputs ---------------------------------------------------------------------------------
 
-NASTY = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "-2+3", "@SUM(A1)", "\tlead", "'=quoted", "plain", "-1.5"]
+NASTY = ['=HYPERLINK("http://x","y")', "+cmd", "-2+3", "@SUM(A1)", "\tlead", "'=quoted", "plain", "-1.5"]
 
 
 def test_csv_formulas_are_escaped_numbers_kept(tmp_path):
@@ -253,8 +274,16 @@ def test_csv_formulas_are_escaped_numbers_kept(tmp_path):
     path = write_table_files(Table("t", "cap", frame), tmp_path)[0]
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))[1:]
-    assert [r[0] for r in rows] == ["'=HYPERLINK(\"http://x\",\"y\")", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tlead",
-                                    "''=quoted", "plain", "-1.5"]  # -1.5 reads as a number, not a formula
+    assert [r[0] for r in rows] == [
+        '\'=HYPERLINK("http://x","y")',
+        "'+cmd",
+        "'-2+3",
+        "'@SUM(A1)",
+        "'\tlead",
+        "''=quoted",
+        "plain",
+        "-1.5",
+    ]  # -1.5 reads as a number, not a formula
     assert [float(r[1]) for r in rows] == frame["estimate"].tolist()
     assert io.unescape_formulas(pd.read_csv(path)["condition"]).tolist() == NASTY  # and it is reversible
 

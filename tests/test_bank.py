@@ -90,13 +90,20 @@ def test_quota_that_cannot_be_met_names_the_count():
         build_cell(cell, seed=1, stream=0, cap=20_000)
 
 
-@pytest.mark.parametrize("layout, depth, counts", [
-    (Layout(4, 4, (5, 10)), 10, (6, 4)),  # exhausts the cell: 10 boards exist
-    (Layout(5, 5, (6,)), 8, (150, 150)),  # more than 16 cells: byte keys instead of packed uint64
-])
+@pytest.mark.parametrize(
+    "layout, depth, counts",
+    [
+        (Layout(4, 4, (5, 10)), 10, (6, 4)),  # exhausts the cell: 10 boards exist
+        (Layout(5, 5, (6,)), 8, (150, 150)),  # more than 16 cells: byte keys instead of packed uint64
+    ],
+)
 def test_same_layout_and_depth_in_two_cohorts_do_not_repeat_boards(layout, depth, counts):
-    design = Design(seed=3, rows=layout.rows, cols=layout.cols,
-                    cells=tuple(DesignCell(name, layout, depth, n) for name, n in zip("ab", counts)))
+    design = Design(
+        seed=3,
+        rows=layout.rows,
+        cols=layout.cols,
+        cells=tuple(DesignCell(name, layout, depth, n) for name, n in zip("ab", counts)),
+    )
     bank = build_bank(design)
     assert len({tuple(b) for b in bank["initial"]}) == len(bank) == sum(counts)
     assert verify_bank(bank) == []
@@ -149,6 +156,7 @@ def test_different_seeds_give_different_banks():
 
 
 # ---- bank files: boards as int8 arrays, old files still read ---------------------------------------
+
 
 def test_parquet_stores_boards_as_fixed_size_int8_lists(paper_bank, tmp_path):
     import pyarrow as pa

@@ -18,11 +18,15 @@ from fastspe.domains.sliding.bank.design import design_from_dict, paper_design
 from fastspe.boundary.bank_rows import _ids_ordered_apart
 from fastspe.boundary.banks import read_bank_table, write_bank, write_bank_tables
 
-DESIGN = {"seed": 5, "cells": [
-    {"cohort": "a", "depth": 20, "count": 300},
-    {"cohort": "b", "depth": 20, "count": 120},  # same layout and depth as "a": no board twice
-    {"cohort": "a", "blocks": [5], "depth": 14, "count": 90},
-    {"cohort": "r", "depth": 12, "retreat": 2, "count": 4}]}
+DESIGN = {
+    "seed": 5,
+    "cells": [
+        {"cohort": "a", "depth": 20, "count": 300},
+        {"cohort": "b", "depth": 20, "count": 120},  # same layout and depth as "a": no board twice
+        {"cohort": "a", "blocks": [5], "depth": 14, "count": 90},
+        {"cohort": "r", "depth": 12, "retreat": 2, "count": 4},
+    ],
+}
 
 
 @pytest.mark.slow
@@ -49,8 +53,9 @@ def test_row_groups_are_cut_at_their_size_and_read_back(tmp_path, monkeypatch):
 
 
 def test_a_failed_stream_leaves_no_file(tmp_path, monkeypatch):
-    design = design_from_dict({"seed": 1, "cells": [{"cohort": "a", "depth": 10, "count": 50},
-                                                    {"cohort": "b", "depth": 12, "count": 2000}]})
+    design = design_from_dict(
+        {"seed": 1, "cells": [{"cohort": "a", "depth": 10, "count": 50}, {"cohort": "b", "depth": 12, "count": 2000}]}
+    )
     monkeypatch.setattr(build, "proposal_cap", lambda count: 1000)  # the second cell falls short
     path = tmp_path / "bank.parquet"
     with pytest.raises(QuotaError, match="cell b-k0-d12"):

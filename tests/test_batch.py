@@ -44,6 +44,7 @@ def kill_when(monkeypatch, before=lambda records: False, after=lambda records: F
         real(self, records)
         if after(records):
             raise Killed
+
     monkeypatch.setattr(RunLog, "append_many", append_many)
 
 
@@ -52,8 +53,14 @@ def event_is(name):
 
 
 def batch(srv, out, bank, **kw):
-    kw = {"trials": 3, "poll_interval": 0.01, "pricing": PRICES, "settings": SETTINGS,
-          "policy": RetryPolicy(max_retries=2, max_rate_limit_retries=2, base_delay=0.01), **kw}
+    kw = {
+        "trials": 3,
+        "poll_interval": 0.01,
+        "pricing": PRICES,
+        "settings": SETTINGS,
+        "policy": RetryPolicy(max_retries=2, max_rate_limit_retries=2, base_delay=0.01),
+        **kw,
+    }
     return run_batch(bank, MODEL, out, base_url=srv.openai_url, **kw)
 
 
@@ -78,8 +85,12 @@ def test_1200_trials_killed_three_times_each_answered_once(server, paper_bank, t
     # Kill 2: mid-collection, after 300 of the 1,200 answers are on disk.
     written = []
     with monkeypatch.context() as m:
-        kill_when(m, before=lambda records: any("batch_id" in r and "event" not in r for r in records)
-                  and (written.append(1) or len(written) > 3))
+        kill_when(
+            m,
+            before=lambda records: (
+                any("batch_id" in r and "event" not in r for r in records) and (written.append(1) or len(written) > 3)
+            ),
+        )
         with pytest.raises(Killed):
             batch(server, out, paper_bank)
     assert server.batch_creations == 1 and len(read_run_log(out)[0]) == 300
@@ -113,8 +124,9 @@ def test_1200_trials_killed_three_times_each_answered_once(server, paper_bank, t
         assert r["cost_usd"] == pytest.approx(BATCH_DISCOUNT * list_price)
     # What the online mode logs, the batch mode logs too (plus its provenance).
     online = tmp_path / "online.jsonl"
-    run_model(paper_bank.head(1), MODEL, online, base_url=server.openai_url, trials=1, settings=SETTINGS,
-              pricing=PRICES)
+    run_model(
+        paper_bank.head(1), MODEL, online, base_url=server.openai_url, trials=1, settings=SETTINGS, pricing=PRICES
+    )
     assert set(read_run_log(online)[0][0]) | {"batch_id", "custom_id", "batch_provider"} == set(done[0])
     assert KEY.encode() not in out.read_bytes()
     events = Counter(m["event"] for m in markers(out))
@@ -126,8 +138,10 @@ def test_1200_trials_killed_three_times_each_answered_once(server, paper_bank, t
     stats = run_stats([out])
     assert int(stats.loc[stats["condition"] == MODEL, "answers"].iloc[0]) == 1200
     scored = tmp_path / "verdicts.parquet"
-    assert main(["score", "--bank", str(_bank_file(paper_bank, tmp_path)), "--responses", str(out),
-                 "--out", str(scored)]) == 0
+    assert (
+        main(["score", "--bank", str(_bank_file(paper_bank, tmp_path)), "--responses", str(out), "--out", str(scored)])
+        == 0
+    )
     assert len(pd.read_parquet(scored)) == 1200
 
 
@@ -140,8 +154,19 @@ def test_each_provider_killed_twice_and_resumed(server, bank, tmp_path, monkeypa
     monkeypatch.setattr(batch_mod, "WRITE_CHUNK", 4)
 
     def run(**kw):
-        return run_batch(bank, model, out, base_url=url, trials=3, poll_interval=0.01, pricing=PRICES,
-                         settings=SETTINGS, policy=RetryPolicy(max_retries=2, base_delay=0.01), **kw)
+        return run_batch(
+            bank,
+            model,
+            out,
+            base_url=url,
+            trials=3,
+            poll_interval=0.01,
+            pricing=PRICES,
+            settings=SETTINGS,
+            policy=RetryPolicy(max_retries=2, base_delay=0.01),
+            **kw,
+        )
+
     with monkeypatch.context() as m:  # killed after creating the batch, before logging its id
         kill_when(m, before=event_is("batch_submitted"))
         with pytest.raises(Killed):
@@ -159,7 +184,10 @@ def test_each_provider_killed_twice_and_resumed(server, bank, tmp_path, monkeypa
     assert len(done) == 12 == len({(r["board_id"], r["trial"]) for r in done})
     assert sorted(Counter(server.answered_trials()).values()) == [1] * 12
     assert Counter(r["error_type"] for r in records if r["status"] == "error") == {
-        "server_error": 2, "rate_limit": 1, "client_error": 1}
+        "server_error": 2,
+        "rate_limit": 1,
+        "client_error": 1,
+    }
     for r in done:
         assert r["batch_provider"] == wire and r["provider"] == wire and r["custom_id"] == r["trial_id"]
         list_price = (r["input_tokens"] * PRICES.price_in + r["output_tokens"] * PRICES.price_out) / 1e6
@@ -177,8 +205,15 @@ def test_anthropic_look_up_refuses_to_guess(server, bank, tmp_path, monkeypatch)
     import anthropic
 
     client = anthropic.Anthropic(api_key=KEY, base_url=server.anthropic_url)
-    client.messages.batches.create(requests=[{"custom_id": f"x{i}", "params": {"model": "m", "max_tokens": 1,
-                                   "messages": [{"role": "user", "content": "hi"}]}} for i in range(4)])
+    client.messages.batches.create(
+        requests=[
+            {
+                "custom_id": f"x{i}",
+                "params": {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]},
+            }
+            for i in range(4)
+        ]
+    )
     with pytest.raises(ValueError, match="2 batches of that size"):
         run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=1)
     assert server.batch_creations == 2
@@ -194,6 +229,7 @@ def test_failures_are_retried_within_the_policy_bounds(server, bank, tmp_path):
             return status(500)
         doomed.setdefault("400", seen.trial_id)
         return status(400) if seen.trial_id == doomed["400"] else ok()
+
     server.script = script
     summary = batch(server, out, bank, policy=RetryPolicy(max_retries=2, base_delay=0.01))
     records = read_run_log(out)[0]
@@ -210,16 +246,23 @@ def test_failures_are_retried_within_the_policy_bounds(server, bank, tmp_path):
 def test_a_pending_batch_that_was_never_created_is_sent_once(server, bank, tmp_path, monkeypatch):
     out = tmp_path / "r.jsonl"
     with monkeypatch.context() as m:
+
         def killed(self, prepared, token):  # after the upload and the pending marker, before the create
             raise Killed
+
         m.setattr(batch_api.OpenAIBatches, "create", killed)
         with pytest.raises(Killed):
             batch(server, out, bank)
     assert server.batch_creations == 0 and [e["event"] for e in markers(out)] == ["batch_pending"]
     summary = batch(server, out, bank)
     assert server.batch_creations == 1 and summary.completed == 12
-    assert [e["event"] for e in markers(out)] == ["batch_pending", "batch_done", "batch_pending", "batch_submitted",
-                                                  "batch_done"]
+    assert [e["event"] for e in markers(out)] == [
+        "batch_pending",
+        "batch_done",
+        "batch_pending",
+        "batch_submitted",
+        "batch_done",
+    ]
 
 
 def test_budget_holds_and_costs_are_at_batch_prices(server, bank, tmp_path):
@@ -234,8 +277,24 @@ def test_budget_holds_and_costs_are_at_batch_prices(server, bank, tmp_path):
 def test_cli_batch_dry_run_and_run(server, bank, tmp_path, capsys):
     bank_file = str(_bank_file(bank, tmp_path))
     out = tmp_path / "r.jsonl"
-    base = ["run", "--bank", bank_file, "--model", MODEL, "--out", str(out), "--base-url", server.openai_url,
-            "--price-in", "2", "--price-out", "8", "--max-tokens", "64", "--dry-run"]
+    base = [
+        "run",
+        "--bank",
+        bank_file,
+        "--model",
+        MODEL,
+        "--out",
+        str(out),
+        "--base-url",
+        server.openai_url,
+        "--price-in",
+        "2",
+        "--price-out",
+        "8",
+        "--max-tokens",
+        "64",
+        "--dry-run",
+    ]
     assert main(base) == 0
     online = capsys.readouterr().out
     assert main([*base, "--batch"]) == 0
@@ -244,6 +303,7 @@ def test_cli_batch_dry_run_and_run(server, bank, tmp_path, capsys):
 
     def upper(text):
         return float(text.split("at most $")[1].split()[0])
+
     assert upper(batched) == pytest.approx(upper(online) * BATCH_DISCOUNT, abs=1e-4)
 
     code = main([*base[:-1], "--batch", "--poll-interval", "0.01", "--trials", "1"])
@@ -267,8 +327,25 @@ def test_sigkill_mid_poll_then_the_same_command_collects(keys, bank, tmp_path): 
     env = {**os.environ, "PYTHONPATH": str(REPO), "FASTSPE_NUMBA_CACHE": "1"}
     with FakeLLMServer(key=KEY) as srv:
         srv.batch_polls = 10**9  # the first process never sees its batch end
-        cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(bank_file), "--model", MODEL, "--out", str(out),
-               "--base-url", srv.openai_url, "--trials", "3", "--batch", "--poll-interval", "0.05"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fastspe",
+            "run",
+            "--bank",
+            str(bank_file),
+            "--model",
+            MODEL,
+            "--out",
+            str(out),
+            "--base-url",
+            srv.openai_url,
+            "--trials",
+            "3",
+            "--batch",
+            "--poll-interval",
+            "0.05",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not srv.batches.get("batch-2", {}).get("polls", 0) >= 2:
@@ -299,12 +376,14 @@ def test_a_failed_poll_is_tried_again(server, bank, tmp_path, monkeypatch):
                 request = http.build_request("GET", f"{server.openai_url}/batches/{batch_id}")
             raise openai.APIConnectionError(request=request)
         return real(self, batch_id, **kw)
+
     monkeypatch.setattr(openai.resources.batches.Batches, "retrieve", flaky)
     summary = batch(server, out, bank)
     assert failed and summary.completed == 12 and server.batch_creations == 1
 
 
 # --- damaged results, answers against error lines, servers without batch endpoints ----------------------------
+
 
 def damage_first_batch(server, damage):
     """Make the first finished batch's output lines pass through ``damage(lines)``; later batches are intact."""
@@ -315,6 +394,7 @@ def damage_first_batch(server, damage):
             hits.append(kind)
             return damage(lines)
         return lines
+
     server.edit_batch_file = edit
 
 
@@ -332,22 +412,48 @@ def test_damaged_output_lines_fail_only_their_requests_and_a_rerun_sends_those_o
         string_error = {"custom_id": cid(lines[4]), "response": None, "error": "worker lost"}
         no_id = json.loads(lines[6])
         del no_id["custom_id"]
-        return [b"{not json", b"[1, 2]", json.dumps(status_abc).encode(), json.dumps(string_body).encode(),
-                json.dumps(string_error).encode(), lines[5][: len(lines[5]) // 2],  # cut short: its id still shows
-                json.dumps(no_id).encode(), b'{"custom_id": "\xff\xfe"}', *lines[8:]]
+        return [
+            b"{not json",
+            b"[1, 2]",
+            json.dumps(status_abc).encode(),
+            json.dumps(string_body).encode(),
+            json.dumps(string_error).encode(),
+            lines[5][: len(lines[5]) // 2],  # cut short: its id still shows
+            json.dumps(no_id).encode(),
+            b'{"custom_id": "\xff\xfe"}',
+            *lines[8:],
+        ]
+
     damage_first_batch(server, damage)
     bank_file = str(_bank_file(bank, tmp_path))
     out = tmp_path / "r.jsonl"
-    cmd = ["run", "--bank", bank_file, "--model", MODEL, "--out", str(out), "--base-url", server.openai_url,
-           "--max-tokens", "64", "--batch", "--poll-interval", "0.01", "--max-retries", "0"]
+    cmd = [
+        "run",
+        "--bank",
+        bank_file,
+        "--model",
+        MODEL,
+        "--out",
+        str(out),
+        "--base-url",
+        server.openai_url,
+        "--max-tokens",
+        "64",
+        "--batch",
+        "--poll-interval",
+        "0.01",
+        "--max-retries",
+        "0",
+    ]
     assert main(cmd) == EXIT_INCOMPLETE  # 8 trials have no answer yet; no stop, no traceback
     err = capsys.readouterr().err
     records = read_run_log(out)[0]
     good = {r["trial_id"] for r in records if r["status"] == "ok"}
     assert len(good) == 4 and not good & set(damaged)  # every intact line's answer is in the log
     failed = {r["trial_id"]: r for r in records if r["status"] == "error"}
-    assert set(failed) == set(damaged) and all(r["error_type"] in ("bad_response", "server_error")
-                                               for r in failed.values())
+    assert set(failed) == set(damaged) and all(
+        r["error_type"] in ("bad_response", "server_error") for r in failed.values()
+    )
     # A line whose request can be told is a failed attempt naming the file and line ...
     output_file = server.batches["batch-2"]["output_file_id"]
     assert f"output file {output_file}: line 3: status_code 'abc' is not an HTTP status" in failed[named[0]]["error"]
@@ -373,19 +479,33 @@ def test_a_delivered_answer_wins_over_an_error_line_for_the_same_request(server,
 
     def edit(kind, lines):
         if kind == "error" and order == "error file after output":
-            return [*lines, json.dumps({"custom_id": twice[0], "response": {"status_code": 500, "body": {
-                "error": {"message": "lost", "code": "server_error"}}}}).encode()]
+            return [
+                *lines,
+                json.dumps(
+                    {
+                        "custom_id": twice[0],
+                        "response": {
+                            "status_code": 500,
+                            "body": {"error": {"message": "lost", "code": "server_error"}},
+                        },
+                    }
+                ).encode(),
+            ]
         if kind in ("output", "results"):
             twice.append(json.loads(lines[0])["custom_id"])
-            error = ({"custom_id": twice[0], "result": {"type": "errored", "error": {"error": {"type": "api_error"}}}}
-                     if kind == "results" else
-                     {"custom_id": twice[0], "response": {"status_code": 500, "body": {"error": {"message": "x"}}}})
+            error = (
+                {"custom_id": twice[0], "result": {"type": "errored", "error": {"error": {"type": "api_error"}}}}
+                if kind == "results"
+                else {"custom_id": twice[0], "response": {"status_code": 500, "body": {"error": {"message": "x"}}}}
+            )
             return [json.dumps(error).encode(), *lines] if order != "error file after output" else lines
         return lines
+
     server.edit_batch_file = edit
     if order == "anthropic":
-        summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
-                            poll_interval=0.01)
+        summary = run_batch(
+            bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3, poll_interval=0.01
+        )
     else:
         summary = batch(server, out, bank)
     records = read_run_log(out)[0]
@@ -404,28 +524,58 @@ def test_anthropic_damaged_result_lines_fail_only_their_requests(server, bank, t
         odd = json.loads(lines[2])
         odd["result"] = {"type": "mystery"}
         return [b"{not json", b"null", json.dumps(odd).encode(), *lines[3:]]
+
     damage_first_batch(server, damage)
-    summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
-                        poll_interval=0.01, policy=RetryPolicy(max_retries=0))
+    summary = run_batch(
+        bank,
+        "anthropic:fake-claude",
+        out,
+        base_url=server.anthropic_url,
+        trials=3,
+        poll_interval=0.01,
+        policy=RetryPolicy(max_retries=0),
+    )
     assert summary.completed == 9 and summary.remaining == 3
     failed = {r["trial_id"]: r["error"] for r in read_run_log(out)[0] if r["status"] == "error"}
     assert set(failed) == set(lost) and "line 3: result type 'mystery'" in failed[lost[2]]
-    assert [str(w.message).split(": line")[1][:3] for w in recwarn if "results: line" in str(w.message)] == [" 1:",
-                                                                                                          " 2:"]
-    summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3,
-                        poll_interval=0.01)
+    assert [str(w.message).split(": line")[1][:3] for w in recwarn if "results: line" in str(w.message)] == [
+        " 1:",
+        " 2:",
+    ]
+    summary = run_batch(bank, "anthropic:fake-claude", out, base_url=server.anthropic_url, trials=3, poll_interval=0.01)
     assert summary.completed == 3 and summary.remaining == 0 and server.batch_creations == 2
 
 
-@pytest.mark.parametrize("wire, route, code", [("openai", "POST /v1/files", 404), ("openai", "POST /v1/batches", 405),
-                                              ("anthropic", "POST /v1/messages/batches", 404)])
-def test_a_server_without_batch_endpoints_gets_one_clear_error_and_no_open_marker(server, bank, tmp_path, capsys,
-                                                                                 wire, route, code):
+@pytest.mark.parametrize(
+    "wire, route, code",
+    [
+        ("openai", "POST /v1/files", 404),
+        ("openai", "POST /v1/batches", 405),
+        ("anthropic", "POST /v1/messages/batches", 404),
+    ],
+)
+def test_a_server_without_batch_endpoints_gets_one_clear_error_and_no_open_marker(
+    server, bank, tmp_path, capsys, wire, route, code
+):
     model, url = (MODEL, server.openai_url) if wire == "openai" else ("anthropic:fake-claude", server.anthropic_url)
     server.refuse[route] = code
     out = tmp_path / "r.jsonl"
-    cmd = ["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", model, "--out", str(out), "--base-url", url,
-           "--trials", "1", "--batch", "--poll-interval", "0.01"]
+    cmd = [
+        "run",
+        "--bank",
+        str(_bank_file(bank, tmp_path)),
+        "--model",
+        model,
+        "--out",
+        str(out),
+        "--base-url",
+        url,
+        "--trials",
+        "1",
+        "--batch",
+        "--poll-interval",
+        "0.01",
+    ]
     for _ in range(2):  # the same again: no batch to look up, the same one error
         assert main(cmd) == 2
         captured = capsys.readouterr()
@@ -446,8 +596,17 @@ def test_a_server_without_batch_endpoints_gets_one_clear_error_and_no_open_marke
 def test_a_stale_pending_marker_on_a_server_without_batch_endpoints_is_closed(server, bank, tmp_path):
     out = tmp_path / "r.jsonl"
     with RunLog(out) as log:  # left by an older fastspe that wrote the marker before a refused upload
-        log.append({"event": "batch_pending", "condition": MODEL, "batch_provider": "openai", "token": "t0",
-                    "created_after": time.time(), "custom_ids": [], "timestamp": "x"})
+        log.append(
+            {
+                "event": "batch_pending",
+                "condition": MODEL,
+                "batch_provider": "openai",
+                "token": "t0",
+                "created_after": time.time(),
+                "custom_ids": [],
+                "timestamp": "x",
+            }
+        )
     server.refuse.update({"GET /v1/batches": 404, "POST /v1/files": 404})
     summary = batch(server, out, bank, trials=1)
     assert "no batch API" in summary.fatal_error and summary.requested == 0

@@ -8,8 +8,11 @@ from benchmarks.compare import main, ratios
 
 
 def bench_json(path, values: dict) -> str:
-    path.write_text(json.dumps({"benchmarks": [{"fullname": k, "extra_info": ({"ratio": v} if v else {})}
-                                               for k, v in values.items()]}))
+    path.write_text(
+        json.dumps(
+            {"benchmarks": [{"fullname": k, "extra_info": ({"ratio": v} if v else {})} for k, v in values.items()]}
+        )
+    )
     return str(path)
 
 

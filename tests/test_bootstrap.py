@@ -58,12 +58,20 @@ def test_kernel_equals_twin_bit_for_bit():
 
 
 @settings(max_examples=60, deadline=None)
-@given(sizes=st.lists(st.integers(1, 6), min_size=1, max_size=4), n_cond=st.integers(1, 3),
-       draws=st.integers(1, 40), seed=st.integers(0, 2**63 - 1), data_seed=st.integers(0, 2**32 - 1),
-       cells=st.integers(1, 3), p_illegal=st.sampled_from([0.0, 0.3, 1.0]), p_complete=st.sampled_from([0.0, 0.5, 1.0]))
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=4),
+    n_cond=st.integers(1, 3),
+    draws=st.integers(1, 40),
+    seed=st.integers(0, 2**63 - 1),
+    data_seed=st.integers(0, 2**32 - 1),
+    cells=st.integers(1, 3),
+    p_illegal=st.sampled_from([0.0, 0.3, 1.0]),
+    p_complete=st.sampled_from([0.0, 0.5, 1.0]),
+)
 def test_kernel_equals_twin_property(sizes, n_cond, draws, seed, data_seed, cells, p_illegal, p_complete):
-    sums = synthetic_sums_arrays(np.random.default_rng(data_seed), sizes, n_cond, p_illegal=p_illegal,
-                                 p_complete=p_complete)
+    sums = synthetic_sums_arrays(
+        np.random.default_rng(data_seed), sizes, n_cond, p_illegal=p_illegal, p_complete=p_complete
+    )
     fast, slow = run_both(sums, sizes, draws, seed, cells)
     np.testing.assert_array_equal(fast, slow)
 
@@ -73,7 +81,7 @@ def test_draws_stay_in_their_stratum_and_match_counts():
     start = np.array([0, 5, 6], dtype=np.int64)
     idx = kb.draw_indices(7, 200, start, sizes)
     for s0, n in zip(start, sizes):
-        block = idx[:, s0:s0 + n]
+        block = idx[:, s0 : s0 + n]
         assert block.min() >= s0 and block.max() < s0 + n
     assert (idx[:, 5] == 5).all()
     assert len(np.unique(idx[:, 6:15])) == 9  # every board of the stratum gets drawn some time
@@ -91,9 +99,13 @@ def test_block_size_and_condition_split_do_not_change_results():
     cell_of, goc, n_groups, start, size = layout(sizes, 2)
     ref = kb.bootstrap_metrics(sums, cell_of, goc, n_groups, start, size, 3, 37)
     for block in (1, 5, 64):
-        np.testing.assert_array_equal(kb.bootstrap_metrics(sums, cell_of, goc, n_groups, start, size, 3, 37, block), ref)
+        np.testing.assert_array_equal(
+            kb.bootstrap_metrics(sums, cell_of, goc, n_groups, start, size, 3, 37, block), ref
+        )
     part = np.ascontiguousarray(sums[:, [4, 1], :])
-    np.testing.assert_array_equal(kb.bootstrap_metrics(part, cell_of, goc, n_groups, start, size, 3, 37), ref[:, :, [4, 1]])
+    np.testing.assert_array_equal(
+        kb.bootstrap_metrics(part, cell_of, goc, n_groups, start, size, 3, 37), ref[:, :, [4, 1]]
+    )
 
 
 @pytest.mark.parametrize("cuts", [(0, 37), (0, 1, 37), (0, 10, 11, 30, 37)])
@@ -213,8 +225,13 @@ def test_percentiles_match_numpy():
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 60), cols=st.integers(1, 10), seed=st.integers(0, 2**32 - 1),
-       q=st.floats(0, 100), nan_share=st.sampled_from([0.0, 0.5, 0.95]))
+@given(
+    n=st.integers(1, 60),
+    cols=st.integers(1, 10),
+    seed=st.integers(0, 2**32 - 1),
+    q=st.floats(0, 100),
+    nan_share=st.sampled_from([0.0, 0.5, 0.95]),
+)
 def test_percentiles_property(n, cols, seed, q, nan_share):
     rng = np.random.default_rng(seed)
     x = np.round(rng.normal(size=(n, cols)), 1)

@@ -94,12 +94,16 @@ def test_initial_as_text_is_refused(files, capsys):
 
 def test_csv_bank_is_refused_saying_what_a_bank_is(files, capsys):
     tiny_bank().to_csv(files / "bank.csv", index=False)
-    for args in (["score", "--bank", files / "bank.csv", "--responses", files / "r.jsonl", "--out", files / "v.csv"],
-                 ["bank", "verify", files / "bank.csv"], ["bank", "show", files / "bank.csv"],
-                 ["run", "--bank", files / "bank.csv", "--model", "baseline:oracle", "--out", files / "run.jsonl"]):
+    for args in (
+        ["score", "--bank", files / "bank.csv", "--responses", files / "r.jsonl", "--out", files / "v.csv"],
+        ["bank", "verify", files / "bank.csv"],
+        ["bank", "show", files / "bank.csv"],
+        ["run", "--bank", files / "bank.csv", "--model", "baseline:oracle", "--out", files / "run.jsonl"],
+    ):
         code, out, err = run_cli(capsys, args)
-        assert_refused(code, err, names=["bank.csv", ".parquet or .jsonl"],
-                       absent=[files / "v.csv", files / "run.jsonl"])
+        assert_refused(
+            code, err, names=["bank.csv", ".parquet or .jsonl"], absent=[files / "v.csv", files / "run.jsonl"]
+        )
 
 
 def test_verify_names_every_failing_board_while_score_refuses(files, capsys):
@@ -118,6 +122,7 @@ def test_verify_names_every_failing_board_while_score_refuses(files, capsys):
 
 
 # ---- corrupt Parquet: refused, never other numbers -----------------------------------------------------------
+
 
 @pytest.fixture
 def clean_verdicts(files, capsys):

@@ -28,14 +28,23 @@ def _line(index: int = 0, **changes) -> dict:
 
 def _score(capsys, folder, responses, out_name):
     out = folder / out_name
-    code, stdout, err = run_cli(capsys, ["score", "--bank", folder / "bank.parquet", "--responses", responses,
-                                         "--out", out])
+    code, stdout, err = run_cli(
+        capsys, ["score", "--bank", folder / "bank.parquet", "--responses", responses, "--out", out]
+    )
     return code, err, out
 
 
 @pytest.mark.parametrize("out_name", OUTS)
-@pytest.mark.parametrize("response, kind", [(["MOVES: R"], "a list"), (5, "a number"), (1.5, "a number"),
-                                            ({"text": "MOVES: R"}, "an object"), (True, "a boolean")])
+@pytest.mark.parametrize(
+    "response, kind",
+    [
+        (["MOVES: R"], "a list"),
+        (5, "a number"),
+        (1.5, "a number"),
+        ({"text": "MOVES: R"}, "an object"),
+        (True, "a boolean"),
+    ],
+)
 def test_response_that_is_not_text_is_refused(folder, capsys, out_name, response, kind):
     # was scored silently (a list or number stringified into a "response")
     path = write_jsonl(folder / "r.jsonl", [_line(0), _line(1, response=response)])
@@ -64,8 +73,11 @@ RUN_LOG_DEFECTS = {
 def test_run_log_line_with_a_wrong_type_is_refused(folder, capsys, out_name, failed, defect):
     change, message = RUN_LOG_DEFECTS[defect]
     attempt = {"status": "error", "response": None} if failed else {"status": "ok"}
-    lines = [_line(0, status="ok", attempt=0), _line(1, attempt=0, **{**attempt, **change}),
-             _line(2, status="ok", attempt=0)]
+    lines = [
+        _line(0, status="ok", attempt=0),
+        _line(1, attempt=0, **{**attempt, **change}),
+        _line(2, status="ok", attempt=0),
+    ]
     path = write_jsonl(folder / "run.jsonl", lines)
     code, err, out = _score(capsys, folder, path, out_name)
     assert_refused(code, err, names=[path, "line 2", message], absent=[out])
@@ -112,12 +124,14 @@ def test_a_null_line_does_not_crash_the_process(folder, which, content):
     bad.write_bytes(content)
     bank = bad if which == "bank" else folder / "bank.parquet"
     args = [sys.executable, "-m", "fastspe", "score", "--bank", bank, "--responses", bad, "--out", folder / "v.parquet"]
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [str(a) for a in args], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1]
+    )
     line = content.split(b"\n").index(next(ln for ln in content.split(b"\n") if ln.strip() == b"null")) + 1
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
-    assert_refused(done.returncode, done.stderr, names=[bad, f"line {line}", "not a JSON object"],
-                   absent=[folder / "v.parquet"])
+    assert_refused(
+        done.returncode, done.stderr, names=[bad, f"line {line}", "not a JSON object"], absent=[folder / "v.parquet"]
+    )
 
 
 @pytest.mark.parametrize("out_name", OUTS)
@@ -159,15 +173,28 @@ def test_parquet_text_that_is_not_utf8_is_named_damage(tmp_path, capsys):
     bank = build_bank(paper_design()).head(2)
     write_bank(bank, tmp_path / "bank.parquet")
     path = tmp_path / "r.parquet"
-    table = pa.table({"board_id": [str(bank["board_id"].iat[0])], "condition": ["c"], "trial": [0],
-                      "response": ["MOVES: U"]})
+    table = pa.table(
+        {"board_id": [str(bank["board_id"].iat[0])], "condition": ["c"], "trial": [0], "response": ["MOVES: U"]}
+    )
     pq.write_table(table, path, compression="none", write_page_checksum=False)
     data = bytearray(path.read_bytes())
     data[data.find(b"primary-k")] = 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="not a readable Parquet file .*UTF8"):
         read_responses(path)
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(path), "--out",
-                 str(tmp_path / "v.parquet")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(path),
+                "--out",
+                str(tmp_path / "v.parquet"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "not a readable Parquet file" in err and "Traceback" not in err and not (tmp_path / "v.parquet").exists()

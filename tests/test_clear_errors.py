@@ -36,8 +36,16 @@ def bank(tmp_path_factory):
 
 def _cli(args, tmp_path, preexec_fn=None, env=None):
     env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "fastspe", *map(str, args)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, preexec_fn=preexec_fn, errors="replace")
+    return subprocess.run(
+        [sys.executable, "-m", "fastspe", *map(str, args)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=preexec_fn,
+        errors="replace",
+    )
 
 
 def _one_error_line(proc, *wanted):
@@ -50,6 +58,7 @@ def _one_error_line(proc, *wanted):
 
 
 # -- the error classes -----------------------------------------------------------------------------------
+
 
 def test_user_errors_are_still_the_builtins_callers_caught():
     assert issubclass(UserError, ValueError) and issubclass(UserTypeError, TypeError)
@@ -64,12 +73,17 @@ def test_no_plain_value_or_type_error_is_raised_for_user_input():
     """fastspe raises its own classes, so that `main` can tell a user's mistake from a bug."""
     plain = []
     for path in Path(fastspe.__file__).parent.rglob("*.py"):
-        if "_numba" in path.relative_to(REPO).parts:  # how kernels are compiled: a programmer's mistake, never user input
+        if (
+            "_numba" in path.relative_to(REPO).parts
+        ):  # how kernels are compiled: a programmer's mistake, never user input
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             call = node.exc if isinstance(node, ast.Raise) else node.value if isinstance(node, ast.Return) else None
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("ValueError",
-                                                                                                 "TypeError"):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in ("ValueError", "TypeError")
+            ):
                 plain.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not plain, f"raise UserError / UserTypeError (fastspe.boundary.errors) instead: {plain}"
 
@@ -87,24 +101,35 @@ def test_a_bug_keeps_its_traceback(monkeypatch, capsys):
 
 
 def test_a_bug_prints_a_traceback_from_the_command_line(tmp_path):
-    code = ("import sys, fastspe.domains.sliding.domain as d\n"
-            "def broken(self, args, ui): raise TypeError('a genuine bug')\n"
-            "d.SlidingDomain.solve = broken\n"
-            "from fastspe.cli import run\n"
-            "sys.argv = ['fastspe', 'solve', '--board', '1 2 3 0', '--rows', '2', '--cols', '2']\nrun()\n")
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)},
-                          capture_output=True, text=True, timeout=120)
+    code = (
+        "import sys, fastspe.domains.sliding.domain as d\n"
+        "def broken(self, args, ui): raise TypeError('a genuine bug')\n"
+        "d.SlidingDomain.solve = broken\n"
+        "from fastspe.cli import run\n"
+        "sys.argv = ['fastspe', 'solve', '--board', '1 2 3 0', '--rows', '2', '--cols', '2']\nrun()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and "Traceback" in proc.stderr and "TypeError: a genuine bug" in proc.stderr
     assert "error:" not in proc.stderr
 
 
 # -- options ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body, what", [(DEEP, "nested too deeply"), ('{"a": "\\ud800"}', "lone surrogate"),
-                                        ('{"a": ["\\udcff"]}', "lone surrogate")])
+
+@pytest.mark.parametrize(
+    "body, what",
+    [(DEEP, "nested too deeply"), ('{"a": "\\ud800"}', "lone surrogate"), ('{"a": ["\\udcff"]}', "lone surrogate")],
+)
 def test_extra_body_errors_name_the_option(body, what, bank, tmp_path, capsys):
-    code = main(["run", "--bank", str(bank), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"),
-                 "--extra-body", body])
+    code = main(
+        ["run", "--bank", str(bank), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"), "--extra-body", body]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --extra-body") and what in err and err.count("\n") == 1
     assert not (tmp_path / "r.jsonl").exists()
@@ -129,6 +154,7 @@ def test_good_scheduler_addresses_pass_the_check():
 
 # -- file-system refusals --------------------------------------------------------------------------------
 
+
 def _file_size_limit(limit: int):
     def set_limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
@@ -137,8 +163,11 @@ def _file_size_limit(limit: int):
 
 
 def test_a_file_size_limit_names_the_run_log(bank, tmp_path):
-    proc = _cli(["run", "--bank", bank, "--model", "baseline:oracle", "--trials", "200", "--out", "r.jsonl"],
-                tmp_path, preexec_fn=_file_size_limit(4096))
+    proc = _cli(
+        ["run", "--bank", bank, "--model", "baseline:oracle", "--trials", "200", "--out", "r.jsonl"],
+        tmp_path,
+        preexec_fn=_file_size_limit(4096),
+    )
     _one_error_line(proc, "cannot write the run log r.jsonl", os.strerror(errno.EFBIG))
     assert (tmp_path / "r.jsonl").stat().st_size <= 4096
 
@@ -169,11 +198,14 @@ needs_linux = pytest.mark.skipif(sys.platform != "linux", reason="permission che
 
 @pytest.mark.slow
 @needs_linux
-@pytest.mark.parametrize("command, name", [
-    (["bank", "build", "--out", "ro/bank.parquet"], "ro/bank.parquet"),
-    (["solve", "--input", "in.jsonl", "--out", "ro/solved.jsonl"], "ro/solved.jsonl"),
-    (["run", "--bank", "BANK", "--model", "baseline:oracle", "--out", "ro/r.jsonl"], "ro/r.jsonl"),
-])
+@pytest.mark.parametrize(
+    "command, name",
+    [
+        (["bank", "build", "--out", "ro/bank.parquet"], "ro/bank.parquet"),
+        (["solve", "--input", "in.jsonl", "--out", "ro/solved.jsonl"], "ro/solved.jsonl"),
+        (["run", "--bank", "BANK", "--model", "baseline:oracle", "--out", "ro/r.jsonl"], "ro/r.jsonl"),
+    ],
+)
 def test_a_read_only_folder_names_the_final_path(command, name, bank, tmp_path):
     _read_only_folder(tmp_path)
     (tmp_path / "in.jsonl").write_text('{"rows": 2, "cols": 2, "board": [1, 2, 3, 0]}\n')
@@ -203,8 +235,12 @@ def test_a_report_folder_that_cannot_be_made_names_the_folder(monkeypatch, tmp_p
 @needs_linux
 def test_a_read_only_pdb_folder_still_solves(tmp_path):
     folder = _read_only_folder(tmp_path)
-    proc = _cli(["solve", "--board", "1 2 3 4 5 6 7 0 8 -1", "--rows", "2", "--cols", "5"], tmp_path,
-                preexec_fn=_without_root_override, env={"FASTSPE_PDB_DIR": str(folder / "pdb")})
+    proc = _cli(
+        ["solve", "--board", "1 2 3 4 5 6 7 0 8 -1", "--rows", "2", "--cols", "5"],
+        tmp_path,
+        preexec_fn=_without_root_override,
+        env={"FASTSPE_PDB_DIR": str(folder / "pdb")},
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["length"] == 1
     assert "warning: pattern database folder" in proc.stderr and "cannot be written" in proc.stderr
@@ -213,6 +249,7 @@ def test_a_read_only_pdb_folder_still_solves(tmp_path):
 
 # -- file names that are not UTF-8 -----------------------------------------------------------------------
 
+
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
 def test_file_names_that_are_not_utf8_work(bank, tmp_path):
     odd = os.fsdecode(b"bank\xff\xfe.parquet")
@@ -220,8 +257,10 @@ def test_file_names_that_are_not_utf8_work(bank, tmp_path):
     proc = _cli(["bank", "verify", odd], tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     log, verdicts = os.fsdecode(b"r\xff.jsonl"), os.fsdecode(b"v\xff.parquet")
-    assert _cli(["run", "--bank", odd, "--model", "baseline:oracle", "--trials", "1", "--out", log],
-                tmp_path).returncode == 0
+    assert (
+        _cli(["run", "--bank", odd, "--model", "baseline:oracle", "--trials", "1", "--out", log], tmp_path).returncode
+        == 0
+    )
     proc = _cli(["score", "--bank", odd, "--responses", log, "--out", verdicts], tmp_path)
     assert proc.returncode == 0 and "v\\udcff.parquet" in proc.stdout, proc.stderr
     proc = _cli(["bank", "verify", os.fsdecode(b"missing\xff.parquet")], tmp_path)

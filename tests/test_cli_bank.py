@@ -58,4 +58,7 @@ def test_bank_file_missing_a_column_names_it(tmp_path, capsys):
     assert main(["bank", "build", "--out", str(out)]) == 0
     pd.read_parquet(out).drop(columns=["seed"]).to_parquet(out)
     assert main(["bank", "verify", str(out)]) == 2
-    assert f"{out}: not a bank: its rows lack columns ['seed']; make one with `fastspe bank build`" in capsys.readouterr().err
+    assert (
+        f"{out}: not a bank: its rows lack columns ['seed']; make one with `fastspe bank build`"
+        in capsys.readouterr().err
+    )

@@ -38,8 +38,12 @@ def test_one_style_of_defaults(name, parser, capsys):
     assert not re.search(r"\(default [^:]", text), f"{name}: write defaults as '(default: X)'"
     assert not re.search(r"default\)", text), f"{name}: write defaults as '(default: X)'"
     for action in parser._actions:
-        has_default = action.default is not None and action.default is not False and action.option_strings \
+        has_default = (
+            action.default is not None
+            and action.default is not False
+            and action.option_strings
             and action.default != argparse.SUPPRESS
+        )
         if has_default:
             assert "(default: " in parser._get_formatter()._get_help_string(action), f"{name} {action.option_strings}"
 

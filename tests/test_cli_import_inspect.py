@@ -73,6 +73,7 @@ def test_score_of_an_eval_log_without_inspect_ai_is_one_error_line(tmp_path, cap
     log, out = tmp_path / "run.eval", tmp_path / "verdicts.parquet"
     log.write_bytes(b"PK")
     assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(log), "--out", str(out)]) == 2
-    assert capsys.readouterr().err == (f"error: {log}: scoring an inspect_ai .eval log needs inspect_ai: "
-                                       "pip install 'fastspe[inspect]'\n")
+    assert capsys.readouterr().err == (
+        f"error: {log}: scoring an inspect_ai .eval log needs inspect_ai: pip install 'fastspe[inspect]'\n"
+    )
     assert not out.exists()

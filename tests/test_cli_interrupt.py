@@ -12,6 +12,7 @@ from fastspe.domains.sokoban.domain import SokobanDomain
 def _raising(exc):
     def bank_pieces(self, *args, **kwargs):
         raise exc
+
     return bank_pieces
 
 

@@ -28,8 +28,11 @@ def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("cli")
     bank = build_bank(paper_design()).iloc[[0, 150, 300, 399]].reset_index(drop=True)
     write_bank(bank, root / "bank.jsonl")
-    lines = [{"board_id": b, "condition": cond, "trial": 0, "response": "MOVES: " + ",".join(cert)}
-             for b, cert in zip(bank["board_id"], bank["certificate"]) for cond in ("openai:x", f"evil{RED}[/]")]
+    lines = [
+        {"board_id": b, "condition": cond, "trial": 0, "response": "MOVES: " + ",".join(cert)}
+        for b, cert in zip(bank["board_id"], bank["certificate"])
+        for cond in ("openai:x", f"evil{RED}[/]")
+    ]
     (root / "responses.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     return root
 
@@ -39,6 +42,7 @@ def _bank_args(files):
 
 
 # --- plain text ----------------------------------------------------------------------------------------------------
+
 
 def test_plain_escapes_control_characters_only():
     assert plain("a[/]b:x:") == "a[/]b:x:"
@@ -58,14 +62,18 @@ def test_markup_and_emoji_codes_in_errors_stay_text(files, tmp_path, capsys):
     assert err.startswith("error: --model '[/]'") and "Traceback" not in err
     assert main(["bank", "build", "--out", str(tmp_path / "[redacted][nan].txt")]) == 2
     assert "[redacted][nan].txt: a bank file is .parquet or .jsonl" in capsys.readouterr().err
-    assert main(["run", *_bank_args(files), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
+    assert (
+        main(["run", *_bank_args(files), "--model", "openai:x", "--out", str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("openai:x: 12 requests") and "\u274c" not in out
 
 
 def test_condition_with_escape_sequence_prints_escaped(files, tmp_path, capsys):
     verdicts = tmp_path / "v.parquet"
-    assert main(["score", *_bank_args(files), "--responses", str(files / "responses.jsonl"), "--out", str(verdicts)]) == 0
+    assert (
+        main(["score", *_bank_args(files), "--responses", str(files / "responses.jsonl"), "--out", str(verdicts)]) == 0
+    )
     capsys.readouterr()
     assert main(["metrics", "--verdicts", str(verdicts), "--by", "condition"]) == 0
     out = capsys.readouterr().out
@@ -85,30 +93,33 @@ def test_bank_show_title_is_plain(files, tmp_path, capsys):
 RUN = ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl"]
 
 
-@pytest.mark.parametrize("argv, option", [
-    (RUN + ["--backoff", "inf"], "--backoff"),
-    (RUN + ["--backoff", "nan"], "--backoff"),
-    (RUN + ["--timeout", "nan"], "--timeout"),
-    (RUN + ["--timeout", "0"], "--timeout"),
-    (RUN + ["--price-in", "nan"], "--price-in"),
-    (RUN + ["--price-out", "inf"], "--price-out"),
-    (RUN + ["--price-out", "-1"], "--price-out"),
-    (RUN + ["--budget", "nan"], "--budget"),
-    (RUN + ["--budget", "0"], "--budget"),
-    (RUN + ["--temperature", "nan"], "--temperature"),
-    (RUN + ["--trials", str(10**30)], "--trials"),
-    (RUN + ["--trials", "0"], "--trials"),
-    (RUN + ["--limit", "0"], "--limit"),
-    (RUN + ["--max-connections", "100000"], "--max-connections"),
-    (RUN + ["--max-tokens", "1.5"], "--max-tokens"),
-    (RUN + ["--seed", "-1"], "--seed"),
-    (RUN + ["--condition", f"a{RED}"], "--condition"),
-    (["report", "--bank", "b", "--verdicts", "v", "--out", "d", "--draws", "0"], "--draws"),
-    (["report", "--bank", "b", "--verdicts", "v", "--out", "d", "--seed", str(2**63)], "--seed"),
-    (["demo", "--draws", str(10**12)], "--draws"),
-    (["demo", "--seed", "x"], "--seed"),
-    (["bank", "build", "--out", "b.parquet", "--seed", "-5"], "--seed"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (RUN + ["--backoff", "inf"], "--backoff"),
+        (RUN + ["--backoff", "nan"], "--backoff"),
+        (RUN + ["--timeout", "nan"], "--timeout"),
+        (RUN + ["--timeout", "0"], "--timeout"),
+        (RUN + ["--price-in", "nan"], "--price-in"),
+        (RUN + ["--price-out", "inf"], "--price-out"),
+        (RUN + ["--price-out", "-1"], "--price-out"),
+        (RUN + ["--budget", "nan"], "--budget"),
+        (RUN + ["--budget", "0"], "--budget"),
+        (RUN + ["--temperature", "nan"], "--temperature"),
+        (RUN + ["--trials", str(10**30)], "--trials"),
+        (RUN + ["--trials", "0"], "--trials"),
+        (RUN + ["--limit", "0"], "--limit"),
+        (RUN + ["--max-connections", "100000"], "--max-connections"),
+        (RUN + ["--max-tokens", "1.5"], "--max-tokens"),
+        (RUN + ["--seed", "-1"], "--seed"),
+        (RUN + ["--condition", f"a{RED}"], "--condition"),
+        (["report", "--bank", "b", "--verdicts", "v", "--out", "d", "--draws", "0"], "--draws"),
+        (["report", "--bank", "b", "--verdicts", "v", "--out", "d", "--seed", str(2**63)], "--seed"),
+        (["demo", "--draws", str(10**12)], "--draws"),
+        (["demo", "--seed", "x"], "--seed"),
+        (["bank", "build", "--out", "b.parquet", "--seed", "-5"], "--seed"),
+    ],
+)
 def test_bad_option_values_fail_at_once(argv, option, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     start = time.perf_counter()
@@ -121,13 +132,21 @@ def test_bad_option_values_fail_at_once(argv, option, capsys, tmp_path, monkeypa
 @pytest.mark.parametrize("value", ["0", "junk", "-3"])
 def test_bad_numba_thread_count_is_one_error_line(value, tmp_path):
     env = {**os.environ, "NUMBA_NUM_THREADS": value, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-m", "fastspe", "bank", "build", "--out", str(tmp_path / "b.parquet")],
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and proc.stderr == (f"error: NUMBA_NUM_THREADS='{value}': must be a whole number of "
-                                                   f"threads in 1..4096; unset it to use every core\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "fastspe", "bank", "build", "--out", str(tmp_path / "b.parquet")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stderr == (
+        f"error: NUMBA_NUM_THREADS='{value}': must be a whole number of "
+        f"threads in 1..4096; unset it to use every core\n"
+    )
 
 
 # --- outputs never overwrite inputs ----------------------------------------------------------------------------
+
 
 def test_outputs_never_replace_inputs(files, tmp_path, capsys):
     bank, responses = str(files / "bank.jsonl"), files / "responses.jsonl"
@@ -151,25 +170,32 @@ def test_outputs_never_replace_inputs(files, tmp_path, capsys):
         capsys.readouterr()
         assert main(argv) == 2, argv
         assert capsys.readouterr().err.startswith(f"error: {option} "), argv
-    assert {p: p.read_bytes() for p in before} == before and verdicts.exists() and design.read_text().startswith('{"seed"')
+    assert (
+        {p: p.read_bytes() for p in before} == before and verdicts.exists() and design.read_text().startswith('{"seed"')
+    )
 
 
 def test_run_refuses_to_append_to_a_prompt_export_or_a_prompts_sidecar(files, tmp_path, capsys):
     bank = str(files / "bank.jsonl")
     export = tmp_path / "prompts.jsonl"
-    assert main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out",
-                 str(export)]) == 0
+    assert (
+        main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out", str(export)]) == 0
+    )
     sidecar = tmp_path / "prompts.prompts.jsonl"
     before = {p: p.read_bytes() for p in (export, sidecar)}
-    for out, said in ((export, "is a prompt export"), (sidecar, "prompts sidecar"),
-                      (tmp_path / "new.prompts.jsonl", "prompts sidecar")):  # a new log there would be another's
+    for out, said in (
+        (export, "is a prompt export"),
+        (sidecar, "prompts sidecar"),
+        (tmp_path / "new.prompts.jsonl", "prompts sidecar"),
+    ):  # a new log there would be another's
         capsys.readouterr()
         assert main(["run", "--bank", bank, "--model", "baseline:oracle", "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and said in err and len(err.strip().splitlines()) == 1, err
     assert {p: p.read_bytes() for p in before} == before and not (tmp_path / "new.prompts.jsonl").exists()
-    assert main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out",
-                 str(export)]) == 0  # an export still replaces an export
+    assert (
+        main(["prompts", "export", "--bank", bank, "--model", "openai:m", "--trials", "1", "--out", str(export)]) == 0
+    )  # an export still replaces an export
 
 
 def test_run_refuses_to_append_to_a_bank(files, tmp_path, capsys):

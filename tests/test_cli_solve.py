@@ -20,8 +20,23 @@ def test_one_board_prints_one_json_object(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["length"] == 31 and len(out["moves"]) == 31 and out["heuristic"] == "graph-distance"
     assert (out["rows"], out["cols"], out["blocks"], out["board"][:2]) == (3, 3, [], [8, 6])
-    assert set(out) == {"length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "tables",
-                        "tables_seconds", "first_try_nodes", "first_try_seconds", "board", "rows", "cols", "blocks"}
+    assert set(out) == {
+        "length",
+        "moves",
+        "h",
+        "h_search",
+        "nodes",
+        "seconds",
+        "heuristic",
+        "tables",
+        "tables_seconds",
+        "first_try_nodes",
+        "first_try_seconds",
+        "board",
+        "rows",
+        "cols",
+        "blocks",
+    }
     assert out["tables"] == "not needed" and out["tables_seconds"] == 0.0  # a 3x3 board needs no tables
     assert out["h"] == 21 and out["h_search"] == 21  # graph distances only: the search's bound is h itself
     assert main(["solve", "--board", "1,2,3,-1,4,5,6,7,0", "--rows", "3", "--cols", "3", "--blocks", "3"]) == 0
@@ -38,10 +53,12 @@ def test_unsolvable_and_bad_boards_fail_clearly(capsys):
 
 def test_file_mode_writes_answers_and_per_line_errors(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
-    lines = [{"id": "a", "rows": 3, "cols": 3, "blocks": [], "board": [8, 6, 7, 2, 5, 4, 3, 0, 1]},
-             {"id": "b", "rows": 3, "cols": 3, "blocks": [], "board": [2, 1, 3, 4, 5, 6, 7, 8, 0]},
-             {"id": "c", "rows": 3, "cols": 3, "blocks": [0], "board": [-1, 1, 2, 3, 4, 5, 6, 0, 7]},
-             {"id": "d", "rows": 3, "cols": 3, "board": "nope"}]
+    lines = [
+        {"id": "a", "rows": 3, "cols": 3, "blocks": [], "board": [8, 6, 7, 2, 5, 4, 3, 0, 1]},
+        {"id": "b", "rows": 3, "cols": 3, "blocks": [], "board": [2, 1, 3, 4, 5, 6, 7, 8, 0]},
+        {"id": "c", "rows": 3, "cols": 3, "blocks": [0], "board": [-1, 1, 2, 3, 4, 5, 6, 0, 7]},
+        {"id": "d", "rows": 3, "cols": 3, "board": "nope"},
+    ]
     src.write_text("".join(json.dumps(r) + "\n" for r in lines))
     out = tmp_path / "out.jsonl"
     assert main(["solve", "--input", str(src), "--out", str(out)]) == 1
@@ -83,8 +100,10 @@ def test_an_easy_board_is_solved_without_building_tables(tmp_path, monkeypatch, 
     assert not (tmp_path / "fresh").exists() and solver_module._TABLES == {}
 
 
-@pytest.mark.parametrize("board", ["1 2 3 0 99999999999999999999 5 6 7 8", "1 2 3 0 1e400 5 6 7 8",
-                                   "1 2 3 0 -99999999999999999999999999 5 6 7 8"])
+@pytest.mark.parametrize(
+    "board",
+    ["1 2 3 0 99999999999999999999 5 6 7 8", "1 2 3 0 1e400 5 6 7 8", "1 2 3 0 -99999999999999999999999999 5 6 7 8"],
+)
 def test_absurd_tiles_on_the_command_line_are_one_error_line(board, capsys):
     assert main(["solve", "--board", board, "--rows", "3", "--cols", "3"]) == 2
     err = capsys.readouterr().err
@@ -95,22 +114,41 @@ def test_absurd_tiles_on_the_command_line_are_one_error_line(board, capsys):
 def test_bad_input_lines_are_named_and_the_good_ones_still_written(tmp_path, capsys):
     good = {"id": "g", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 8]}
     stale = {**good, "id": "s", "error": "an old failure", "length": 99, "h_search": 0}
-    raw = [json.dumps(good).encode(), b"[1, 2]", b"null", b"\xff\xfe{}", b"{oops", b"",
-           b'{"id": "big", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 1e400]}',
-           b'{"id": "huge", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 99999999999999999999]}',
-           b'{"id": "nan", "board": NaN}', b"[" * 3000, json.dumps(stale).encode()]
+    raw = [
+        json.dumps(good).encode(),
+        b"[1, 2]",
+        b"null",
+        b"\xff\xfe{}",
+        b"{oops",
+        b"",
+        b'{"id": "big", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 1e400]}',
+        b'{"id": "huge", "rows": 3, "cols": 3, "board": [1, 2, 3, 4, 5, 6, 7, 0, 99999999999999999999]}',
+        b'{"id": "nan", "board": NaN}',
+        b"[" * 3000,
+        json.dumps(stale).encode(),
+    ]
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_bytes(b"\n".join(raw) + b"\n")
     assert main(["solve", "--input", str(src), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     text = out.read_text()
-    got = [json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written into JSON")) for line in
-           text.splitlines()]
+    got = [
+        json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written into JSON"))
+        for line in text.splitlines()
+    ]
     assert len(got) == 10  # one answer line per non-blank input line, in order
     assert got[0]["id"] == "g" and got[0]["moves"] == "R" and "error" not in got[0]
     assert got[-1]["id"] == "s" and got[-1]["length"] == 1 and got[-1]["h_search"] == 1 and "error" not in got[-1]
-    for i, (line, what) in enumerate([(2, "got an array"), (3, "got null"), (4, "not UTF-8"), (5, "not JSON"),
-                                      (7, "1e400"), (10, "nested too deeply")]):
+    for i, (line, what) in enumerate(
+        [
+            (2, "got an array"),
+            (3, "got null"),
+            (4, "not UTF-8"),
+            (5, "not JSON"),
+            (7, "1e400"),
+            (10, "nested too deeply"),
+        ]
+    ):
         message = f"{src}: line {line}: "
         assert message in err
         assert [g for g in got if g.get("error", "").startswith(message) and what in g["error"]], (line, got)
@@ -141,12 +179,15 @@ def _blank_first_goal(blocks, cells):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("board, rows, cols, blocks", [
-    ("3 1 2 4 0 5 6 7 8", 3, 3, []),                        # 0 1 2 ... 8 three moves away
-    ("1 2 0 3 4 5 6 7 8", 3, 3, []),
-    ("8 6 7 2 5 4 3 0 1", 3, 3, []),                         # a 3x3 board of the hardest depth class
-    ("4 1 2 3 0 -1 5 6 7 8 -1 9 10 11 12 13", 4, 4, [5, 10]),  # a blocked layout
-])
+@pytest.mark.parametrize(
+    "board, rows, cols, blocks",
+    [
+        ("3 1 2 4 0 5 6 7 8", 3, 3, []),  # 0 1 2 ... 8 three moves away
+        ("1 2 0 3 4 5 6 7 8", 3, 3, []),
+        ("8 6 7 2 5 4 3 0 1", 3, 3, []),  # a 3x3 board of the hardest depth class
+        ("4 1 2 3 0 -1 5 6 7 8 -1 9 10 11 12 13", 4, 4, [5, 10]),  # a blocked layout
+    ],
+)
 def test_blank_first_goal_plans_replay_to_that_goal_on_the_board_as_given(capsys, board, rows, cols, blocks):
     args = ["solve", "--board", board, "--rows", str(rows), "--cols", str(cols), "--goal", "blank-first"]
     assert main(args + (["--blocks", ",".join(map(str, blocks))] if blocks else [])) == 0

@@ -12,8 +12,17 @@ import pytest
 
 from fastspe.cli import main
 from fastspe.report.comparison import summary_markdown
-from fastspe.stats.compare import (IMPROVEMENT, LOWER_IS_BETTER, NO_CHANGE, REGRESSION, bootstrap_p_values, compare, holm,
-                                   sign_test_p, verdict)
+from fastspe.stats.compare import (
+    IMPROVEMENT,
+    LOWER_IS_BETTER,
+    NO_CHANGE,
+    REGRESSION,
+    bootstrap_p_values,
+    compare,
+    holm,
+    sign_test_p,
+    verdict,
+)
 
 from .naive_bootstrap import synthetic_verdicts
 from .threads import digests_by_thread_count
@@ -24,8 +33,9 @@ PRIMARY_CELLS = [("primary", k, d) for k in range(4) for d in (10, 20, 30, 40)]
 
 def paper_like(seed: int, conditions=("base", "cand")) -> pd.DataFrame:
     """Two conditions of the same quality on 320 primary boards x 3 trials, drawn independently."""
-    return synthetic_verdicts(seed=seed, conditions=conditions, per_cell=20, cells=PRIMARY_CELLS,
-                              quality={c: QUALITY for c in conditions})
+    return synthetic_verdicts(
+        seed=seed, conditions=conditions, per_cell=20, cells=PRIMARY_CELLS, quality={c: QUALITY for c in conditions}
+    )
 
 
 def fail_some_completed_boards(verdicts: pd.DataFrame, share: float, seed: int) -> pd.DataFrame:
@@ -37,8 +47,15 @@ def fail_some_completed_boards(verdicts: pd.DataFrame, share: float, seed: int) 
     chosen = set(rng.choice(done.index[done], size=round(share * done.sum()), replace=False))
     cand = base.assign(condition="cand").reset_index(drop=True)
     hit = cand["board_id"].isin(chosen).to_numpy()
-    cand.loc[hit, ["status", "error_kind", "first_error", "optimal", "economy", "excess", "final_h"]] = \
-        ["legal_noncompletion", "", -1, False, np.nan, np.nan, 1]
+    cand.loc[hit, ["status", "error_kind", "first_error", "optimal", "economy", "excess", "final_h"]] = [
+        "legal_noncompletion",
+        "",
+        -1,
+        False,
+        np.nan,
+        np.nan,
+        1,
+    ]
     return pd.concat([base, cand], ignore_index=True)
 
 
@@ -96,8 +113,12 @@ def _row_flags(table: pd.DataFrame) -> tuple[bool, bool, bool]:
     """(a row by depth or k flagged, any row a regression, any row a regression without the correction)."""
     rows = ((table["depth"] != "all") | (table["k"] != "all")).to_numpy()
     v = table["verdict"].to_numpy()
-    raw = np.array([verdict(e, lo, hi, 0.02, m in LOWER_IS_BETTER)
-                    for e, lo, hi, m in zip(table["estimate"], table["lo"], table["hi"], table["metric"])])
+    raw = np.array(
+        [
+            verdict(e, lo, hi, 0.02, m in LOWER_IS_BETTER)
+            for e, lo, hi, m in zip(table["estimate"], table["lo"], table["hi"], table["metric"])
+        ]
+    )
     return bool((v[rows] != NO_CHANGE).any()), bool((v == REGRESSION).any()), bool((raw == REGRESSION).any())
 
 
@@ -174,15 +195,39 @@ def test_cli_exit_codes_and_files(tmp_path, capsys):
     write_bank(bank, tmp_path / "bank.parquet")
     answers = pd.concat([baseline_responses(bank, p) for p in ("oracle", "noisy")], ignore_index=True)
     write_verdicts(score_responses(bank, answers), tmp_path / "v.parquet")
-    args = ["compare", "--bank", str(tmp_path / "bank.parquet"), "--verdicts", str(tmp_path / "v.parquet"),
-            "--baseline", "baseline:oracle", "--draws", "300", "--out", str(tmp_path / "cmp")]
+    args = [
+        "compare",
+        "--bank",
+        str(tmp_path / "bank.parquet"),
+        "--verdicts",
+        str(tmp_path / "v.parquet"),
+        "--baseline",
+        "baseline:oracle",
+        "--draws",
+        "300",
+        "--out",
+        str(tmp_path / "cmp"),
+    ]
     code = main(args)
     out = capsys.readouterr().out
     assert code == 0 and "## fastspe compare: REGRESSION" in out  # a regression, but not asked to fail
     assert main(args + ["--fail-on-regression"]) == 1
     table = pd.read_csv(tmp_path / "cmp" / "compare.csv")
-    assert list(table.columns) == ["cohort", "candidate", "baseline", "metric", "depth", "k", "estimate", "lo", "hi",
-                                   "draws_used", "p_value", "p_adjusted", "verdict"]
+    assert list(table.columns) == [
+        "cohort",
+        "candidate",
+        "baseline",
+        "metric",
+        "depth",
+        "k",
+        "estimate",
+        "lo",
+        "hi",
+        "draws_used",
+        "p_value",
+        "p_adjusted",
+        "verdict",
+    ]
     summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert summary["regression"] is True and summary["boards"] == {"baseline:noisy": 400}
     assert all(r["lo"] is None or math.isfinite(r["lo"]) for r in summary["rows"])

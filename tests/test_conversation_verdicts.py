@@ -17,24 +17,35 @@ from fastspe.scoring.score import score_responses
 
 from .test_score import _jsonl, _rec, tiny_bank
 
-TOOL_CALL = {"id": "c1", "name": "apply_moves", "arguments": "{\"moves\": \"R\"}"}
+TOOL_CALL = {"id": "c1", "name": "apply_moves", "arguments": '{"moves": "R"}'}
 TURN_ONLY = ("tool_calls", "tool_results", "feedback")
 
 
 def tools_log(path, condition="m+tools"):
     """Three conversations on board "near" (solved by R): trial 0 tries R with the tool, then answers R; trial 1
     answers R in a turn that is not its last and ends at max turns with no answer; trial 2 answers L at once."""
-    def rec(trial, turn, status, response, **kw):
-        return {**_rec(trial=trial, response=response), "condition": condition, "status": status, "turn": turn,
-                "protocol": "tools", "attempt": 0, **kw}
 
-    return _jsonl(path, [
-        rec(0, 1, "turn", "", tool_calls=[TOOL_CALL], tool_results=["board after R: solved"]),
-        rec(0, 2, "ok", "MOVES: R", turns=2, tool_call_count=1, end_reason="answer"),
-        rec(1, 1, "turn", "MOVES: R", tool_calls=[TOOL_CALL], tool_results=["board after R: solved"]),
-        rec(1, 2, "ok", "", turns=2, tool_call_count=1, end_reason="max_turns"),
-        rec(2, 1, "ok", "MOVES: L", turns=1, tool_call_count=0, end_reason="answer"),
-    ])
+    def rec(trial, turn, status, response, **kw):
+        return {
+            **_rec(trial=trial, response=response),
+            "condition": condition,
+            "status": status,
+            "turn": turn,
+            "protocol": "tools",
+            "attempt": 0,
+            **kw,
+        }
+
+    return _jsonl(
+        path,
+        [
+            rec(0, 1, "turn", "", tool_calls=[TOOL_CALL], tool_results=["board after R: solved"]),
+            rec(0, 2, "ok", "MOVES: R", turns=2, tool_call_count=1, end_reason="answer"),
+            rec(1, 1, "turn", "MOVES: R", tool_calls=[TOOL_CALL], tool_results=["board after R: solved"]),
+            rec(1, 2, "ok", "", turns=2, tool_call_count=1, end_reason="max_turns"),
+            rec(2, 1, "ok", "MOVES: L", turns=1, tool_call_count=0, end_reason="answer"),
+        ],
+    )
 
 
 def check_tools_verdicts(v):
@@ -54,10 +65,20 @@ def test_turn_lines_are_not_answers(tmp_path):
 
 
 def test_an_unfinished_conversation_is_not_scored(tmp_path):
-    path = _jsonl(tmp_path / "run.jsonl", [
-        {**_rec(trial=0), "status": "turn", "turn": 1, "protocol": "tools"},  # killed after its first turn
-        {**_rec(trial=1, response="MOVES: L"), "status": "ok", "turn": 1, "protocol": "tools", "turns": 1,
-         "tool_call_count": 0}])
+    path = _jsonl(
+        tmp_path / "run.jsonl",
+        [
+            {**_rec(trial=0), "status": "turn", "turn": 1, "protocol": "tools"},  # killed after its first turn
+            {
+                **_rec(trial=1, response="MOVES: L"),
+                "status": "ok",
+                "turn": 1,
+                "protocol": "tools",
+                "turns": 1,
+                "tool_call_count": 0,
+            },
+        ],
+    )
     with pytest.warns(UserWarning, match=r"1 output has no answer \(only failed attempts"):
         df = read_responses(path, bank=tiny_bank())
     assert df["trial"].tolist() == [1]
@@ -67,13 +88,25 @@ def test_an_unfinished_conversation_is_not_scored(tmp_path):
 def test_score_carries_the_conversation_columns(tmp_path, suffix):
     write_bank(tiny_bank(), tmp_path / "bank.parquet")
     out = tmp_path / f"v{suffix}"
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(tools_log(tmp_path / "r.jsonl")),
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(tools_log(tmp_path / "r.jsonl")),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     check_tools_verdicts(read_verdicts(out).frame)
     if suffix == ".parquet":
         schema = pq.read_schema(out)
         fixed = [*verdict_columns("sliding"), *METADATA_TYPES]
-        assert schema.names[:len(fixed) + 3] == [*fixed, *CONVERSATION_TYPES]
+        assert schema.names[: len(fixed) + 3] == [*fixed, *CONVERSATION_TYPES]
         assert [schema.field(n).type for n in CONVERSATION_TYPES] == [pa.string(), pa.int64(), pa.int64()]
 
 
@@ -93,8 +126,22 @@ def test_a_one_answer_log_and_a_tools_log_scored_together(tmp_path):
     write_bank(tiny_bank(), tmp_path / "bank.parquet")
     plain = _jsonl(tmp_path / "plain.jsonl", [_rec(status="ok", attempt=0), _rec(trial=1, status="ok", attempt=0)])
     out = tmp_path / "v.parquet"
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(plain),
-                 "--responses", str(tools_log(tmp_path / "tools.jsonl")), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(plain),
+                "--responses",
+                str(tools_log(tmp_path / "tools.jsonl")),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     table = pq.read_table(out)
     assert table.schema.field("turns").type == pa.int64()
     rows = table.select(["condition", "protocol", "turns"]).to_pylist()

@@ -87,11 +87,13 @@ def test_a_worker_compiles_kernels_the_cache_lacks(tmp_path):
     script.write_text(_COLD_KERNEL)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
     env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == repr([(45.0, (os.cpu_count() or 1) // 2),
-                                                         (4950.0, (os.cpu_count() or 1) // 2)])
+    assert done.stdout.strip().splitlines()[-1] == repr(
+        [(45.0, (os.cpu_count() or 1) // 2), (4950.0, (os.cpu_count() or 1) // 2)]
+    )
 
 
 def test_arrow_tables_travel_with_their_chunks(client):
@@ -108,8 +110,10 @@ def test_bootstrap_intervals_are_identical(client):
     local = intervals.bootstrap_draws(intervals.pack_sums(sums), draws, seed=9)
     remote = intervals.bootstrap_draws(intervals.pack_sums(sums), draws, seed=9, executor=executor(client))
     assert np.array_equal(local.samples, remote.samples, equal_nan=True)
-    pd.testing.assert_frame_equal(intervals.bootstrap_intervals(sums, draws=700, seed=3),
-                                  intervals.bootstrap_intervals(sums, draws=700, seed=3, executor=executor(client)))
+    pd.testing.assert_frame_equal(
+        intervals.bootstrap_intervals(sums, draws=700, seed=3),
+        intervals.bootstrap_intervals(sums, draws=700, seed=3, executor=executor(client)),
+    )
 
 
 def test_a_running_scheduler_by_address(client):
@@ -122,11 +126,18 @@ def test_a_running_scheduler_by_address(client):
 
 def test_bank_build_is_identical(client, tmp_path):
     # the third cell shares layout and depth with the first, so it skips the first one's boards
-    design = Design(seed=7, cells=(DesignCell("primary", Layout(4, 4, ()), 10, 300),
-                                   DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
-                                   DesignCell("stress", Layout(4, 4, ()), 10, 200)))
+    design = Design(
+        seed=7,
+        cells=(
+            DesignCell("primary", Layout(4, 4, ()), 10, 300),
+            DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
+            DesignCell("stress", Layout(4, 4, ()), 10, 200),
+        ),
+    )
     local = build_bank_table(design)
-    with Proposals(client, proposal_piece, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+    with Proposals(
+        client, proposal_piece, piece=257, first=100, ahead=3
+    ) as proposals:  # pieces never aligned with the ranges
         remote = build_bank_table(design, propose=proposals)
     assert remote.equals(local)
     write_bank(local, tmp_path / "a.parquet")
@@ -140,8 +151,9 @@ def files(tmp_path_factory):
     bank = build_bank_table(paper_design())
     write_bank(bank, folder / "bank.parquet")
     frame = read_bank(folder / "bank.parquet")
-    responses = pd.concat([baseline_responses(frame, name, trials=2) for name in ("greedy", "noisy", "random")],
-                          ignore_index=True)
+    responses = pd.concat(
+        [baseline_responses(frame, name, trials=2) for name in ("greedy", "noisy", "random")], ignore_index=True
+    )
     write_table(responses, folder / "r.jsonl")
     return folder
 
@@ -149,8 +161,7 @@ def files(tmp_path_factory):
 def test_score_file_is_byte_identical(client, files, tmp_path):
     bank = read_bank_table(files / "bank.parquet")
     local = score_file(bank, files / "r.jsonl", tmp_path / "a.parquet", chunk_bytes=20_000)
-    remote = score_file(bank, files / "r.jsonl", tmp_path / "b.parquet", chunk_bytes=20_000,
-                        executor=executor(client))
+    remote = score_file(bank, files / "r.jsonl", tmp_path / "b.parquet", chunk_bytes=20_000, executor=executor(client))
     assert local == remote and local.streamed and local.scored == 2400
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
@@ -225,8 +236,12 @@ def test_sliced_arrow_columns_travel_compacted_with_their_chunks():
 
     whole = pa.array([f"answer {i:06d} " * 4 for i in range(20_000)])
     # four chunks that are slices of one buffer, as a batch read from a file is
-    table = pa.table({"response": pa.chunked_array([whole.slice(i, 5_000) for i in range(0, 20_000, 5_000)]),
-                      "n": pa.chunked_array([pa.array(range(5_000))] * 4)})
+    table = pa.table(
+        {
+            "response": pa.chunked_array([whole.slice(i, 5_000) for i in range(0, 20_000, 5_000)]),
+            "n": pa.chunked_array([pa.array(range(5_000))] * 4),
+        }
+    )
     back = pickle.loads(pickle.dumps(Sealed(table), protocol=5)).value
     assert back.equals(table) and [len(c) for c in back.column("response").chunks] == [5_000] * 4
     assert len(pickle.dumps(Sealed(table), protocol=5)) < 1.2 * table.nbytes < len(pickle.dumps(table, protocol=5))
@@ -344,8 +359,15 @@ def test_ctrl_c_ends_a_local_cluster_quietly(tmp_path):
     import time
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], cwd=tmp_path, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED],
+        cwd=tmp_path,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         assert proc.stdout.readline() == "up\n"
         time.sleep(1.0)  # the naps (a batch's time each) are running on the workers
@@ -385,11 +407,15 @@ def test_importing_the_forkserver_preload_elsewhere_changes_nothing():
     import subprocess
     import sys
 
-    code = ("import signal, fastspe.workers.forkserver; "
-            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    code = (
+        "import signal, fastspe.workers.forkserver; "
+        "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout == "True\n"
+    assert (
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        == "True\n"
+    )
     assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # (a cluster of this module latches it)
 
 
@@ -427,8 +453,9 @@ def test_the_forkserver_builds_numbas_tables_for_its_workers_without_starting_op
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
     script = tmp_path / "forked.py"
     script.write_text(_FORKED)
-    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.stdout.strip() == "(True, False, [0, 1])", out.stderr[-2000:]
 
 

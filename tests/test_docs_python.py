@@ -41,6 +41,7 @@ def test_python_examples_run(page, demo_folder):
         compile(block, f"{page} block {i + 1}", "exec")
         if re.search(r"^r = scorer\(board_ids, texts\)", block, flags=re.M):
             continue  # the reader's own answers
-        done = subprocess.run([sys.executable, "-c", block], cwd=folder, env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-c", block], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+        )
         assert done.returncode == 0, f"{page} block {i + 1}:\n{done.stderr[-2000:]}"

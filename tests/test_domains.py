@@ -16,8 +16,17 @@ from fastspe.boundary.errors import InputError
 from fastspe.boundary.verdict_schema import SCHEMA_KEY, VERDICT_TYPES, verdict_schema, verdict_types
 from fastspe.boundary.verdicts import verdict_columns, VERDICT_COLUMNS
 from fastspe.domains.contract import STRATUM
-from fastspe.domains.registry import (DEFAULT_DOMAIN, DOMAIN_KEY, domain_named, domain_names, domain_of,
-                                      installed_domains, name_in, sources, with_domain)
+from fastspe.domains.registry import (
+    DEFAULT_DOMAIN,
+    DOMAIN_KEY,
+    domain_named,
+    domain_names,
+    domain_of,
+    installed_domains,
+    name_in,
+    sources,
+    with_domain,
+)
 from fastspe.domains.sliding.domain import DOMAIN as SLIDING
 from fastspe.errors import UserError
 from fastspe.domains.sliding.kernels.replay import replay_plans
@@ -25,13 +34,16 @@ from fastspe.scoring.parse_column import parse_column
 from fastspe.scoring.score import bank_tables
 
 HAS_SOKOBAN_DOMAIN = importlib.util.find_spec("fastspe.domains.sokoban.domain") is not None
-needs_sokoban_domain = pytest.mark.skipif(not HAS_SOKOBAN_DOMAIN, reason="fastspe.domains.sokoban.DOMAIN not merged yet")
+needs_sokoban_domain = pytest.mark.skipif(
+    not HAS_SOKOBAN_DOMAIN, reason="fastspe.domains.sokoban.DOMAIN not merged yet"
+)
 
 LEVEL = "#####\n#@$.#\n#####"  # one push right solves it
 LEVEL2 = "######\n#@$ .#\n######"
 
 
 # ---- registry -------------------------------------------------------------------------------------------------
+
 
 def test_domain_named_gives_the_sliding_domain_and_refuses_unknown_names():
     assert domain_named("sliding") is SLIDING and domain_named(SLIDING) is SLIDING
@@ -73,6 +85,7 @@ def test_the_key_names_the_domain_in_tables_schemas_and_frames():
 
 # ---- the sliding puzzle through the seam ----------------------------------------------------------------------
 
+
 def test_sliding_domain_replays_as_the_kernel_does():
     bank = build_bank(paper_design()).head(40)
     tables = bank_tables(bank)
@@ -83,8 +96,17 @@ def test_sliding_domain_replays_as_the_kernel_does():
     rows = rng.integers(0, len(bank), size=200).astype(np.int64)
     parsed = parse_column(texts)
     got = SLIDING.replay(tables, rows, parsed.codes, parsed.offsets)
-    want = replay_plans(tables.boards, rows, parsed.codes, parsed.offsets, tables.layout_index[rows], tables.moves,
-                        tables.dist, tables.goal_cell, tables.bits)
+    want = replay_plans(
+        tables.boards,
+        rows,
+        parsed.codes,
+        parsed.offsets,
+        tables.layout_index[rows],
+        tables.moves,
+        tables.dist,
+        tables.goal_cell,
+        tables.bits,
+    )
     for a, b in zip(got, want):
         assert np.array_equal(a, b)
     row = bank.iloc[0]
@@ -109,9 +131,17 @@ def test_the_sokoban_verdict_schema_names_boxes_in_the_strata_place():
 
 # ---- Sokoban bank tables --------------------------------------------------------------------------------------
 
+
 def _sokoban_table(**changes) -> pa.Table:
-    rows = {"board_id": ["a", "b"], "cohort": ["primary", "primary"], "depth": [1, 2], "level": [LEVEL, LEVEL2],
-            "boxes": [1, 1], "certificate": ["R", "R,R"], "pushes": [1, 2]}
+    rows = {
+        "board_id": ["a", "b"],
+        "cohort": ["primary", "primary"],
+        "depth": [1, 2],
+        "level": [LEVEL, LEVEL2],
+        "boxes": [1, 1],
+        "certificate": ["R", "R,R"],
+        "pushes": [1, 2],
+    }
     rows.update(changes)
     return pa.table(rows)
 
@@ -130,15 +160,18 @@ def test_a_table_of_another_domain_than_asked_is_refused():
         check_bank_table(table, "b.parquet", domain="sliding")
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"boxes": [1, 2]}, "row 2 .*boxes is 2 but the level has 1"),
-    ({"depth": [1, 3]}, "row 2 .*depth is 3 but the certificate has 2 moves"),
-    ({"pushes": [1, 3]}, "row 2 .*pushes is 3, must be 0..depth"),
-    ({"certificate": ["X", "R,R"]}, "row 1 .*depth is 1 but|row 1 .*not U, D, L or R"),
-    ({"level": [LEVEL, "#####\n#@$$#\n#####"]}, "row 2 .*level:"),
-    ({"board_id": ["a", "a"]}, "a"),
-    ({"depth": [1.5, 2.0]}, "depth holds 1.5, not an integer"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"boxes": [1, 2]}, "row 2 .*boxes is 2 but the level has 1"),
+        ({"depth": [1, 3]}, "row 2 .*depth is 3 but the certificate has 2 moves"),
+        ({"pushes": [1, 3]}, "row 2 .*pushes is 3, must be 0..depth"),
+        ({"certificate": ["X", "R,R"]}, "row 1 .*depth is 1 but|row 1 .*not U, D, L or R"),
+        ({"level": [LEVEL, "#####\n#@$$#\n#####"]}, "row 2 .*level:"),
+        ({"board_id": ["a", "a"]}, "a"),
+        ({"depth": [1.5, 2.0]}, "depth holds 1.5, not an integer"),
+    ],
+)
 def test_a_bad_sokoban_bank_row_is_named(changes, message):
     with pytest.raises(InputError, match=message):
         check_bank_table(_sokoban_table(**changes), "bank.parquet", domain="sokoban")

@@ -22,8 +22,16 @@ from fastspe.errors import UserError
 
 MESSAGE = "condition is empty"
 # the fields the streaming reader asks the scanner for (fastspe.boundary.response_stream)
-FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
-                    ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
+FIELDS = pa.schema(
+    [
+        ("board_id", pa.string()),
+        ("condition", pa.string()),
+        ("trial", pa.int64()),
+        ("response", pa.string()),
+        ("status", pa.string()),
+        ("event", pa.string()),
+    ]
+)
 
 
 @pytest.fixture(scope="module")

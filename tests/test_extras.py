@@ -21,8 +21,20 @@ def files(tmp_path_factory):
     bank = build_bank(paper_design()).iloc[::40].reset_index(drop=True)
     write_bank(bank, folder / "bank.parquet")
     write_table(baseline_responses(bank, "greedy", trials=1), folder / "r.jsonl")
-    assert main(["score", "--bank", str(folder / "bank.parquet"), "--responses", str(folder / "r.jsonl"),
-                 "--out", str(folder / "v.parquet")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(folder / "r.jsonl"),
+                "--out",
+                str(folder / "v.parquet"),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -37,8 +49,19 @@ def test_run_without_the_api_extra(files, tmp_path, monkeypatch, capsys, provide
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     out = tmp_path / "r.jsonl"
-    code = main(["run", "--bank", str(files / "bank.parquet"), "--model", f"{provider}:m", "--base-url",
-                 "http://127.0.0.1:9", "--out", str(out)])
+    code = main(
+        [
+            "run",
+            "--bank",
+            str(files / "bank.parquet"),
+            "--model",
+            f"{provider}:m",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and f"needs {module}, which is not installed: pip install 'fastspe[api]'" in err
     assert "Traceback" not in err and not out.exists()
@@ -46,8 +69,21 @@ def test_run_without_the_api_extra(files, tmp_path, monkeypatch, capsys, provide
 
 def test_dry_run_needs_no_sdk(files, tmp_path, monkeypatch, capsys):
     missing(monkeypatch, "openai")
-    assert main(["run", "--bank", str(files / "bank.parquet"), "--model", "openai:m", "--out",
-                 str(tmp_path / "r.jsonl"), "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                str(files / "bank.parquet"),
+                "--model",
+                "openai:m",
+                "--out",
+                str(tmp_path / "r.jsonl"),
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     assert "requests to send" in capsys.readouterr().out
 
 

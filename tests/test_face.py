@@ -17,12 +17,41 @@ import fastspe
 from fastspe import _names
 
 ROOT = Path(__file__).resolve().parents[1]
-VERBS = {"solve", "build_bank", "read_bank", "write_bank", "load_bank", "baseline_responses", "read_responses",
-         "score_responses", "score_file", "read_verdicts", "write_verdicts", "compute_metrics", "board_sums",
-         "bootstrap_intervals", "compare", "write_report", "RewardScorer", "reward", "domain_names"}
-FACES = ["fastspe", "fastspe.stats", "fastspe.report", "fastspe.scoring", "fastspe.verify", "fastspe.runners",
-         "fastspe.domains", "fastspe.protocols", "fastspe.domains.sliding", "fastspe.domains.sliding.bank",
-         "fastspe.domains.sliding.planners", "fastspe.hub"]
+VERBS = {
+    "solve",
+    "build_bank",
+    "read_bank",
+    "write_bank",
+    "load_bank",
+    "baseline_responses",
+    "read_responses",
+    "score_responses",
+    "score_file",
+    "read_verdicts",
+    "write_verdicts",
+    "compute_metrics",
+    "board_sums",
+    "bootstrap_intervals",
+    "compare",
+    "write_report",
+    "RewardScorer",
+    "reward",
+    "domain_names",
+}
+FACES = [
+    "fastspe",
+    "fastspe.stats",
+    "fastspe.report",
+    "fastspe.scoring",
+    "fastspe.verify",
+    "fastspe.runners",
+    "fastspe.domains",
+    "fastspe.protocols",
+    "fastspe.domains.sliding",
+    "fastspe.domains.sliding.bank",
+    "fastspe.domains.sliding.planners",
+    "fastspe.hub",
+]
 
 
 def test_dir_lists_the_verbs():
@@ -73,19 +102,28 @@ def test_what_type_checkers_see_is_what_the_face_gives(face):
 
 
 def test_import_fastspe_stays_light():
-    code = ("import sys, fastspe\nnames = dir(fastspe)\n"
-            "heavy = [m for m in ('numba', 'pandas', 'pyarrow', 'matplotlib') if m in sys.modules]\n"
-            "assert not heavy, heavy\nprint(len(names))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, fastspe\nnames = dir(fastspe)\n"
+        "heavy = [m for m in ('numba', 'pandas', 'pyarrow', 'matplotlib') if m in sys.modules]\n"
+        "assert not heavy, heavy\nprint(len(names))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
 
 @pytest.fixture(scope="module")
 def small():
     bank = fastspe.build_bank("paper")
-    answers = pd.concat([fastspe.baseline_responses(bank, planner, trials=1, seed=3)
-                         for planner in ("greedy", "random")])
+    answers = pd.concat(
+        [fastspe.baseline_responses(bank, planner, trials=1, seed=3) for planner in ("greedy", "random")]
+    )
     return bank, fastspe.score_responses(bank, answers)
 
 
@@ -100,7 +138,9 @@ def test_build_bank_is_the_domains_own_build():
 def test_solve_takes_the_domains_solve_options_and_names_a_wrong_one():
     answer = fastspe.solve(board="1 2 3 4 0 -1 5 6 7 8 -1 9 10 11 12 13", blocks=[5, 10], heuristic="layout")
     assert answer["length"] == len(answer["moves"]) and answer["blocks"] == [5, 10]
-    with pytest.raises(fastspe.UserTypeError, match="^bord is not a solve option of the sliding domain; it takes board"):
+    with pytest.raises(
+        fastspe.UserTypeError, match="^bord is not a solve option of the sliding domain; it takes board"
+    ):
         fastspe.solve(bord=[1, 2, 3, 0])
 
 
@@ -110,34 +150,37 @@ def test_intervals_straight_from_verdicts_equal_those_from_board_sums(small):
     pd.testing.assert_frame_equal(direct, fastspe.bootstrap_intervals(fastspe.board_sums(verdicts), draws=100, seed=1))
 
 
-@pytest.mark.parametrize("call, parameter", [
-    (lambda bank, verdicts: fastspe.bootstrap_intervals(bank, verdicts), "draws"),
-    (lambda bank, verdicts: fastspe.bootstrap_intervals([1, 2]), "sums"),
-    (lambda bank, verdicts: fastspe.bootstrap_intervals(verdicts, draws="many"), "draws"),
-    (lambda bank, verdicts: fastspe.baseline_responses(bank, verdicts), "planner"),
-    (lambda bank, verdicts: fastspe.build_bank(verdicts), "design"),
-    (lambda bank, verdicts: fastspe.build_bank(domain=bank), "domain"),
-    (lambda bank, verdicts: fastspe.score_responses([bank], verdicts), "bank"),
-    (lambda bank, verdicts: fastspe.score_responses(bank, "answers.jsonl"), "responses"),
-    (lambda bank, verdicts: fastspe.score_file(bank, verdicts, "verdicts.parquet"), "responses"),
-    (lambda bank, verdicts: fastspe.score_file(bank, "answers.jsonl", verdicts), "out"),
-    (lambda bank, verdicts: fastspe.compute_metrics("verdicts.parquet"), "verdicts"),
-    (lambda bank, verdicts: fastspe.compute_metrics(bank, verdicts), "by"),
-    (lambda bank, verdicts: fastspe.board_sums(None), "verdicts"),
-    (lambda bank, verdicts: fastspe.compare(verdicts, 3), "baseline"),
-    (lambda bank, verdicts: fastspe.compare("verdicts.parquet", "baseline:greedy"), "verdicts"),
-    (lambda bank, verdicts: fastspe.write_report(bank, "verdicts.parquet", "report"), "verdicts"),
-    (lambda bank, verdicts: fastspe.write_report(bank, verdicts, bank), "out_dir"),
-    (lambda bank, verdicts: fastspe.read_bank(bank), "path"),
-    (lambda bank, verdicts: fastspe.load_bank(3), "path"),
-    (lambda bank, verdicts: fastspe.write_bank(bank, bank), "path"),
-    (lambda bank, verdicts: fastspe.read_responses(verdicts), "path"),
-    (lambda bank, verdicts: fastspe.read_verdicts(verdicts), "path"),
-    (lambda bank, verdicts: fastspe.write_verdicts("verdicts.parquet", verdicts), "path"),
-    (lambda bank, verdicts: fastspe.RewardScorer("bank.parquet"), "bank"),
-    (lambda bank, verdicts: fastspe.reward(bank, "id", "MOVES: U"), "board_ids"),
-    (lambda bank, verdicts: fastspe.solve(domain=bank), "domain"),
-])
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda bank, verdicts: fastspe.bootstrap_intervals(bank, verdicts), "draws"),
+        (lambda bank, verdicts: fastspe.bootstrap_intervals([1, 2]), "sums"),
+        (lambda bank, verdicts: fastspe.bootstrap_intervals(verdicts, draws="many"), "draws"),
+        (lambda bank, verdicts: fastspe.baseline_responses(bank, verdicts), "planner"),
+        (lambda bank, verdicts: fastspe.build_bank(verdicts), "design"),
+        (lambda bank, verdicts: fastspe.build_bank(domain=bank), "domain"),
+        (lambda bank, verdicts: fastspe.score_responses([bank], verdicts), "bank"),
+        (lambda bank, verdicts: fastspe.score_responses(bank, "answers.jsonl"), "responses"),
+        (lambda bank, verdicts: fastspe.score_file(bank, verdicts, "verdicts.parquet"), "responses"),
+        (lambda bank, verdicts: fastspe.score_file(bank, "answers.jsonl", verdicts), "out"),
+        (lambda bank, verdicts: fastspe.compute_metrics("verdicts.parquet"), "verdicts"),
+        (lambda bank, verdicts: fastspe.compute_metrics(bank, verdicts), "by"),
+        (lambda bank, verdicts: fastspe.board_sums(None), "verdicts"),
+        (lambda bank, verdicts: fastspe.compare(verdicts, 3), "baseline"),
+        (lambda bank, verdicts: fastspe.compare("verdicts.parquet", "baseline:greedy"), "verdicts"),
+        (lambda bank, verdicts: fastspe.write_report(bank, "verdicts.parquet", "report"), "verdicts"),
+        (lambda bank, verdicts: fastspe.write_report(bank, verdicts, bank), "out_dir"),
+        (lambda bank, verdicts: fastspe.read_bank(bank), "path"),
+        (lambda bank, verdicts: fastspe.load_bank(3), "path"),
+        (lambda bank, verdicts: fastspe.write_bank(bank, bank), "path"),
+        (lambda bank, verdicts: fastspe.read_responses(verdicts), "path"),
+        (lambda bank, verdicts: fastspe.read_verdicts(verdicts), "path"),
+        (lambda bank, verdicts: fastspe.write_verdicts("verdicts.parquet", verdicts), "path"),
+        (lambda bank, verdicts: fastspe.RewardScorer("bank.parquet"), "bank"),
+        (lambda bank, verdicts: fastspe.reward(bank, "id", "MOVES: U"), "board_ids"),
+        (lambda bank, verdicts: fastspe.solve(domain=bank), "domain"),
+    ],
+)
 def test_a_wrong_type_is_one_line_naming_the_parameter(small, call, parameter):
     bank, verdicts = small
     with pytest.raises(fastspe.UserTypeError) as caught:
@@ -165,8 +208,7 @@ def _mypy(*args: str) -> subprocess.CompletedProcess:
         stubs = any((Path(p) / "pandas-stubs").is_dir() for p in sys.path)
         if not stubs and os.environ.get("CI") != "true":
             pytest.skip("pandas-stubs is not installed (pip install -e '.[test]')")
-    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.slow

@@ -30,10 +30,24 @@ VERDICT_COLUMNS = verdict_columns("sliding")  # the shared columns as the slidin
 BANK = tiny_bank()
 IDS = BANK["board_id"].tolist()
 TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=6)  # valid unicode
-ANSWER = st.one_of(st.lists(st.sampled_from("UDLR"), max_size=5).map(lambda m: "MOVES: " + ", ".join(m)), TEXT,
-                   st.just("moves: r\r\nMOVES: L"))
-WRONG = st.one_of(st.none(), st.integers(-3, 3), st.just(10**30), st.just(1.5), st.just(2.0), st.booleans(),
-                  st.just([1]), st.just({"a": 1}), st.just("x"), st.just("1"), st.just("\ud800"))
+ANSWER = st.one_of(
+    st.lists(st.sampled_from("UDLR"), max_size=5).map(lambda m: "MOVES: " + ", ".join(m)),
+    TEXT,
+    st.just("moves: r\r\nMOVES: L"),
+)
+WRONG = st.one_of(
+    st.none(),
+    st.integers(-3, 3),
+    st.just(10**30),
+    st.just(1.5),
+    st.just(2.0),
+    st.booleans(),
+    st.just([1]),
+    st.just({"a": 1}),
+    st.just("x"),
+    st.just("1"),
+    st.just("\ud800"),
+)
 
 
 CONDITIONS = ["m", "n", "é", "日本"]
@@ -46,8 +60,14 @@ def record_lists(draw, wrong: bool = True) -> list[dict]:
 
     With ``wrong``, a fault may give a value a wrong type, a null or a lone surrogate; without, only faults
     that keep each field's type (unknown board, duplicate output, missing answer)."""
-    keys = draw(st.lists(st.tuples(st.sampled_from(IDS), st.sampled_from(CONDITIONS), st.integers(0, 3)),
-                         min_size=1, max_size=12, unique=True))
+    keys = draw(
+        st.lists(
+            st.tuples(st.sampled_from(IDS), st.sampled_from(CONDITIONS), st.integers(0, 3)),
+            min_size=1,
+            max_size=12,
+            unique=True,
+        )
+    )
     run_log = draw(st.booleans())
     latency = draw(st.sampled_from([None, "float", "int"]))
     recs = []
@@ -62,8 +82,9 @@ def record_lists(draw, wrong: bool = True) -> list[dict]:
         recs.append(rec)
     for _ in range(draw(st.sampled_from([0, 0, 0, 1, 1, 2]))):
         i = draw(st.integers(0, len(recs) - 1))
-        kind = draw(st.sampled_from(["unknown", "duplicate", "missing", "null answer"]
-                                    + (["wrong"] * 3 if wrong else [])))
+        kind = draw(
+            st.sampled_from(["unknown", "duplicate", "missing", "null answer"] + (["wrong"] * 3 if wrong else []))
+        )
         if kind == "unknown":
             recs[i] = {**recs[i], "board_id": "nope"}
         elif kind == "duplicate":
@@ -90,8 +111,11 @@ def jsonl_files(draw) -> bytes:
     lines: list[bytes] = []
     for rec in draw(record_lists()):
         text = _dumps(rec, ascii_only=True)
-        fault = draw(st.sampled_from(["none"] * 30 + ["blank", "crlf", "crlf", "two", "dupkey", "utf8", "utf8",
-                                                     "marker", "bad", "latin1"]))
+        fault = draw(
+            st.sampled_from(
+                ["none"] * 30 + ["blank", "crlf", "crlf", "two", "dupkey", "utf8", "utf8", "marker", "bad", "latin1"]
+            )
+        )
         if fault == "utf8":
             try:  # the same line as raw UTF-8 rather than \\u escapes
                 text = _dumps(rec, ascii_only=False)
@@ -152,10 +176,25 @@ def parquet_frames(draw) -> pd.DataFrame:
     # a Parquet column has one type: wrong types come as whole columns
     frame = pd.DataFrame.from_records(draw(record_lists(wrong=False)))
     n = len(frame)
-    column, values = draw(st.sampled_from([
-        (None, None), (None, None), (None, None), ("board_id", list(range(n))), ("trial", [0.0] * n), ("trial", [1.5] * n),
-        ("trial", [-1] * n), ("trial", [2**40] * n), ("trial", ["0"] * n), ("status", [3] * n),
-        ("condition", [True] * n), ("response", [7] * n), ("response", [["MOVES: R"]] * n)]))
+    column, values = draw(
+        st.sampled_from(
+            [
+                (None, None),
+                (None, None),
+                (None, None),
+                ("board_id", list(range(n))),
+                ("trial", [0.0] * n),
+                ("trial", [1.5] * n),
+                ("trial", [-1] * n),
+                ("trial", [2**40] * n),
+                ("trial", ["0"] * n),
+                ("status", [3] * n),
+                ("condition", [True] * n),
+                ("response", [7] * n),
+                ("response", [["MOVES: R"]] * n),
+            ]
+        )
+    )
     if column is not None:
         frame[column] = values
     return frame
@@ -201,9 +240,11 @@ def _assert_same(path: Path, chunk_bytes: int):
     fast = fast.drop(columns=extra)
     assert list(fast.columns) == list(slow.columns)
     pd.testing.assert_frame_equal(fast[VERDICT_COLUMNS], slow[VERDICT_COLUMNS], check_dtype=False)
-    for col in fast.columns[len(VERDICT_COLUMNS):]:  # metadata: the same values (types may widen apart)
-        assert fast[col].astype(object).where(fast[col].notna(), None).tolist() == \
-            slow[col].astype(object).where(slow[col].notna(), None).tolist(), col
+    for col in fast.columns[len(VERDICT_COLUMNS) :]:  # metadata: the same values (types may widen apart)
+        assert (
+            fast[col].astype(object).where(fast[col].notna(), None).tolist()
+            == slow[col].astype(object).where(slow[col].notna(), None).tolist()
+        ), col
 
 
 # FASTSPE_FUZZ_EXAMPLES=2000 for a longer hunt; the default keeps the suite fast

@@ -15,8 +15,14 @@ from PIL import Image  # noqa: E402
 
 from fastspe.report import figures  # noqa: E402
 
-NAMES = ["Claude Sonnet 4.5", "GPT-5 mini", "Claude Opus 4.1 (thinking: 16k)", "Gemini 2.5 Pro Experimental",
-         "Averyveryverylongmodelnamewithnospaces40", "Qwen3 235B A22B Instruct 2507"]
+NAMES = [
+    "Claude Sonnet 4.5",
+    "GPT-5 mini",
+    "Claude Opus 4.1 (thinking: 16k)",
+    "Gemini 2.5 Pro Experimental",
+    "Averyveryverylongmodelnamewithnospaces40",
+    "Qwen3 235B A22B Instruct 2507",
+]
 
 
 def metrics_frame(names) -> pd.DataFrame:
@@ -25,17 +31,44 @@ def metrics_frame(names) -> pd.DataFrame:
     for c in names:
         for m in ("E", "SPE", "R", "Q"):
             v = float(rng.uniform(0.1, 0.9))
-            rows.append(dict(grouping="pooled", cohort="primary", condition=c, metric=m, estimate=v, lo=v - 0.05,
-                             hi=v + 0.05, depth="all", k="all"))
+            rows.append(
+                dict(
+                    grouping="pooled",
+                    cohort="primary",
+                    condition=c,
+                    metric=m,
+                    estimate=v,
+                    lo=v - 0.05,
+                    hi=v + 0.05,
+                    depth="all",
+                    k="all",
+                )
+            )
             for d in (10, 20):
-                rows.append(dict(grouping="depth", cohort="primary", condition=c, metric=m, estimate=v, lo=v,
-                                 hi=v, depth=d, k="all"))
+                rows.append(
+                    dict(
+                        grouping="depth",
+                        cohort="primary",
+                        condition=c,
+                        metric=m,
+                        estimate=v,
+                        lo=v,
+                        hi=v,
+                        depth=d,
+                        k="all",
+                    )
+                )
     return pd.DataFrame(rows)
 
 
 def trajectory_frame(names) -> pd.DataFrame:
-    return pd.DataFrame([dict(cohort="primary", depth=d, condition=c, fail_at_dstar=0.3, closest=0.5,
-                              revisit_rate=0.2) for c in names for d in (10, 20)])
+    return pd.DataFrame(
+        [
+            dict(cohort="primary", depth=d, condition=c, fail_at_dstar=0.3, closest=0.5, revisit_rate=0.2)
+            for c in names
+            for d in (10, 20)
+        ]
+    )
 
 
 BUILD = {

@@ -18,8 +18,12 @@ from fastspe.report.trajectories import TRAJECTORY_COLUMNS, trajectory_frame  # 
 
 POLICIES = ("oracle", "greedy", "detour", "noisy", "random")
 # worst cases: 40 characters, a word too long for a line, user text that looks like math, unicode
-LONG = ["Sonnet-Überlänge 5.5 (reasoning: high) x", "Averyveryverylongmodelnamewithnospaces40",
-        "GPT $5$ mini_v2 — temperature 0.7 – nine", "Ünïcödé Möđel ☃ with a longer name here!"]
+LONG = [
+    "Sonnet-Überlänge 5.5 (reasoning: high) x",
+    "Averyveryverylongmodelnamewithnospaces40",
+    "GPT $5$ mini_v2 — temperature 0.7 – nine",
+    "Ünïcödé Möđel ☃ with a longer name here!",
+]
 
 
 def long_name(i: int) -> str:
@@ -37,16 +41,20 @@ def scored():
     from fastspe.scoring.score import score_responses
 
     bank = build_bank(paper_design())
-    answers = pd.concat([baseline_responses(bank, p, trials=3).assign(condition=f"b{i}")
-                         for i, p in enumerate(POLICIES)], ignore_index=True)
+    answers = pd.concat(
+        [baseline_responses(bank, p, trials=3).assign(condition=f"b{i}") for i, p in enumerate(POLICIES)],
+        ignore_index=True,
+    )
     verdicts = score_responses(bank, answers)
     return verdicts, bootstrap_intervals(board_sums(verdicts), draws=200)
 
 
 def renamed(frame: pd.DataFrame, names) -> pd.DataFrame:
     """``frame`` with one copy of a baseline's rows per name (the baselines in turn)."""
-    return pd.concat([frame[frame["condition"] == f"b{i % len(POLICIES)}"].assign(condition=name)
-                      for i, name in enumerate(names)], ignore_index=True)
+    return pd.concat(
+        [frame[frame["condition"] == f"b{i % len(POLICIES)}"].assign(condition=name) for i, name in enumerate(names)],
+        ignore_index=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +65,7 @@ def inputs(scored):
     def make(n: int):
         keys = [f"c{i:02d}" for i in range(n)]
         return renamed(metrics, keys), trajectory_frame(renamed(verdicts, keys)), keys
+
     return make
 
 
@@ -160,8 +169,13 @@ def test_titles_flag(inputs, kind):
 
 def test_heatmap_numbers_come_from_the_metrics_frame(inputs):
     metrics, trajectory, keys = inputs(2)
-    row = (metrics["grouping"] == "depth") & (metrics["condition"] == "c01") & (metrics["metric"] == "Q") \
-        & (metrics["cohort"] == "stress") & (metrics["depth"] == 60)
+    row = (
+        (metrics["grouping"] == "depth")
+        & (metrics["condition"] == "c01")
+        & (metrics["metric"] == "Q")
+        & (metrics["cohort"] == "stress")
+        & (metrics["depth"] == 60)
+    )
     assert row.sum() == 1
     metrics = metrics.copy()
     metrics.loc[row, "estimate"] = 0.123456
@@ -169,7 +183,7 @@ def test_heatmap_numbers_come_from_the_metrics_frame(inputs):
     q = next(ax for ax in fig.axes if ax.get_title() == "Q (%)")
     cells = {(round(t.get_position()[0], 3), round(t.get_position()[1], 3)): t.get_text() for t in q.texts}
     columns = figures.heatmap_columns(metrics[metrics["grouping"] == "depth"], "primary")
-    x = sum(0.35 if c is None else 1.0 for c in columns[:columns.index(("stress", 60))]) + 0.5
+    x = sum(0.35 if c is None else 1.0 for c in columns[: columns.index(("stress", 60))]) + 0.5
     assert cells[(round(x, 3), 1.5)] == "12.3"
     assert len(q.texts) == 2 * (len(columns) - 1)  # every cell but the gutter's
 
@@ -184,8 +198,9 @@ def test_bars_and_lines_carry_the_numbers(inputs):
     fig = figures.trajectory_figure(trajectory, keys, "primary")
     closest = fig.axes[1]
     assert len(closest.lines) == len(keys)
-    rows = trajectory[(trajectory["cohort"] == "primary") & (trajectory["condition"] == "c01")
-                      & (trajectory["depth"] != "all")]
+    rows = trajectory[
+        (trajectory["cohort"] == "primary") & (trajectory["condition"] == "c01") & (trajectory["depth"] != "all")
+    ]
     np.testing.assert_allclose(closest.lines[1].get_ydata(), rows["closest"], equal_nan=True)
     styles = {(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in closest.lines}
     assert len(styles) == len(keys)  # told apart by marker and dash too, not by colour alone
@@ -196,7 +211,8 @@ def test_bars_draw_a_zero_and_put_n_a_on_its_own_row(inputs):
     fig = figures.bars_figure(metrics, keys, "primary")
     ax = fig.axes[0]
     pooled = metrics[(metrics["grouping"] == "pooled") & (metrics["cohort"] == "primary")].set_index(
-        ["condition", "metric"])["estimate"]
+        ["condition", "metric"]
+    )["estimate"]
     assert pooled[("c04", "SPE")] == 0 and np.isnan(pooled[("c04", "E")])
     e_bars, spe_bars = (next(c for c in ax.containers if c.get_label().startswith(m)) for m in ("E,", "SPE,"))
     assert len(e_bars) == 4 and len(spe_bars) == 5  # no bar at all for an undefined E
@@ -220,6 +236,7 @@ def _hue(color) -> tuple[float, float]:
 def test_one_meaning_per_colour_across_the_figures(inputs):
     """Orange and blue mean poorer and better (Figure 1) and nothing else; Figure 2's metrics and Figure 3's
     conditions are told apart without them, and conditions are never grey (undefined in Figure 1)."""
+
     def orange_or_blue(color) -> bool:
         hue, chroma = _hue(color)
         return chroma > 0.15 and (10 <= hue <= 50 or 190 <= hue <= 245)
@@ -245,9 +262,11 @@ def test_three_formats_byte_identical_across_runs(inputs, tmp_path):
     runs = []
     for run in ("a", "b"):
         out = tmp_path / run
-        runs.append(figures.figure1_heatmap(metrics, keys, "primary", out / "f1", labels, titles=False)
-                    + figures.figure2_bars(metrics, keys, "primary", out / "f2.v1", labels)
-                    + figures.figure3_trajectories(trajectory, keys, labels, "primary", out / "f3"))
+        runs.append(
+            figures.figure1_heatmap(metrics, keys, "primary", out / "f1", labels, titles=False)
+            + figures.figure2_bars(metrics, keys, "primary", out / "f2.v1", labels)
+            + figures.figure3_trajectories(trajectory, keys, labels, "primary", out / "f3")
+        )
     first, second = runs
     assert [p.name for p in first] == [f"{s}.{e}" for s in ("f1", "f2.v1", "f3") for e in ("png", "svg", "pdf")]
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(p.name for p in first)  # no temporaries
@@ -258,6 +277,7 @@ def test_three_formats_byte_identical_across_runs(inputs, tmp_path):
     assert b"/FontFile2" in pdf  # TrueType fonts embedded, no Type 3
     assert b"<dc:date>" not in first[1].read_bytes()
     from PIL import Image
+
     with Image.open(first[0]) as png:
         assert png.info["dpi"][0] == pytest.approx(150, abs=0.5) and png.size[0] == 1050  # 7 in at 150 dpi
 
@@ -269,7 +289,9 @@ def test_dpi_is_the_png_resolution_only(inputs, tmp_path):
     low = figures.figure1_heatmap(metrics, keys, "primary", tmp_path / "low" / "f1")
     high = figures.figure1_heatmap(metrics, keys, "primary", tmp_path / "high" / "f1", dpi=300)
     with Image.open(low[0]) as png_low, Image.open(high[0]) as png_high:
-        assert (png_low.size[0], png_high.size[0]) == (1050, 2100) and png_high.info["dpi"][0] == pytest.approx(300, abs=0.5)
+        assert (png_low.size[0], png_high.size[0]) == (1050, 2100) and png_high.info["dpi"][0] == pytest.approx(
+            300, abs=0.5
+        )
     for a, b in zip(low[1:], high[1:]):  # SVG and PDF are vector files: the same bytes at any dpi
         assert a.read_bytes() == b.read_bytes(), a.name
 
@@ -292,19 +314,33 @@ def test_trajectory_frame_by_hand():
         ("s", "x", 50, 50, "complete", -1, 0, 0, True),
         ("p", "w", 10, 10, "complete", -1, 0, 0, False),
     ]
-    verdicts = pd.DataFrame(rows, columns=["cohort", "condition", "depth", "L", "status", "first_error", "min_h",
-                                           "revisits", "goal_midway"])
+    verdicts = pd.DataFrame(
+        rows, columns=["cohort", "condition", "depth", "L", "status", "first_error", "min_h", "revisits", "goal_midway"]
+    )
     nan = np.nan
-    expected = pd.DataFrame([
-        ("p", "w", 10, 1, 0, nan, nan, 0.0, nan, 0.0),
-        ("p", "w", "all", 1, 0, nan, nan, 0.0, nan, 0.0),
-        ("p", "x", 10, 3, 2, 4 / 8, 4 / 10, 1 / 3, (3 / 10 + 10 / 10) / 2, 0.0),
-        ("p", "x", 20, 2, 1, 2 / 5, 2 / 20, 1 / 2, (5 / 20 + 18 / 20) / 2, 1 / 2),
-        ("p", "x", "all", 5, 3, (4 / 8 + 2 / 5) / 2, (4 / 10 + 2 / 20) / 2, 2 / 5,
-         (3 / 10 + 10 / 10 + 5 / 20 + 18 / 20) / 4, 1 / 5),
-        ("s", "x", 50, 1, 0, nan, nan, 0.0, nan, 1.0),
-        ("s", "x", "all", 1, 0, nan, nan, 0.0, nan, 1.0),
-    ], columns=TRAJECTORY_COLUMNS)
+    expected = pd.DataFrame(
+        [
+            ("p", "w", 10, 1, 0, nan, nan, 0.0, nan, 0.0),
+            ("p", "w", "all", 1, 0, nan, nan, 0.0, nan, 0.0),
+            ("p", "x", 10, 3, 2, 4 / 8, 4 / 10, 1 / 3, (3 / 10 + 10 / 10) / 2, 0.0),
+            ("p", "x", 20, 2, 1, 2 / 5, 2 / 20, 1 / 2, (5 / 20 + 18 / 20) / 2, 1 / 2),
+            (
+                "p",
+                "x",
+                "all",
+                5,
+                3,
+                (4 / 8 + 2 / 5) / 2,
+                (4 / 10 + 2 / 20) / 2,
+                2 / 5,
+                (3 / 10 + 10 / 10 + 5 / 20 + 18 / 20) / 4,
+                1 / 5,
+            ),
+            ("s", "x", 50, 1, 0, nan, nan, 0.0, nan, 1.0),
+            ("s", "x", "all", 1, 0, nan, nan, 0.0, nan, 1.0),
+        ],
+        columns=TRAJECTORY_COLUMNS,
+    )
     got = trajectory_frame(verdicts)
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
     assert list(got["depth"]) == [10, "all", 10, 20, "all", 50, "all"]

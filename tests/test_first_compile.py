@@ -35,8 +35,9 @@ def test_told_once_before_the_first_compile_and_not_on_a_cache_load(tmp_path, ro
 
 
 def test_the_line_names_the_estimate_and_the_way_ahead():
-    assert compiling_line(25) == ("compiling fastspe's kernels for this machine, once: about 25 s "
-                                  "(`fastspe cache warm` does it ahead)")
+    assert compiling_line(25) == (
+        "compiling fastspe's kernels for this machine, once: about 25 s (`fastspe cache warm` does it ahead)"
+    )
     assert ": about" not in compiling_line(None)
 
 

@@ -29,8 +29,12 @@ def readme_commands() -> list[str]:
 
 def checkout_copy(dest: Path) -> Path:
     """The checkout's files as git sees them (tracked and untracked, not ignored): a fresh clone's content."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, check=True).stdout.split(b"\0")
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
     for name in filter(None, files):
         src = ROOT / os.fsdecode(name)
         if src.is_file():
@@ -49,8 +53,13 @@ def test_readme_commands_in_order_then_fastspe_from_elsewhere(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "NUMBA_CACHE_DIR"))}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
-               XDG_CACHE_HOME=str(tmp_path / "cache"), PIP_DISABLE_PIP_VERSION_CHECK="1", FASTSPE_PROGRESS="off")
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(venv),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        FASTSPE_PROGRESS="off",
+    )
 
     def sh(command: str, cwd: Path) -> subprocess.CompletedProcess:
         done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
@@ -64,9 +73,24 @@ def test_readme_commands_in_order_then_fastspe_from_elsewhere(tmp_path):
     assert not list(site.rglob("*.nbi")), "Numba cache files were written into site-packages"
     assert list((tmp_path / "cache" / "fastspe" / "numba").rglob("*.nbi")), "no Numba cache in the user cache folder"
     # the lean install has no API SDKs, and a run against one says which extra to install
-    missing = subprocess.run(["fastspe", "run", "--bank", str(src / "fastspe-demo" / "bank.parquet"), "--model",
-                              "openai:gpt-x", "--base-url", "http://127.0.0.1:9", "--out", str(tmp_path / "r.jsonl")],
-                             cwd=tmp_path, env=env, capture_output=True, text=True)
+    missing = subprocess.run(
+        [
+            "fastspe",
+            "run",
+            "--bank",
+            str(src / "fastspe-demo" / "bank.parquet"),
+            "--model",
+            "openai:gpt-x",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert missing.returncode == 2 and "pip install 'fastspe[api]'" in missing.stderr, missing.stderr
     assert "Traceback" not in missing.stderr
 

@@ -26,16 +26,17 @@ def pdb_folder(tmp_path_factory, monkeypatch):
 def graph_kernel(layout, board, max_nodes):
     tables = solver_module.search_tables(layout, empty_databases(layout))
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
-    length, nodes, h, status = ida_star_graph(np.array(board, dtype=np.int8), layout.moves, tables.tile_dist,
-                                              max_nodes, path)
-    return int(length), "".join(DIRECTIONS[int(c)] for c in path[:max(length, 0)]), int(nodes), int(h), int(status)
+    length, nodes, h, status = ida_star_graph(
+        np.array(board, dtype=np.int8), layout.moves, tables.tile_dist, max_nodes, path
+    )
+    return int(length), "".join(DIRECTIONS[int(c)] for c in path[: max(length, 0)]), int(nodes), int(h), int(status)
 
 
 def table_kernel(layout, board, max_nodes):
     tables = solver_module.search_tables(layout, empty_databases(layout))
     path = np.zeros(MAX_DEPTH, dtype=np.int64)
     length, nodes, h, status = ida_star(np.array(board, dtype=np.int8), *tables.args(), max_nodes, path)
-    return int(length), "".join(DIRECTIONS[int(c)] for c in path[:max(length, 0)]), int(nodes), int(h), int(status)
+    return int(length), "".join(DIRECTIONS[int(c)] for c in path[: max(length, 0)]), int(nodes), int(h), int(status)
 
 
 @pytest.mark.parametrize("rows, cols, blocks", [(3, 3, ()), (3, 3, (4,)), (4, 4, ()), (4, 4, (5, 10)), (2, 5, ())])
@@ -73,8 +74,13 @@ def test_solve_answers_an_easy_board_without_tables_and_a_hard_one_with_them(mon
     monkeypatch.setattr(solver_module, "pattern_databases", no_tables)
     board = list(range(1, 13)) + [0, 13, 14, 15]
     easy = solve(board)
-    assert (easy.length, easy.moves, easy.heuristic, easy.tables, easy.first_try_nodes) == \
-        (3, "RRR", "graph-distance", "not needed", 0)
+    assert (easy.length, easy.moves, easy.heuristic, easy.tables, easy.first_try_nodes) == (
+        3,
+        "RRR",
+        "graph-distance",
+        "not needed",
+        0,
+    )
     assert easy.h == easy.h_search == 3 and easy.nodes > 0
     blank_first = solve([0] + list(range(1, 16)), goal="blank-first")
     assert blank_first.length == 0

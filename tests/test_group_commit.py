@@ -54,7 +54,8 @@ def test_concurrent_appends_share_fsyncs_and_each_is_on_disk_when_it_returns(tmp
     lines = path.read_bytes().splitlines()
     assert not late
     assert sorted(map(json.loads, lines), key=lambda r: (r["thread"], r["i"])) == [
-        {"thread": t, "i": i, "pad": "x" * (i * 7 % 300)} for t in range(threads) for i in range(per_thread)]
+        {"thread": t, "i": i, "pad": "x" * (i * 7 % 300)} for t in range(threads) for i in range(per_thread)
+    ]
     assert covered == sorted(covered) and covered[-1] == path.stat().st_size
     assert len(covered) <= threads * per_thread // 2  # grouped: far fewer fsyncs than lines
 

@@ -35,7 +35,14 @@ def checkpoints(tmp_path_factory):
     folder = tmp_path_factory.mktemp("history")
     bank = build_bank(paper_design()).iloc[::4].reset_index(drop=True)
     write_bank(bank, folder / "bank.parquet")
-    write_bank(build_bank(paper_design(), ).iloc[1::4].reset_index(drop=True), folder / "other.parquet")
+    write_bank(
+        build_bank(
+            paper_design(),
+        )
+        .iloc[1::4]
+        .reset_index(drop=True),
+        folder / "other.parquet",
+    )
     paths = []
     for i, planner in enumerate(("oracle", "detour", "noisy")):
         answers = baseline_responses(bank, planner).assign(condition="my-model")
@@ -46,8 +53,20 @@ def checkpoints(tmp_path_factory):
 
 
 def _add(folder, store, path, label, draws="100") -> list[str]:
-    return ["history", "add", "--store", str(store), "--bank", str(folder / "bank.parquet"), "--verdicts", str(path),
-            "--label", label, "--draws", draws]
+    return [
+        "history",
+        "add",
+        "--store",
+        str(store),
+        "--bank",
+        str(folder / "bank.parquet"),
+        "--verdicts",
+        str(path),
+        "--label",
+        label,
+        "--draws",
+        draws,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +106,27 @@ def test_add_show_compare(checkpoints, tmp_path, capsys):
     folder, paths = checkpoints
     store = str(tmp_path / "store")
     for i, path in enumerate(paths):
-        assert main(["history", "add", "--store", store, "--bank", str(folder / "bank.parquet"), "--verdicts",
-                     str(path), "--label", f"step-{i}", "--meta", "lr=1e-4", "--draws", "300"]) == 0
+        assert (
+            main(
+                [
+                    "history",
+                    "add",
+                    "--store",
+                    store,
+                    "--bank",
+                    str(folder / "bank.parquet"),
+                    "--verdicts",
+                    str(path),
+                    "--label",
+                    f"step-{i}",
+                    "--meta",
+                    "lr=1e-4",
+                    "--draws",
+                    "300",
+                ]
+            )
+            == 0
+        )
     index = _index(store)
     assert [r["label"] for r in index] == ["step-0", "step-1", "step-2"] and index[0]["meta"] == {"lr": "1e-4"}
     assert [r["number"] for r in index] == [1, 2, 3] and len({r["bank_hash"] for r in index}) == 1
@@ -102,11 +140,15 @@ def test_add_show_compare(checkpoints, tmp_path, capsys):
     assert primary["step-0"] == 1.0 and primary["step-1"] < 1.0  # oracle, then detours
     assert {p.suffix for p in (tmp_path / "trend").iterdir()} == {".csv", ".pdf", ".png", ".svg"}
     # history compare = fastspe compare on the two stored runs
-    assert main(["history", "compare", "step-0", "step-1", "--store", store, "--draws", "300",
-                 "--fail-on-regression"]) == 1
+    assert (
+        main(["history", "compare", "step-0", "step-1", "--store", store, "--draws", "300", "--fail-on-regression"])
+        == 1
+    )
     assert "step-1/my-model vs step-0/my-model" in capsys.readouterr().out
-    assert main(["history", "compare", "step-1", "step-0", "--store", store, "--draws", "300",
-                 "--fail-on-regression"]) == 0
+    assert (
+        main(["history", "compare", "step-1", "step-0", "--store", store, "--draws", "300", "--fail-on-regression"])
+        == 0
+    )
 
 
 def test_one_label_one_run_one_bank(checkpoints, tmp_path, capsys, monkeypatch):
@@ -135,10 +177,18 @@ def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
     table = read_bank_table(folder / "bank.parquet")
     verdicts = read_verdicts(paths[0], bank=bank_frame(table))
     history = History(tmp_path / "s")
-    bad = {"label": dict(label=" padded"), "meta": dict(meta={"lr": 1e-4}), "draws": dict(draws=0),
-           "seed": dict(seed=-1)}
-    bad_too = [("label", dict(label="ckpt\udcff")), ("meta", dict(meta={"lr": "\udcff"})), ("draws", dict(draws=True)),
-               ("label", dict(label="a\u202eb"))]
+    bad = {
+        "label": dict(label=" padded"),
+        "meta": dict(meta={"lr": 1e-4}),
+        "draws": dict(draws=0),
+        "seed": dict(seed=-1),
+    }
+    bad_too = [
+        ("label", dict(label="ckpt\udcff")),
+        ("meta", dict(meta={"lr": "\udcff"})),
+        ("draws", dict(draws=True)),
+        ("label", dict(label="a\u202eb")),
+    ]
     for parameter, kwargs in list(bad.items()) + bad_too:
         with pytest.raises(ParameterError) as exc:
             history.add(table, verdicts, **{"label": "ok", **kwargs})
@@ -161,16 +211,25 @@ def test_api_errors_name_parameters_not_options(checkpoints, tmp_path):
 
 
 def test_unknown_labels_and_empty_stores_are_named(stored, tmp_path, capsys):
-    assert_refused(capsys, main(["history", "compare", "a", "nope", "--store", str(stored)]),
-                   ["no run labelled 'nope' (runs: 'a', 'b')"])
+    assert_refused(
+        capsys,
+        main(["history", "compare", "a", "nope", "--store", str(stored)]),
+        ["no run labelled 'nope' (runs: 'a', 'b')"],
+    )
     assert_refused(capsys, main(["history", "show", "--store", str(tmp_path / "empty")]), ["the history is empty"])
-    assert_refused(capsys, main(["history", "show", "--store", str(stored), "--metric", "XYZ"]),
-                   ["--metric 'XYZ': is not in the history"])
+    assert_refused(
+        capsys,
+        main(["history", "show", "--store", str(stored), "--metric", "XYZ"]),
+        ["--metric 'XYZ': is not in the history"],
+    )
 
 
 def test_a_run_compared_with_itself_is_refused(stored, capsys):
-    assert_refused(capsys, main(["history", "compare", "a", "a", "--store", str(stored)]),
-                   ["LABEL_B 'a': is the baseline run too: a run compared with itself"])
+    assert_refused(
+        capsys,
+        main(["history", "compare", "a", "a", "--store", str(stored)]),
+        ["LABEL_B 'a': is the baseline run too: a run compared with itself"],
+    )
 
 
 def test_two_runs_of_one_verdicts_file_are_compared_with_a_warning(checkpoints, copy, capsys):
@@ -182,6 +241,7 @@ def test_two_runs_of_one_verdicts_file_are_compared_with_a_warning(checkpoints, 
 
 
 # ---- the index: every damaged or inconsistent line is refused, naming the file and the line ------------
+
 
 def _set(key, value):
     return lambda line: {**line, key: value}
@@ -214,7 +274,7 @@ LINE_CASES = {  # damage to line 2 (run 'b') -> what the error says
     "seed": (_set("seed", -1), "seed -1 is not a whole number >= 0"),
     "NaN": (_set("seed", float("nan")), "not JSON: NaN is not a JSON number"),
     "digests": (_set("digests", {"verdicts": "x"}), "digests "),
-    "digest": (lambda line: {**line, "digests": {**line["digests"], "metrics": "ab"}}, "digests.metrics \"ab\""),
+    "digest": (lambda line: {**line, "digests": {**line["digests"], "metrics": "ab"}}, 'digests.metrics "ab"'),
 }
 RAW_CASES = {  # line 2 replaced by these bytes
     "not json": (b"{not json", "not a history entry (not JSON"),
@@ -297,6 +357,7 @@ def test_a_failed_append_leaves_no_broken_line(checkpoints, copy, monkeypatch):
 
 # ---- stored files: checked against the index on every read ----------------------------------------------
 
+
 def _page_ranges(path) -> list[tuple[int, int]]:
     meta = pq.ParquetFile(path).metadata
     ranges = []
@@ -316,8 +377,10 @@ def test_bit_flips_in_metrics_are_refused_or_harmless(copy):
     clean = history.trend("G")
     path = copy / "metrics" / "0002.parquet"
     raw = path.read_bytes()
-    positions = sorted({p for start, end in _page_ranges(path) for p in (start, (start + end) // 2, end - 2)}
-                       | set(range(0, len(raw), max(1, len(raw) // 150))))
+    positions = sorted(
+        {p for start, end in _page_ranges(path) for p in (start, (start + end) // 2, end - 2)}
+        | set(range(0, len(raw), max(1, len(raw) // 150)))
+    )
     refused = 0
     for i, pos in enumerate(positions):
         bad = bytearray(raw)
@@ -351,8 +414,9 @@ def _edit_with_pandas(path, column, value):
 def test_metrics_edited_with_pandas_are_refused(copy, capsys):
     path = copy / "metrics" / "0001.parquet"
     _edit_with_pandas(path, "estimate", 0.999)
-    err = assert_refused(capsys, main(["history", "show", "--store", str(copy)]), [str(path), "no fastspe content "
-                                                                                               "checksum"])
+    err = assert_refused(
+        capsys, main(["history", "show", "--store", str(copy)]), [str(path), "no fastspe content checksum"]
+    )
     assert "run 1 ('a')" in err
     assert "warning" not in err
 
@@ -361,8 +425,9 @@ def test_metrics_edited_under_the_old_checksum_are_refused(copy, capsys):
     path = copy / "metrics" / "0001.parquet"
     handle = pq.ParquetFile(path)
     table = handle.read()
-    edited = table.set_column(table.column_names.index("estimate"), "estimate",
-                              pa.array([0.999] * table.num_rows, pa.float64()))
+    edited = table.set_column(
+        table.column_names.index("estimate"), "estimate", pa.array([0.999] * table.num_rows, pa.float64())
+    )
     with pq.ParquetWriter(path, edited.schema) as writer:  # a copy that kept the digest
         writer.write_table(edited)
         writer.add_key_value_metadata({k: v for k, v in handle.metadata.metadata.items() if k != b"ARROW:schema"})
@@ -380,17 +445,24 @@ def test_a_file_copied_over_another_runs_is_refused(copy, capsys, folder):
     # each file is intact and checksummed, but it is not the file the index recorded for run 2
     shutil.copyfile(copy / folder / "0001.parquet", copy / folder / "0002.parquet")
     argv = ["history", "compare", "a", "b"] if folder == "runs" else ["history", "show"]
-    assert_refused(capsys, main(argv + ["--store", str(copy)]),
-                   [str(copy / folder / "0002.parquet"), "is not the one", "recorded for run 2 ('b')"])
+    assert_refused(
+        capsys,
+        main(argv + ["--store", str(copy)]),
+        [str(copy / folder / "0002.parquet"), "is not the one", "recorded for run 2 ('b')"],
+    )
 
 
 def test_a_missing_file_is_named(copy, capsys):
     (copy / "metrics" / "0002.parquet").unlink()
-    assert_refused(capsys, main(["history", "show", "--store", str(copy)]),
-                   [str(copy / "metrics" / "0002.parquet"), "no such file", "run 2 ('b')"])
+    assert_refused(
+        capsys,
+        main(["history", "show", "--store", str(copy)]),
+        [str(copy / "metrics" / "0002.parquet"), "no such file", "run 2 ('b')"],
+    )
 
 
 # ---- one writer at a time ---------------------------------------------------------------------------------
+
 
 def test_add_waits_for_the_lock(checkpoints, copy, monkeypatch, capsys):
     from filelock import FileLock
@@ -415,9 +487,16 @@ def test_concurrent_adds_get_distinct_consecutive_numbers(checkpoints, copy):
 
     folder, paths = checkpoints
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    procs = [subprocess.Popen([sys.executable, "-m", "fastspe"] + _add(folder, copy, paths[i % 3], f"p{i}", "50"),
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(5)]  # started at once: they race for the number
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "fastspe"] + _add(folder, copy, paths[i % 3], f"p{i}", "50"),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(5)
+    ]  # started at once: they race for the number
     results = [p.communicate(timeout=600) + (p.returncode,) for p in procs]
     assert all(code == 0 for _, _, code in results), results
     runs = History(copy).runs()  # checks the index whole: numbers 1, 2, 3... and one run per label
@@ -427,15 +506,16 @@ def test_concurrent_adds_get_distinct_consecutive_numbers(checkpoints, copy):
     assert said == list(range(3, 8))
     for run in runs:  # each run's files are its own: the verdicts of its checkpoint
         # as fastspe reads them (a typed file's nulls are NaN, "" and -1 in memory)
-        expected = read_verdicts(paths[int(run.label[1:]) % 3] if run.label.startswith("p")
-                                 else paths["ab".index(run.label)]).frame
+        expected = read_verdicts(
+            paths[int(run.label[1:]) % 3] if run.label.startswith("p") else paths["ab".index(run.label)]
+        ).frame
         stored = History(copy).verdicts(run.label).frame
-        pd.testing.assert_frame_equal(stored.reset_index(drop=True), expected.reset_index(drop=True),
-                                      check_dtype=False)
+        pd.testing.assert_frame_equal(stored.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False)
     assert len({r.digests["metrics"] for r in runs}) >= 3  # three checkpoints, three different metrics
 
 
 # ---- show: numbers readable on a pipe, user text never markup --------------------------------------------
+
 
 def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
     folder, paths = checkpoints
@@ -444,8 +524,13 @@ def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
     assert main(_add(folder, copy, paths[2], label)) == 0
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    shown = subprocess.run([sys.executable, "-m", "fastspe", "history", "show", "--store", str(copy), "--metric",
-                            "G"], env=env, capture_output=True, text=True, timeout=300)
+    shown = subprocess.run(
+        [sys.executable, "-m", "fastspe", "history", "show", "--store", str(copy), "--metric", "G"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert shown.returncode == 0, shown.stderr
     assert "…" not in shown.stdout
     from fastspe.stats.history import History
@@ -455,8 +540,9 @@ def test_show_on_a_pipe_keeps_long_labels_and_every_number(checkpoints, copy):
     assert len(rows) == (trend["label"] == label).sum() > 0
     for r in trend.itertuples():
         line = next(line for line in shown.stdout.splitlines() if f" {r.label} " in line and f" {r.cohort} " in line)
-        assert f"{r.estimate:.3f}" in line and f"[{r.lo:.3f}, {r.hi:.3f}]" in line and line.rstrip().endswith(
-            f"{r.N} │")
+        assert (
+            f"{r.estimate:.3f}" in line and f"[{r.lo:.3f}, {r.hi:.3f}]" in line and line.rstrip().endswith(f"{r.N} │")
+        )
 
 
 def test_history_compare_equals_fastspe_compare(checkpoints, tmp_path):
@@ -472,8 +558,13 @@ def test_history_compare_equals_fastspe_compare(checkpoints, tmp_path):
         history.add(table, read_verdicts(paths[i], bank=bank_frame(table)), f"r{i}", draws=200)
     named, pairs = paired_runs(history, "r0", "r2")
     assert pairs == [("r0/my-model", "r2/my-model")]
-    direct = pd.concat([read_verdicts(paths[0]).frame.assign(condition="r0/my-model"),
-                        read_verdicts(paths[2]).frame.assign(condition="r2/my-model")], ignore_index=True)
+    direct = pd.concat(
+        [
+            read_verdicts(paths[0]).frame.assign(condition="r0/my-model"),
+            read_verdicts(paths[2]).frame.assign(condition="r2/my-model"),
+        ],
+        ignore_index=True,
+    )
     a = compare(named, *pairs[0][:1], [pairs[0][1]], draws=300).table
     b = compare(direct, "r0/my-model", ["r2/my-model"], draws=300).table
     pd.testing.assert_frame_equal(a, b)

@@ -29,9 +29,15 @@ def search_bank() -> pa.Table:
     domain = domain_named("sliding")
     from fastspe.domains.sliding.bank.design import design_from_dict
 
-    design = design_from_dict({"seed": 3, "cells": [{"cohort": "walks", "blocks": [], "depth": 6, "count": 3},
-                                                    {"cohort": "retreat", "blocks": [], "depth": 8, "retreat": 2,
-                                                     "count": 2}]})
+    design = design_from_dict(
+        {
+            "seed": 3,
+            "cells": [
+                {"cohort": "walks", "blocks": [], "depth": 6, "count": 3},
+                {"cohort": "retreat", "blocks": [], "depth": 8, "retreat": 2, "count": 2},
+            ],
+        }
+    )
     return pa.concat_tables(domain.bank_pieces(design, lambda *done: None))
 
 
@@ -39,8 +45,10 @@ def given_bank() -> pa.Table:
     """A Sokoban bank of given levels in two cohorts (with the optional columns ``objective`` and the optima's)."""
     from fastspe.domains.sokoban.given import bank_from_levels
 
-    levels = ["####\n# .#\n#  ###\n#*@  #\n#  $ #\n#  ###\n####",
-              "######\n#    #\n# #@ #\n# $* #\n# .* #\n#    #\n######"]
+    levels = [
+        "####\n# .#\n#  ###\n#*@  #\n#  $ #\n#  ###\n####",
+        "######\n#    #\n# #@ #\n# $* #\n# .* #\n#    #\n######",
+    ]
     return pa.concat_tables([bank_from_levels(levels[:1], cohort="one"), bank_from_levels(levels[1:], cohort="two")])
 
 
@@ -139,8 +147,12 @@ def test_the_cards_commands_run(exported, monkeypatch, capsys):
     monkeypatch.chdir(out)
     (bash,) = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
     lines = [ln for ln in bash.splitlines() if ln.strip()]
-    assert [shlex.split(ln)[:2] for ln in lines] == [["fastspe", "bank"], ["fastspe", "run"], ["fastspe", "score"],
-                                                   ["fastspe", "metrics"]]
+    assert [shlex.split(ln)[:2] for ln in lines] == [
+        ["fastspe", "bank"],
+        ["fastspe", "run"],
+        ["fastspe", "score"],
+        ["fastspe", "metrics"],
+    ]
     for line in lines:
         assert main(shlex.split(line)[1:]) == 0, line
     (python,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
@@ -203,8 +215,9 @@ def test_export_of_a_frame_with_odd_cohorts(tmp_path):
     frame["cohort"] = ["easy set" if c == "primary" else "all" for c in frame["cohort"]]
     done = export_hub(as_bank(frame), tmp_path / "odd")
     assert [c.name for c in done.configs] == ["all", "easy-set", "all-2"]
-    assert datasets.load_dataset(str(tmp_path / "odd"), "all-2", split="train").num_rows == \
-        int((frame["cohort"] == "all").sum())
+    assert datasets.load_dataset(str(tmp_path / "odd"), "all-2", split="train").num_rows == int(
+        (frame["cohort"] == "all").sum()
+    )
 
 
 def test_items_file_is_the_items(bank_file, tmp_path):

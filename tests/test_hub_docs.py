@@ -23,8 +23,11 @@ def blocks(kind: str) -> list[str]:
 
 def printed(code: str) -> list[str]:
     """What the comments beside a block's ``print`` calls say it prints (up to a `` (`` remark)."""
-    return [re.sub(r" \(.*$", "", line.split("# ", 1)[1]).strip() for line in code.splitlines()
-            if line.startswith("print(") and "# " in line]
+    return [
+        re.sub(r" \(.*$", "", line.split("# ", 1)[1]).strip()
+        for line in code.splitlines()
+        if line.startswith("print(") and "# " in line
+    ]
 
 
 @pytest.mark.slow

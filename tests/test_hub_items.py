@@ -40,8 +40,14 @@ def answers_of(bank, seed: int = 0) -> tuple[list[str], list[str]]:
         texts += baseline["response"].tolist()
     for row in frame.to_dict("records"):
         plan = domain.vocabulary.tokens_of(str(row[domain.certificate_column]))
-        for moves in (plan, plan[:-1], plan[:1] + plan, plan[::-1],
-                      list(rng.choice(tokens, size=len(plan))), plan + ["X"]):
+        for moves in (
+            plan,
+            plan[:-1],
+            plan[:1] + plan,
+            plan[::-1],
+            list(rng.choice(tokens, size=len(plan))),
+            plan + ["X"],
+        ):
             ids.append(row["board_id"])
             texts.append("MOVES: " + ", ".join(moves))
         for a in tokens:  # a detour first: legal and two moves long for some pairs (a move and its undoing)
@@ -72,7 +78,7 @@ def test_items_are_deterministic(bank, items):
     assert list(items) == list(again) == bank_items(bank)
     assert items[-1] == items[len(items) - 1] and items[1:3] == [items[1], items[2]]
     tail = BankItems(bank.table.slice(len(bank) // 2))  # an item depends on its row alone
-    assert list(tail) == list(items)[len(bank) // 2:]
+    assert list(tail) == list(items)[len(bank) // 2 :]
     with pytest.raises(IndexError):
         items[len(items)]
 
@@ -139,5 +145,7 @@ def test_options_are_checked_and_passed_on(bank, items):
     item = items[0]
     sloppy = item["answer"].replace("MOVES:", "moves:")
     assert items.score_answer(sloppy, item) == 1.0 and strict.score_answer(sloppy, item) == 0.0
-    assert strict.score_answer(sloppy, item) == RewardScorer(bank, parse="strict")([item["metadata"]["board_id"]],
-                                                                                  [sloppy]).spe[0]
+    assert (
+        strict.score_answer(sloppy, item)
+        == RewardScorer(bank, parse="strict")([item["metadata"]["board_id"]], [sloppy]).spe[0]
+    )

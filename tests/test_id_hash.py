@@ -25,9 +25,14 @@ def twin_rows(ids: list[str], values: list) -> list[int]:
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.lists(IDS, unique=True, max_size=40), st.lists(st.one_of(IDS, st.none()), max_size=40),
-       st.integers(0, 3), st.sampled_from([pa.string(), pa.large_string()]), st.integers(0, 3),
-       st.integers(0, 8))
+@given(
+    st.lists(IDS, unique=True, max_size=40),
+    st.lists(st.one_of(IDS, st.none()), max_size=40),
+    st.integers(0, 3),
+    st.sampled_from([pa.string(), pa.large_string()]),
+    st.integers(0, 3),
+    st.integers(0, 8),
+)
 def test_rows_are_the_twins(ids, values, cut, kind, skip, min_bits):
     """Any ids and values (nulls, non-ASCII, the empty string), as sliced, chunked, string or large string arrays;
     ``min_bits`` 0 packs the table tight (many collisions)."""

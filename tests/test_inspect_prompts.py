@@ -22,8 +22,14 @@ from fastspe.domains.contract import prompt_hash
 from fastspe.domains.sliding.bank.build import build_bank
 from fastspe.domains.sliding.bank.design import paper_design
 from fastspe.errors import UserError
-from fastspe.inspect_task import (CONVERSATION_COLUMNS, LOG_COLUMNS, import_log, planning, responses_from_log,
-                                  sliding_puzzles)
+from fastspe.inspect_task import (
+    CONVERSATION_COLUMNS,
+    LOG_COLUMNS,
+    import_log,
+    planning,
+    responses_from_log,
+    sliding_puzzles,
+)
 from fastspe.inspect_tools import SAMPLE_KEYS, SPEC_KEY
 from fastspe.prompting import prompt_spec, system_text
 from fastspe.runners.engine import BoardPrompts
@@ -72,9 +78,12 @@ def certified(bank, spec, tools: bool = False, answer: str | None = None):
 
 
 def run_eval(files, tmp, model, **task_args):
-    logs = inspect_eval(sliding_puzzles(bank=str(files / "bank.parquet"), trials=TRIALS, **task_args),
-                        model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp / "logs"),
-                        display="none")
+    logs = inspect_eval(
+        sliding_puzzles(bank=str(files / "bank.parquet"), trials=TRIALS, **task_args),
+        model=get_model("mockllm/model", custom_outputs=model),
+        log_dir=str(tmp / "logs"),
+        display="none",
+    )
     assert logs[0].status == "success"
     return logs[0]
 
@@ -82,8 +91,13 @@ def run_eval(files, tmp, model, **task_args):
 def run_spec(files, task_args: dict):
     """The spec ``fastspe run`` settles for the same options (its ``--system`` reads a file as ``system_text``)."""
     system = task_args.get("system")
-    return prompt_spec(task_args.get("prompt", "paper"), system_text(system) if system else None,
-                       task_args.get("shots", 0), task_args.get("shots_bank"), task_args.get("shots_seed", 0))
+    return prompt_spec(
+        task_args.get("prompt", "paper"),
+        system_text(system) if system else None,
+        task_args.get("shots", 0),
+        task_args.get("shots_bank"),
+        task_args.get("shots_seed", 0),
+    )
 
 
 VARIANTS = {
@@ -116,8 +130,10 @@ def test_the_model_is_asked_what_fastspe_run_asks(files, tmp_path, variant):
         given = [sample.input] if isinstance(sample.input, str) else [(m.role, m.text) for m in sample.input]
         assert given == ([opening[0][1]] if len(opening) == 1 else opening)  # one user message: the text, as before
         assert {name: sample.metadata[key] for name, key in SAMPLE_KEYS.items()} == {
-            "prompt_variant": spec.label, "prompt_spec_sha256": spec.sha256,
-            "prompt_text_sha256": prompt_hash(opening[-1][1])}
+            "prompt_variant": spec.label,
+            "prompt_spec_sha256": spec.sha256,
+            "prompt_text_sha256": prompt_hash(opening[-1][1]),
+        }
         assert sample.scores["plan_verifier"].value["C"] == 1.0
     assert log.eval.metadata[SPEC_KEY] == spec.sidecar_record()
 
@@ -149,14 +165,34 @@ def test_the_import_keeps_the_variant_its_suffix_and_its_sidecar(all_log, files,
     assert main(common + [str(tmp_path / "direct.parquet"), "--responses", log.location]) == 0
     assert capsys.readouterr().out.count(f"scored {2 * TRIALS} outputs ({2 * TRIALS} complete") == 2
     board = responses["board_id"].iat[0]
-    assert main(["show", "--bank", str(files / "bank.parquet"), "--verdicts", str(tmp_path / "v.parquet"), "--board",
-                 board, "--trial", "0", "--responses", str(out), "--prompt"]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                str(files / "bank.parquet"),
+                "--verdicts",
+                str(tmp_path / "v.parquet"),
+                "--board",
+                board,
+                "--trial",
+                "0",
+                "--responses",
+                str(out),
+                "--prompt",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out  # what was asked, from the sidecar the import wrote
     assert "[system]" in shown and SYSTEM in shown and "Think step by step" in shown
 
 
 def test_score_refuses_tampered_imports(all_log, files, tmp_path, capsys):
-    _, log, = all_log
+    (
+        _,
+        log,
+    ) = all_log
     out = tmp_path / "answers.jsonl"
     import_log(log.location, out)
     common = ["score", "--bank", str(files / "bank.parquet"), "--out", str(tmp_path / "v.parquet"), "--responses"]
@@ -182,8 +218,12 @@ def test_an_edited_spec_in_the_log_is_refused(all_log, tmp_path):
     spec, log = all_log
     record = {**spec.sidecar_record(), "system": "Another system prompt."}
     edited = tmp_path / "edited.eval"
-    write_eval_log(log.model_copy(update={"eval": log.eval.model_copy(
-        update={"metadata": {**log.eval.metadata, SPEC_KEY: record}})}), str(edited))
+    write_eval_log(
+        log.model_copy(
+            update={"eval": log.eval.model_copy(update={"metadata": {**log.eval.metadata, SPEC_KEY: record}})}
+        ),
+        str(edited),
+    )
     with pytest.raises(UserError, match="does not hash to its prompt_spec_sha256"):
         responses_from_log(edited)
     with pytest.raises(UserError, match="does not hash to its prompt_spec_sha256"):
@@ -205,8 +245,20 @@ def test_a_variant_with_the_tools_protocol(files, tmp_path):
     assert (responses["condition"] == default_condition("mockllm:model", spec) + "+tools").all()
     assert list(responses.columns) == LOG_COLUMNS + list(spec.record_fields()) + CONVERSATION_COLUMNS
     assert responses["turns"].tolist() == [2] * 4
-    assert main(["score", "--bank", str(files / "bank.parquet"), "--out", str(tmp_path / "v.parquet"),
-                 "--responses", str(tmp_path / "answers.jsonl")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(files / "bank.parquet"),
+                "--out",
+                str(tmp_path / "v.parquet"),
+                "--responses",
+                str(tmp_path / "answers.jsonl"),
+            ]
+        )
+        == 0
+    )
 
 
 def test_the_paper_prompt_records_nothing_new(files):
@@ -214,16 +266,22 @@ def test_the_paper_prompt_records_nothing_new(files):
     assert isinstance(sample.input, str) and not set(SAMPLE_KEYS.values()) & set(sample.metadata)
 
 
-@pytest.mark.parametrize("args, said", [
-    ({"prompt": "nothing-here.txt"}, "--prompt nothing-here.txt: neither paper, cot nor a template file"),
-    ({"prompt": 3}, "--prompt must be paper, cot or a template file, got 3"),
-    ({"system": "  "}, "an empty system prompt is no system prompt"),
-    ({"shots": 2}, "--shots needs --shots-bank"),
-    ({"shots": "two", "shots_bank": "x"}, "--shots must be a whole number in 0..64, got 'two'"),
-    ({"shots": 65, "shots_bank": "x"}, "--shots must be a whole number in 0..64, got 65"),
-    ({"shots": 1, "shots_bank": "x", "shots_seed": -1}, "--shots-seed must be a whole number of at least 0, got -1"),
-    ({"shots_bank": "x"}, "--shots-bank needs --shots N"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        ({"prompt": "nothing-here.txt"}, "--prompt nothing-here.txt: neither paper, cot nor a template file"),
+        ({"prompt": 3}, "--prompt must be paper, cot or a template file, got 3"),
+        ({"system": "  "}, "an empty system prompt is no system prompt"),
+        ({"shots": 2}, "--shots needs --shots-bank"),
+        ({"shots": "two", "shots_bank": "x"}, "--shots must be a whole number in 0..64, got 'two'"),
+        ({"shots": 65, "shots_bank": "x"}, "--shots must be a whole number in 0..64, got 65"),
+        (
+            {"shots": 1, "shots_bank": "x", "shots_seed": -1},
+            "--shots-seed must be a whole number of at least 0, got -1",
+        ),
+        ({"shots_bank": "x"}, "--shots-bank needs --shots N"),
+    ],
+)
 def test_bad_prompt_parameters_are_one_error_before_the_bank_is_read(args, said):
     with pytest.raises(UserError) as caught:
         planning(bank="no-such-bank.parquet", **args)  # the bank is never reached

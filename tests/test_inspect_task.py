@@ -23,16 +23,21 @@ from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.planners.baselines import baseline_responses
 from fastspe.domains.sliding.bank.design import paper_design
-from fastspe.inspect_task import (PROVENANCE, bank_samples, import_log, responses_from_log, sliding_puzzles,
-                                  verdict_of)
+from fastspe.inspect_task import PROVENANCE, bank_samples, import_log, responses_from_log, sliding_puzzles, verdict_of
 from fastspe.boundary.responses import read_responses
 from fastspe.domains.sliding.prompt import PROMPT_SHA256, PROMPT_VERSION, prompt_sha256, render_prompt
 from fastspe.scoring.score import score_responses
 
 TRIALS = 3
 # generation settings the eval is given: the importer must keep them (the mock model ignores them)
-CONFIG = {"temperature": 0.5, "max_tokens": 900, "top_p": 0.9, "seed": 7, "stop_seqs": ["END", "\n\n"],
-          "reasoning_tokens": 2048}
+CONFIG = {
+    "temperature": 0.5,
+    "max_tokens": 900,
+    "top_p": 0.9,
+    "seed": 7,
+    "stop_seqs": ["END", "\n\n"],
+    "reasoning_tokens": 2048,
+}
 
 
 @lru_cache(maxsize=None)
@@ -65,8 +70,9 @@ def eval_log(tmp_path_factory):
     write_bank(bank, path)
     # answers per prompt, one per epoch: detour (complete, not optimal), greedy (often stuck), random (illegal)
     answers = defaultdict(list)
-    prompts = {row.board_id: render_prompt(row.initial, row.goal, row.rows, row.cols)
-               for row in bank.itertuples(index=False)}
+    prompts = {
+        row.board_id: render_prompt(row.initial, row.goal, row.rows, row.cols) for row in bank.itertuples(index=False)
+    }
     for planner in ("detour", "greedy", "random"):
         for r in baseline_responses(bank, planner, trials=1, seed=1).itertuples(index=False):
             answers[prompts[r.board_id]].append(r.response)
@@ -81,8 +87,13 @@ def eval_log(tmp_path_factory):
         out.usage = ModelUsage(input_tokens=len(text), output_tokens=len(out.completion))
         return out
 
-    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=TRIALS), model=get_model("mockllm/model", custom_outputs=model),
-                        log_dir=str(tmp / "logs"), display="none", **CONFIG)
+    logs = inspect_eval(
+        sliding_puzzles(bank=str(path), trials=TRIALS),
+        model=get_model("mockllm/model", custom_outputs=model),
+        log_dir=str(tmp / "logs"),
+        display="none",
+        **CONFIG,
+    )
     return bank, logs[0], served
 
 
@@ -139,22 +150,43 @@ def test_metrics_have_standard_errors_and_means_by_depth_and_k(eval_log):
 def test_imported_answers_keep_the_prompt_hashes_and_the_settings(eval_log, tmp_path):
     bank, log, _ = eval_log
     responses = responses_from_log(log.location)
-    prompts = {row.board_id: render_prompt(row.initial, row.goal, row.rows, row.cols)
-               for row in bank.itertuples(index=False)}
+    prompts = {
+        row.board_id: render_prompt(row.initial, row.goal, row.rows, row.cols) for row in bank.itertuples(index=False)
+    }
     first = responses.iloc[0]
     assert {k: first[k] for k in PROVENANCE if k != "prompt_text_sha256"} == {
-        "requested_model": "mockllm/model", "temperature": 0.5, "max_tokens": 900, "top_p": 0.9, "seed": 7,
-        "stop": '["END","\\n\\n"]', "reasoning_effort": None, "thinking_budget": 2048, "extra_body": None,
-        "prompt_version": PROMPT_VERSION, "prompt_sha256": PROMPT_SHA256}
-    assert (responses["prompt_text_sha256"] == responses["board_id"].map(
-        lambda b: prompt_sha256(prompts[b]))).all()
+        "requested_model": "mockllm/model",
+        "temperature": 0.5,
+        "max_tokens": 900,
+        "top_p": 0.9,
+        "seed": 7,
+        "stop": '["END","\\n\\n"]',
+        "reasoning_effort": None,
+        "thinking_budget": 2048,
+        "extra_body": None,
+        "prompt_version": PROMPT_VERSION,
+        "prompt_sha256": PROMPT_SHA256,
+    }
+    assert (responses["prompt_text_sha256"] == responses["board_id"].map(lambda b: prompt_sha256(prompts[b]))).all()
     # through a responses file and `score`, into the verdicts with the schema's types
     from fastspe.boundary.verdict_files import read_verdicts
 
     import_log(log.location, tmp_path / "answers.jsonl")
     write_bank(bank, tmp_path / "bank.parquet")
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(tmp_path / "answers.jsonl"),
-                 "--out", str(tmp_path / "v.parquet")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(tmp_path / "answers.jsonl"),
+                "--out",
+                str(tmp_path / "v.parquet"),
+            ]
+        )
+        == 0
+    )
     verdicts = read_verdicts(tmp_path / "v.parquet").frame
     row = verdicts.iloc[0]
     assert (row["temperature"], row["max_tokens"], row["seed"], row["thinking_budget"]) == (0.5, 900, 7, 2048)
@@ -166,7 +198,10 @@ def test_importer_takes_a_condition_name_and_writes_a_responses_file(eval_log, t
     assert (responses_from_log(log, condition="mine")["condition"] == "mine").all()
     written = import_log(log.location, tmp_path / "answers.jsonl")
     back = read_responses(tmp_path / "answers.jsonl", bank)
-    assert back[["board_id", "trial", "response"]].values.tolist() == written[["board_id", "trial", "response"]].values.tolist()
+    assert (
+        back[["board_id", "trial", "response"]].values.tolist()
+        == written[["board_id", "trial", "response"]].values.tolist()
+    )
 
 
 # -- errored samples and incomplete logs --------------------------------------------------------------
@@ -181,8 +216,10 @@ def errored_log(tmp_path_factory):
     bank = small_bank().iloc[::2].reset_index(drop=True)  # 4 boards
     path = tmp / "bank.parquet"
     write_bank(bank, path)
-    plans = {render_prompt(r.initial, r.goal, r.rows, r.cols): "MOVES: " + ",".join(r.certificate)
-             for r in bank.itertuples(index=False)}
+    plans = {
+        render_prompt(r.initial, r.goal, r.rows, r.cols): "MOVES: " + ",".join(r.certificate)
+        for r in bank.itertuples(index=False)
+    }
     failing = bank.iloc[1]
 
     def model(messages, tools, tool_choice, config):
@@ -193,9 +230,13 @@ def errored_log(tmp_path_factory):
         out.usage = ModelUsage(input_tokens=10, output_tokens=5)
         return out
 
-    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=2),
-                        model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp / "logs"),
-                        display="none", fail_on_error=False)  # errored samples do not stop the run
+    logs = inspect_eval(
+        sliding_puzzles(bank=str(path), trials=2),
+        model=get_model("mockllm/model", custom_outputs=model),
+        log_dir=str(tmp / "logs"),
+        display="none",
+        fail_on_error=False,
+    )  # errored samples do not stop the run
     assert logs[0].status == "success"
     return bank, logs[0], failing.board_id
 
@@ -210,8 +251,11 @@ def _copy(log, tmp_path, name, **changes):
 
 def test_errored_samples_are_left_out_with_a_warning_that_counts_them(errored_log, tmp_path):
     bank, log, failing = errored_log
-    with pytest.warns(UserWarning, match=r"2 of 8 samples errored and were left out \(first error: "
-                                         r"RuntimeError\('model down'\)\); keep_errors=True") as caught:
+    with pytest.warns(
+        UserWarning,
+        match=r"2 of 8 samples errored and were left out \(first error: "
+        r"RuntimeError\('model down'\)\); keep_errors=True",
+    ) as caught:
         written = import_log(log.location, tmp_path / "answers.jsonl")
     assert str(log.location) in str(caught[0].message)
     assert len(written) == 6 and (written["status"] == "ok").all() and failing not in set(written["board_id"])
@@ -232,11 +276,26 @@ def test_kept_errors_are_failed_attempts_for_fastspes_readers(errored_log, tmp_p
     assert len(back) == 6 and failing not in set(back["board_id"])
     write_bank(bank, tmp_path / "bank.parquet")
     capsys.readouterr()
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(out),
-                 "--out", str(tmp_path / "verdicts.parquet")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(out),
+                "--out",
+                str(tmp_path / "verdicts.parquet"),
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "scored 6 outputs (6 complete" in captured.out
-    assert "2 outputs have no answer (only failed attempts, or a conversation not ended) and are not scored" in captured.err
+    assert (
+        "2 outputs have no answer (only failed attempts, or a conversation not ended) and are not scored"
+        in captured.err
+    )
 
 
 def test_a_log_of_errored_samples_only_is_refused(errored_log, tmp_path):
@@ -289,8 +348,10 @@ def test_cli_imports_warns_and_refuses(errored_log, tmp_path, capsys):
     assert captured.err.startswith("warning: ") and "2 of 8 samples errored" in captured.err
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
     assert main(["import-inspect", log.location, "--out", str(out), "--keep-errors"]) == 0
-    assert "imported 6 answers and 2 errored samples as failed attempts (condition mockllm:model)" in \
-        capsys.readouterr().out
+    assert (
+        "imported 6 answers and 2 errored samples as failed attempts (condition mockllm:model)"
+        in capsys.readouterr().out
+    )
     failed = _copy(log, tmp_path, "failed.eval", status="cancelled")
     refused = tmp_path / "refused.jsonl"
     assert main(["import-inspect", str(failed), "--out", str(refused)]) == 2
@@ -317,8 +378,12 @@ def test_score_takes_an_eval_log_as_import_then_score_does(errored_log, tmp_path
     assert main(["import-inspect", log.location, "--out", str(tmp_path / "answers.jsonl")]) == 0
     assert main(common + [str(tmp_path / "twostep.parquet"), "--responses", str(tmp_path / "answers.jsonl")]) == 0
     # the verdicts agree (metadata may differ in kind: an all-null `error` column is None or NaN after JSONL)
-    direct, twostep = (read_verdicts(tmp_path / f"{name}.parquet").frame.sort_values(["condition", "board_id", "trial"])
-                       .reset_index(drop=True)[columns] for name in ("direct", "twostep"))
+    direct, twostep = (
+        read_verdicts(tmp_path / f"{name}.parquet")
+        .frame.sort_values(["condition", "board_id", "trial"])
+        .reset_index(drop=True)[columns]
+        for name in ("direct", "twostep")
+    )
     assert direct.equals(twostep)
     failed = _copy(log, tmp_path, "failed.eval", status="error")
     capsys.readouterr()
@@ -342,15 +407,20 @@ def _damaged(log, tmp_path, how: str):
         zipfile.ZipFile(path, "w").close()
         return path
     else:
-        raw = raw[:len(raw) // 2]
+        raw = raw[: len(raw) // 2]
     path = tmp_path / f"{how.replace(' ', '-')}.eval"
     path.write_bytes(bytes(raw))
     return path
 
 
-@pytest.mark.parametrize("how, says", [("corrupt member", "a member cannot be decompressed (ZstdError"),
-                                       ("no members", "it has no member _journal/start.json"),
-                                       ("truncated", "not an inspect eval log")])
+@pytest.mark.parametrize(
+    "how, says",
+    [
+        ("corrupt member", "a member cannot be decompressed (ZstdError"),
+        ("no members", "it has no member _journal/start.json"),
+        ("truncated", "not an inspect eval log"),
+    ],
+)
 def test_a_damaged_eval_log_is_one_error_line_naming_it(errored_log, tmp_path, capsys, how, says):
     _, log, _ = errored_log
     damaged = _damaged(log, tmp_path, how)

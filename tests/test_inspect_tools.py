@@ -41,7 +41,7 @@ def scripted(bank, probe: bool = True, always_call: bool = False):
         certificate = certificates[prompt]
         turn = sum(m.role == "assistant" for m in messages)
         if always_call or (probe and turn == 0):
-            half = ",".join(certificate[:len(certificate) // 2])
+            half = ",".join(certificate[: len(certificate) // 2])
             out = ModelOutput.for_tool_call("mockllm", "apply_moves", {"moves": half}, tool_call_id=f"call-{turn}")
         else:
             out = ModelOutput.from_content(model="mockllm", content="MOVES: " + ",".join(certificate))
@@ -54,9 +54,12 @@ def scripted(bank, probe: bool = True, always_call: bool = False):
 def run(tmp, bank, model, **task_args):
     path = tmp / "bank.parquet"
     write_bank(bank, path)
-    logs = inspect_eval(sliding_puzzles(bank=str(path), trials=TRIALS, **task_args),
-                        model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp / "logs"),
-                        display="none")
+    logs = inspect_eval(
+        sliding_puzzles(bank=str(path), trials=TRIALS, **task_args),
+        model=get_model("mockllm/model", custom_outputs=model),
+        log_dir=str(tmp / "logs"),
+        display="none",
+    )
     assert logs[0].status == "success"
     return logs[0]
 
@@ -79,7 +82,7 @@ def test_the_model_calls_the_tool_and_gets_the_runners_text(tools_log):
         (tool_call,) = call.tool_calls
         assert tool_call.function == "apply_moves" and result.tool_call_id == tool_call.id
         assert result.text == apply_moves_result(DOMAIN, row, tool_call.arguments["moves"])
-        half = row["certificate"][:len(row["certificate"]) // 2]
+        half = row["certificate"][: len(row["certificate"]) // 2]
         assert result.text == DOMAIN.playout(row, half).state  # the board after the moves, as the prompt writes it
         assert sample.scores["plan_verifier"].value["C"] == 1.0  # the answer after the tool call is scored
     tool = log.samples[0].events  # the tool was offered with its shared description
@@ -116,8 +119,11 @@ def test_a_one_shot_log_imports_as_before(tmp_path):
     log = run(tmp_path, bank, model)
     responses = import_log(log.location, tmp_path / "answers.jsonl")
     assert list(responses.columns) == LOG_COLUMNS and (responses["condition"] == "mockllm:model").all()
-    assert log.eval.metadata == {"fastspe_prompt_version": DOMAIN.prompt_version,
-                                 "fastspe_prompt_sha256": DOMAIN.prompt_sha256, "fastspe_domain": "sliding"}
+    assert log.eval.metadata == {
+        "fastspe_prompt_version": DOMAIN.prompt_version,
+        "fastspe_prompt_sha256": DOMAIN.prompt_sha256,
+        "fastspe_domain": "sliding",
+    }
 
 
 def test_a_protocol_the_task_cannot_run_is_one_clear_error():

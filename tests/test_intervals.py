@@ -36,7 +36,7 @@ def test_packing(sums):
     assert list(packed.strata_size) == [6] * 20
     # boards sorted by stratum: each stratum's range holds one (cohort, k, depth)
     for start, size in zip(packed.strata_start, packed.strata_size):
-        assert len(packed.boards.iloc[start:start + size][["cohort", "k", "depth"]].drop_duplicates()) == 1
+        assert len(packed.boards.iloc[start : start + size][["cohort", "k", "depth"]].drop_duplicates()) == 1
     counts = packed.groups["grouping"].value_counts()
     assert counts["pooled"] == 2 and counts["depth"] == 6 and counts["stratum"] == 6
     np.testing.assert_allclose(packed.sums.sum(axis=(0, 1)), sums[SUM_COLUMNS].to_numpy().sum(axis=0), rtol=1e-12)
@@ -81,8 +81,12 @@ def test_interval_table_matches_manual_percentiles(boot):
     packed = boot.packed
     gid = int(packed.groups.index[(packed.groups["grouping"] == "depth") & (packed.groups["depth"] == 30)][0])
     ci = packed.conditions.index("beta")
-    row = table[(table["grouping"] == "depth") & (table["depth"] == 30) & (table["condition"] == "beta")
-                & (table["metric"] == "E")].iloc[0]
+    row = table[
+        (table["grouping"] == "depth")
+        & (table["depth"] == 30)
+        & (table["condition"] == "beta")
+        & (table["metric"] == "E")
+    ].iloc[0]
     x = boot.samples[:, gid, ci, 4]
     x = x[~np.isnan(x)]
     assert row["draws_used"] == len(x)
@@ -91,8 +95,9 @@ def test_interval_table_matches_manual_percentiles(boot):
 
 
 def test_undefined_metric_gives_nan_interval():
-    v = synthetic_verdicts(seed=1, conditions=("good", "bad"), per_cell=4,
-                           quality={"good": (0.0, 1.0, 0.9), "bad": (1.0, 0.0, 0.5)})
+    v = synthetic_verdicts(
+        seed=1, conditions=("good", "bad"), per_cell=4, quality={"good": (0.0, 1.0, 0.9), "bad": (1.0, 0.0, 0.5)}
+    )
     boot = iv.bootstrap_draws(iv.pack_sums(board_sums(v)), draws=200, seed=1)
     table = iv.interval_table(boot)
     bad = table[table["condition"] == "bad"]
@@ -105,8 +110,11 @@ def test_undefined_metric_gives_nan_interval():
 
 
 def test_paired_differences(sums):
-    packed = iv.pack_sums(sums.assign(condition=sums["condition"].replace({"delta": "alpha2"})).pipe(
-        lambda s: pd.concat([s, sums[sums["condition"] == "alpha"].assign(condition="alpha_copy")])))
+    packed = iv.pack_sums(
+        sums.assign(condition=sums["condition"].replace({"delta": "alpha2"})).pipe(
+            lambda s: pd.concat([s, sums[sums["condition"] == "alpha"].assign(condition="alpha_copy")])
+        )
+    )
     boot = iv.bootstrap_draws(packed, draws=400, seed=2)
     diff = iv.paired_differences(boot, [("alpha", "alpha_copy"), ("alpha", "gamma"), ("gamma", "alpha")])
     same = diff[diff["condition_b"] == "alpha_copy"]
@@ -124,15 +132,23 @@ def test_paired_differences(sums):
     # a paired interval is narrower than the two unpaired ones would suggest only if draws are shared:
     # check directly that the difference is taken draw by draw
     gid = int(packed.groups.index[packed.groups["grouping"] == "pooled"][0])
-    d = boot.samples[:, gid, packed.conditions.index("alpha"), 0] - boot.samples[:, gid, packed.conditions.index("gamma"), 0]
+    d = (
+        boot.samples[:, gid, packed.conditions.index("alpha"), 0]
+        - boot.samples[:, gid, packed.conditions.index("gamma"), 0]
+    )
     row = ag[(ag["grouping"] == "pooled") & (ag["cohort"] == "primary") & (ag["metric"] == "C")].iloc[0]
     assert row["lo"] == np.percentile(d, 2.5) and row["hi"] == np.percentile(d, 97.5)
 
 
 def test_chunked_equals_single_pass_and_row_order_free(sums):
     whole = iv.bootstrap_intervals(sums, draws=300, seed=4)
-    chunked = iv.bootstrap_intervals(sums.sample(frac=1.0, random_state=3), draws=300, seed=4, memory_budget=1,
-                                     conditions=["alpha", "beta", "delta", "gamma"])
+    chunked = iv.bootstrap_intervals(
+        sums.sample(frac=1.0, random_state=3),
+        draws=300,
+        seed=4,
+        memory_budget=1,
+        conditions=["alpha", "beta", "delta", "gamma"],
+    )
     key = ["grouping", "cohort", "depth", "k", "condition", "metric"]
     a = whole.set_index(key).sort_index()
     b = chunked.set_index(key).sort_index()
@@ -147,23 +163,34 @@ def test_strata_and_groupings_are_configurable(sums):
     assert set(table["grouping"]) == {"pooled", "layout"}
     assert "layout" in table.columns and "depth" not in table.columns
     est = compute_metrics(sums, by=["cohort", "layout", "condition"])
-    row = table[(table["grouping"] == "layout") & (table["layout"] == "b5") & (table["condition"] == "beta")
-                & (table["cohort"] == "primary") & (table["metric"] == "Q")].iloc[0]
+    row = table[
+        (table["grouping"] == "layout")
+        & (table["layout"] == "b5")
+        & (table["condition"] == "beta")
+        & (table["cohort"] == "primary")
+        & (table["metric"] == "Q")
+    ].iloc[0]
     ref = est[(est["layout"] == "b5") & (est["condition"] == "beta") & (est["cohort"] == "primary")]["Q"].iloc[0]
     assert row["estimate"] == pytest.approx(ref, rel=1e-12)
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda s: s.drop(columns=["excess_sum"]), "lack columns"),
-    (lambda s: s.assign(n=s["n"] + 1), "inconsistent"),
-    (lambda s: s.assign(complete=s["complete"] * -1), "non-negative"),
-    (lambda s: s.assign(economy_sum=np.inf), "non-negative finite"),
-    (lambda s: s.assign(optimal=s["optimal"] + 0.5), "whole"),
-    (lambda s: pd.concat([s, s.iloc[:1]]), "more than once"),
-    (lambda s: s.assign(depth=np.where(s["condition"] == "beta", s["depth"] + 1, s["depth"])), "more than one depth"),
-    (lambda s: s.assign(k=s["k"].astype(float).where(s.index != 3)), "k is missing"),
-    (lambda s: s.iloc[:0], "empty"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda s: s.drop(columns=["excess_sum"]), "lack columns"),
+        (lambda s: s.assign(n=s["n"] + 1), "inconsistent"),
+        (lambda s: s.assign(complete=s["complete"] * -1), "non-negative"),
+        (lambda s: s.assign(economy_sum=np.inf), "non-negative finite"),
+        (lambda s: s.assign(optimal=s["optimal"] + 0.5), "whole"),
+        (lambda s: pd.concat([s, s.iloc[:1]]), "more than once"),
+        (
+            lambda s: s.assign(depth=np.where(s["condition"] == "beta", s["depth"] + 1, s["depth"])),
+            "more than one depth",
+        ),
+        (lambda s: s.assign(k=s["k"].astype(float).where(s.index != 3)), "k is missing"),
+        (lambda s: s.iloc[:0], "empty"),
+    ],
+)
 def test_bad_sums_are_rejected(sums, mutate, message):
     with pytest.raises(ValueError, match=message):
         iv.pack_sums(mutate(sums.copy()))

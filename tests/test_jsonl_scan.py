@@ -17,14 +17,33 @@ from fastspe.kernels import jsonl_scan as scan
 from tests.naive_jsonl_scan import naive_any_untimely, naive_scan
 
 # (keys that begin with another key, longer and shorter than a word: the scanner's guess must not take them)
-KEYS = ["board_id", "condition", "trial", "response", "status", "latency_s", "seed", "note", "when", "flag",
-        "trial_id", "latency_seconds"]
-NASTY_TEXT = st.text(st.sampled_from(list("MOVES: U,D,L,R\n\t\"\\/é→\x01 2026-12-01T20:35:41.5Z")), max_size=30)
+KEYS = [
+    "board_id",
+    "condition",
+    "trial",
+    "response",
+    "status",
+    "latency_s",
+    "seed",
+    "note",
+    "when",
+    "flag",
+    "trial_id",
+    "latency_seconds",
+]
+NASTY_TEXT = st.text(st.sampled_from(list('MOVES: U,D,L,R\n\t"\\/é→\x01 2026-12-01T20:35:41.5Z')), max_size=30)
 LONG_TEXT = st.text(st.sampled_from(list("0123456789abcdef,MOVES: UDLR")), min_size=28, max_size=90)  # both copies
-VALUES = st.one_of(NASTY_TEXT, LONG_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False, allow_infinity=False),
-                   st.booleans(), st.none(), st.sampled_from(["2026-12-01", "2026-12-01T20:35:41", "20:35"]),
-                   st.lists(st.integers(), max_size=2), st.dictionaries(st.sampled_from("ab"), st.integers(),
-                                                                          max_size=1))
+VALUES = st.one_of(
+    NASTY_TEXT,
+    LONG_TEXT,
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["2026-12-01", "2026-12-01T20:35:41", "20:35"]),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.sampled_from("ab"), st.integers(), max_size=1),
+)
 SPACES = st.sampled_from(["", " ", "  ", "\t"])
 
 
@@ -35,11 +54,15 @@ def jsonl_lines(draw, max_lines=6):
     for _ in range(draw(st.integers(1, max_lines))):
         keys = draw(st.lists(st.sampled_from(KEYS + ["extra"]), min_size=1, max_size=6, unique=True))
         sep, colon = draw(SPACES), draw(SPACES)
-        items = [json.dumps(k) + colon + ":" + draw(SPACES) + json.dumps(draw(VALUES), ensure_ascii=draw(st.booleans()))
-                 for k in keys]
-        line = "{" + draw(SPACES) + ("," + sep).join(items) + draw(SPACES) + "}" + draw(st.sampled_from(["", " ", "\r"]))
+        items = [
+            json.dumps(k) + colon + ":" + draw(SPACES) + json.dumps(draw(VALUES), ensure_ascii=draw(st.booleans()))
+            for k in keys
+        ]
+        line = (
+            "{" + draw(SPACES) + ("," + sep).join(items) + draw(SPACES) + "}" + draw(st.sampled_from(["", " ", "\r"]))
+        )
         if draw(st.integers(0, 20)) == 0:
-            line = line[:len(line) // 2]
+            line = line[: len(line) // 2]
         lines.append(line)
     return ("\n".join(lines) + draw(st.sampled_from(["\n", ""]))).encode()
 
@@ -47,10 +70,11 @@ def jsonl_lines(draw, max_lines=6):
 def _kernel_rows(data: bytes, names: list[str], scratch=None):
     keys = KnownKeys(names)
     arr = np.frombuffer(data, dtype=np.uint8)
-    status, kind, start, end, value, escaped, first, where, _ = scan.scan_records(arr, keys.bytes, keys.offsets,
-                                                                                  scratch=scratch)
+    status, kind, start, end, value, escaped, first, where, _ = scan.scan_records(
+        arr, keys.bytes, keys.offsets, scratch=scratch
+    )
     if status == scan.UNKNOWN_KEY:
-        return status, None, bytes(arr[where[0]:where[1]]).decode()
+        return status, None, bytes(arr[where[0] : where[1]]).decode()
     if status != scan.CLEAN:
         return status, None, None
     rows = []
@@ -61,14 +85,20 @@ def _kernel_rows(data: bytes, names: list[str], scratch=None):
             if kd == scan.ABSENT:
                 continue
             if kd == scan.TEXT:
-                offsets, chars, _ = scan.gather_strings(arr, np.array([k]), np.ones((1, 1), np.bool_),
-                                                        start[line:line + 1], end[line:line + 1],
-                                                        value[line:line + 1], escaped[line:line + 1])
+                offsets, chars, _ = scan.gather_strings(
+                    arr,
+                    np.array([k]),
+                    np.ones((1, 1), np.bool_),
+                    start[line : line + 1],
+                    end[line : line + 1],
+                    value[line : line + 1],
+                    escaped[line : line + 1],
+                )
                 v = chars.tobytes().decode("ascii")
             elif kd == scan.INT:
                 v = int(value[line, k])
             elif kd == scan.FLOAT:
-                v = data[start[line, k]:end[line, k]].decode()
+                v = data[start[line, k] : end[line, k]].decode()
             else:
                 v = None
             row[name] = (kd, v)
@@ -92,8 +122,9 @@ def test_scanner_matches_its_twin(data):
 def _arrow(data: bytes, block_size: int = 1 << 20):
     options = pj.ParseOptions(explicit_schema=_FIELDS, unexpected_field_behavior="infer")
     try:
-        return pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size),
-                            parse_options=options)
+        return pj.read_json(
+            pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size), parse_options=options
+        )
     except pa.ArrowInvalid:
         return None
 
@@ -115,8 +146,9 @@ def test_a_scanned_table_is_the_table_pyarrow_reads(data):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(st.sampled_from(list("0123456789-:+TtZz .a\\")), max_size=12), st.none()),
-                max_size=6))
+@given(
+    st.lists(st.one_of(st.text(st.sampled_from(list("0123456789-:+TtZz .a\\")), max_size=12), st.none()), max_size=6)
+)
 def test_any_untimely_matches_its_twin(values):
     """A column's strings (None: a line where the key holds no string) as the scanner left them."""
     raws = [v.encode() for v in values if v is not None]
@@ -138,8 +170,9 @@ def test_timestamp_like_strings_are_left_to_pyarrow():
 
 @pytest.mark.parametrize("block", [64, 100, 1000])
 def test_columns_are_chunked_as_pyarrow_chunks_them(block):
-    lines = b"".join(b'{"board_id": "b%d", "trial": %d, "response": "MOVES: %s"}\n' % (i, i, b"U," * (i % 7))
-                     for i in range(200))
+    lines = b"".join(
+        b'{"board_id": "b%d", "trial": %d, "response": "MOVES: %s"}\n' % (i, i, b"U," * (i % 7)) for i in range(200)
+    )
     table = scanned_table(np.frombuffer(lines, np.uint8), _FIELDS, KnownKeys(_FIELDS.names), block_size=block)
     expected = _arrow(lines, block)
     if expected is None:  # a line longer than a block: pyarrow refuses it, the scanner leaves it to pyarrow
@@ -154,12 +187,13 @@ def test_strings_of_every_length_are_gathered_whole(size):
     """Strings under a word are copied byte by byte, longer ones a word at a time with the last word overlapping:
     both give every byte and nothing past the string, plain and escaped."""
     text = "".join("0123456789abcdefMOVES: UDLR,"[i % 28] for i in range(size))
-    lines = [{"board_id": text, "condition": "c", "trial": 0, "response": text + "\n" + text}, {"board_id": "b",
-             "condition": text[::-1], "trial": 1, "response": text}]
+    lines = [
+        {"board_id": text, "condition": "c", "trial": 0, "response": text + "\n" + text},
+        {"board_id": "b", "condition": text[::-1], "trial": 1, "response": text},
+    ]
     data = ("\n".join(json.dumps(line) for line in lines) + "\n").encode()
     table = scanned_table(np.frombuffer(data, dtype=np.uint8), _FIELDS, KnownKeys(_FIELDS.names))
     assert table.select(["board_id", "condition", "trial", "response"]).to_pylist() == lines
-
 
 
 @pytest.mark.slow
@@ -173,8 +207,11 @@ def test_a_reused_scratch_scans_as_its_twin(first, second):
     for data in (first, second, first):
         status, rows, unknown = naive_scan(data, KEYS)
         k_status, k_rows, k_unknown = _kernel_rows(data, KEYS, scratch)
-        assert (k_status, k_rows if status == scan.CLEAN else None, k_unknown if status == scan.UNKNOWN_KEY else None) \
-            == (status, rows if status == scan.CLEAN else None, unknown if status == scan.UNKNOWN_KEY else None)
+        assert (
+            k_status,
+            k_rows if status == scan.CLEAN else None,
+            k_unknown if status == scan.UNKNOWN_KEY else None,
+        ) == (status, rows if status == scan.CLEAN else None, unknown if status == scan.UNKNOWN_KEY else None)
         arr, keys = np.frombuffer(data, dtype=np.uint8), KnownKeys(KEYS)
         reused = scan.scan_records(arr, keys.bytes, keys.offsets, scratch=scratch)
         if reused[0] == scan.CLEAN:
@@ -188,8 +225,12 @@ def test_a_small_file_is_read_by_pyarrow_alone_and_a_large_one_by_the_scanner(tm
     from fastspe.boundary import jsonl_records, response_stream
 
     path = tmp_path / "answers.jsonl"
-    path.write_text("".join(json.dumps({"board_id": f"b{i}", "condition": "m", "trial": 0, "response": "MOVES: U"})
-                            + "\n" for i in range(50)))
+    path.write_text(
+        "".join(
+            json.dumps({"board_id": f"b{i}", "condition": "m", "trial": 0, "response": "MOVES: U"}) + "\n"
+            for i in range(50)
+        )
+    )
     calls = []
     real = jsonl_records.scanned_table
     monkeypatch.setattr(jsonl_records, "scanned_table", lambda *a, **k: calls.append(1) or real(*a, **k))

@@ -50,8 +50,7 @@ def test_layout_tables_match_twin(layout):
 @given(layouts(), st.integers(1, 30), U64, st.integers(0, 50))
 @settings(max_examples=80, deadline=None)
 def test_walks_match_twin(layout, depth, seed, stream):
-    boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.raises,
-                                      depth, seed, stream, 5, 16)
+    boards, paths, ok = propose_walks(layout.goal, layout.moves, layout.raises, depth, seed, stream, 5, 16)
     tables = naive.WalkTables(layout.rows, layout.cols, layout.blocks)
     h = boards_h(boards, layout.goal_cell, layout.distances)
     for i in range(16):

@@ -32,7 +32,7 @@ def boards_of(draw):
         free = np.flatnonzero(lay.goal >= 0)
         board = lay.goal.copy()
         board[free] = rng.permutation(lay.goal[free])
-        initial[i, :lay.cells], goal[i, :lay.cells] = board, lay.goal
+        initial[i, : lay.cells], goal[i, : lay.cells] = board, lay.goal
     for _ in range(draw(st.integers(0, 3))):  # damage: any value -128..127 anywhere, either board
         target = draw(st.sampled_from([initial, goal]))
         target[draw(st.integers(0, n - 1)), draw(st.integers(0, width - 1))] = draw(st.integers(-128, 127))
@@ -44,8 +44,12 @@ def boards_of(draw):
 def test_board_faults_match_twin(case):
     lays, index, initial, goal = case
     goals, dist = _layout_tables(BankLayouts(tuple(lays), index), initial.shape[1])
-    got = dict(zip(["goal_wrong", "blocks_wrong", "values_wrong", "h"],
-                   board_faults(initial, goal, index, goals, _steps_table(goals, dist))))
+    got = dict(
+        zip(
+            ["goal_wrong", "blocks_wrong", "values_wrong", "h"],
+            board_faults(initial, goal, index, goals, _steps_table(goals, dist)),
+        )
+    )
     want = naive_board_faults(initial.tolist(), goal.tolist(), index.tolist(), lays)
     for key in ("goal_wrong", "blocks_wrong", "values_wrong"):
         assert got[key].tolist() == want[key], key
@@ -58,8 +62,7 @@ def test_board_faults_of_an_8x8_board():
     lay = Layout(8, 8, ())
     board = lay.goal.copy()
     board[[62, 63]] = board[[63, 62]]
-    faults = board_faults(board[None, :], lay.goal[None, :], np.zeros(1, dtype=np.int64),
-                          *_tables([lay]))
+    faults = board_faults(board[None, :], lay.goal[None, :], np.zeros(1, dtype=np.int64), *_tables([lay]))
     assert [f.tolist() for f in faults] == [[False], [False], [False], [1]]
 
 
@@ -79,8 +82,10 @@ def test_move_letters_only_matches_twin(strings, lo):
     assert move_letters_only(data, offsets).tolist() == naive_move_letters_only([s.encode() for s in array.to_pylist()])
 
 
-@given(st.lists(st.sampled_from(["", "a", "b", "a0", "a1", "b0", "ab", "ba", "a-000", "a-001", "b-000"]),
-                max_size=14), st.integers(1, 4))
+@given(
+    st.lists(st.sampled_from(["", "a", "b", "a0", "a1", "b0", "ab", "ba", "a-000", "a-001", "b-000"]), max_size=14),
+    st.integers(1, 4),
+)
 @settings(max_examples=300, deadline=None)
 def test_id_runs_match_twin(ids, limit):
     data, offsets = string_buffers(pa.array(ids, pa.string()))

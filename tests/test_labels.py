@@ -17,8 +17,14 @@ def test_csv_json_object_and_list_read_alike(tmp_path):
     obj = tmp_path / "o.json"
     obj.write_text(json.dumps({"openai:gpt-4.1-2025-04-14": "GPT-4.1", "anthropic:claude, x": "Claude X"}))
     lst = tmp_path / "l.json"
-    lst.write_text(json.dumps([{"condition": "openai:gpt-4.1-2025-04-14", "label": "GPT-4.1"},
-                               {"condition": "anthropic:claude, x", "label": "Claude X"}]))
+    lst.write_text(
+        json.dumps(
+            [
+                {"condition": "openai:gpt-4.1-2025-04-14", "label": "GPT-4.1"},
+                {"condition": "anthropic:claude, x", "label": "Claude X"},
+            ]
+        )
+    )
     read = [read_labels(p) for p in (csv, obj, lst)]
     assert read[0] == read[1] == read[2]
     labels = read[0]
@@ -34,20 +40,23 @@ def test_file_order_first_then_the_ranking(tmp_path):
     assert labels.unknown(["a", "b", "c"]) == ["gone"]
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("l.csv", "cond,label\na,A\n", "line 1: the header must be condition,label"),
-    ("l.csv", "condition,label\na,A\nb\n", "line 3: expected 2 fields"),
-    ("l.csv", "condition,label\na,A\na,B\n", "line 3: condition 'a' is labelled twice"),
-    ("l.csv", "condition,label\na,Same\nb,Same\n", "line 3: label 'Same' is also the label of 'a'"),
-    ("l.csv", "condition,label\na,\n", "line 2: label '' must be non-empty"),
-    ("l.json", '{"a": "x\\u001b[31m"}', "item 1: label"),
-    ("l.json", '{"a": 3}', "item 1: label 3 must be non-empty text"),
-    ("l.json", '[{"condition": "a"}]', "item 1: expected"),
-    ("l.json", '"a"', "holds an object"),
-    ("l.json", '{"a": "A",\n "b": }', "line 2: not JSON"),
-    ("l.json", "{}", "no labels"),
-    ("l.txt", "a,A", "is .csv"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("l.csv", "cond,label\na,A\n", "line 1: the header must be condition,label"),
+        ("l.csv", "condition,label\na,A\nb\n", "line 3: expected 2 fields"),
+        ("l.csv", "condition,label\na,A\na,B\n", "line 3: condition 'a' is labelled twice"),
+        ("l.csv", "condition,label\na,Same\nb,Same\n", "line 3: label 'Same' is also the label of 'a'"),
+        ("l.csv", "condition,label\na,\n", "line 2: label '' must be non-empty"),
+        ("l.json", '{"a": "x\\u001b[31m"}', "item 1: label"),
+        ("l.json", '{"a": 3}', "item 1: label 3 must be non-empty text"),
+        ("l.json", '[{"condition": "a"}]', "item 1: expected"),
+        ("l.json", '"a"', "holds an object"),
+        ("l.json", '{"a": "A",\n "b": }', "line 2: not JSON"),
+        ("l.json", "{}", "no labels"),
+        ("l.txt", "a,A", "is .csv"),
+    ],
+)
 def test_mistakes_are_named(tmp_path, name, text, message):
     path = tmp_path / name
     path.write_text(text)

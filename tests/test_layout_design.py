@@ -8,7 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from fastspe.domains.sliding.bank.design import PAPER_SEED, design_from_dict, load_design, max_distinct_boards, paper_design
+from fastspe.domains.sliding.bank.design import (
+    PAPER_SEED,
+    design_from_dict,
+    load_design,
+    max_distinct_boards,
+    paper_design,
+)
 from fastspe.domains.sliding.layout import Layout
 
 
@@ -20,28 +26,34 @@ def test_goal_lists_tiles_over_free_cells_blank_last():
     assert Layout(3, 5, (14,)).goal[-2:].tolist() == [0, -1]
 
 
-@pytest.mark.parametrize("args, message", [
-    ((1, 4, ()), "rows must be between 2 and 8"),
-    ((4, 9, ()), "cols must be between 2 and 8"),
-    ((4, 4, (16,)), "outside 0..15"),
-    ((4, 4, (5, 5)), "repeat"),
-    ((4, 4, (1, 4)), "not connected"),
-    ((2, 2, (0, 1, 2)), "at least 2 free cells"),
-    ((4, 4, "5"), "blocks must be a list"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((1, 4, ()), "rows must be between 2 and 8"),
+        ((4, 9, ()), "cols must be between 2 and 8"),
+        ((4, 4, (16,)), "outside 0..15"),
+        ((4, 4, (5, 5)), "repeat"),
+        ((4, 4, (1, 4)), "not connected"),
+        ((2, 2, (0, 1, 2)), "at least 2 free cells"),
+        ((4, 4, "5"), "blocks must be a list"),
+    ],
+)
 def test_bad_layouts(args, message):
     with pytest.raises((ValueError, TypeError), match=message):
         Layout(*args)
 
 
-@pytest.mark.parametrize("board, message", [
-    (list(range(1, 16)), "has 15 cells"),
-    ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15], r"no blank \(0\); repeated values \[15\]"),
-    ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 0], r"missing tiles \[15\]; values out of range \[16\]"),
-    ([1, 2, 3, 4, 5, -1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0], "blocked cells"),
-    ([2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0], "unsolvable"),
-    ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "x"], "must be an integer"),
-])
+@pytest.mark.parametrize(
+    "board, message",
+    [
+        (list(range(1, 16)), "has 15 cells"),
+        ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15], r"no blank \(0\); repeated values \[15\]"),
+        ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 0], r"missing tiles \[15\]; values out of range \[16\]"),
+        ([1, 2, 3, 4, 5, -1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0], "blocked cells"),
+        ([2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0], "unsolvable"),
+        ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "x"], "must be an integer"),
+    ],
+)
 def test_bad_boards(board, message):
     with pytest.raises(ValueError, match=message):
         Layout().validate_board(board)
@@ -71,43 +83,100 @@ def test_paper_design_matches_appendix_a():
 
 def test_design_file(tmp_path):
     path = tmp_path / "d.json"
-    path.write_text(json.dumps({"seed": 7, "rows": 4, "cols": 4,
-                                "cells": [{"cohort": "primary", "blocks": [5, 10], "depth": 30, "count": 1000}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "seed": 7,
+                "rows": 4,
+                "cols": 4,
+                "cells": [{"cohort": "primary", "blocks": [5, 10], "depth": 30, "count": 1000}],
+            }
+        )
+    )
     design = load_design(str(path))
     assert design.seed == 7 and design.cells[0].layout.blocks == (5, 10) and design.total == 1000
     assert load_design(str(path), seed=9).seed == 9
 
 
-@pytest.mark.parametrize("spec, message", [
-    ([], "JSON object"),
-    ({"cells": [{"cohort": "a", "depth": 3, "count": 1}]}, "no seed"),
-    ({"seed": -1, "cells": []}, "seed must be an integer"),
-    ({"seed": 1, "cells": []}, "non-empty list"),
-    ({"seed": 1, "colour": 2, "cells": []}, r"unknown keys \['colour'\]"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3}]}, r"cells\[0\] is missing \['count'\]"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 0, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1"),
-    ({"seed": 1, "cells": [{"cohort": "a b", "depth": 3, "count": 1}]}, r"cells\[0\].cohort"),
-    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [1, 4], "depth": 3, "count": 1}]}, r"cells\[0\]: .*not connected"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 999, "count": 1}]}, "exceeds the largest possible h"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1}, {"cohort": "a", "depth": 3, "count": 2}]}, r"cells\[1\] repeats"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": True, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got True"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 2.5}]}, r"cells\[0\].count must be an integer >= 1, got 2.5"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1e12}]}, r"cells\[0\].count must be an integer"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": "3", "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got '3'"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": None, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1, got None"),
-    ({"seed": 1, "cells": [{"cohort": None, "depth": 3, "count": 1}]}, r"cells\[0\].cohort"),
-    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, True], "depth": 3, "count": 1}]}, r"cells\[0\].blocks\[1\] must be an integer"),
-    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5.0], "depth": 3, "count": 1}]}, r"cells\[0\].blocks\[0\] must be an integer"),
-    ({"seed": 1, "cells": [{"cohort": "a", "blocks": None, "depth": 3, "count": 1}]}, r"cells\[0\].blocks must be a list"),
-    ({"seed": 1, "rows": 4.0, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, r"d.json: rows must be an integer, got 4.0"),
-    ({"seed": 1, "cols": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, r"d.json: cols must be an integer, got True"),
-    ({"seed": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, "seed must be an integer"),
-    ({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 10, "count": 21}]},
-     r"cells\[0\].count 21 exceeds the at most 20 distinct boards that blocks \[5, 10\] can have at depth 10"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 40, "count": 10**12}]}, r"cells\[0\].count 1,000,000,000,000 exceeds"),
-    ({"seed": 1, "cells": [{"cohort": "a", "depth": 40, "count": 60_000_000},
-                           {"cohort": "b", "depth": 40, "count": 60_000_000}]}, "120,000,000 boards in all"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ([], "JSON object"),
+        ({"cells": [{"cohort": "a", "depth": 3, "count": 1}]}, "no seed"),
+        ({"seed": -1, "cells": []}, "seed must be an integer"),
+        ({"seed": 1, "cells": []}, "non-empty list"),
+        ({"seed": 1, "colour": 2, "cells": []}, r"unknown keys \['colour'\]"),
+        ({"seed": 1, "cells": [{"cohort": "a", "depth": 3}]}, r"cells\[0\] is missing \['count'\]"),
+        ({"seed": 1, "cells": [{"cohort": "a", "depth": 0, "count": 1}]}, r"cells\[0\].depth must be an integer >= 1"),
+        ({"seed": 1, "cells": [{"cohort": "a b", "depth": 3, "count": 1}]}, r"cells\[0\].cohort"),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "blocks": [1, 4], "depth": 3, "count": 1}]},
+            r"cells\[0\]: .*not connected",
+        ),
+        ({"seed": 1, "cells": [{"cohort": "a", "depth": 999, "count": 1}]}, "exceeds the largest possible h"),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1}, {"cohort": "a", "depth": 3, "count": 2}]},
+            r"cells\[1\] repeats",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": True, "count": 1}]},
+            r"cells\[0\].depth must be an integer >= 1, got True",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 2.5}]},
+            r"cells\[0\].count must be an integer >= 1, got 2.5",
+        ),
+        ({"seed": 1, "cells": [{"cohort": "a", "depth": 3, "count": 1e12}]}, r"cells\[0\].count must be an integer"),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": "3", "count": 1}]},
+            r"cells\[0\].depth must be an integer >= 1, got '3'",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": None, "count": 1}]},
+            r"cells\[0\].depth must be an integer >= 1, got None",
+        ),
+        ({"seed": 1, "cells": [{"cohort": None, "depth": 3, "count": 1}]}, r"cells\[0\].cohort"),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "blocks": [5, True], "depth": 3, "count": 1}]},
+            r"cells\[0\].blocks\[1\] must be an integer",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "blocks": [5.0], "depth": 3, "count": 1}]},
+            r"cells\[0\].blocks\[0\] must be an integer",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "blocks": None, "depth": 3, "count": 1}]},
+            r"cells\[0\].blocks must be a list",
+        ),
+        (
+            {"seed": 1, "rows": 4.0, "cells": [{"cohort": "a", "depth": 3, "count": 1}]},
+            r"d.json: rows must be an integer, got 4.0",
+        ),
+        (
+            {"seed": 1, "cols": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]},
+            r"d.json: cols must be an integer, got True",
+        ),
+        ({"seed": True, "cells": [{"cohort": "a", "depth": 3, "count": 1}]}, "seed must be an integer"),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 10, "count": 21}]},
+            r"cells\[0\].count 21 exceeds the at most 20 distinct boards that blocks \[5, 10\] can have at depth 10",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "a", "depth": 40, "count": 10**12}]},
+            r"cells\[0\].count 1,000,000,000,000 exceeds",
+        ),
+        (
+            {
+                "seed": 1,
+                "cells": [
+                    {"cohort": "a", "depth": 40, "count": 60_000_000},
+                    {"cohort": "b", "depth": 40, "count": 60_000_000},
+                ],
+            },
+            "120,000,000 boards in all",
+        ),
+    ],
+)
 def test_bad_designs(spec, message):
     with pytest.raises(ValueError, match=message):
         design_from_dict(spec, source="d.json")
@@ -124,7 +193,9 @@ def test_design_file_not_json(tmp_path):
 
 def test_impossible_count_is_refused_at_once(tmp_path):
     path = tmp_path / "d.json"
-    path.write_text(json.dumps({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 30, "count": 10**12}]}))
+    path.write_text(
+        json.dumps({"seed": 1, "cells": [{"cohort": "a", "blocks": [5, 10], "depth": 30, "count": 10**12}]})
+    )
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"cells\[0\].count 1,000,000,000,000 exceeds"):
         load_design(str(path))

@@ -15,9 +15,20 @@ from fastspe.stats.metrics import METRIC_COLUMNS, board_sums, compute_metrics
 
 def verdict(condition, board_id, depth, status, L=0, cohort="primary", k=0, layout="bnone", trial=0):
     complete = status == "complete"
-    return {"condition": condition, "board_id": board_id, "trial": trial, "cohort": cohort, "k": k,
-            "layout": layout, "depth": depth, "status": status, "L": L, "optimal": complete and L == depth,
-            "economy": depth / L if complete else np.nan, "excess": float(L - depth) if complete else np.nan}
+    return {
+        "condition": condition,
+        "board_id": board_id,
+        "trial": trial,
+        "cohort": cohort,
+        "k": k,
+        "layout": layout,
+        "depth": depth,
+        "status": status,
+        "L": L,
+        "optimal": complete and L == depth,
+        "economy": depth / L if complete else np.nan,
+        "excess": float(L - depth) if complete else np.nan,
+    }
 
 
 def numbered(rows: list[dict]) -> pd.DataFrame:
@@ -30,14 +41,18 @@ def numbered(rows: list[dict]) -> pd.DataFrame:
 def hand_set() -> pd.DataFrame:
     rows = [
         # condition A, board b1 (d* 10): optimal, economy 0.5, illegal
-        verdict("A", "b1", 10, "complete", 10), verdict("A", "b1", 10, "complete", 20),
+        verdict("A", "b1", 10, "complete", 10),
+        verdict("A", "b1", 10, "complete", 20),
         verdict("A", "b1", 10, "illegal", 3),
         # condition A, board b2 (d* 20): legal noncompletion, economy 0.5 (excess 20), illegal
-        verdict("A", "b2", 20, "legal_noncompletion", 7), verdict("A", "b2", 20, "complete", 40),
+        verdict("A", "b2", 20, "legal_noncompletion", 7),
+        verdict("A", "b2", 20, "complete", 40),
         verdict("A", "b2", 20, "illegal", 0),
         # condition B: nothing legal; condition C: legal but nothing completes
-        verdict("B", "b1", 10, "illegal", 4), verdict("B", "b2", 20, "illegal", 1),
-        verdict("C", "b1", 10, "legal_noncompletion", 12), verdict("C", "b2", 20, "legal_noncompletion", 0),
+        verdict("B", "b1", 10, "illegal", 4),
+        verdict("B", "b2", 20, "illegal", 1),
+        verdict("C", "b1", 10, "legal_noncompletion", 12),
+        verdict("C", "b2", 20, "legal_noncompletion", 0),
     ]
     return numbered(rows)
 
@@ -50,9 +65,22 @@ def test_board_sums_by_hand():
     assert sums.loc[("A", "b2"), ["n", "legal", "complete", "illegal", "optimal"]].tolist() == [3, 2, 1, 1, 0]
     assert sums.loc[("A", "b2"), "excess_sum"] == pytest.approx(20.0)
     assert sums.loc[("A", "b1"), "depth_sum"] == 20 and sums.loc[("A", "b2"), "depth_sum"] == 20
-    assert list(board_sums(hand_set()).columns) == ["condition", "board_id", "cohort", "k", "layout", "depth", "n",
-                                                    "legal", "complete", "illegal", "optimal", "economy_sum",
-                                                    "excess_sum", "depth_sum"]
+    assert list(board_sums(hand_set()).columns) == [
+        "condition",
+        "board_id",
+        "cohort",
+        "k",
+        "layout",
+        "depth",
+        "n",
+        "legal",
+        "complete",
+        "illegal",
+        "optimal",
+        "economy_sum",
+        "excess_sum",
+        "depth_sum",
+    ]
 
 
 def test_mean_certified_depth_of_completed_plans_by_hand():
@@ -96,8 +124,9 @@ def test_grouping_and_columns():
     assert list(whole.columns) == METRIC_COLUMNS and whole["N"].iloc[0] == len(v)
     assert whole["C"].iloc[0] == pytest.approx(3 / 10)
     # board sums give the same metrics as verdicts
-    pd.testing.assert_frame_equal(compute_metrics(board_sums(v), by=["condition"]),
-                                  compute_metrics(v, by=["condition"]))
+    pd.testing.assert_frame_equal(
+        compute_metrics(board_sums(v), by=["condition"]), compute_metrics(v, by=["condition"])
+    )
     assert compute_metrics(v, by="condition,depth").equals(m)
 
 
@@ -116,8 +145,16 @@ def verdict_sets(draw):
         status = draw(st.sampled_from(["complete", "legal_noncompletion", "illegal"]))
         L = depth + draw(st.integers(0, 50)) if status == "complete" else draw(st.integers(0, 80))
         board = draw(st.integers(0, 5))
-        rows.append(verdict(draw(st.sampled_from(["m1", "m2"])), f"b{board}-{depth}", depth, status, L,
-                            cohort="primary" if board % 2 else "stress"))  # a board has one cohort
+        rows.append(
+            verdict(
+                draw(st.sampled_from(["m1", "m2"])),
+                f"b{board}-{depth}",
+                depth,
+                status,
+                L,
+                cohort="primary" if board % 2 else "stress",
+            )
+        )  # a board has one cohort
     return numbered(rows)
 
 
@@ -143,7 +180,9 @@ def test_identities_on_random_sets(v):
 
 def test_repeated_outputs_and_sums_are_refused():
     v = hand_set()
-    with pytest.raises(ValueError, match=r"^verdicts: row 11 \(board_id 'b1'\): duplicate output .* first seen at row 1"):
+    with pytest.raises(
+        ValueError, match=r"^verdicts: row 11 \(board_id 'b1'\): duplicate output .* first seen at row 1"
+    ):
         compute_metrics(pd.concat([v, v.iloc[[0]]], ignore_index=True), by=["condition"])
     sums = board_sums(v)
     with pytest.raises(ValueError, match=r"board sums: row 7: .* appears more than once"):

@@ -26,7 +26,7 @@ from fastspe.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
-KERNELS = '''
+KERNELS = """
 from fastspe._numba import njit
 
 @njit
@@ -36,7 +36,7 @@ def inner(a, b):
 @njit
 def outer(a, b):
     return inner(a, b) + 1
-'''
+"""
 
 
 @pytest.fixture
@@ -168,8 +168,10 @@ def test_another_process_waits_for_the_lock(tmp_path, root):
     path = tmp_path / "kern_mod.py"
     path.write_text(KERNELS)
     root.mkdir(parents=True)
-    script = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); print('ready', flush=True); import kern_mod; "
-              "print(kern_mod.outer(1, 2))")
+    script = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); print('ready', flush=True); import kern_mod; "
+        "print(kern_mod.outer(1, 2))"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO), "FASTSPE_NUMBA_CACHE": "1"}
     with FileLock(str(root / _numba_folder.LOCK_NAME)):
         proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
@@ -181,7 +183,7 @@ def test_another_process_waits_for_the_lock(tmp_path, root):
     assert proc.returncode == 0 and out.strip() == "13" and len(data_files(root)) == 2
 
 
-PARALLEL_KERNELS = '''
+PARALLEL_KERNELS = """
 import numpy as np
 from fastspe._numba import njit, prange
 
@@ -195,7 +197,7 @@ def fill(n):
 @njit
 def total(n):
     return fill(n).sum()
-'''
+"""
 
 
 @pytest.mark.slow
@@ -208,8 +210,13 @@ def test_a_caller_compiled_over_a_cached_parallel_callee_starts_the_thread_pool(
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}", "FASTSPE_NUMBA_CACHE": "1"}
 
     def run(expression):
-        proc = subprocess.run([sys.executable, "-c", f"from par_mod import *; print(repr(({expression})))"], env=env,
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-c", f"from par_mod import *; print(repr(({expression})))"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
         return proc.stdout.strip()
 
@@ -259,10 +266,16 @@ def test_clear_waits_for_a_compiling_process(root):
 # ---- several processes, one fresh folder ---------------------------------------------------------------
 
 BOARD_4X4 = [5, 1, 2, 4, 9, 6, 3, 8, 13, 10, 7, 11, 0, 14, 15, 12]
-DESIGN = {"seed": 3, "rows": 3, "cols": 3, "cells": [
-    {"cohort": "p", "blocks": [], "depth": 4, "count": 3},
-    {"cohort": "p", "blocks": [4], "depth": 3, "count": 2},
-    {"cohort": "r", "blocks": [], "depth": 8, "retreat": 2, "count": 2}]}
+DESIGN = {
+    "seed": 3,
+    "rows": 3,
+    "cols": 3,
+    "cells": [
+        {"cohort": "p", "blocks": [], "depth": 4, "count": 3},
+        {"cohort": "p", "blocks": [4], "depth": 3, "count": 2},
+        {"cohort": "r", "blocks": [], "depth": 8, "retreat": 2, "count": 2},
+    ],
+}
 
 
 def _digest(frame) -> str:
@@ -275,7 +288,10 @@ def _solve():
     from fastspe.domains.sliding import solve
 
     # `fastspe solve`'s path (ida_star_split; _deepen with the literal MAX_DEPTH), without building 4x4 tables
-    return [[s.length, s.moves, s.nodes] for s in (solve(b, use_pdb=False) for b in (BOARD_4X4, list(range(1, 15)) + [0, 15]))]
+    return [
+        [s.length, s.moves, s.nodes]
+        for s in (solve(b, use_pdb=False) for b in (BOARD_4X4, list(range(1, 15)) + [0, 15]))
+    ]
 
 
 def _boards():
@@ -318,8 +334,9 @@ ORDERS = ["solve,boards,bank,score", "score,bank,boards,solve", "boards,score,so
 
 def _start(order: str, env: dict) -> subprocess.Popen:
     code = f"from tests.test_numba_cache import workload; workload({order!r})"
-    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _results(procs) -> list[dict]:
@@ -350,8 +367,12 @@ def test_parallel_processes_sharing_one_fresh_cache(tmp_path):
             files = data_files(folder)
             files[0].write_bytes(files[-1].read_bytes())
         elif round_ == 4:
-            assert subprocess.run([sys.executable, "-m", "fastspe", "cache", "clear"], env=env,
-                                  capture_output=True).returncode == 0
+            assert (
+                subprocess.run(
+                    [sys.executable, "-m", "fastspe", "cache", "clear"], env=env, capture_output=True
+                ).returncode
+                == 0
+            )
             assert not data_files(folder)
         results = _results([_start(order, env) for order in ORDERS])
         assert all(r == uncached for r in results), f"round {round_ + 1}: results differ from an uncached run"

@@ -18,7 +18,9 @@ def test_cache_switch(value, cached):
     env = {k: v for k, v in os.environ.items() if k != "FASTSPE_NUMBA_CACHE"}
     if value is not None:
         env["FASTSPE_NUMBA_CACHE"] = value
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out[0] == str(cached)
     assert out[1] == ("KernelCache" if cached else "NullCache")
 
@@ -28,8 +30,10 @@ def test_cache_lives_in_the_user_cache_folder(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("FASTSPE_NUMBA_CACHE", None)
-    code = ("import fastspe, fastspe._numba.folder as f; from fastspe.domains.sliding.layout import Layout; "
-            "Layout(3, 3, ()).distances; print(f'{fastspe.__version__}-c{f.LAYOUT}')")
+    code = (
+        "import fastspe, fastspe._numba.folder as f; from fastspe.domains.sliding.layout import Layout; "
+        "Layout(3, 3, ()).distances; print(f'{fastspe.__version__}-c{f.LAYOUT}')"
+    )
     name = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     folder = tmp_path / "fastspe" / "numba" / name.strip()
     assert any(p.suffix == ".nbi" for p in folder.rglob("*")) and any(p.suffix == ".nbc" for p in folder.rglob("*"))
@@ -41,10 +45,13 @@ def test_numba_cache_dir_gets_a_fastspe_subfolder(tmp_path):
     and importing fastspe does not redirect other numba functions' caches."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     env.pop("FASTSPE_NUMBA_CACHE", None)
-    code = ("import numba, fastspe._numba as n; from fastspe.domains.sliding.layout import Layout; Layout(3, 3, ()).distances; "
-            "print(n.cache_dir(), numba.config.CACHE_DIR)")
-    folder, numba_dir = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                       check=True).stdout.split()
+    code = (
+        "import numba, fastspe._numba as n; from fastspe.domains.sliding.layout import Layout; Layout(3, 3, ()).distances; "
+        "print(n.cache_dir(), numba.config.CACHE_DIR)"
+    )
+    folder, numba_dir = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert folder.startswith(str(tmp_path / "fastspe")) and numba_dir == str(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["fastspe"] and any(Path(folder).rglob("*.nbc"))
 
@@ -70,5 +77,4 @@ def test_a_helper_compiles_once_whatever_constants_its_callers_pass():
 
     values = np.array([77, 12], dtype=np.int64)
     assert callers(values).tolist() == ((values & 8) + values + (values & 4)).tolist()
-    assert [tuple(str(t) for t in sig) for sig in masked.signatures] == [
-        ("array(int64, 1d, C)", "int64", "bool")]
+    assert [tuple(str(t) for t in sig) for sig in masked.signatures] == [("array(int64, 1d, C)", "int64", "bool")]

@@ -22,8 +22,10 @@ class Clock:
         return self.now
 
 
-@pytest.mark.parametrize("text, seconds", [("1s", 1.0), ("6m0s", 360.0), ("250ms", 0.25), ("1.5s", 1.5),
-                                           ("1h2m3s", 3723.0), ("2m30.5s", 150.5)])
+@pytest.mark.parametrize(
+    "text, seconds",
+    [("1s", 1.0), ("6m0s", 360.0), ("250ms", 0.25), ("1.5s", 1.5), ("1h2m3s", 3723.0), ("2m30.5s", 150.5)],
+)
 def test_durations(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
 
@@ -34,14 +36,26 @@ def test_bad_durations(text):
 
 
 def test_openai_and_anthropic_headers():
-    openai = rate_limits({"x-ratelimit-remaining-requests": "12", "x-ratelimit-reset-requests": "1.2s",
-                          "x-ratelimit-remaining-tokens": "3400", "x-ratelimit-reset-tokens": "250ms"})
+    openai = rate_limits(
+        {
+            "x-ratelimit-remaining-requests": "12",
+            "x-ratelimit-reset-requests": "1.2s",
+            "x-ratelimit-remaining-tokens": "3400",
+            "x-ratelimit-reset-tokens": "250ms",
+        }
+    )
     assert openai == RateLimits(12, 1.2, 3400, 0.25)
     now = datetime(2026, 12, 1, tzinfo=timezone.utc)
     reset = (now + timedelta(seconds=30)).isoformat().replace("+00:00", "Z")
-    anthropic = rate_limits({"anthropic-ratelimit-requests-remaining": "3", "anthropic-ratelimit-requests-reset": reset,
-                             "anthropic-ratelimit-input-tokens-remaining": "900",
-                             "anthropic-ratelimit-input-tokens-reset": reset}, now=now.timestamp())
+    anthropic = rate_limits(
+        {
+            "anthropic-ratelimit-requests-remaining": "3",
+            "anthropic-ratelimit-requests-reset": reset,
+            "anthropic-ratelimit-input-tokens-remaining": "900",
+            "anthropic-ratelimit-input-tokens-reset": reset,
+        },
+        now=now.timestamp(),
+    )
     assert anthropic == RateLimits(3, 30.0, 900, 30.0)
     assert rate_limits({"content-type": "application/json"}) is None and rate_limits(None) is None
 
@@ -72,8 +86,9 @@ def test_pacer_pauses_when_what_is_left_is_in_flight():
 def test_headers_pace_a_real_run(server, bank, tmp_path):
     model, url = target(server, "openai")
     server.push(ok(headers={"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "400ms"}))
-    summary = run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1,
-                        timeout=5, policy=FAST)
+    summary = run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1, timeout=5, policy=FAST
+    )
     assert summary.completed == 2 and summary.paced == 1
     assert server.seen[1].at - server.seen[0].at >= 0.35  # waited for the reset, drew no 429
 
@@ -81,8 +96,9 @@ def test_headers_pace_a_real_run(server, bank, tmp_path):
 def test_rpm_ceiling(server, bank, tmp_path):
     model, url = target(server, "openai")
     t = time.monotonic()
-    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=5, max_connections=4, timeout=5,
-                        policy=FAST, rpm=600)  # 10 a second: 10 at once, then 10 more over a second
+    summary = run_model(
+        bank, model, tmp_path / "r.jsonl", base_url=url, trials=5, max_connections=4, timeout=5, policy=FAST, rpm=600
+    )  # 10 a second: 10 at once, then 10 more over a second
     assert summary.completed == 20 and time.monotonic() - t >= 0.9
     gaps = [b.at - a.at for a, b in zip(server.seen[10:], server.seen[11:])]
     assert min(gaps) >= 0.05  # after the banked second, sends are spread out

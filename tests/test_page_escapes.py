@@ -22,8 +22,16 @@ def test_pages_and_the_terminal_escape_alike():
 
 def test_a_board_id_with_a_bidi_override_is_escaped_in_the_viewer_page():
     board_id, condition = "gpt\u202eevil\x1b[2J", "cond\u2066ition"
-    row = {"board_id": board_id, "condition": condition, "trial": 0, "moves": "L", "error_kind": "",
-           "status": "legal_noncompletion", "first_error": -1, "L": 1}
+    row = {
+        "board_id": board_id,
+        "condition": condition,
+        "trial": 0,
+        "moves": "L",
+        "error_kind": "",
+        "status": "legal_noncompletion",
+        "first_error": -1,
+        "L": 1,
+    }
     trace = plan_trace({"rows": 2, "cols": 2, "blocks": [], "initial": [1, 2, 3, 0], "depth": 2}, row)
     page = trace_page(trace)
     assert not any(ch in page for ch in RAW)
@@ -32,8 +40,9 @@ def test_a_board_id_with_a_bidi_override_is_escaped_in_the_viewer_page():
 
 
 def test_the_report_examples_escape_condition_names():
-    example = SimpleNamespace(depth=6, condition="c\u202e1", href="examples/x.html", status="illegal\x07",
-                              kind="first failure")
+    example = SimpleNamespace(
+        depth=6, condition="c\u202e1", href="examples/x.html", status="illegal\x07", kind="first failure"
+    )
     page = "".join(examples_html([example], {"c\u202e1": "Model \u202eX"}))
     assert not any(ch in page for ch in RAW)
     assert "<td>Model \\u202eX</td>" in page and 'title="illegal\\x07"' in page

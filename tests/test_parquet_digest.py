@@ -16,7 +16,7 @@ from fastspe.boundary import parquet
 from fastspe.boundary.parquet import ContentDigest, table_digest
 from tests.naive_digest import naive_table_digest
 
-_INT = st.one_of(st.none(), st.integers(-2**40, 2**40))
+_INT = st.one_of(st.none(), st.integers(-(2**40), 2**40))
 _TEXT = st.one_of(st.none(), st.text(max_size=6))
 _LIST = st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-128, 127)), max_size=4))
 _BOARD = st.one_of(st.none(), st.lists(st.integers(-1, 15), min_size=3, max_size=3))
@@ -31,8 +31,9 @@ def tables(draw):
         "l": pa.array(draw(st.lists(_LIST, min_size=n, max_size=n)), pa.list_(pa.int8())),
         "f": pa.array(draw(st.lists(_BOARD, min_size=n, max_size=n)), pa.list_(pa.int8(), 3)),
         "b": pa.array(draw(st.lists(st.one_of(st.none(), st.booleans()), min_size=n, max_size=n)), pa.bool_()),
-        "d": pa.array(draw(st.lists(st.one_of(st.none(), st.floats(allow_nan=False)), min_size=n, max_size=n)),
-                      pa.float64()),
+        "d": pa.array(
+            draw(st.lists(st.one_of(st.none(), st.floats(allow_nan=False)), min_size=n, max_size=n)), pa.float64()
+        ),
     }
     table = pa.table(cols)
     if n and draw(st.booleans()):  # an offset into the buffers, as a slice of a bigger read has
@@ -73,12 +74,19 @@ def test_digest_of_a_table_over_several_slices_of_the_real_size():
 
 def test_digest_values_of_fastspe_0_2():
     # computed by fastspe at 3da518a (IPC streams built in buffers): files it wrote must still verify
-    t = pa.table({"board_id": ["a-0", "a-1", None], "k": pa.array([0, 2, None], pa.int64()),
-                  "blocks": pa.array([[], [3, 5], None], pa.list_(pa.int8())),
-                  "initial": pa.array([[1, 0, 2, 3], [0, 1, 2, 3], None], pa.list_(pa.int8(), 4))})
+    t = pa.table(
+        {
+            "board_id": ["a-0", "a-1", None],
+            "k": pa.array([0, 2, None], pa.int64()),
+            "blocks": pa.array([[], [3, 5], None], pa.list_(pa.int8())),
+            "initial": pa.array([[1, 0, 2, 3], [0, 1, 2, 3], None], pa.list_(pa.int8(), 4)),
+        }
+    )
     assert table_digest(t, "blake2b") == "a1e8eee4004389087b87a855d89a3ad5f721e48fc6ae502aa769b49fbed7451b"
-    assert table_digest(pa.concat_tables([t] * 30000), "blake2b") == \
-        "6d76e69d7832e66096c78459f4f7512444ebd3480b98b90b75033347da16dcac"
+    assert (
+        table_digest(pa.concat_tables([t] * 30000), "blake2b")
+        == "6d76e69d7832e66096c78459f4f7512444ebd3480b98b90b75033347da16dcac"
+    )
 
 
 def test_format_1_and_2_files_verify_by_their_content_digest_and_refuse_changes(tmp_path):
@@ -92,12 +100,20 @@ def test_format_1_and_2_files_verify_by_their_content_digest_and_refuse_changes(
     t = pa.table({"board_id": ["a-0", "a-1"], "depth": pa.array([3, 4], pa.int64())})
     changed = t.set_column(1, "depth", pa.array([3, 5], pa.int64()))
     for version, key, algorithm in (("1", "blake2b", "blake2b"), ("2", "sha256", "sha256")):
+
         def old_file(table, digest_of):
             path = tmp_path / f"old-{version}.parquet"
-            pq.write_table(table.replace_schema_metadata({
-                b"fastspe.kind": b"bank", b"fastspe.format": version.encode(),
-                f"fastspe.content_{key}".encode(): naive_table_digest(digest_of, algorithm=algorithm).encode()}),
-                path, write_page_checksum=True)
+            pq.write_table(
+                table.replace_schema_metadata(
+                    {
+                        b"fastspe.kind": b"bank",
+                        b"fastspe.format": version.encode(),
+                        f"fastspe.content_{key}".encode(): naive_table_digest(digest_of, algorithm=algorithm).encode(),
+                    }
+                ),
+                path,
+                write_page_checksum=True,
+            )
             return path
 
         assert read_parquet(old_file(t, t), "bank").equals(t)
@@ -122,8 +138,13 @@ def test_format_3_files_carry_the_digest_of_their_bytes(tmp_path, rows):
     import pyarrow.parquet as pq
     from fastspe.boundary.parquet import parquet_stream, read_parquet
 
-    t = pa.table({"board_id": [f"a-{i}" for i in range(rows)], "depth": pa.array(range(rows), pa.int64()),
-                  "initial": pa.array([[i % 16, 0] for i in range(rows)], pa.list_(pa.int8(), 2))})
+    t = pa.table(
+        {
+            "board_id": [f"a-{i}" for i in range(rows)],
+            "depth": pa.array(range(rows), pa.int64()),
+            "initial": pa.array([[i % 16, 0] for i in range(rows)], pa.list_(pa.int8(), 2)),
+        }
+    )
     path = tmp_path / "new.parquet"
     with parquet_stream(path, "bank") as write:  # several row groups
         for lo in range(0, max(rows, 1), 2000):

@@ -15,10 +15,14 @@ def _chunk_of(path, name):
 
 def test_unique_text_is_written_plain_and_repeated_text_by_dictionary(tmp_path):
     n = 1000
-    table = pa.table({"trial_id": [f"{i:032x}" for i in range(n)],  # all distinct
-                      "status": ["illegal" if i % 3 else "complete" for i in range(n)],
-                      "depth": pa.array([i % 40 for i in range(n)], pa.int64()),
-                      "half": [str(i // 2) for i in range(n)]})  # exactly half distinct: still a dictionary
+    table = pa.table(
+        {
+            "trial_id": [f"{i:032x}" for i in range(n)],  # all distinct
+            "status": ["illegal" if i % 3 else "complete" for i in range(n)],
+            "depth": pa.array([i % 40 for i in range(n)], pa.int64()),
+            "half": [str(i // 2) for i in range(n)],
+        }
+    )  # exactly half distinct: still a dictionary
     path = tmp_path / "v.parquet"
     write_parquet(table, path, "verdicts")
     unique = _chunk_of(path, "trial_id")
@@ -31,8 +35,12 @@ def test_unique_text_is_written_plain_and_repeated_text_by_dictionary(tmp_path):
 
 def test_nested_tables_keep_the_writer_defaults(tmp_path):
     n = 200
-    table = pa.table({"board_id": [f"b-{i}" for i in range(n)],
-                      "initial": pa.array([[i % 16, 0] for i in range(n)], pa.list_(pa.int8(), 2))})
+    table = pa.table(
+        {
+            "board_id": [f"b-{i}" for i in range(n)],
+            "initial": pa.array([[i % 16, 0] for i in range(n)], pa.list_(pa.int8(), 2)),
+        }
+    )
     path = tmp_path / "bank.parquet"
     write_parquet(table, path, "bank")
     ids = _chunk_of(path, "board_id")

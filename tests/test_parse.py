@@ -9,13 +9,16 @@ from hypothesis import strategies as st
 from fastspe.scoring.parse_reference import EXACT, NO_PLAN, NORMALIZED, ParsedPlan, parse_answer, parse_answers
 
 
-@pytest.mark.parametrize("text, moves", [
-    ("MOVES: U,D,L,R", "UDLR"),
-    ("MOVES: U, D, L, R", "UDLR"),
-    ("MOVES:U", "U"),
-    ("I reason first.\nMOVES: L,L,U\n\nThat is 3 moves.", "LLU"),
-    ("MOVES: U, X, D", "U?D"),  # a token that is not a move stays in place as "?"
-])
+@pytest.mark.parametrize(
+    "text, moves",
+    [
+        ("MOVES: U,D,L,R", "UDLR"),
+        ("MOVES: U, D, L, R", "UDLR"),
+        ("MOVES:U", "U"),
+        ("I reason first.\nMOVES: L,L,U\n\nThat is 3 moves.", "LLU"),
+        ("MOVES: U, X, D", "U?D"),  # a token that is not a move stays in place as "?"
+    ],
+)
 def test_exact(text, moves):
     p = parse_answer(text)
     assert p == ParsedPlan(moves, EXACT, "", False)
@@ -35,31 +38,34 @@ def test_bare_label_is_an_exact_empty_plan(text):
     assert parse_answer(text) == ParsedPlan("", EXACT, "", False)
 
 
-@pytest.mark.parametrize("text, moves, tags", [
-    ("moves: u, d, l", "UDL", "case"),
-    ("MOVES: u,d", "UD", "case"),
-    ("MOVES: UDLR", "UDLR", "separators"),
-    ("MOVES: U D L R", "UDLR", "separators"),
-    ("MOVES: U;D;L", "UDL", "separators"),
-    ("MOVES: U -> D -> L", "UDL", "separators"),
-    ("MOVES: U → D → L", "UDL", "separators"),
-    ("MOVES: up, down, Left, RIGHT", "UDLR", "words"),
-    ("MOVES: ↑, ↓, ←, →", "UDLR", "arrows"),
-    ("MOVES: ↑↑←→", "UULR", "arrows"),
-    ("**MOVES:** U, D", "UD", "markup"),
-    ("MOVES: `U, D`", "UD", "markup"),
-    ("MOVES: [U, D, L]", "UDL", "brackets"),
-    ("MOVES: U, D, L.", "UDL", "punctuation"),
-    ("MOVES: U, D, L (3 moves)", "UDL", "comment"),
-    ("MOVES: U (blank up), L (blank left)", "UL", "comment"),
-    ("```\nMOVES: U,D\n```", "UD", "fence"),
-    ("Final answer: MOVES: U,D", "UD", "inline"),
-    ("MOVES:\nU, D, L", "UDL", "multiline"),
-    ("Move: U, D", "UD", "label"),
-    ("U,D,L", "UDL", "label"),
-    ("```text\nU, D\n```", "UD", "fence+label"),
-    ("U D L", "UDL", "label+separators"),
-])
+@pytest.mark.parametrize(
+    "text, moves, tags",
+    [
+        ("moves: u, d, l", "UDL", "case"),
+        ("MOVES: u,d", "UD", "case"),
+        ("MOVES: UDLR", "UDLR", "separators"),
+        ("MOVES: U D L R", "UDLR", "separators"),
+        ("MOVES: U;D;L", "UDL", "separators"),
+        ("MOVES: U -> D -> L", "UDL", "separators"),
+        ("MOVES: U → D → L", "UDL", "separators"),
+        ("MOVES: up, down, Left, RIGHT", "UDLR", "words"),
+        ("MOVES: ↑, ↓, ←, →", "UDLR", "arrows"),
+        ("MOVES: ↑↑←→", "UULR", "arrows"),
+        ("**MOVES:** U, D", "UD", "markup"),
+        ("MOVES: `U, D`", "UD", "markup"),
+        ("MOVES: [U, D, L]", "UDL", "brackets"),
+        ("MOVES: U, D, L.", "UDL", "punctuation"),
+        ("MOVES: U, D, L (3 moves)", "UDL", "comment"),
+        ("MOVES: U (blank up), L (blank left)", "UL", "comment"),
+        ("```\nMOVES: U,D\n```", "UD", "fence"),
+        ("Final answer: MOVES: U,D", "UD", "inline"),
+        ("MOVES:\nU, D, L", "UDL", "multiline"),
+        ("Move: U, D", "UD", "label"),
+        ("U,D,L", "UDL", "label"),
+        ("```text\nU, D\n```", "UD", "fence+label"),
+        ("U D L", "UDL", "label+separators"),
+    ],
+)
 def test_normalized(text, moves, tags):
     p = parse_answer(text)
     assert (p.moves, p.mode, p.normalization) == (moves, NORMALIZED, tags)
@@ -72,8 +78,20 @@ def test_continuation_after_trailing_comma():
     assert p.moves == "UDLR" and p.mode == NORMALIZED and "multiline" in p.normalization.split("+")
 
 
-@pytest.mark.parametrize("text", ["", "   ", "I cannot solve this puzzle.", "Move the blank up then left.",
-                                  "1. U\n2. D", None, 3.5, ["U"], b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "I cannot solve this puzzle.",
+        "Move the blank up then left.",
+        "1. U\n2. D",
+        None,
+        3.5,
+        ["U"],
+        b"\xff\xfe",
+    ],
+)
 def test_no_plan(text):
     assert parse_answer(text) == ParsedPlan("", NO_PLAN, "", False)
 
@@ -137,8 +155,11 @@ _RENDER = {
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet="UDLR", min_size=2, max_size=80), st.sampled_from(sorted(_RENDER)),
-       st.sampled_from(["", "Some thoughts.\n", "```\n"]))
+@given(
+    st.text(alphabet="UDLR", min_size=2, max_size=80),
+    st.sampled_from(sorted(_RENDER)),
+    st.sampled_from(["", "Some thoughts.\n", "```\n"]),
+)
 def test_renderings_round_trip(moves, style, prefix):
     exact = parse_answer(prefix + "MOVES: " + ",".join(moves))
     assert exact.moves == moves

@@ -54,9 +54,19 @@ def _literal_texts():
 
 LITERALS = _literal_texts()
 # the texts of the tests of tests/test_parse.py that are not parametrized
-OTHER_LITERALS = ["MOVES: U, D,\nL, R\nThat is all.", "Here are the moves: up, then left", "MOVES: U,U\nWait, that is wrong.\nMOVES: L,R",
-                  "MOVES: U,U\nMOVES:", "MOVES: UD up", "MOVES: UDX, L", "MOVES: " + ",".join("UDLR" * 25_000),
-                  "MOVES: " + " ".join("udlr" * 25_000), "MOVES: U", "nothing", "moves: d"]
+OTHER_LITERALS = [
+    "MOVES: U, D,\nL, R\nThat is all.",
+    "Here are the moves: up, then left",
+    "MOVES: U,U\nWait, that is wrong.\nMOVES: L,R",
+    "MOVES: U,U\nMOVES:",
+    "MOVES: UD up",
+    "MOVES: UDX, L",
+    "MOVES: " + ",".join("UDLR" * 25_000),
+    "MOVES: " + " ".join("udlr" * 25_000),
+    "MOVES: U",
+    "nothing",
+    "moves: d",
+]
 
 
 @pytest.mark.slow
@@ -128,8 +138,9 @@ BODIES = {  # how a list of moves may be written after its label
     "tokens_lower": lambda m: ", ".join(m.lower()) + ", X",
     "digits": lambda m: ", ".join(m) + ", 3, 42",
     "words_letters": lambda m: ", ".join(WORDS[c] if k % 2 else c.lower() for k, c in enumerate(m)),
-    "trimmed_tokens": lambda m: " ".join(("!", ":", "'", "{", "<")[k % 5] + c + (".", "}", ">", "!", "")[k % 5]
-                                         for k, c in enumerate(m)),
+    "trimmed_tokens": lambda m: " ".join(
+        ("!", ":", "'", "{", "<")[k % 5] + c + (".", "}", ">", "!", "")[k % 5] for k, c in enumerate(m)
+    ),
     "dots_between": lambda m: " . ".join(m) + " U.D",
     "odd_separators": lambda m: "\x0b,".join(m) + " ;, " + "/".join(WORDS[c].upper() for c in m),
     "leading_comma": lambda m: ", " + ", ".join(WORDS[c] for c in m),
@@ -143,19 +154,95 @@ BODIES = {  # how a list of moves may be written after its label
     "empty": lambda m: "",
     "blank": lambda m: "  \t",
 }
-LABELS = ["MOVES:", "MOVES: ", "MOVES :", "MOVES\t:", "  MOVES:", "\tMOVES: ", "**MOVES:**", "**MOVES**:", "MOVES**:",
-          "MOVES````:", "__MOVES__:", "# MOVES:", "- MOVES:", "> MOVES:", "Moves:", "moves:", "MOVE:", "move:",
-          "Final answer: MOVES:", "Final answer: Moves:", "Moves**:", "`moves`:", "*move*:", "## MOVES:", "MOVES___:", "xMOVES:", "éMOVES:", "1MOVES:", "```MOVES:", "MoVeS :"]
-CHATTER = ["", "I reason first.\n", "xMOVES: U\n", "1MOVES: D, D\n", "MOVES````: L\n", "The moves: U\n", " - moves: R\n", "Let me think step by step.\n\n", "The blank is at (2, 3); tiles 5 and 7 swap.\n",
-           "Here are the moves: up, then left\n", "Note: the moves are U, D, L, R.\n", "Moves so far: 3\n",
-           "Café, naïve, 🙂 emoji.\n", "\xa0\n", "\u2028", "\x85\n", "```python\nprint('x')\n```\n", "```\n", "```\n> ```\n", " ~~~\n- ```\n", "Use ``` here\n",
-           "~~~\n", "  ```text\n", "MOVES: U, U\n", "Wait.\n", "up down left right\n", "U D L R\n", "\n\n", "hug\n"]
-AFTER = ["", "\n", "\n\nThat is the plan.", "\nL, R\n", "\nL, R", "\n\n  D, L\nok", "\n```", "\n```\n", "\n~~~",
-         "\n   \n\t\n", "\nMOVES: D", "\n\x0c\n", "\n\xa0", "\nup", " (done)", "\nI hope this helps 🙂"]
+LABELS = [
+    "MOVES:",
+    "MOVES: ",
+    "MOVES :",
+    "MOVES\t:",
+    "  MOVES:",
+    "\tMOVES: ",
+    "**MOVES:**",
+    "**MOVES**:",
+    "MOVES**:",
+    "MOVES````:",
+    "__MOVES__:",
+    "# MOVES:",
+    "- MOVES:",
+    "> MOVES:",
+    "Moves:",
+    "moves:",
+    "MOVE:",
+    "move:",
+    "Final answer: MOVES:",
+    "Final answer: Moves:",
+    "Moves**:",
+    "`moves`:",
+    "*move*:",
+    "## MOVES:",
+    "MOVES___:",
+    "xMOVES:",
+    "éMOVES:",
+    "1MOVES:",
+    "```MOVES:",
+    "MoVeS :",
+]
+CHATTER = [
+    "",
+    "I reason first.\n",
+    "xMOVES: U\n",
+    "1MOVES: D, D\n",
+    "MOVES````: L\n",
+    "The moves: U\n",
+    " - moves: R\n",
+    "Let me think step by step.\n\n",
+    "The blank is at (2, 3); tiles 5 and 7 swap.\n",
+    "Here are the moves: up, then left\n",
+    "Note: the moves are U, D, L, R.\n",
+    "Moves so far: 3\n",
+    "Café, naïve, 🙂 emoji.\n",
+    "\xa0\n",
+    "\u2028",
+    "\x85\n",
+    "```python\nprint('x')\n```\n",
+    "```\n",
+    "```\n> ```\n",
+    " ~~~\n- ```\n",
+    "Use ``` here\n",
+    "~~~\n",
+    "  ```text\n",
+    "MOVES: U, U\n",
+    "Wait.\n",
+    "up down left right\n",
+    "U D L R\n",
+    "\n\n",
+    "hug\n",
+]
+AFTER = [
+    "",
+    "\n",
+    "\n\nThat is the plan.",
+    "\nL, R\n",
+    "\nL, R",
+    "\n\n  D, L\nok",
+    "\n```",
+    "\n```\n",
+    "\n~~~",
+    "\n   \n\t\n",
+    "\nMOVES: D",
+    "\n\x0c\n",
+    "\n\xa0",
+    "\nup",
+    " (done)",
+    "\nI hope this helps 🙂",
+]
 
 
-LINE_BREAKS = {"lf": lambda t: t, "crlf": lambda t: t.replace("\n", "\r\n"), "cr": lambda t: t.replace("\n", "\r"),
-               "mixed": lambda t: t.replace("\n", "\r\n", 1).replace("\n\n", "\r\r")}
+LINE_BREAKS = {
+    "lf": lambda t: t,
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "cr": lambda t: t.replace("\n", "\r"),
+    "mixed": lambda t: t.replace("\n", "\r\n", 1).replace("\n\n", "\r\r"),
+}
 
 
 def test_every_label_body_and_ending():
@@ -177,17 +264,27 @@ def answers(draw):
     body = BODIES[draw(st.sampled_from(sorted(BODIES)))](moves)
     if kind == "labelled":
         label = draw(st.sampled_from(["MOVES:", "MOVES: ", "  MOVES:"]) | st.sampled_from(LABELS))
-        text = (draw(st.sampled_from(CHATTER)) + draw(st.sampled_from(CHATTER)) + label
-                + body + draw(st.sampled_from(AFTER)))
+        text = (
+            draw(st.sampled_from(CHATTER))
+            + draw(st.sampled_from(CHATTER))
+            + label
+            + body
+            + draw(st.sampled_from(AFTER))
+        )
     elif kind == "prose":
-        text = draw(st.sampled_from(CHATTER)) + draw(st.sampled_from(["I cannot solve this.", "No plan exists",
-                                                                      "hold on", "1. U\n2. D"]))
+        text = draw(st.sampled_from(CHATTER)) + draw(
+            st.sampled_from(["I cannot solve this.", "No plan exists", "hold on", "1. U\n2. D"])
+        )
     elif kind == "bare":
-        text = draw(st.sampled_from(["", "```\n", "```text\n", "  "])) + body + draw(st.sampled_from(["", "\n```", "\n"]))
+        text = (
+            draw(st.sampled_from(["", "```\n", "```text\n", "  "])) + body + draw(st.sampled_from(["", "\n```", "\n"]))
+        )
     elif kind == "noise":
         text = draw(st.text(max_size=60))
     else:  # pieces in any order, noise among them
-        pieces = st.sampled_from(CHATTER + LABELS + AFTER + [BODIES[k](moves) for k in sorted(BODIES)]) | st.text(max_size=8)
+        pieces = st.sampled_from(CHATTER + LABELS + AFTER + [BODIES[k](moves) for k in sorted(BODIES)]) | st.text(
+            max_size=8
+        )
         text = "".join(draw(st.lists(pieces, max_size=8)))
     return LINE_BREAKS[draw(st.sampled_from(["lf", "lf", "lf", "crlf", "cr", "mixed"]))](text)
 
@@ -214,9 +311,19 @@ COMPACT_NEAR_MISSES = ["", ",", ",,", " ", "u", "X", "UD", ".", "\n", ", "]
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(MOVES, st.integers(0, 40), st.sampled_from(COMPACT_NEAR_MISSES),
-                          st.sampled_from(["MOVES: ", "MOVES:", "Plan first.\nMOVES: ", "moves: "]),
-                          st.sampled_from(["", "\n", " ", ".", ","])), min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(
+            MOVES,
+            st.integers(0, 40),
+            st.sampled_from(COMPACT_NEAR_MISSES),
+            st.sampled_from(["MOVES: ", "MOVES:", "Plan first.\nMOVES: ", "moves: "]),
+            st.sampled_from(["", "\n", " ", ".", ","]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
 def test_compact_lists_and_their_near_misses(items):
     """``U,D,L`` lists (read in one pass by ``kernels.parse_list.comma_letters``) and the same lists with one
     byte put in, taken out or a letter swapped for another piece: the kernel agrees with the reference."""
@@ -225,7 +332,7 @@ def test_compact_lists_and_their_near_misses(items):
         body = ",".join(moves)
         at = min(at, len(body))
         texts.append(label + body + after)
-        texts.append(label + body[:at] + piece + body[at + 1:] + after)
+        texts.append(label + body[:at] + piece + body[at + 1 :] + after)
     assert_same_as_reference(texts)
     compact = [t for t, (m, *_rest) in zip(texts[::2], items) if t == "MOVES: " + ",".join(m)]
     assert parse_column(compact).compiled == len(compact)
@@ -244,19 +351,22 @@ def test_the_kernel_decides_exact_answers_and_prose_alone():
     assert parse_column(prose).mode.tolist() == [MODE_NO_PLAN] * 300
 
 
-@pytest.mark.parametrize("text, codes", [
-    ("MOVES: U, X, D", [0, INVALID_CODE, 1]),  # a token that is not a move: still the exact form
-    ("MOVES: U,D\nMOVES: L, R", [2, 3]),
-    ("MOVES:", []),
-    ("MOVES: then, R", [INVALID_CODE, 3]),
-    ("moves: u, d", [0, 1]),  # the normalizations of labels and letter lists
-    ("**MOVES:** U D L R.", [0, 1, 2, 3]),
-    ("MOVES: **U D**", [0, 1]),
-    ("Final answer: MOVES: udlr", [0, 1, 2, 3]),
-    ("```\nMOVE: `U;D`", [0, 1]),
-    ("MOVES: up, Down; L", [0, 1, 2]),  # the token-by-token reading
-    ("MOVES: U, [D], x. ud", [0, 1, INVALID_CODE, 0, 1]),
-])
+@pytest.mark.parametrize(
+    "text, codes",
+    [
+        ("MOVES: U, X, D", [0, INVALID_CODE, 1]),  # a token that is not a move: still the exact form
+        ("MOVES: U,D\nMOVES: L, R", [2, 3]),
+        ("MOVES:", []),
+        ("MOVES: then, R", [INVALID_CODE, 3]),
+        ("moves: u, d", [0, 1]),  # the normalizations of labels and letter lists
+        ("**MOVES:** U D L R.", [0, 1, 2, 3]),
+        ("MOVES: **U D**", [0, 1]),
+        ("Final answer: MOVES: udlr", [0, 1, 2, 3]),
+        ("```\nMOVE: `U;D`", [0, 1]),
+        ("MOVES: up, Down; L", [0, 1, 2]),  # the token-by-token reading
+        ("MOVES: U, [D], x. ud", [0, 1, INVALID_CODE, 0, 1]),
+    ],
+)
 def test_the_kernel_decides_these_and_agrees(text, codes):
     for strict in (False, True):
         col = parse_column([text, text], strict=strict)
@@ -264,7 +374,19 @@ def test_the_kernel_decides_these_and_agrees(text, codes):
     assert parse_column([text, text]).codes.tolist() == codes * 2
 
 
-@pytest.mark.parametrize("text", ["MOVES:\nU, D", "MOVES: U,\nD", "hud", "MOVES: U,\xa0D", "MOVES: [U, D]", "MOVES: U (up)", "MOVES: ↑↓", "MOVES: U -> D"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MOVES:\nU, D",
+        "MOVES: U,\nD",
+        "hud",
+        "MOVES: U,\xa0D",
+        "MOVES: [U, D]",
+        "MOVES: U (up)",
+        "MOVES: ↑↓",
+        "MOVES: U -> D",
+    ],
+)
 def test_what_the_kernel_cannot_prove_goes_to_the_reference(text):
     col = parse_column([text])
     assert col.compiled == 0 and col.to_plans() == reference([text], False)
@@ -292,29 +414,55 @@ def test_an_empty_column():
         assert len(col) == 0 and col.offsets.tolist() == [0] and len(col.codes) == 0 and col.compiled == 0
 
 
-TEXTS = ["MOVES: U,D", None, "", "I think.\nMOVES: L, R, X", "moves: u", "**MOVES:** D", "prose here", "MOVES:", "hold up"]
+TEXTS = [
+    "MOVES: U,D",
+    None,
+    "",
+    "I think.\nMOVES: L, R, X",
+    "moves: u",
+    "**MOVES:** D",
+    "prose here",
+    "MOVES:",
+    "hold up",
+]
 
 
 def _slices(arr: pa.Array, cuts: list[int]) -> pa.ChunkedArray:
     return pa.chunked_array([arr.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])], type=arr.type)
 
 
-@pytest.mark.parametrize("make", [
-    lambda t: pa.array(t, type=pa.string()),
-    lambda t: pa.array(t, type=pa.large_string()),
-    lambda t: pa.array(t, type=pa.string_view()),
-    lambda t: pa.chunked_array([pa.array(t[:3]), pa.array(t[3:], type=pa.string())]),
-    lambda t: pa.chunked_array([pa.array(t[:5], type=pa.large_string()), pa.array(t[5:], type=pa.large_string())]),
-    lambda t: pa.array(["x", "y", *t], type=pa.string()).slice(2),  # an offset into the buffers
-    # back-to-back slices of one array (a scanned JSONL batch), read in place; from an offset; and with a gap
-    lambda t: _slices(pa.array(t, type=pa.string()), [0, 2, 2, 6, len(t)]),
-    lambda t: _slices(pa.array(["x", *t], type=pa.string()), [1, 4, len(t) + 1]),
-    lambda t: pa.chunked_array([pa.array(["x", *t[:4]]).slice(1), pa.array(["y", "z", *t[4:]]).slice(2)]),
-    lambda t: pd.Series(t, dtype=object),
-    lambda t: np.array(t, dtype=object),
-    tuple,
-], ids=["string", "large_string", "string_view", "chunked", "chunked_large", "sliced", "back_to_back",
-        "back_to_back_offset", "slices_apart", "series", "ndarray", "tuple"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: pa.array(t, type=pa.string()),
+        lambda t: pa.array(t, type=pa.large_string()),
+        lambda t: pa.array(t, type=pa.string_view()),
+        lambda t: pa.chunked_array([pa.array(t[:3]), pa.array(t[3:], type=pa.string())]),
+        lambda t: pa.chunked_array([pa.array(t[:5], type=pa.large_string()), pa.array(t[5:], type=pa.large_string())]),
+        lambda t: pa.array(["x", "y", *t], type=pa.string()).slice(2),  # an offset into the buffers
+        # back-to-back slices of one array (a scanned JSONL batch), read in place; from an offset; and with a gap
+        lambda t: _slices(pa.array(t, type=pa.string()), [0, 2, 2, 6, len(t)]),
+        lambda t: _slices(pa.array(["x", *t], type=pa.string()), [1, 4, len(t) + 1]),
+        lambda t: pa.chunked_array([pa.array(["x", *t[:4]]).slice(1), pa.array(["y", "z", *t[4:]]).slice(2)]),
+        lambda t: pd.Series(t, dtype=object),
+        lambda t: np.array(t, dtype=object),
+        tuple,
+    ],
+    ids=[
+        "string",
+        "large_string",
+        "string_view",
+        "chunked",
+        "chunked_large",
+        "sliced",
+        "back_to_back",
+        "back_to_back_offset",
+        "slices_apart",
+        "series",
+        "ndarray",
+        "tuple",
+    ],
+)
 def test_input_kinds(make):
     col = parse_column(make(TEXTS))
     assert col.to_plans() == reference(TEXTS, False)

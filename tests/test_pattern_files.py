@@ -22,8 +22,12 @@ OPEN_3X3 = Layout(3, 3, ())
 SPLIT = ((1, 2, 3, 4), (5, 6, 7, 8))  # two groups of the same size: their files have the same length
 
 # boards whose search, with SPLIT's two tables swapped and loaded as they are (format 1), finds no plan
-BOARDS_A_SWAP_GETS_WRONG = [(0, 6, 7, 1, 8, 2, 5, 3, 4), (4, 7, 1, 5, 6, 0, 3, 8, 2), (8, 6, 5, 3, 7, 1, 4, 2, 0),
-                            (1, 0, 8, 2, 7, 6, 5, 4, 3)]
+BOARDS_A_SWAP_GETS_WRONG = [
+    (0, 6, 7, 1, 8, 2, 5, 3, 4),
+    (4, 7, 1, 5, 6, 0, 3, 8, 2),
+    (8, 6, 5, 3, 7, 1, 4, 2, 0),
+    (1, 0, 8, 2, 7, 6, 5, 4, 3),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -90,8 +94,12 @@ def test_renamed_file_and_a_copy_from_another_layout_are_rebuilt():
 def test_a_file_of_format_1_is_rebuilt_with_a_warning():
     tiles = (1, 2, 3, 4)
     table = load_or_build(OPEN_3X3, tiles)
-    old = (b"FSPDB\x00" + (1).to_bytes(2, "little") + len(table).to_bytes(4, "little")
-           + zlib.crc32(table.data).to_bytes(4, "little"))  # format 1's trailer: no layout, no tiles
+    old = (
+        b"FSPDB\x00"
+        + (1).to_bytes(2, "little")
+        + len(table).to_bytes(4, "little")
+        + zlib.crc32(table.data).to_bytes(4, "little")
+    )  # format 1's trailer: no layout, no tiles
     np.save(pattern_file(OPEN_3X3, tiles), np.concatenate([table, np.frombuffer(old, dtype=np.uint8)]))
     [message] = rebuilds({tiles: table})
     assert "format 1, which does not bind its layout and tiles" in message

@@ -45,9 +45,19 @@ def kernel_iterations(tables, board):
     bound, out = tables.h(packed), []
     while True:
         tile_at, cell_of, blank = _unpack(packed, packed.shape[0] - 1)
-        length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, *tables.args(),
-                                                np.zeros(MAX_DEPTH, dtype=np.int64), 2**62,
-                                                np.full(1, 2**40, dtype=np.int64), 0)
+        length, next_bound, nodes = bounded_dfs(
+            tile_at,
+            cell_of,
+            blank,
+            0,
+            -1,
+            bound,
+            *tables.args(),
+            np.zeros(MAX_DEPTH, dtype=np.int64),
+            2**62,
+            np.full(1, 2**40, dtype=np.int64),
+            0,
+        )
         out.append((bound, int(nodes)))
         if length >= 0:
             return out
@@ -57,7 +67,7 @@ def kernel_iterations(tables, board):
 def reference_heuristic(tables):
     db = tables.databases
     sizes = [placements(16, len(g)) for g in db.partition]
-    return ref.Heuristic(4, db.partition, [db.data[o:o + n] for o, n in zip(db.offsets, sizes)])
+    return ref.Heuristic(4, db.partition, [db.data[o : o + n] for o, n in zip(db.offsets, sizes)])
 
 
 @pytest.mark.slow

@@ -45,7 +45,7 @@ def placements_of(start, stop, m, free):
     cells = np.empty((size, m), dtype=np.int64)
     rows = np.arange(size)
     for i in range(m):
-        cells[:, i] = np.argmax(np.cumsum(unused, axis=1) == digits[:, i:i + 1] + 1, axis=1)
+        cells[:, i] = np.argmax(np.cumsum(unused, axis=1) == digits[:, i : i + 1] + 1, axis=1)
         unused[rows, cells[:, i]] = False
     return cells
 
@@ -54,12 +54,12 @@ def decode(block, layout, tiles):
     """int64 values by ``rank_placement`` index: md + 2 * nibble (nibble 15: -1, unreached or saturated)."""
     free = int((~layout.blocked).sum())
     m, size = len(tiles), placements(free, len(tiles))
-    dist = block[:m * free].view(np.int8).reshape(m, free).astype(np.int64)
-    nibbles = block[m * free:]
+    dist = block[: m * free].view(np.int8).reshape(m, free).astype(np.int64)
+    nibbles = block[m * free :]
     assert len(nibbles) == (size + 1) // 2
     q = np.empty(size, dtype=np.int64)
-    q[0::2] = nibbles[:(size + 1) // 2] & 15
-    q[1::2] = (nibbles >> 4)[:size // 2]
+    q[0::2] = nibbles[: (size + 1) // 2] & 15
+    q[1::2] = (nibbles >> 4)[: size // 2]
     values = np.empty(size, dtype=np.int64)
     for start in range(0, size, 1 << 20):
         stop = min(size, start + (1 << 20))
@@ -91,9 +91,17 @@ def twin_values(rows, cols, blocks, tiles):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rows, cols, blocks, tiles", [
-    (3, 3, (), (1, 2, 3)), (3, 3, (), (5, 6, 7, 8)), (2, 4, (), (1, 2, 3, 4)), (3, 3, (4,), (1, 2, 3)),
-    (2, 3, (), (1, 2, 3, 4, 5)), (3, 4, (5,), (2, 6, 9))])
+@pytest.mark.parametrize(
+    "rows, cols, blocks, tiles",
+    [
+        (3, 3, (), (1, 2, 3)),
+        (3, 3, (), (5, 6, 7, 8)),
+        (2, 4, (), (1, 2, 3, 4)),
+        (3, 3, (4,), (1, 2, 3)),
+        (2, 3, (), (1, 2, 3, 4, 5)),
+        (3, 4, (5,), (2, 6, 9)),
+    ],
+)
 def test_sweep_matches_the_plain_python_bfs(rows, cols, blocks, tiles):
     layout = Layout(rows, cols, blocks)
     got = decode(pdb_packed.build_packed(layout, tiles), layout, tiles)
@@ -129,10 +137,12 @@ def test_an_8_tile_sweep_equals_the_byte_table():
 
 
 def test_build_does_not_depend_on_threads():
-    script = ("import hashlib, numba; from fastspe.domains.sliding.layout import Layout; "
-              "from fastspe.domains.sliding.planners.pdb_packed import build_packed; "
-              "b = build_packed(Layout(4, 4, ()), (1, 2, 3, 5, 6)); "
-              "print(numba.get_num_threads(), hashlib.sha256(b.tobytes()).hexdigest())")
+    script = (
+        "import hashlib, numba; from fastspe.domains.sliding.layout import Layout; "
+        "from fastspe.domains.sliding.planners.pdb_packed import build_packed; "
+        "b = build_packed(Layout(4, 4, ()), (1, 2, 3, 5, 6)); "
+        "print(numba.get_num_threads(), hashlib.sha256(b.tobytes()).hexdigest())"
+    )
     digests = digests_by_thread_count(script)
     assert digests["1"] == digests["2"]
 
@@ -146,9 +156,12 @@ def test_search_with_4_bit_tables_equals_byte_tables(mirrored):
     rng = random.Random(3)
     boards = np.array([naive_search.random_walk(4, 4, (), 60, rng) for _ in range(4)], dtype=np.int8)
     byte = search_tables(layout, pattern_databases(layout, partition, mirrored=mirrored))
-    packed = search_tables(layout, assemble_databases(layout, partition,
-                                                      [pdb_packed.build_packed(layout, g) for g in partition],
-                                                      mirrored, packed=True))
+    packed = search_tables(
+        layout,
+        assemble_databases(
+            layout, partition, [pdb_packed.build_packed(layout, g) for g in partition], mirrored, packed=True
+        ),
+    )
     want = ida_star_boards(boards, *byte.args(), 10**9)
     got = ida_star_boards(boards, *packed.args(), 10**9)
     for a, b in zip(want, got):

@@ -29,9 +29,15 @@ def paper_bank():
 @lru_cache(maxsize=None)
 def odd_bank():
     """A non-square layout with a block, to keep the kernel honest about geometry."""
-    spec = {"seed": 11, "rows": 3, "cols": 5, "cells": [
-        {"cohort": "odd", "blocks": [7], "depth": 9, "count": 12},
-        {"cohort": "odd", "blocks": [], "depth": 14, "count": 12}]}
+    spec = {
+        "seed": 11,
+        "rows": 3,
+        "cols": 5,
+        "cells": [
+            {"cohort": "odd", "blocks": [7], "depth": 9, "count": 12},
+            {"cohort": "odd", "blocks": [], "depth": 14, "count": 12},
+        ],
+    }
     return build_bank(design_from_dict(spec))
 
 
@@ -53,20 +59,35 @@ def kernel_letters(row, planner, trial, seed):
     depth = int(row["depth"])
     certs = np.array([[DIRECTIONS.index(c) for c in row["certificate"]] or [0]], dtype=np.uint8)
     width = depth + 2 * max(1, depth // 4)
-    plans, lengths = plan_baselines(PLANNERS[planner], boards, certs, np.array([depth], dtype=np.int64),
-                                    board_keys([row["board_id"]]), trial + 1, seed,
-                                    layout.moves, layout.distances, layout.goal_cell, width)
+    plans, lengths = plan_baselines(
+        PLANNERS[planner],
+        boards,
+        certs,
+        np.array([depth], dtype=np.int64),
+        board_keys([row["board_id"]]),
+        trial + 1,
+        seed,
+        layout.moves,
+        layout.distances,
+        layout.goal_cell,
+        width,
+    )
     return "".join(DIRECTIONS[d] for d in plans[trial, : lengths[trial]])
 
 
 def letters_of(response: str) -> str:
     assert response.startswith("MOVES: ")
-    body = response[len("MOVES: "):]
+    body = response[len("MOVES: ") :]
     return body.replace(",", "")
 
 
-@given(seed=st.integers(0, 2**63 - 1), stream=st.integers(0, 2**20), index=st.integers(0, 2**52),
-       counter=st.integers(0, 10_000), n=st.integers(1, 2**32 - 1))
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    stream=st.integers(0, 2**20),
+    index=st.integers(0, 2**52),
+    counter=st.integers(0, 10_000),
+    n=st.integers(1, 2**32 - 1),
+)
 @settings(max_examples=100, deadline=None)
 def test_rng_twin_matches_kernel_rng(seed, stream, index, counter, n):
     key = stream_key(seed, stream, index)
@@ -85,16 +106,24 @@ def test_whole_bank_matches_twin(planner, bank):
     assert [letters_of(r) for r in got["response"]] == want
 
 
-@given(i=st.integers(0, 399), trial=st.integers(0, 5), seed=st.integers(0, 2**63 - 1),
-       planner=st.sampled_from(list(PLANNERS)))
+@given(
+    i=st.integers(0, 399),
+    trial=st.integers(0, 5),
+    seed=st.integers(0, 2**63 - 1),
+    planner=st.sampled_from(list(PLANNERS)),
+)
 @settings(max_examples=150, deadline=None)
 def test_random_boards_match_twin(i, trial, seed, planner):
     row = paper_bank().iloc[i]
     assert kernel_letters(row, planner, trial, seed) == twin_letters(row, planner, trial, seed)
 
 
-@given(i=st.integers(0, 23), trial=st.integers(0, 3), seed=st.integers(0, 2**32),
-       planner=st.sampled_from(["greedy", "detour", "noisy"]))
+@given(
+    i=st.integers(0, 23),
+    trial=st.integers(0, 3),
+    seed=st.integers(0, 2**32),
+    planner=st.sampled_from(["greedy", "detour", "noisy"]),
+)
 @settings(max_examples=60, deadline=None)
 def test_odd_layout_boards_match_twin(i, trial, seed, planner):
     row = odd_bank().iloc[i]

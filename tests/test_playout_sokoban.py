@@ -57,7 +57,13 @@ def test_the_empty_plan_is_the_prompts_level_and_the_certificate_ends_on_the_goa
 def test_an_illegal_move_stops_play_with_the_level_before_it():
     row = {"level": "#######\n#@ $ .#\n#######"}
     out = DOMAIN.playout(row, "RRRR")
-    assert out == type(out)(applied=3, complete=True, state="#######\n#   @*#\n#######", illegal=4, action="R",
-                            reason="pushes a box into a wall or another box")
+    assert out == type(out)(
+        applied=3,
+        complete=True,
+        state="#######\n#   @*#\n#######",
+        illegal=4,
+        action="R",
+        reason="pushes a box into a wall or another box",
+    )
     assert DOMAIN.playout(row, "L").reason == "into a wall"
     assert DOMAIN.playout(row, "R?").reason == "invalid action"

@@ -35,8 +35,13 @@ def plugin_installed():
 
 
 def test_no_file_of_fastspe_names_the_plugin():
-    named = [str(p.relative_to(ROOT)) for p in (ROOT / "fastspe").rglob("*") if p.is_file()
-             and p.suffix in (".py", ".toml", ".md", ".txt") and PLUGIN in p.read_text(errors="replace").lower()]
+    named = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "fastspe").rglob("*")
+        if p.is_file()
+        and p.suffix in (".py", ".toml", ".md", ".txt")
+        and PLUGIN in p.read_text(errors="replace").lower()
+    ]
     assert not named
 
 
@@ -82,13 +87,40 @@ def pipeline(tmp_path_factory):
         with FakeLLMServer(key=KEY) as server:
             server.script = lambda seen: ok(answers[seen.prompt])
             logs.append(d / "model.jsonl")
-            assert main(["run", "--bank", str(bank), "--model", "openai:fake-model", "--base-url", server.openai_url,
-                         "--trials", "2", "--out", str(logs[-1])]) == 0
+            assert (
+                main(
+                    [
+                        "run",
+                        "--bank",
+                        str(bank),
+                        "--model",
+                        "openai:fake-model",
+                        "--base-url",
+                        server.openai_url,
+                        "--trials",
+                        "2",
+                        "--out",
+                        str(logs[-1]),
+                    ]
+                )
+                == 0
+            )
             requests = len(server.seen)
     finally:
         del os.environ["OPENAI_API_KEY"]
-    assert main(["score", "--bank", str(bank), *[a for log in logs for a in ("--responses", str(log))],
-                 "--out", str(verdicts)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(bank),
+                *[a for log in logs for a in ("--responses", str(log))],
+                "--out",
+                str(verdicts),
+            ]
+        )
+        == 0
+    )
     return d, bank, logs, verdicts, requests
 
 
@@ -124,24 +156,60 @@ def test_the_model_run_is_scored_with_the_domains_tokens_and_error_kinds(pipelin
 
 def test_metrics_report_with_figures_and_compare(pipeline, capsys):
     d, bank, logs, verdicts, _ = pipeline
-    assert main(["metrics", "--verdicts", str(verdicts), "--by", "cohort,condition,disks",
-                 "--out", str(d / "metrics.csv")]) == 0
+    assert (
+        main(
+            ["metrics", "--verdicts", str(verdicts), "--by", "cohort,condition,disks", "--out", str(d / "metrics.csv")]
+        )
+        == 0
+    )
     assert "disks" in (d / "metrics.csv").read_text().splitlines()[0]
-    assert main(["report", "--bank", str(bank), "--verdicts", str(verdicts), "--out", str(d / "report"),
-                 "--draws", "200"]) == 0
+    assert (
+        main(["report", "--bank", str(bank), "--verdicts", str(verdicts), "--out", str(d / "report"), "--draws", "200"])
+        == 0
+    )
     report = (d / "report" / "report.md").read_text()
     assert "by disks" in report and "illegal\\_forbidden\\_move" in report
     assert (d / "report" / "figures" / "figure1_horizon_metrics.png").is_file()
     assert list((d / "report" / "examples").glob("*.html"))  # the domain's replay pages
-    assert main(["compare", "--bank", str(bank), "--verdicts", str(verdicts), "--baseline", "baseline:greedy",
-                 "--candidate", "openai:fake-model", "--draws", "200", "--out", str(d / "compare")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--baseline",
+                "baseline:greedy",
+                "--candidate",
+                "openai:fake-model",
+                "--draws",
+                "200",
+                "--out",
+                str(d / "compare"),
+            ]
+        )
+        == 0
+    )
     assert "disks" in (d / "compare" / "compare.csv").read_text().splitlines()[0]
 
 
 def test_the_independent_verifier_agrees_with_every_verdict(pipeline, capsys):
     d, bank, logs, verdicts, _ = pipeline
-    assert main(["verdicts", "verify", "--bank", str(bank), *[a for log in logs for a in ("--responses", str(log))],
-                 "--verdicts", str(verdicts)]) == 0
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(bank),
+                *[a for log in logs for a in ("--responses", str(log))],
+                "--verdicts",
+                str(verdicts),
+            ]
+        )
+        == 0
+    )
     assert "disks" in capsys.readouterr().out
 
 
@@ -150,8 +218,28 @@ def test_show_draws_the_domains_states(pipeline, capsys):
     board = pq.read_table(bank).column("board_id")[1].as_py()
     page = d / "one.html"
     capsys.readouterr()
-    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", board,
-                 "--condition", "openai:fake-model", "--trial", "0", "--format", "trace", "--html", str(page)]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--board",
+                board,
+                "--condition",
+                "openai:fake-model",
+                "--trial",
+                "0",
+                "--format",
+                "trace",
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr()
     assert "first illegal: move 1" in out.out and out.err == ""
     html = page.read_text()
@@ -185,8 +273,9 @@ def test_the_inspect_task_of_the_domain(tmp_path):
         out.usage = ModelUsage(input_tokens=1, output_tokens=1)  # so the mock counts no tokens itself
         return out
 
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp_path),
-                         display="none")
+    [log] = inspect_eval(
+        task, model=get_model("mockllm/model", custom_outputs=model), log_dir=str(tmp_path), display="none"
+    )
     scores = {sc.name: {m.name: m.value for m in sc.metrics.values()} for sc in log.results.scores}
     assert scores["C"]["mean"] == 1.0 and scores["SPE"]["mean"] == 1.0
     assert any(name.startswith("disks=") for name in scores["C"])
@@ -196,6 +285,7 @@ def test_the_inspect_task_of_the_domain(tmp_path):
 
 # ---- a domain that cannot be loaded -------------------------------------------------------------------------
 
+
 def _broken_plugins(folder: Path) -> dict:
     """A distribution whose entry points name a module that fails to import, and one whose object calls itself by
     another name: what an installed but broken plugin looks like to ``importlib.metadata``."""
@@ -203,8 +293,9 @@ def _broken_plugins(folder: Path) -> dict:
     info = folder / "fastspe_broken-0.0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fastspe-broken\nVersion: 0.0.1\n")
-    (info / "entry_points.txt").write_text("[fastspe.domains]\nbroken = fastspe_broken_plugin:DOMAIN\n"
-                                           "misnamed = fastspe_hanoi:DOMAIN\n")
+    (info / "entry_points.txt").write_text(
+        "[fastspe.domains]\nbroken = fastspe_broken_plugin:DOMAIN\nmisnamed = fastspe_hanoi:DOMAIN\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT)]), "FASTSPE_PROGRESS": "off"}
     return env
 
@@ -213,19 +304,25 @@ def test_a_domain_that_cannot_be_loaded_is_named_and_the_others_keep_working(tmp
     env = _broken_plugins(tmp_path)
 
     def fastspe(*args):
-        return subprocess.run([sys.executable, "-m", "fastspe", *args], cwd=tmp_path, env=env, capture_output=True,
-                              text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "fastspe", *args], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
 
     listed = fastspe("domains")
     assert listed.returncode == 1, listed.stderr
     errors = [line for line in listed.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 2 and "Traceback" not in listed.stderr
-    assert any("'broken' (fastspe-broken 0.0.1, fastspe_broken_plugin:DOMAIN) cannot be used: ImportError: no module "
-               "named tensorflow" in e for e in errors)
+    assert any(
+        "'broken' (fastspe-broken 0.0.1, fastspe_broken_plugin:DOMAIN) cannot be used: ImportError: no module "
+        "named tensorflow" in e
+        for e in errors
+    )
     assert any("'misnamed'" in e and "calls itself 'hanoi'" in e for e in errors)
     assert "sliding" in listed.stdout and "hanoi" in listed.stdout
     used = fastspe("bank", "build", "--domain", "broken", "--out", "b.parquet")
-    assert used.returncode == 2 and used.stderr.startswith("error: the domain 'broken'") and "Traceback" not in used.stderr
+    assert (
+        used.returncode == 2 and used.stderr.startswith("error: the domain 'broken'") and "Traceback" not in used.stderr
+    )
     assert not (tmp_path / "b.parquet").exists()
     assert fastspe("bank", "build", "--out", "paper.parquet").returncode == 0  # the others keep working
     assert fastspe("bank", "build", "--domain", "hanoi", "--out", "h.parquet").returncode == 0

@@ -96,8 +96,10 @@ def test_mode_off_and_lines_from_the_environment(monkeypatch, capsys):
     assert "stage: 3/3 boards (100%)" in err and "done in" in err
 
 
-@pytest.mark.parametrize("name, value", [("FASTSPE_PROGRESS", "sometimes"), ("FASTSPE_PROGRESS_SECONDS", "-1"),
-                                         ("FASTSPE_PROGRESS_SECONDS", "soon")])
+@pytest.mark.parametrize(
+    "name, value",
+    [("FASTSPE_PROGRESS", "sometimes"), ("FASTSPE_PROGRESS_SECONDS", "-1"), ("FASTSPE_PROGRESS_SECONDS", "soon")],
+)
 def test_bad_settings_are_refused_by_name(monkeypatch, name, value):
     monkeypatch.setenv("FASTSPE_PROGRESS", "lines")
     monkeypatch.setenv(name, value)
@@ -142,13 +144,29 @@ def test_cli_stages_print_lines_off_a_terminal(tmp_path, monkeypatch, capsys):
     assert main(["bank", "verify", str(bank)]) == 0
     assert "bank verify: 400/400 boards (100%)" in capsys.readouterr().err
     responses = tmp_path / "r.jsonl"
-    assert main(["run", "--bank", str(bank), "--model", "baseline:greedy", "--out", str(responses), "--trials", "1"]) == 0
+    assert (
+        main(["run", "--bank", str(bank), "--model", "baseline:greedy", "--out", str(responses), "--trials", "1"]) == 0
+    )
     assert "run baseline:greedy: 400/400 trials (100%)" in capsys.readouterr().err
     verdicts = tmp_path / "v.parquet"
     assert main(["score", "--bank", str(bank), "--responses", str(responses), "--out", str(verdicts)]) == 0
     assert "score: 400 answers" in capsys.readouterr().err
-    assert main(["report", "--bank", str(bank), "--verdicts", str(verdicts), "--out", str(tmp_path / "rep"),
-                 "--draws", "1200"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--out",
+                str(tmp_path / "rep"),
+                "--draws",
+                "1200",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "report: bootstrap: 1,200/1,200 draws" in err
     assert "report: tables and figures:" in err
@@ -178,5 +196,7 @@ def test_run_progress_says_what_failed_means_and_shows_no_cost_without_a_price()
         update(0, 2, answered=0, failed=0, retried=0, rate_limited=0, spent_usd=0.0)
         clock.now += 6
         update(2, 2, answered=0, failed=2, retried=4, rate_limited=0, spent_usd=0.03)
-        assert seen[-1] == ("run openai:m: 2/2 trials finished (100%), 0.33/s, elapsed 0:06, answered 0 · "
-                            f"without an answer 2 · retried 4 · 429s 0{cost}")
+        assert seen[-1] == (
+            "run openai:m: 2/2 trials finished (100%), 0.33/s, elapsed 0:06, answered 0 · "
+            f"without an answer 2 · retried 4 · 429s 0{cost}"
+        )

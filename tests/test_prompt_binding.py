@@ -43,8 +43,14 @@ def log_lines(bank, answers: dict, hashed: bool = True) -> list[dict]:
     lines = []
     for board_id in bank["board_id"]:
         for trial in (0, 1):
-            line = {"board_id": board_id, "condition": "m", "trial": trial, "response": answers[board_id],
-                    "status": "ok", "attempt": 1}
+            line = {
+                "board_id": board_id,
+                "condition": "m",
+                "trial": trial,
+                "response": answers[board_id],
+                "status": "ok",
+                "attempt": 1,
+            }
             if hashed:
                 line["prompt_text_sha256"] = prompt_hash(prompts[board_id])
             lines.append(line)
@@ -109,11 +115,41 @@ def test_history_add_checks_the_bank_too(banks, capsys):
     d, old, new, log = banks
     verdicts = d / "v.parquet"
     assert main(["score", "--bank", str(old), "--responses", str(log), "--out", str(verdicts)]) == 0
-    assert main(["history", "add", "--store", str(d / "store"), "--bank", str(new), "--verdicts", str(verdicts),
-                 "--label", "a"]) == 2
+    assert (
+        main(
+            [
+                "history",
+                "add",
+                "--store",
+                str(d / "store"),
+                "--bank",
+                str(new),
+                "--verdicts",
+                str(verdicts),
+                "--label",
+                "a",
+            ]
+        )
+        == 2
+    )
     assert "'near'" in capsys.readouterr().err
-    assert main(["history", "add", "--store", str(d / "store2"), "--bank", str(old), "--verdicts", str(verdicts),
-                 "--label", "a"]) == 0
+    assert (
+        main(
+            [
+                "history",
+                "add",
+                "--store",
+                str(d / "store2"),
+                "--bank",
+                str(old),
+                "--verdicts",
+                str(verdicts),
+                "--label",
+                "a",
+            ]
+        )
+        == 0
+    )
 
 
 def test_the_python_api_refuses_naming_the_row():
@@ -142,8 +178,14 @@ def test_sliding_answers_on_a_sokoban_bank_with_the_same_id_are_refused(tmp_path
     levels, bank, log = tmp_path / "levels.jsonl", tmp_path / "sokoban.parquet", tmp_path / "log.jsonl"
     levels.write_text(json.dumps({"id": "near", "level": SOKOBAN_LEVEL}) + "\n")
     assert main(["bank", "build", "--domain", "sokoban", "--levels", str(levels), "--out", str(bank)]) == 0
-    write_lines(log, [line for line in log_lines(tiny_bank(), {"near": "MOVES: R", "blk": "MOVES: D"})
-                      if line["board_id"] == "near"])
+    write_lines(
+        log,
+        [
+            line
+            for line in log_lines(tiny_bank(), {"near": "MOVES: R", "blk": "MOVES: D"})
+            if line["board_id"] == "near"
+        ],
+    )
     capsys.readouterr()
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "v.parquet")]) == 2
     err = capsys.readouterr().err
@@ -151,8 +193,9 @@ def test_sliding_answers_on_a_sokoban_bank_with_the_same_id_are_refused(tmp_path
     # the same answer with the Sokoban level's own prompt is scored (and is complete)
     sokoban = load_bank(bank)
     own = prompt_hash(sokoban.domain.prompts(sokoban.frame)[0])
-    write_lines(log, [{"board_id": "near", "condition": "m", "trial": 0, "response": "MOVES: R",
-                       "prompt_text_sha256": own}])
+    write_lines(
+        log, [{"board_id": "near", "condition": "m", "trial": 0, "response": "MOVES: R", "prompt_text_sha256": own}]
+    )
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "v.parquet")]) == 0
     assert "1 complete" in capsys.readouterr().out
 

@@ -27,22 +27,57 @@ from tests.fake_llm_server import FakeLLMServer, isolate_api_environment, ok
 KEY = "sk-fastspe-prompt-variants-0042"
 ROOT = Path(__file__).resolve().parents[1]
 # The paper prompts' template hashes as every run log before prompt variants recorded them (prompt_sha256).
-PAPER_HASHES = {"sliding": "9e7238750293fb2f7af903c92e91739df00bdd63eadddbdfc72c76f9b65a5b08",
-                "sokoban": "9e28576c01a0ccc28621c57d58083f58f8b5c84c4fccbd340e9fa0382be24d08",
-                "hanoi": "68ba5ac2d60eedb2d4f2354d41eecee96956aa8fe01d598e8b2fdfd429e7916e"}
+PAPER_HASHES = {
+    "sliding": "9e7238750293fb2f7af903c92e91739df00bdd63eadddbdfc72c76f9b65a5b08",
+    "sokoban": "9e28576c01a0ccc28621c57d58083f58f8b5c84c4fccbd340e9fa0382be24d08",
+    "hanoi": "68ba5ac2d60eedb2d4f2354d41eecee96956aa8fe01d598e8b2fdfd429e7916e",
+}
 # The fields of a completed attempt of `fastspe run --temperature 0` before prompt variants (main at the seam of
 # issue 38): a run without prompt options writes exactly these.
-TODAY_FIELDS = {"attempt", "base_url", "board_id", "condition", "cost_usd", "error", "error_type", "extra_body",
-                "fastspe_version", "finish_reason", "http_status", "input_tokens", "latency_s", "max_tokens",
-                "output_tokens", "prompt_sha256", "prompt_text_sha256", "prompt_version", "provider",
-                "raw_finish_reason", "reasoning_effort", "reasoning_tokens", "request_id", "requested_model",
-                "response", "returned_model", "seed", "status", "stop", "temperature", "thinking_budget", "timestamp",
-                "top_p", "trial", "trial_id"}
+TODAY_FIELDS = {
+    "attempt",
+    "base_url",
+    "board_id",
+    "condition",
+    "cost_usd",
+    "error",
+    "error_type",
+    "extra_body",
+    "fastspe_version",
+    "finish_reason",
+    "http_status",
+    "input_tokens",
+    "latency_s",
+    "max_tokens",
+    "output_tokens",
+    "prompt_sha256",
+    "prompt_text_sha256",
+    "prompt_version",
+    "provider",
+    "raw_finish_reason",
+    "reasoning_effort",
+    "reasoning_tokens",
+    "request_id",
+    "requested_model",
+    "response",
+    "returned_model",
+    "seed",
+    "status",
+    "stop",
+    "temperature",
+    "thinking_budget",
+    "timestamp",
+    "top_p",
+    "trial",
+    "trial_id",
+}
 # The sha256 of the paper prompts of the test banks (below: the sliding boards asked, the whole Sokoban and Hanoi
 # banks) joined by NUL, as main at the seam of issue 38 rendered them.
-PAPER_TEXTS = {"sliding": "bd88ea36545677b6150091b1fe79ef8df0ead73bd189d84a61206a91c4925b58",
-               "sokoban": "2508fb3c5aebec134bc23ecf8a9836ead7bf0998550bc8e7fedc0a86ab2a95c5",
-               "hanoi": "3cbf968bdf725d0050d128c5ba8df20b7c1f40890fbf2a45052597bdb9b088f2"}
+PAPER_TEXTS = {
+    "sliding": "bd88ea36545677b6150091b1fe79ef8df0ead73bd189d84a61206a91c4925b58",
+    "sokoban": "2508fb3c5aebec134bc23ecf8a9836ead7bf0998550bc8e7fedc0a86ab2a95c5",
+    "hanoi": "3cbf968bdf725d0050d128c5ba8df20b7c1f40890fbf2a45052597bdb9b088f2",
+}
 SOKOBAN_DESIGN = {"seed": 3, "cells": [{"cohort": "primary", "boxes": 1, "depth": 6, "count": 4}]}
 
 
@@ -91,6 +126,7 @@ def _error(capsys) -> str:
 
 # ---- the paper prompt and default runs, unchanged ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["sliding", "sokoban", "hanoi"])
 def test_the_paper_prompt_is_the_domains_prompt_byte_for_byte_with_its_old_hash(banks, name):
     bank = load_bank(banks[name][0])
@@ -110,8 +146,26 @@ def test_the_paper_prompt_is_the_domains_prompt_byte_for_byte_with_its_old_hash(
 def test_a_run_without_prompt_options_logs_todays_fields(banks, server, tmp_path):
     log = tmp_path / "log.jsonl"
     bank = banks["sokoban"][0]
-    assert main(["run", "--bank", str(bank), "--model", "openai:m", "--base-url", server.openai_url, "--trials", "1",
-                 "--out", str(log), "--temperature", "0"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                str(bank),
+                "--model",
+                "openai:m",
+                "--base-url",
+                server.openai_url,
+                "--trials",
+                "1",
+                "--out",
+                str(log),
+                "--temperature",
+                "0",
+            ]
+        )
+        == 0
+    )
     records = _records(log)
     assert records and all(set(r) == TODAY_FIELDS for r in records)
     assert {r["condition"] for r in records} == {"openai:m"}
@@ -121,6 +175,7 @@ def test_a_run_without_prompt_options_logs_todays_fields(banks, server, tmp_path
 
 
 # ---- rendering: every domain through the contract ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["sliding", "sokoban", "hanoi"])
 def test_cot_replaces_the_answer_instruction_and_keeps_the_answer_form(banks, name):
@@ -139,8 +194,9 @@ def test_cot_replaces_the_answer_instruction_and_keeps_the_answer_form(banks, na
 def test_a_template_gets_columns_prompt_parts_and_the_paper_prompt(banks, name, state, tmp_path):
     bank = load_bank(banks[name][0])
     template = tmp_path / "mine.txt"
-    template.write_text("Board {board_id} at depth {depth}:\n{" + state + "}\n{{literal}}\n{rules}\n{answer}\n---\n"
-                        "{prompt}")
+    template.write_text(
+        "Board {board_id} at depth {depth}:\n{" + state + "}\n{{literal}}\n{rules}\n{answer}\n---\n{prompt}"
+    )
     spec = prompt_spec(str(template))
     assert spec.label == "template:mine" and spec.suffix == "+template:mine"
     texts = user_texts(spec, bank.domain, bank.frame)
@@ -178,16 +234,22 @@ def test_the_shots_answers_are_certified_optimal_plans_the_scorer_reads(banks):
 
     shots_bank = load_bank(banks["hanoi"][1])
     spec = prompt_spec("paper", None, 3, shots_bank)
-    answers = pd.DataFrame([{"board_id": s.board_id, "condition": "shots", "trial": 0, "response": s.assistant}
-                            for s in spec.shots])
+    answers = pd.DataFrame(
+        [{"board_id": s.board_id, "condition": "shots", "trial": 0, "response": s.assistant} for s in spec.shots]
+    )
     verdicts = score_responses(shots_bank, answers)
     assert list(verdicts["status"]) == ["complete"] * 3 and verdicts["optimal"].all()
 
 
 def test_spec_hash_suffix_and_record_follow_what_is_asked(banks, tmp_path):
     shots_bank = load_bank(banks["sliding"][1])
-    specs = [prompt_spec("cot"), prompt_spec("paper", "S"), prompt_spec("paper", "T"),
-             prompt_spec("paper", None, 1, shots_bank), prompt_spec("paper", None, 1, shots_bank, shots_seed=1)]
+    specs = [
+        prompt_spec("cot"),
+        prompt_spec("paper", "S"),
+        prompt_spec("paper", "T"),
+        prompt_spec("paper", None, 1, shots_bank),
+        prompt_spec("paper", None, 1, shots_bank, shots_seed=1),
+    ]
     assert len({s.sha256 for s in specs}) == len(specs)
     assert [s.suffix for s in specs[:2]] == ["+cot", "+system:" + prompt_hash("S")[:8]]
     assert default_condition("openai/gpt-4o", specs[0]) == "openai:gpt-4o+cot"
@@ -198,19 +260,38 @@ def test_spec_hash_suffix_and_record_follow_what_is_asked(banks, tmp_path):
 
 # ---- bad input: one error line -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,said", [
-    ("Solve {nope}\n", "template field {nope} is neither a bank column nor a prompt part of the sliding domain"),
-    ("Solve {initial\n", "not a prompt template"),
-    ("Solve {initial.real}\n", "template field {initial.real} is not a plain name"),
-    ("Solve {initial!r}\n", "template field {initial!r} is not a plain name"),
-    ("Solve {initial:>9}\n", "template field {initial:>9} is not a plain name"),
-    ("  \n", "the prompt template is empty"),
-])
+
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ("Solve {nope}\n", "template field {nope} is neither a bank column nor a prompt part of the sliding domain"),
+        ("Solve {initial\n", "not a prompt template"),
+        ("Solve {initial.real}\n", "template field {initial.real} is not a plain name"),
+        ("Solve {initial!r}\n", "template field {initial!r} is not a plain name"),
+        ("Solve {initial:>9}\n", "template field {initial:>9} is not a plain name"),
+        ("  \n", "the prompt template is empty"),
+    ],
+)
 def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, capsys, text, said):
     template = tmp_path / "bad.txt"
     template.write_text(text)
-    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
-                 "--model", "openai:m", "--prompt", str(template)]) == 2
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(banks["sliding"][0]),
+                "--out",
+                str(tmp_path / "p.jsonl"),
+                "--model",
+                "openai:m",
+                "--prompt",
+                str(template),
+            ]
+        )
+        == 2
+    )
     err = _error(capsys)
     assert str(template) in err and said in err
     assert not (tmp_path / "p.jsonl").exists()
@@ -219,9 +300,27 @@ def test_a_bad_template_is_one_error_naming_the_file_and_field(banks, tmp_path, 
 def test_a_template_the_shots_bank_cannot_render_names_the_shots_bank(banks, tmp_path, capsys):
     template = tmp_path / "sliding-fields.txt"
     template.write_text("{initial} -> {goal}\n{answer}\n")
-    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
-                 "--model", "openai:m", "--prompt", str(template), "--shots", "1", "--shots-bank",
-                 str(banks["sokoban"][1])]) == 2
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(banks["sliding"][0]),
+                "--out",
+                str(tmp_path / "p.jsonl"),
+                "--model",
+                "openai:m",
+                "--prompt",
+                str(template),
+                "--shots",
+                "1",
+                "--shots-bank",
+                str(banks["sokoban"][1]),
+            ]
+        )
+        == 2
+    )
     err = _error(capsys)
     assert f"--shots-bank {banks['sokoban'][1]} (a sokoban bank)" in err and "{initial}" in err
 
@@ -238,28 +337,60 @@ def test_a_template_that_asks_every_board_the_same_is_warned(banks, tmp_path):
     assert not [w for w in said if "same message" in str(w.message)]
 
 
-@pytest.mark.parametrize("args,said", [
-    (["--prompt", "nothing-here.txt"], "--prompt nothing-here.txt: neither paper, cot nor a template file"),
-    (["--shots", "2"], "--shots needs --shots-bank"),
-    (["--shots", "99"], "--shots"),
-    # a file name that names no file is a typo, never a system message of that name
-    (["--system", "missing-system.txt"], "--system missing-system.txt: no such file"),
-    (["--system", "prompts/system"], "--system prompts/system: no such file"),
-    (["--system", "."], "--system .: a folder"),
-])
+@pytest.mark.parametrize(
+    "args,said",
+    [
+        (["--prompt", "nothing-here.txt"], "--prompt nothing-here.txt: neither paper, cot nor a template file"),
+        (["--shots", "2"], "--shots needs --shots-bank"),
+        (["--shots", "99"], "--shots"),
+        # a file name that names no file is a typo, never a system message of that name
+        (["--system", "missing-system.txt"], "--system missing-system.txt: no such file"),
+        (["--system", "prompts/system"], "--system prompts/system: no such file"),
+        (["--system", "."], "--system .: a folder"),
+    ],
+)
 def test_bad_prompt_options_are_one_error(banks, tmp_path, capsys, args, said):
-    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
-                 "--model", "openai:m", *args]) == 2
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(banks["sliding"][0]),
+                "--out",
+                str(tmp_path / "p.jsonl"),
+                "--model",
+                "openai:m",
+                *args,
+            ]
+        )
+        == 2
+    )
     assert said in capsys.readouterr().err
 
 
 def test_a_baseline_refuses_prompt_options(banks, tmp_path, capsys):
-    assert main(["run", "--bank", str(banks["sliding"][0]), "--model", "baseline:greedy", "--out",
-                 str(tmp_path / "l.jsonl"), "--prompt", "cot"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                str(banks["sliding"][0]),
+                "--model",
+                "baseline:greedy",
+                "--out",
+                str(tmp_path / "l.jsonl"),
+                "--prompt",
+                "cot",
+            ]
+        )
+        == 2
+    )
     assert "--prompt only apply to model APIs" in _error(capsys)
 
 
 # ---- worked examples never from the boards asked ----------------------------------------------------------------
+
 
 def test_a_shot_board_that_is_a_board_asked_is_refused_by_its_start_state_not_its_id(banks, tmp_path, capsys):
     asked = load_bank(banks["sliding"][0])
@@ -276,8 +407,25 @@ def test_a_shot_board_that_is_a_board_asked_is_refused_by_its_start_state_not_it
     spec = prompt_spec("paper", None, 4, load_bank(tmp_path / "copies.parquet"))
     with pytest.raises(UserError, match="has the start state of board"):
         BoardPrompts.of(asked, spec)
-    assert main(["prompts", "export", "--bank", str(banks["sliding"][0]), "--out", str(tmp_path / "p.jsonl"),
-                 "--model", "openai:m", "--shots", "1", "--shots-bank", str(tmp_path / "copies.parquet")]) == 2
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(banks["sliding"][0]),
+                "--out",
+                str(tmp_path / "p.jsonl"),
+                "--model",
+                "openai:m",
+                "--shots",
+                "1",
+                "--shots-bank",
+                str(tmp_path / "copies.parquet"),
+            ]
+        )
+        == 2
+    )
     assert "worked examples must come from other boards" in _error(capsys)
     other_domain = prompt_spec("paper", None, 1, load_bank(banks["hanoi"][1]))
     with pytest.raises(UserError, match="a hanoi bank"):
@@ -286,9 +434,24 @@ def test_a_shot_board_that_is_a_board_asked_is_refused_by_its_start_state_not_it
 
 # ---- runs: identity, sidecar, score ------------------------------------------------------------------------------
 
+
 def _run(bank, server, log, *args) -> int:
-    return main(["run", "--bank", str(bank), "--model", "openai:m", "--base-url", server.openai_url, "--trials", "2",
-                 "--out", str(log), *args])
+    return main(
+        [
+            "run",
+            "--bank",
+            str(bank),
+            "--model",
+            "openai:m",
+            "--base-url",
+            server.openai_url,
+            "--trials",
+            "2",
+            "--out",
+            str(log),
+            *args,
+        ]
+    )
 
 
 def test_a_variant_run_logs_its_fields_keeps_its_texts_once_and_resumes(banks, server, tmp_path):
@@ -301,8 +464,13 @@ def test_a_variant_run_logs_its_fields_keeps_its_texts_once_and_resumes(banks, s
     condition = "openai:m" + spec.suffix
     assert {r["condition"] for r in records} == {condition}
     for r in records:
-        assert set(r) == TODAY_FIELDS | {"prompt_variant", "prompt_spec_version", "prompt_spec_sha256",
-                                         "prompt_system_sha256", "prompt_shots"}
+        assert set(r) == TODAY_FIELDS | {
+            "prompt_variant",
+            "prompt_spec_version",
+            "prompt_spec_sha256",
+            "prompt_system_sha256",
+            "prompt_shots",
+        }
         assert r["prompt_spec_sha256"] == spec.sha256
     side = read_prompt_records(sidecar_path(log))
     texts = user_texts(spec, load_bank(bank).domain, load_bank(bank).frame)
@@ -338,8 +506,13 @@ def test_variant_answers_score_checked_against_their_variant(banks, server, tmp_
     server.script = lambda seen: ok("Thinking...\n" + vocabulary.answer(certificates[by_trial[seen.trial_id]]))
     spec = prompt_spec("cot", None, 1, load_bank(shots))
     boards = BoardPrompts.of(load_bank(bank), spec)
-    by_trial.update({boards.trial("openai:m" + spec.suffix, r, t).trial_id: boards.board_ids[r]
-                     for r in range(len(boards.board_ids)) for t in range(2)})
+    by_trial.update(
+        {
+            boards.trial("openai:m" + spec.suffix, r, t).trial_id: boards.board_ids[r]
+            for r in range(len(boards.board_ids))
+            for t in range(2)
+        }
+    )
     assert _run(bank, server, log, "--prompt", "cot", "--shots", "1", "--shots-bank", str(shots)) == 0
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(verdicts)]) == 0
     scored = pd.read_parquet(verdicts)
@@ -359,12 +532,25 @@ def test_variant_answers_score_checked_against_their_variant(banks, server, tmp_
     order = list(range(1, table.num_rows)) + [0]
     moved = table.drop_columns(["board_id"]).take(pa.array(order)).add_column(0, "board_id", table.column("board_id"))
     write_bank(Bank(moved, load_bank(bank).domain), tmp_path / "rebuilt.parquet")
-    assert main(["score", "--bank", str(tmp_path / "rebuilt.parquet"), "--responses", str(log), "--out",
-                 str(tmp_path / "x.parquet")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "rebuilt.parquet"),
+                "--responses",
+                str(log),
+                "--out",
+                str(tmp_path / "x.parquet"),
+            ]
+        )
+        == 2
+    )
     assert "is not the prompt the bank" in _error(capsys)
 
 
 # ---- export round trip --------------------------------------------------------------------------------------------
+
 
 def _answer(messages: list[dict]) -> str:
     """An engine outside fastspe: a fixed function of the conversation (some answers complete, some not)."""
@@ -372,40 +558,94 @@ def _answer(messages: list[dict]) -> str:
     return "MOVES: U, L" if len(text) % 2 else "Thinking.\nMOVES: R"
 
 
-@pytest.mark.parametrize("name,args", [("sliding", ["--prompt", "cot", "--system", "You plan."]),
-                                       ("hanoi", []), ("sokoban", ["--shots", "1"])])
+@pytest.mark.parametrize(
+    "name,args",
+    [("sliding", ["--prompt", "cot", "--system", "You plan."]), ("hanoi", []), ("sokoban", ["--shots", "1"])],
+)
 def test_export_answer_outside_and_score_equals_the_same_answers_run(banks, server, tmp_path, capsys, name, args):
     bank, shots = banks[name]
     if "--shots" in args:
         args = [*args, "--shots-bank", str(shots)]
     export, answers = tmp_path / "prompts.jsonl", tmp_path / "answers.jsonl"
-    assert main(["prompts", "export", "--bank", str(bank), "--out", str(export), "--model", "openai:m",
-                 "--trials", "2", *args]) == 0
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(bank),
+                "--out",
+                str(export),
+                "--model",
+                "openai:m",
+                "--trials",
+                "2",
+                *args,
+            ]
+        )
+        == 0
+    )
     lines = _records(export)
     assert len(lines) == 2 * len(load_bank(bank))
     assert all(set(line) >= {"trial_id", "board_id", "condition", "trial", "messages"} for line in lines)
     assert all(line["messages"][-1]["role"] == "user" for line in lines)
-    answers.write_text("".join(json.dumps({"trial_id": line["trial_id"], "response": _answer(line["messages"])}) + "\n"
-                               for line in lines))
+    answers.write_text(
+        "".join(
+            json.dumps({"trial_id": line["trial_id"], "response": _answer(line["messages"])}) + "\n" for line in lines
+        )
+    )
     by_trial = {line["trial_id"]: _answer(line["messages"]) for line in lines}
     server.script = lambda seen: ok(by_trial[seen.trial_id])
     log = tmp_path / "log.jsonl"
     assert _run(bank, server, log, *args) == 0
     assert {s.trial_id for s in server.seen} == set(by_trial)  # the same trial ids
-    assert main(["score", "--bank", str(bank), "--responses", str(answers), "--prompts", str(export),
-                 "--out", str(tmp_path / "outside.csv")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(bank),
+                "--responses",
+                str(answers),
+                "--prompts",
+                str(export),
+                "--out",
+                str(tmp_path / "outside.csv"),
+            ]
+        )
+        == 0
+    )
     assert main(["score", "--bank", str(bank), "--responses", str(log), "--out", str(tmp_path / "run.csv")]) == 0
-    outside, run = (pd.read_csv(tmp_path / f).sort_values(["board_id", "trial"]).reset_index(drop=True)
-                    for f in ("outside.csv", "run.csv"))
+    outside, run = (
+        pd.read_csv(tmp_path / f).sort_values(["board_id", "trial"]).reset_index(drop=True)
+        for f in ("outside.csv", "run.csv")
+    )
     kept = [c for c in outside.columns if c in run.columns and c not in ("trial_id",)]
-    verdict_columns = ["board_id", "condition", "trial", "status", "error_kind", "first_error", "L", "moves",
-                       "optimal", "prompt_text_sha256"]
+    verdict_columns = [
+        "board_id",
+        "condition",
+        "trial",
+        "status",
+        "error_kind",
+        "first_error",
+        "L",
+        "moves",
+        "optimal",
+        "prompt_text_sha256",
+    ]
     assert set(verdict_columns) <= set(kept)
     pd.testing.assert_frame_equal(outside[verdict_columns], run[verdict_columns])
     # the other documented form: board_id, condition and trial instead of trial_id, scored without --prompts
     plain = tmp_path / "plain.jsonl"
-    plain.write_text("".join(json.dumps({k: line[k] for k in ("board_id", "condition", "trial")}
-                                        | {"response": by_trial[line["trial_id"]]}) + "\n" for line in lines))
+    plain.write_text(
+        "".join(
+            json.dumps(
+                {k: line[k] for k in ("board_id", "condition", "trial")} | {"response": by_trial[line["trial_id"]]}
+            )
+            + "\n"
+            for line in lines
+        )
+    )
     assert main(["score", "--bank", str(bank), "--responses", str(plain), "--out", str(tmp_path / "plain.csv")]) == 0
     again = pd.read_csv(tmp_path / "plain.csv").sort_values(["board_id", "trial"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(again[verdict_columns[:-1]], run[verdict_columns[:-1]])
@@ -417,8 +657,22 @@ def test_an_unknown_trial_id_is_one_error_and_an_export_never_replaces_a_run_log
     assert main(["prompts", "export", "--bank", str(bank), "--out", str(export), "--condition", "c"]) == 0
     answers.write_text(json.dumps({"trial_id": "0" * 32, "response": "MOVES: U"}) + "\n")
     capsys.readouterr()
-    assert main(["score", "--bank", str(bank), "--responses", str(answers), "--prompts", str(export), "--out",
-                 str(tmp_path / "v.csv")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(bank),
+                "--responses",
+                str(answers),
+                "--prompts",
+                str(export),
+                "--out",
+                str(tmp_path / "v.csv"),
+            ]
+        )
+        == 2
+    )
     assert f"{answers}: answer 1: trial_id '{'0' * 32}' is not in {export}" in _error(capsys)
     assert main(["score", "--bank", str(bank), "--responses", str(answers), "--out", str(tmp_path / "v.csv")]) == 2
     assert "line 1: missing field 'board_id' (an answer named by its trial_id alone needs --prompts" in _error(capsys)
@@ -432,6 +686,7 @@ def test_an_unknown_trial_id_is_one_error_and_an_export_never_replaces_a_run_log
 
 # ---- show: what was asked ----------------------------------------------------------------------------------------
 
+
 def test_show_prints_what_an_answer_was_asked(banks, server, tmp_path, capsys):
     bank, shots = banks["sliding"]
     log, verdicts = tmp_path / "log.jsonl", tmp_path / "v.parquet"
@@ -440,19 +695,58 @@ def test_show_prints_what_an_answer_was_asked(banks, server, tmp_path, capsys):
     board = load_bank(bank).frame["board_id"].iloc[0]
     condition = _records(log)[0]["condition"]
     capsys.readouterr()
-    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", board, "--condition",
-                 condition, "--trial", "0", "--responses", str(log), "--prompt", "--format", "trace"]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--board",
+                board,
+                "--condition",
+                condition,
+                "--trial",
+                "0",
+                "--responses",
+                str(log),
+                "--prompt",
+                "--format",
+                "trace",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     paper = load_bank(bank).domain.prompts(load_bank(bank).frame)[0]
     assert "asked (paper prompt, spec" in out and "[system]\nBe exact.\n[user]" in out
     assert out.count("[assistant]") == 1 and paper in out
     capsys.readouterr()
-    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", board, "--condition",
-                 condition, "--trial", "0", "--prompt"]) == 2
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--board",
+                board,
+                "--condition",
+                condition,
+                "--trial",
+                "0",
+                "--prompt",
+            ]
+        )
+        == 2
+    )
     assert "give --responses FILE" in _error(capsys)
 
 
 # ---- what goes on the wire (the providers send ``Trial.opening`` once the protocols' providers are in) -------------
+
 
 def _providers_send_messages() -> bool:
     import inspect
@@ -462,15 +756,33 @@ def _providers_send_messages() -> bool:
     return "prompt" not in inspect.signature(OpenAIChat.complete).parameters
 
 
-@pytest.mark.skipif(not _providers_send_messages(), reason="the providers still send Trial.prompt (issue 38's "
-                                                           "protocols part makes them send Trial.opening)")
+@pytest.mark.skipif(
+    not _providers_send_messages(),
+    reason="the providers still send Trial.prompt (issue 38's protocols part makes them send Trial.opening)",
+)
 @pytest.mark.parametrize("batch", [False, True])
 def test_online_and_batch_runs_send_the_exported_messages(banks, server, tmp_path, batch):
     bank, shots = banks["sliding"]
     args = ["--prompt", "cot", "--system", "Plan.", "--shots", "2", "--shots-bank", str(shots)]
     export = tmp_path / "prompts.jsonl"
-    assert main(["prompts", "export", "--bank", str(bank), "--out", str(export), "--model", "openai:m", "--trials",
-                 "2", *args]) == 0
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(bank),
+                "--out",
+                str(export),
+                "--model",
+                "openai:m",
+                "--trials",
+                "2",
+                *args,
+            ]
+        )
+        == 0
+    )
     wanted = {line["trial_id"]: line["messages"] for line in _records(export)}
     extra = ["--batch", "--poll-interval", "0.01"] if batch else []
     assert _run(bank, server, tmp_path / "log.jsonl", *args, *extra) == 0
@@ -481,16 +793,67 @@ def test_online_and_batch_runs_send_the_exported_messages(banks, server, tmp_pat
 def test_show_prints_what_an_exported_answer_was_asked(banks, tmp_path, capsys):
     bank = banks["hanoi"][0]
     export, answers, verdicts = tmp_path / "prompts.jsonl", tmp_path / "answers.jsonl", tmp_path / "v.parquet"
-    assert main(["prompts", "export", "--bank", str(bank), "--out", str(export), "--condition", "lab", "--trials",
-                 "1", "--prompt", "cot", "--system", "Exported."]) == 0
+    assert (
+        main(
+            [
+                "prompts",
+                "export",
+                "--bank",
+                str(bank),
+                "--out",
+                str(export),
+                "--condition",
+                "lab",
+                "--trials",
+                "1",
+                "--prompt",
+                "cot",
+                "--system",
+                "Exported.",
+            ]
+        )
+        == 0
+    )
     lines = _records(export)
-    answers.write_text("".join(json.dumps({"trial_id": line["trial_id"], "response": "MOVES: AB"}) + "\n"
-                               for line in lines))
-    assert main(["score", "--bank", str(bank), "--responses", str(answers), "--prompts", str(export), "--out",
-                 str(verdicts)]) == 0
+    answers.write_text(
+        "".join(json.dumps({"trial_id": line["trial_id"], "response": "MOVES: AB"}) + "\n" for line in lines)
+    )
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(bank),
+                "--responses",
+                str(answers),
+                "--prompts",
+                str(export),
+                "--out",
+                str(verdicts),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    assert main(["show", "--bank", str(bank), "--verdicts", str(verdicts), "--board", lines[0]["board_id"],
-                 "--prompts", str(export), "--prompt", "--format", "trace"]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(verdicts),
+                "--board",
+                lines[0]["board_id"],
+                "--prompts",
+                str(export),
+                "--prompt",
+                "--format",
+                "trace",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "asked (cot prompt, spec" in out
     assert "[system]\nExported.\n[user]\n" + lines[0]["messages"][-1]["content"] in out

@@ -25,7 +25,7 @@ def spec_prompt(initial, goal, rows, cols) -> str:
     assert len(parts) == 3, "PROMPT.md should have two board placeholders"
 
     def rows_text(board):
-        return "\n".join(" ".join(str(v) for v in board[r * cols:(r + 1) * cols]) for r in range(rows))
+        return "\n".join(" ".join(str(v) for v in board[r * cols : (r + 1) * cols]) for r in range(rows))
 
     first = parts[0].replace("a 4-by-4 sliding puzzle", f"a {rows}-by-{cols} sliding puzzle")
     return first + rows_text(initial) + parts[1] + rows_text(goal) + parts[2]
@@ -42,9 +42,9 @@ def test_layout_of_lines():
     assert lines[0] == "You are solving a 4-by-4 sliding puzzle."
     assert lines[6] == "Return only MOVES: followed by comma-separated U,D,L,R."
     start = lines.index("Initial board:")
-    assert lines[start + 1:start + 5] == ["5 1 2 4", "6 3 11 7", "9 10 0 8", "13 14 15 12"]
+    assert lines[start + 1 : start + 5] == ["5 1 2 4", "6 3 11 7", "9 10 0 8", "13 14 15 12"]
     assert lines[start + 5] == "Goal board:"
-    assert lines[start + 6:] == ["1 2 3 4", "5 6 7 8", "9 10 11 12", "13 14 15 0"]
+    assert lines[start + 6 :] == ["1 2 3 4", "5 6 7 8", "9 10 11 12", "13 14 15 0"]
     assert not text.endswith("\n") and "  " not in text and "\r" not in text
 
 
@@ -76,11 +76,12 @@ def test_boards_read_back(rows, cols, data):
     initial, goal = data.draw(cells), data.draw(cells)
     lines = render_prompt(initial, goal, rows, cols).split("\n")
     i, g = lines.index("Initial board:"), lines.index("Goal board:")
-    def split(board):
-        return [board[r * cols:(r + 1) * cols] for r in range(rows)]
 
-    assert [list(map(int, ln.split(" "))) for ln in lines[i + 1:g]] == split(initial)
-    assert [list(map(int, ln.split(" "))) for ln in lines[g + 1:]] == split(goal)
+    def split(board):
+        return [board[r * cols : (r + 1) * cols] for r in range(rows)]
+
+    assert [list(map(int, ln.split(" "))) for ln in lines[i + 1 : g]] == split(initial)
+    assert [list(map(int, ln.split(" "))) for ln in lines[g + 1 :]] == split(goal)
 
 
 def test_version_and_hash():
@@ -116,8 +117,11 @@ def test_bank_rows_render():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 5), st.integers(1, 5), st.randoms(use_true_random=False)), min_size=0,
-                max_size=12))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 5), st.integers(1, 5), st.randoms(use_true_random=False)), min_size=0, max_size=12
+    )
+)
 def test_a_banks_prompts_in_one_pass_are_render_prompt_row_by_row(shapes):
     """render_rows (the prompts of a whole bank frame, written in Arrow joins per board shape) is render_prompt of
     each row: any mix of shapes, blocked cells (-1) and two-digit tiles, in the frame's order."""

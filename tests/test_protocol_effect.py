@@ -30,12 +30,31 @@ def verdict_row(condition, board, trial, status, extra, calls=None, k=0, depth=2
     """One consistent verdict row: a complete plan has L = depth + extra, any other plan L = extra."""
     L = depth + extra if status == "complete" else extra
     done = status == "complete"
-    row = {"board_id": board, "condition": condition, "trial": trial, "cohort": cohort, "k": k, "layout": f"l{k}",
-           "depth": depth, "L": L, "status": status, "error_kind": "boundary" if status == "illegal" else "",
-           "first_error": 0 if status == "illegal" else -1, "parse_mode": "exact", "normalization": "",
-           "multiple_moves": False, "truncated": False, "final_h": 0 if done else 1, "min_h": 0, "revisits": 0,
-           "goal_midway": False, "optimal": bool(done and L == depth), "economy": depth / L if done else np.nan,
-           "excess": float(L - depth) if done else np.nan, "moves": "U" * L}
+    row = {
+        "board_id": board,
+        "condition": condition,
+        "trial": trial,
+        "cohort": cohort,
+        "k": k,
+        "layout": f"l{k}",
+        "depth": depth,
+        "L": L,
+        "status": status,
+        "error_kind": "boundary" if status == "illegal" else "",
+        "first_error": 0 if status == "illegal" else -1,
+        "parse_mode": "exact",
+        "normalization": "",
+        "multiple_moves": False,
+        "truncated": False,
+        "final_h": 0 if done else 1,
+        "min_h": 0,
+        "revisits": 0,
+        "goal_midway": False,
+        "optimal": bool(done and L == depth),
+        "economy": depth / L if done else np.nan,
+        "excess": float(L - depth) if done else np.nan,
+        "moves": "U" * L,
+    }
     if calls is not None:
         row["tool_call_count"] = calls
         row["protocol"] = "tools"
@@ -47,7 +66,7 @@ def crafted_pairs(draw):
     """Verdicts of ``m`` (unaided) and ``m+tools`` on up to six boards x three trials, each trial answered by
     either condition or both, with any status, plan length and tool-call count."""
     rows = []
-    for board, k, depth in BOARDS[:draw(st.integers(2, len(BOARDS)))]:
+    for board, k, depth in BOARDS[: draw(st.integers(2, len(BOARDS)))]:
         for trial in range(3):
             for condition in ("m", "m+tools"):
                 if draw(st.integers(0, 5)) == 0:  # this condition did not answer this trial
@@ -64,6 +83,7 @@ def crafted_pairs(draw):
 
 # -- the plain-Python twin ------------------------------------------------------------------------------
 
+
 def twin(frame: pd.DataFrame, baseline: str, candidate: str) -> dict:
     """Per (cohort, depth or ALL): the paired differences, the four plan changes, tool calls per completed plan,
     computed trial by trial in plain Python; and the unpaired counts."""
@@ -72,8 +92,10 @@ def twin(frame: pd.DataFrame, baseline: str, candidate: str) -> dict:
         if r["condition"] in answers:
             answers[r["condition"]][(r["board_id"], r["trial"])] = r
     paired = sorted(set(answers[baseline]) & set(answers[candidate]))
-    unpaired = {"baseline_only": len(set(answers[baseline]) - set(answers[candidate])),
-                "candidate_only": len(set(answers[candidate]) - set(answers[baseline]))}
+    unpaired = {
+        "baseline_only": len(set(answers[baseline]) - set(answers[candidate])),
+        "candidate_only": len(set(answers[candidate]) - set(answers[baseline])),
+    }
     groups: dict = {}
     for key in paired:
         b, c = answers[baseline][key], answers[candidate][key]
@@ -85,8 +107,12 @@ def twin(frame: pd.DataFrame, baseline: str, candidate: str) -> dict:
         legal = sum(r["status"] != "illegal" for r in rows)
         done = [r for r in rows if r["status"] == "complete"]
         econ = sum(r["depth"] / r["L"] if r["L"] else 1.0 for r in done)
-        return {"R": legal / n, "Q": len(done) / legal if legal else math.nan,
-                "E": econ / len(done) if done else math.nan, "SPE": econ / n}
+        return {
+            "R": legal / n,
+            "Q": len(done) / legal if legal else math.nan,
+            "E": econ / len(done) if done else math.nan,
+            "SPE": econ / n,
+        }
 
     out = {}
     for group, pairs in groups.items():
@@ -94,14 +120,18 @@ def twin(frame: pd.DataFrame, baseline: str, candidate: str) -> dict:
         legal = ("complete", "legal_noncompletion")
         done_calls = [c.get("tool_call_count") for _, c in pairs if c["status"] == "complete"]
         out[group] = {
-            "pairs": len(pairs), **{f"d{m}": mc[m] - mb[m] for m in mb},
+            "pairs": len(pairs),
+            **{f"d{m}": mc[m] - mb[m] for m in mb},
             "illegal_to_legal": sum(b["status"] == "illegal" and c["status"] in legal for b, c in pairs),
             "legal_to_illegal": sum(b["status"] in legal and c["status"] == "illegal" for b, c in pairs),
-            "incomplete_to_complete": sum(b["status"] == "legal_noncompletion" and c["status"] == "complete"
-                                          for b, c in pairs),
-            "complete_to_incomplete": sum(b["status"] == "complete" and c["status"] == "legal_noncompletion"
-                                          for b, c in pairs),
-            "tool_calls_per_complete": sum(done_calls) / len(done_calls) if done_calls else math.nan}
+            "incomplete_to_complete": sum(
+                b["status"] == "legal_noncompletion" and c["status"] == "complete" for b, c in pairs
+            ),
+            "complete_to_incomplete": sum(
+                b["status"] == "complete" and c["status"] == "legal_noncompletion" for b, c in pairs
+            ),
+            "tool_calls_per_complete": sum(done_calls) / len(done_calls) if done_calls else math.nan,
+        }
     return {"groups": out, "unpaired": unpaired}
 
 
@@ -121,8 +151,13 @@ def test_paired_differences_and_changes_equal_the_twin(frame):
     assert set(outcomes.index) == set(ref["groups"])
     for (cohort, depth), want in ref["groups"].items():
         got = outcomes.loc[(cohort, depth)]
-        for name in ("pairs", "illegal_to_legal", "legal_to_illegal", "incomplete_to_complete",
-                     "complete_to_incomplete"):
+        for name in (
+            "pairs",
+            "illegal_to_legal",
+            "legal_to_illegal",
+            "incomplete_to_complete",
+            "complete_to_incomplete",
+        ):
             assert got[name] == want[name], (cohort, depth, name)
         assert same(got["tool_calls_per_complete"], want["tool_calls_per_complete"])
         for m in ("R", "Q", "E", "SPE"):
@@ -138,8 +173,9 @@ def test_intervals_are_the_twins_on_the_kernels_draws():
     keys = set(map(tuple, v.loc[v["condition"] == "m", ["board_id", "trial"]].to_numpy()))
     paired = v[[(b, t) in keys for b, t in zip(v["board_id"], v["trial"])]]
     packed = pack_sums(board_sums(paired), groupings=GROUPINGS, conditions=["m", "m+tools"])
-    samples = naive_bootstrap(packed.sums, packed.cell_of, packed.group_of_cell, len(packed.groups),
-                              draw_indices(packed, 300, 11))
+    samples = naive_bootstrap(
+        packed.sums, packed.cell_of, packed.group_of_cell, len(packed.groups), draw_indices(packed, 300, 11)
+    )
     metrics = ["C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc"]
     diff = samples[:, :, 1, :] - samples[:, :, 0, :]
     low, high, used = naive_percentiles(diff.reshape(300, -1), 2.5, 97.5)
@@ -157,8 +193,10 @@ def test_plan_changes_and_unpaired_trials_on_crafted_cases():
     calls = [3, 5, 1, 0, 2, 7]
     rows = [verdict_row("m", "b0", t, s, 1) for t, s in enumerate(base)]
     rows += [verdict_row("m+tools", "b0", t, s, 1, c) for t, (s, c) in enumerate(zip(cand, calls))]
-    rows += [verdict_row("m+tools", "b0", 6, "complete", 0, 9),  # only the candidate answered trial 6
-             verdict_row("m", "b1", 0, "complete", 0, k=1, depth=3)]  # and only the baseline board b1
+    rows += [
+        verdict_row("m+tools", "b0", 6, "complete", 0, 9),  # only the candidate answered trial 6
+        verdict_row("m", "b1", 0, "complete", 0, k=1, depth=3),
+    ]  # and only the baseline board b1
     effect = tool_effect(pd.DataFrame(rows), "m", "m+tools", draws=50)
     pooled = effect.outcomes.iloc[0]
     assert pooled["depth"] == ALL and pooled["pairs"] == 6
@@ -202,16 +240,30 @@ print(numba.get_num_threads(), hashlib.sha256(text.encode()).hexdigest())
 
 # -- which conditions pair --------------------------------------------------------------------------------
 
+
 def named(conditions: dict) -> pd.DataFrame:
     """One verdict row per condition, with its protocol (None: unaided)."""
     return pd.DataFrame([{**verdict_row(c, "b0", 0, "complete", 0), "protocol": p} for c, p in conditions.items()])
 
 
 def test_protocol_pairs_follow_the_protocol_column_and_the_suffix():
-    frame = named({"a": None, "a+tools": "tools", "a+feedback": "feedback", "a+cot": None, "a+cot+tools": "tools",
-                   "b+tools": "tools", "c": None, "c+tools": None})
-    assert protocol_pairs(frame) == [("a+cot", "a+cot+tools", "tools"), ("a", "a+feedback", "feedback"),
-                                     ("a", "a+tools", "tools")]
+    frame = named(
+        {
+            "a": None,
+            "a+tools": "tools",
+            "a+feedback": "feedback",
+            "a+cot": None,
+            "a+cot+tools": "tools",
+            "b+tools": "tools",
+            "c": None,
+            "c+tools": None,
+        }
+    )
+    assert protocol_pairs(frame) == [
+        ("a+cot", "a+cot+tools", "tools"),
+        ("a", "a+feedback", "feedback"),
+        ("a", "a+tools", "tools"),
+    ]
     assert condition_protocols(frame)["c+tools"] == UNAIDED  # named like one, but its answers had no protocol
     assert protocol_pairs(frame.drop(columns="protocol")) == []  # today's verdicts: no pair
     csv_like = named({"a": "", "a+tools": "tools"})  # a CSV's empty cell is no protocol
@@ -236,7 +288,7 @@ def test_compare_pairs_only_candidates_of_another_protocol():
 
 
 def test_a_candidate_asked_another_prompt_is_not_credited_to_the_tool():
-    """"What the tool fixes" pairs a protocol against none on the same prompt: a cot baseline against a paper-prompt
+    """ "What the tool fixes" pairs a protocol against none on the same prompt: a cot baseline against a paper-prompt
     tools candidate differs in two ways, so it is left out of the section, with a warning saying why."""
     v = synthetic_verdicts(seed=2, conditions=("m+cot", "m+tools", "m+cot+tools"), per_cell=2)
     v["protocol"] = np.where(v["condition"].str.endswith("+tools"), "tools", None)

@@ -1,4 +1,4 @@
-""""What the tool fixes" and Table 1 by protocol in ``fastspe report`` and ``fastspe compare``: there only when the
+""" "What the tool fixes" and Table 1 by protocol in ``fastspe report`` and ``fastspe compare``: there only when the
 verdicts hold a protocol pair (or several protocols); verdicts without a protocol give today's outputs."""
 
 from __future__ import annotations
@@ -45,9 +45,17 @@ def test_a_protocol_pair_gets_the_section_and_table1_by_protocol(tmp_path, verdi
     out = report(tmp_path, verdicts, "r")
     table = pd.read_csv(out / "tables" / f"{SECTION}.csv")
     assert set(table[["baseline", "candidate", "protocol"]].itertuples(index=False, name=None)) == {
-        ("m", "m+tools", "tools")}
-    assert {"dR", "dR_lo", "dR_hi", "dSPE", "illegal_to_legal", "complete_to_incomplete",
-            "tool_calls_per_complete"} <= set(table.columns)
+        ("m", "m+tools", "tools")
+    }
+    assert {
+        "dR",
+        "dR_lo",
+        "dR_hi",
+        "dSPE",
+        "illegal_to_legal",
+        "complete_to_incomplete",
+        "tool_calls_per_complete",
+    } <= set(table.columns)
     assert table["pairs"].iloc[0] == (verdicts["condition"] == "m").sum() * 16 // 20  # primary: 16 of 20 cells
     md, html = (out / "report.md").read_text(), (out / "report.html").read_text()
     assert "### What the tool fixes" in md and f'id="{SECTION}"' in html
@@ -83,10 +91,28 @@ def tools_verdicts():
     for board, good, bad in (("near", "MOVES: R", "MOVES: L"), ("blk", "MOVES: D", "MOVES: U")):
         for trial, (before, after) in enumerate([(bad, good), (good, good), (good, bad)]):
             rows.append({"board_id": board, "condition": "m", "trial": trial, "response": before})
-            rows.append({"board_id": board, "condition": "m+tools", "trial": trial, "response": after,
-                         "protocol": "tools", "turns": 2, "tool_call_count": 1})
-    rows.append({"board_id": "near", "condition": "m+tools", "trial": 3, "response": "MOVES: R", "protocol": "tools",
-                 "turns": 1, "tool_call_count": 0})
+            rows.append(
+                {
+                    "board_id": board,
+                    "condition": "m+tools",
+                    "trial": trial,
+                    "response": after,
+                    "protocol": "tools",
+                    "turns": 2,
+                    "tool_call_count": 1,
+                }
+            )
+    rows.append(
+        {
+            "board_id": "near",
+            "condition": "m+tools",
+            "trial": 3,
+            "response": "MOVES: R",
+            "protocol": "tools",
+            "turns": 1,
+            "tool_call_count": 0,
+        }
+    )
     return score_responses(tiny_bank(), pd.DataFrame(rows), ignore_prompt_hash=True)
 
 
@@ -120,8 +146,24 @@ def test_compare_without_protocols_is_todays(tmp_path, capsys):
     bank, v = tmp_path / "bank.parquet", tmp_path / "v.parquet"
     write_bank(tiny_bank(), bank)
     write_verdicts(tools_verdicts().drop(columns=["protocol", "turns", "tool_call_count"]), v)
-    assert main(["compare", "--bank", str(bank), "--verdicts", str(v), "--baseline", "m", "--draws", "200",
-                 "--out", str(tmp_path / "cmp")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--bank",
+                str(bank),
+                "--verdicts",
+                str(v),
+                "--baseline",
+                "m",
+                "--draws",
+                "200",
+                "--out",
+                str(tmp_path / "cmp"),
+            ]
+        )
+        == 0
+    )
     assert "What the tool fixes" not in capsys.readouterr().out
     summary = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert "what_the_tool_fixes" not in summary

@@ -28,12 +28,43 @@ FAST = RetryPolicy(max_retries=3, max_rate_limit_retries=3, base_delay=0.01, max
 TOOLS, FEEDBACK = protocol_spec("tools"), protocol_spec("feedback")
 # The fields of a one-shot attempt's record before issue 38 (main at the seam commit, an OpenAI answer, taken from a
 # run of that code): a run without --protocol must write exactly these.
-ONESHOT_FIELDS = {"attempt", "base_url", "board_id", "condition", "cost_usd", "error", "error_type", "extra_body",
-                  "fastspe_version", "finish_reason", "http_status", "input_tokens", "latency_s", "max_tokens",
-                  "output_tokens", "prompt_sha256", "prompt_text_sha256", "prompt_version", "provider",
-                  "raw_finish_reason", "reasoning_effort", "reasoning_tokens", "request_id", "requested_model",
-                  "response", "returned_model", "seed", "status", "stop", "temperature", "thinking_budget",
-                  "timestamp", "top_p", "trial", "trial_id"}
+ONESHOT_FIELDS = {
+    "attempt",
+    "base_url",
+    "board_id",
+    "condition",
+    "cost_usd",
+    "error",
+    "error_type",
+    "extra_body",
+    "fastspe_version",
+    "finish_reason",
+    "http_status",
+    "input_tokens",
+    "latency_s",
+    "max_tokens",
+    "output_tokens",
+    "prompt_sha256",
+    "prompt_text_sha256",
+    "prompt_version",
+    "provider",
+    "raw_finish_reason",
+    "reasoning_effort",
+    "reasoning_tokens",
+    "request_id",
+    "requested_model",
+    "response",
+    "returned_model",
+    "seed",
+    "status",
+    "stop",
+    "temperature",
+    "thinking_budget",
+    "timestamp",
+    "top_p",
+    "trial",
+    "trial_id",
+}
 
 
 @pytest.fixture
@@ -44,8 +75,9 @@ def server(monkeypatch):
 
 
 def target(server, wire):
-    return ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude",
-                                                                             server.anthropic_url)
+    return (
+        ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude", server.anthropic_url)
+    )
 
 
 def plan_of(bank, board_id):
@@ -64,6 +96,7 @@ def by_trial(server, script):
 
 
 # --- tools ------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, wire, capsys):
@@ -99,16 +132,33 @@ def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, w
     verdicts = tmp_path / "v.csv"
     assert main(["score", "--bank", _bank_file(bank, tmp_path), "--responses", str(out), "--out", str(verdicts)]) == 0
     import pandas as pd
+
     v = pd.read_csv(verdicts)
     assert len(v) == 4 and (v["status"] == "complete").all() and v["optimal"].all()
     # every turn inspectable: show prints the conversation before the answer
     board = str(v["board_id"].iloc[0])
     trial_recs = sorted((r for r in recs if r["board_id"] == board), key=lambda r: r["turn"])
     capsys.readouterr()
-    assert main(["show", "--bank", _bank_file(bank, tmp_path), "--verdicts", str(verdicts), "--board", board,
-                 "--responses", str(out), "--format", "trace"]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                _bank_file(bank, tmp_path),
+                "--verdicts",
+                str(verdicts),
+                "--board",
+                board,
+                "--responses",
+                str(out),
+                "--format",
+                "trace",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
-    conversation = shown[shown.index("conversation (tools): 3 turns, 2 tool calls, ended: answer"):]
+    conversation = shown[shown.index("conversation (tools): 3 turns, 2 tool calls, ended: answer") :]
     first_call = trial_recs[0]["tool_calls"][0]["arguments"]
     assert f"turn 1: called apply_moves {first_call}" in conversation
     assert "\n".join("    " + line for line in trial_recs[1]["tool_results"][0].split("\n")) in conversation
@@ -117,6 +167,7 @@ def test_tools_every_turn_logged_and_the_answer_scored(server, bank, tmp_path, w
 
 def board_by_prompt(bank):
     from fastspe.runners.engine import BoardPrompts
+
     boards = BoardPrompts.of(bank)
     return dict(zip(boards.prompts, boards.board_ids))
 
@@ -124,8 +175,13 @@ def board_by_prompt(bank):
 def _tool_results_sent(body, wire):
     if wire == "openai":
         return [m["content"] for m in body["messages"] if m["role"] == "tool"]
-    return [b["content"] for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
-            if b["type"] == "tool_result"]
+    return [
+        b["content"]
+        for m in body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "tool_result"
+    ]
 
 
 def test_max_turns_closes_with_an_empty_answer_a_format_failure(server, bank, tmp_path):
@@ -139,9 +195,12 @@ def test_max_turns_closes_with_an_empty_answer_a_format_failure(server, bank, tm
     assert (last["response"], last["end_reason"], last["turns"], last["tool_call_count"]) == ("", "max_turns", 3, 3)
     assert last["condition"] == "openai:fake-gpt+tools" and last["max_turns"] == 3
     import pandas as pd
+
     verdicts = tmp_path / "v.csv"
-    assert main(["score", "--bank", _bank_file(bank.head(1), tmp_path), "--responses", str(out), "--out",
-                 str(verdicts)]) == 0
+    assert (
+        main(["score", "--bank", _bank_file(bank.head(1), tmp_path), "--responses", str(out), "--out", str(verdicts)])
+        == 0
+    )
     v = pd.read_csv(verdicts)
     assert len(v) == 1 and v["status"].iloc[0] != "complete"  # an output, scored as a format failure
     assert v["parse_mode"].iloc[0] == "no_plan"
@@ -153,11 +212,27 @@ def test_rate_limits_and_errors_are_retried_per_turn(server, bank, tmp_path, wir
     plan = plan_of(bank, bank["board_id"].iloc[0])
     server.push(call("U"), status(429, retry_after=0.01), status(503), call(plan), status(500), ok(f"MOVES: {plan}"))
     out = tmp_path / "r.jsonl"
-    summary = run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, protocol=TOOLS,
-                        pricing=Pricing(1, 1), budget=1.0, settings=GenerationSettings(max_tokens=100))
+    summary = run_model(
+        bank.head(1),
+        model,
+        out,
+        base_url=url,
+        trials=1,
+        policy=FAST,
+        protocol=TOOLS,
+        pricing=Pricing(1, 1),
+        budget=1.0,
+        settings=GenerationSettings(max_tokens=100),
+    )
     recs = records(out)
     assert [(r["turn"], r["attempt"], r["status"]) for r in recs] == [
-        (1, 1, "turn"), (2, 2, "error"), (2, 3, "error"), (2, 4, "turn"), (3, 5, "error"), (3, 6, "ok")]
+        (1, 1, "turn"),
+        (2, 2, "error"),
+        (2, 3, "error"),
+        (2, 4, "turn"),
+        (3, 5, "error"),
+        (3, 6, "ok"),
+    ]
     assert summary.completed == 1 and summary.failures == {"rate_limit": 1, "server_error": 2}
     # every turn's request carried the conversation so far: the retried turn 2 sends what turn 1 logged
     assert [s.turn for s in server.seen] == [1, 2, 2, 2, 3, 3]
@@ -175,10 +250,21 @@ def test_the_budget_counts_the_whole_conversation(server, bank, tmp_path):
     from fastspe.runners.engine import BoardPrompts
     from fastspe.protocols import tool_definition
     from fastspe.domains.registry import domain_named
+
     opening = BoardPrompts.of(bank.head(1)).trial("c", 0, 0).opening
     first = conversation_tokens_upper(opening, [tool_definition(domain_named("sliding"))]) + 10
-    summary = run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, protocol=TOOLS,
-                        pricing=Pricing(1e6, 1e6), budget=first + 120, settings=settings)
+    summary = run_model(
+        bank.head(1),
+        model,
+        out,
+        base_url=url,
+        trials=1,
+        policy=FAST,
+        protocol=TOOLS,
+        pricing=Pricing(1e6, 1e6),
+        budget=first + 120,
+        settings=settings,
+    )
     assert summary.budget_exhausted and summary.completed == 0
     assert [r["status"] for r in records(out)] == ["turn"]  # the second turn's worst case would pass the budget
 
@@ -188,9 +274,34 @@ def test_a_budget_stop_inside_a_conversation_is_not_called_unsent(server, bank, 
     by_trial(server, lambda seen, turn: call("U") if turn < 3 else ok("MOVES: U"))
     out = tmp_path / "r.jsonl"
     # $1 a token (as above): the first turn is sent and paid, the second's worst case passes the budget
-    assert main(["run", "--bank", _bank_file(bank.head(1), tmp_path), "--model", model, "--base-url", url,
-                 "--trials", "1", "--protocol", "tools", "--price-in", "1000000", "--price-out", "1000000",
-                 "--max-tokens", "10", "--budget", "1200", "--out", str(out)]) == 4
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                _bank_file(bank.head(1), tmp_path),
+                "--model",
+                model,
+                "--base-url",
+                url,
+                "--trials",
+                "1",
+                "--protocol",
+                "tools",
+                "--price-in",
+                "1000000",
+                "--price-out",
+                "1000000",
+                "--max-tokens",
+                "10",
+                "--budget",
+                "1200",
+                "--out",
+                str(out),
+            ]
+        )
+        == 4
+    )
     assert [r["status"] for r in records(out)] == ["turn"]
     err = capsys.readouterr().err
     assert "not sent" not in err and "1 trial has no answer" in err
@@ -198,12 +309,14 @@ def test_a_budget_stop_inside_a_conversation_is_not_called_unsent(server, bank, 
 
 def test_tool_texts_from_the_domains_playout(bank):
     from fastspe.domains.registry import domain_named
+
     sliding, row = domain_named("sliding"), bank.iloc[0].to_dict()
     args = json.dumps({"moves": "U,L"})
     after = tool_result(sliding, row, "apply_moves", args)
     assert after == sliding.playout(row, "UL").state  # the board alone, written as the prompt writes boards
     assert tool_result(sliding, row, "apply_moves", json.dumps({"moves": "u l"})) == tool_result(
-        sliding, row, "apply_moves", args)  # read as scoring reads a plan
+        sliding, row, "apply_moves", args
+    )  # read as scoring reads a plan
     assert tool_result(sliding, row, "apply_moves", json.dumps({"moves": "U,X"})).startswith("Move 2 (?) is illegal")
     assert tool_result(sliding, row, "apply_moves", "not json").startswith("error: the arguments")
     assert tool_result(sliding, row, "move", args).startswith("error: there is no tool 'move'")
@@ -212,6 +325,7 @@ def test_tool_texts_from_the_domains_playout(bank):
     assert start in sliding.render_prompt(row)
     # what one turn may make fastspe play out is bounded: the 33rd call, or 64 KiB of arguments, is not played
     from fastspe.protocols.texts import MAX_ARGUMENT_CHARS, MAX_CALLS_PER_TURN
+
     assert tool_result(sliding, row, "apply_moves", args, MAX_CALLS_PER_TURN - 1) == after
     assert tool_result(sliding, row, "apply_moves", args, MAX_CALLS_PER_TURN).startswith("error: at most 32 tool")
     huge = json.dumps({"moves": "U," * (MAX_ARGUMENT_CHARS // 2)})
@@ -219,6 +333,7 @@ def test_tool_texts_from_the_domains_playout(bank):
 
 
 # --- feedback ---------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_feedback_rounds_end_when_solved_or_at_max_rounds(server, bank, tmp_path, wire):
@@ -245,14 +360,22 @@ def test_feedback_rounds_end_when_solved_or_at_max_rounds(server, bank, tmp_path
     # a wrong last plan: the conversation ends at max rounds with that plan scored
     other = tmp_path / "o.jsonl"
     by_trial(server, lambda seen, turn: ok("MOVES: D") if turn > 1 else ok("MOVES: U"))
-    run_model(bank.iloc[[1]], model, other, base_url=url, trials=1, policy=FAST,
-              protocol=protocol_spec("feedback", max_rounds=2))
+    run_model(
+        bank.iloc[[1]],
+        model,
+        other,
+        base_url=url,
+        trials=1,
+        policy=FAST,
+        protocol=protocol_spec("feedback", max_rounds=2),
+    )
     recs = records(other)
     assert [r["status"] for r in recs] == ["turn", "ok"] and "legal, but not at the goal" in recs[0]["feedback"]
     assert (recs[-1]["end_reason"], recs[-1]["response"]) == ("max_rounds", "MOVES: D")
 
 
 # --- resume -----------------------------------------------------------------------------------------------------
+
 
 def test_resume_continues_after_the_last_logged_turn(server, bank, tmp_path):
     model, url = target(server, "openai")
@@ -288,15 +411,30 @@ def test_a_protocol_is_part_of_the_conditions_identity(server, bank, tmp_path):
     out = tmp_path / "r.jsonl"
     run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, protocol=TOOLS, condition="mine")
     with pytest.raises(ValueError, match="max_turns"):
-        run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST,
-                  protocol=protocol_spec("tools", max_turns=5), condition="mine")
+        run_model(
+            bank.head(1),
+            model,
+            out,
+            base_url=url,
+            trials=1,
+            policy=FAST,
+            protocol=protocol_spec("tools", max_turns=5),
+            condition="mine",
+        )
     with pytest.raises(ValueError, match="protocol"):
         run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST, condition="mine")
     # Anthropic's extended thinking would need its thinking blocks sent back with each tool turn
     model, url = target(server, "anthropic")
     with pytest.raises(ValueError, match="thinking_budget with protocol tools is not supported"):
-        run_model(bank.head(1), model, tmp_path / "t.jsonl", base_url=url, trials=1, protocol=TOOLS,
-                  settings=GenerationSettings(max_tokens=4096, thinking_budget=1024))
+        run_model(
+            bank.head(1),
+            model,
+            tmp_path / "t.jsonl",
+            base_url=url,
+            trials=1,
+            protocol=TOOLS,
+            settings=GenerationSettings(max_tokens=4096, thinking_budget=1024),
+        )
 
 
 def _bank_file(bank, tmp_path):
@@ -316,9 +454,30 @@ def test_killed_mid_conversation_ten_times_pays_every_answered_turn_once(bank, t
     kills = 0
     with FakeLLMServer(key=KEY, delay=0.03) as srv:
         srv.script = lambda seen: call("U,L") if seen.turn < 4 else ok("MOVES: U,L")
-        cmd = [sys.executable, "-m", "fastspe", "run", "--bank", bank_file, "--model", "openai:fake", "--out",
-               str(out), "--base-url", srv.openai_url, "--trials", "3", "--max-connections", "3", "--timeout", "5",
-               "--backoff", "0.01", "--protocol", "tools"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fastspe",
+            "run",
+            "--bank",
+            bank_file,
+            "--model",
+            "openai:fake",
+            "--out",
+            str(out),
+            "--base-url",
+            srv.openai_url,
+            "--trials",
+            "3",
+            "--max-connections",
+            "3",
+            "--timeout",
+            "5",
+            "--backoff",
+            "0.01",
+            "--protocol",
+            "tools",
+        ]
         for _ in range(10):
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             start = len(srv.seen)
@@ -360,35 +519,84 @@ def test_killed_mid_conversation_ten_times_pays_every_answered_turn_once(bank, t
 
 # --- one-shot unchanged, batch refused, stats -------------------------------------------------------------------
 
+
 def test_oneshot_log_fields_unchanged(server, bank, tmp_path):
     model, url = target(server, "openai")
     out = tmp_path / "r.jsonl"
     run_model(bank.head(1), model, out, base_url=url, trials=1, policy=FAST)
     (rec,) = records(out)
     assert set(rec) == ONESHOT_FIELDS and rec["condition"] == "openai:fake-gpt"
-    assert server.seen[0].body == {"model": "fake-gpt", "messages": [{"role": "user", "content": server.seen[0].prompt}]}
+    assert server.seen[0].body == {
+        "model": "fake-gpt",
+        "messages": [{"role": "user", "content": server.seen[0].prompt}],
+    }
 
 
 def test_batch_refuses_multi_turn_protocols(server, bank, tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    code = main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out),
-                 "--base-url", server.openai_url, "--batch", "--protocol", "feedback"])
+    code = main(
+        [
+            "run",
+            "--bank",
+            _bank_file(bank, tmp_path),
+            "--model",
+            "openai:fake",
+            "--out",
+            str(out),
+            "--base-url",
+            server.openai_url,
+            "--batch",
+            "--protocol",
+            "feedback",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("error:") == 1
     assert "--batch sends one request per trial; --protocol feedback" in err
     assert not out.exists() and not server.seen
-    code = main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out),
-                 "--max-rounds", "2"])
+    code = main(
+        ["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out), "--max-rounds", "2"]
+    )
     assert code == 2 and "--max-rounds bounds a --protocol feedback" in capsys.readouterr().err
-    code = main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "baseline:oracle", "--out", str(out),
-                 "--protocol", "tools"])
+    code = main(
+        [
+            "run",
+            "--bank",
+            _bank_file(bank, tmp_path),
+            "--model",
+            "baseline:oracle",
+            "--out",
+            str(out),
+            "--protocol",
+            "tools",
+        ]
+    )
     assert code == 2 and "baseline planners answer once" in capsys.readouterr().err
 
 
 def test_a_dry_run_names_the_protocols_condition(server, bank, tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    assert main(["run", "--bank", _bank_file(bank, tmp_path), "--model", "openai:fake", "--out", str(out),
-                 "--base-url", server.openai_url, "--dry-run", "--protocol", "tools", "--max-turns", "5"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                _bank_file(bank, tmp_path),
+                "--model",
+                "openai:fake",
+                "--out",
+                str(out),
+                "--base-url",
+                server.openai_url,
+                "--dry-run",
+                "--protocol",
+                "tools",
+                "--max-turns",
+                "5",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "openai:fake+tools: 12 requests to send" in shown.replace("\n", " ")
     assert "a conversation of up to 5 requests" in shown and not server.seen
@@ -396,6 +604,7 @@ def test_a_dry_run_names_the_protocols_condition(server, bank, tmp_path, capsys)
 
 def test_runs_stats_reports_turns_and_tool_calls(server, bank, tmp_path, capsys):
     from fastspe.report.run_stats import run_stats
+
     model, url = target(server, "openai")
     by_trial(server, lambda seen, turn: call("U") if turn < 3 else ok("MOVES: U"))
     out = tmp_path / "r.jsonl"
@@ -430,34 +639,54 @@ def test_a_domain_without_playout_is_refused(monkeypatch):
 
 # --- providers: the conversation and tool calls on each wire ------------------------------------------------------
 
+
 def test_the_messages_api_conversation_of_a_chat_conversation():
     from fastspe.runners.anthropic_runner import messages_api_conversation, messages_api_tool
     from fastspe.protocols import tool_definition
     from fastspe.domains.registry import domain_named
 
     call_ = ToolCall("c1", "apply_moves", '{"moves": "U"}')
-    chat = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "example"},
-            {"role": "assistant", "content": "MOVES: U"}, {"role": "user", "content": "the board"},
-            {"role": "assistant", "content": None, "tool_calls": [call_.as_message()]},
-            {"role": "tool", "tool_call_id": "c1", "content": "1 move played"},
-            {"role": "user", "content": "and now?"}]
+    chat = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "example"},
+        {"role": "assistant", "content": "MOVES: U"},
+        {"role": "user", "content": "the board"},
+        {"role": "assistant", "content": None, "tool_calls": [call_.as_message()]},
+        {"role": "tool", "tool_call_id": "c1", "content": "1 move played"},
+        {"role": "user", "content": "and now?"},
+    ]
     system, turns = messages_api_conversation(chat)
     assert system == "be brief"
-    assert turns == [{"role": "user", "content": "example"}, {"role": "assistant", "content": "MOVES: U"},
-                     {"role": "user", "content": "the board"},
-                     {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "apply_moves",
-                                                        "input": {"moves": "U"}}]},
-                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1",
-                                                   "content": "1 move played"},
-                                                  {"type": "text", "text": "and now?"}]}]
+    assert turns == [
+        {"role": "user", "content": "example"},
+        {"role": "assistant", "content": "MOVES: U"},
+        {"role": "user", "content": "the board"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c1", "name": "apply_moves", "input": {"moves": "U"}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "1 move played"},
+                {"type": "text", "text": "and now?"},
+            ],
+        },
+    ]
     # one prompt is sent as before: a single user turn of text, no system
     assert messages_api_conversation([{"role": "user", "content": "p"}]) == (None, [{"role": "user", "content": "p"}])
     # an empty answer sent back (feedback on it): the messages API refuses an empty assistant turn, so it is marked
-    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": ""},
-                                          {"role": "user", "content": "No plan could be read"}])
+    _, turns = messages_api_conversation(
+        [
+            {"role": "user", "content": "p"},
+            {"role": "assistant", "content": ""},
+            {"role": "user", "content": "No plan could be read"},
+        ]
+    )
     assert [t["role"] for t in turns] == ["user", "assistant", "user"] and turns[1]["content"].strip()
-    _, turns = messages_api_conversation([{"role": "user", "content": "p"}, {"role": "assistant", "content": "\n ",
-                                                                              "tool_calls": [call_.as_message()]}])
+    _, turns = messages_api_conversation(
+        [{"role": "user", "content": "p"}, {"role": "assistant", "content": "\n ", "tool_calls": [call_.as_message()]}]
+    )
     assert [b["type"] for b in turns[1]["content"]] == ["tool_use"]  # no blank text block (the API refuses one)
     tool = messages_api_tool(tool_definition(domain_named("sliding")))
     assert tool["name"] == "apply_moves" and tool["input_schema"]["required"] == ["moves"]
@@ -473,11 +702,13 @@ def test_tool_calls_read_alike_by_the_lean_path_and_the_sdk(wire):
     if wire == "openai":
         import openai
         from fastspe.runners.openai_runner import completion_of, lean_completion
+
         body = _openai_body(seen, seen.action)
         parsed = completion_of(openai.types.chat.ChatCompletion.model_validate(body))
     else:
         import anthropic
         from fastspe.runners.anthropic_runner import completion_of, lean_completion
+
         body = _anthropic_body(seen, seen.action)
         parsed = completion_of(anthropic.types.Message.model_validate(body))
     lean = lean_completion(httpx.Response(200, json=body))
@@ -493,11 +724,27 @@ def test_a_tool_call_without_an_id_gets_one_a_resume_can_read():
     from openai.types.chat import ChatCompletion
     from fastspe.runners.openai_runner import completion_of
 
-    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{
-        "index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
-            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "U"}'}},
-            {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "L"}'}},
-            {"type": "function", "function": {"name": None}}]}}]}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "U"}'}},
+                        {"type": "function", "function": {"name": "apply_moves", "arguments": '{"moves": "L"}'}},
+                        {"type": "function", "function": {"name": None}},
+                    ],
+                },
+            }
+        ],
+    }
     calls = completion_of(construct_type(type_=ChatCompletion, value=body)).tool_calls
     assert [c.id for c in calls] == ["call_0", "call_1", "call_2"] and calls[2].arguments == ""
     assert [ToolCall.of_record(c.as_record()) for c in calls] == list(calls)

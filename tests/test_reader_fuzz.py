@@ -24,11 +24,35 @@ from fastspe.boundary.banks import write_bank
 from .boundary_helpers import TINY_DESIGN, assert_refused, oracle_records, run_cli, tiny_bank, write_jsonl
 
 EXAMPLES = int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", "60"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-ODD_VALUES = [None, -1, 0, 2.5, 10**30, -(10**30), 2**63, float("nan"), float("inf"), True, "", "x" * 300,
-              "\x1b[31m\x00\x07", "[red]x[/red]", "[/]", "\u202e", [], [None], [1.5], {"a": [1]}, "\ud800"]
+ODD_VALUES = [
+    None,
+    -1,
+    0,
+    2.5,
+    10**30,
+    -(10**30),
+    2**63,
+    float("nan"),
+    float("inf"),
+    True,
+    "",
+    "x" * 300,
+    "\x1b[31m\x00\x07",
+    "[red]x[/red]",
+    "[/]",
+    "\u202e",
+    [],
+    [None],
+    [1.5],
+    {"a": [1]},
+    "\ud800",
+]
 
 
 @pytest.fixture(scope="module")
@@ -39,16 +63,22 @@ def clean():
     write_bank(bank, folder / "bank.parquet")
     write_bank(bank, folder / "bank.jsonl")
     (folder / "design.json").write_text(json.dumps(TINY_DESIGN, indent=1))
-    answers = oracle_records(bank) + [{**r, "condition": "lazy", "response": "MOVES: U, U"}
-                                      for r in oracle_records(bank)]
+    answers = oracle_records(bank) + [
+        {**r, "condition": "lazy", "response": "MOVES: U, U"} for r in oracle_records(bank)
+    ]
     answers[1]["latency_s"] = 0.5
     write_jsonl(folder / "r.jsonl", answers)
     frame = pd.DataFrame(answers)
     frame.to_csv(folder / "r.csv", index=False)
     frame.to_parquet(folder / "r.parquet")
     for out in ("v.parquet", "v.csv"):
-        assert _run(None, ["score", "--bank", folder / "bank.parquet", "--responses", folder / "r.jsonl",
-                           "--out", folder / out])[0] == 0
+        assert (
+            _run(
+                None,
+                ["score", "--bank", folder / "bank.parquet", "--responses", folder / "r.jsonl", "--out", folder / out],
+            )[0]
+            == 0
+        )
     yield folder
     shutil.rmtree(folder)
 
@@ -56,11 +86,13 @@ def clean():
 def _run(capsys, args):
     if capsys is None:  # module setup: no capture fixture, and nothing to check
         from fastspe.cli import main
+
         return (main([str(a) for a in args]),)
     return run_cli(capsys, args)
 
 
 # ---- mutations ------------------------------------------------------------------------------------------
+
 
 def _edit_json_line(line: bytes, key_pick: int, value) -> bytes:
     try:
@@ -85,7 +117,8 @@ def _edit_json_line(line: bytes, key_pick: int, value) -> bytes:
 def mutations(draw, text: bool):
     """(name, function bytes -> bytes, harmless): ``harmless`` mutations cannot change meaning."""
     kinds = ["flip", "truncate", "delete line", "repeat line"] + (
-        ["edit value", "edit value", "blank line", "crlf", "trailing space"] if text else [])
+        ["edit value", "edit value", "blank line", "crlf", "trailing space"] if text else []
+    )
     kind = draw(st.sampled_from(kinds))
     pos, bit = draw(st.integers(0, 10**6)), draw(st.integers(0, 7))
     value = draw(st.sampled_from(ODD_VALUES))
@@ -100,7 +133,7 @@ def mutations(draw, text: bool):
             b[pos % len(b)] ^= 1 << bit
             return bytes(b)
         if kind == "truncate":
-            return data[:pos % len(data)]
+            return data[: pos % len(data)]
         lines, i = lines_of(data)
         if kind == "delete line":
             del lines[i]
@@ -136,6 +169,7 @@ def _fresh(folder: Path, name: str) -> Path:
 
 # ---- the readers ----------------------------------------------------------------------------------------
 
+
 @FUZZ
 @given(fmt=st.sampled_from(["jsonl", "parquet"]), mutation=st.data())
 def test_bank_reader(clean, capsys, fmt, mutation):
@@ -148,8 +182,19 @@ def test_bank_reader(clean, capsys, fmt, mutation):
     if harmless:
         assert ok, err
     if ok:  # a bank the checks accept has the clean boards (a label may differ): the same replays
-        replay = ["board_id", "condition", "trial", "depth", "L", "status", "error_kind", "first_error", "final_h",
-                  "min_h", "economy"]
+        replay = [
+            "board_id",
+            "condition",
+            "trial",
+            "depth",
+            "L",
+            "status",
+            "error_kind",
+            "first_error",
+            "final_h",
+            "min_h",
+            "economy",
+        ]
         assert pd.read_parquet(out)[replay].equals(pd.read_parquet(clean / "v.parquet")[replay])
     code, stdout, err = run_cli(capsys, ["bank", "verify", bad])
     assert "Traceback" not in err and code in (0, 1, 2)
@@ -176,8 +221,9 @@ def test_design_reader(clean, capsys, mutation):
 
 
 @FUZZ
-@given(fmt=st.sampled_from(["jsonl", "csv", "parquet"]), out_fmt=st.sampled_from(["parquet", "csv"]),
-       mutation=st.data())
+@given(
+    fmt=st.sampled_from(["jsonl", "csv", "parquet"]), out_fmt=st.sampled_from(["parquet", "csv"]), mutation=st.data()
+)
 def test_responses_reader(clean, capsys, fmt, out_fmt, mutation):
     kind, apply, harmless = mutation.draw(mutations(text=fmt != "parquet"))
     if fmt == "csv" and kind in ("edit value", "trailing space"):
@@ -192,8 +238,9 @@ def test_responses_reader(clean, capsys, fmt, out_fmt, mutation):
         want = pd.read_parquet(clean / "v.parquet") if out_fmt == "parquet" else pd.read_csv(clean / "v.csv")
         got = pd.read_parquet(out) if out_fmt == "parquet" else pd.read_csv(out)
         keys = ["condition", "board_id", "trial"]
-        pd.testing.assert_frame_equal(got.sort_values(keys).reset_index(drop=True),
-                                      want.sort_values(keys).reset_index(drop=True))
+        pd.testing.assert_frame_equal(
+            got.sort_values(keys).reset_index(drop=True), want.sort_values(keys).reset_index(drop=True)
+        )
 
 
 @FUZZ

@@ -27,7 +27,13 @@ from tests.fake_llm_server import FakeLLMServer
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-fastspe-README-fake-k3y-0042"
 PIPELINE = "docs/index.md"  # its files are where the other pages start
-FRESH = ("README.md", "docs/tutorial.md", PIPELINE, "docs/domains.md", "docs/how-to/sokoban-pushes.md")  # start from the prepared inputs alone
+FRESH = (
+    "README.md",
+    "docs/tutorial.md",
+    PIPELINE,
+    "docs/domains.md",
+    "docs/how-to/sokoban-pushes.md",
+)  # start from the prepared inputs alone
 DOCUMENTS = (
     *FRESH,
     "docs/how-to/custom-design.md",

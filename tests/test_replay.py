@@ -40,21 +40,23 @@ def scramble(layout: Layout, steps: int, rng: np.random.Generator, with_solution
 def mini_bank(cases) -> pd.DataFrame:
     """A bank DataFrame with one board per (layout, initial) case (depth = h, a placeholder certificate)."""
     h = [int(board_h(np.array(b, dtype=np.int8), lay.goal_cell, lay.distances)) for lay, b in cases]
-    return pd.DataFrame({
-        "board_id": [f"b{i}" for i in range(len(cases))],
-        "cohort": "test",
-        "k": [lay.k for lay, _ in cases],
-        "blocks": [list(lay.blocks) for lay, _ in cases],
-        "rows": [lay.rows for lay, _ in cases],
-        "cols": [lay.cols for lay, _ in cases],
-        "depth": h,
-        "h": h,
-        "initial": [list(b) for _, b in cases],
-        "goal": [lay.goal.astype(int).tolist() for lay, _ in cases],
-        "certificate": ["U" * d for d in h],
-        "proposal_index": 0,
-        "seed": 0,
-    })
+    return pd.DataFrame(
+        {
+            "board_id": [f"b{i}" for i in range(len(cases))],
+            "cohort": "test",
+            "k": [lay.k for lay, _ in cases],
+            "blocks": [list(lay.blocks) for lay, _ in cases],
+            "rows": [lay.rows for lay, _ in cases],
+            "cols": [lay.cols for lay, _ in cases],
+            "depth": h,
+            "h": h,
+            "initial": [list(b) for _, b in cases],
+            "goal": [lay.goal.astype(int).tolist() for lay, _ in cases],
+            "certificate": ["U" * d for d in h],
+            "proposal_index": 0,
+            "seed": 0,
+        }
+    )
 
 
 def kernel(cases, plans):
@@ -75,8 +77,18 @@ def kernel(cases, plans):
 
 
 def twin(cases, plans):
-    return [naive_replay(b, lay.goal.tolist(), lay.rows, lay.cols, lay.blocks, list(p),
-                         dist=naive_distances(lay.rows, lay.cols, lay.blocks)) for (lay, b), p in zip(cases, plans)]
+    return [
+        naive_replay(
+            b,
+            lay.goal.tolist(),
+            lay.rows,
+            lay.cols,
+            lay.blocks,
+            list(p),
+            dist=naive_distances(lay.rows, lay.cols, lay.blocks),
+        )
+        for (lay, b), p in zip(cases, plans)
+    ]
 
 
 @st.composite
@@ -93,8 +105,12 @@ def cases_and_plans(draw, max_side=4):
         if draw(st.booleans()):
             plans.append(draw(noise))
         else:
-            plans.append(draw(st.sampled_from(["", "UD", "LR"])) + solution + draw(st.sampled_from(["", "UD", "RL"]))
-                         + draw(st.sampled_from(["", "", draw(noise)])))
+            plans.append(
+                draw(st.sampled_from(["", "UD", "LR"]))
+                + solution
+                + draw(st.sampled_from(["", "UD", "RL"]))
+                + draw(st.sampled_from(["", "", draw(noise)]))
+            )
     return cases, plans
 
 
@@ -172,8 +188,16 @@ def test_revisits_and_goal_midway_by_hand():
     start[14], start[15] = 0, 15  # the goal with the blank moved left once: h = 1
     [r] = kernel([(lay, start)], ["RLR"])
     # states: start, goal, start (seen), goal (seen)
-    assert r == {"status": "complete", "error_kind": "", "first_error": -1, "final_h": 0, "min_h": 0,
-                 "revisits": 2, "goal_midway": True, "L": 3}
+    assert r == {
+        "status": "complete",
+        "error_kind": "",
+        "first_error": -1,
+        "final_h": 0,
+        "min_h": 0,
+        "revisits": 2,
+        "goal_midway": True,
+        "L": 3,
+    }
     [r] = kernel([(lay, start)], ["R"])
     assert r["status"] == "complete" and not r["goal_midway"] and r["revisits"] == 0
     [r] = kernel([(lay, start)], ["RL"])
@@ -208,7 +232,7 @@ def test_thread_count_does_not_change_results():
     rng = np.random.default_rng(9)
     lay = Layout(4, 4, (5,))
     cases = [(lay, scramble(lay, 20, rng)) for _ in range(600)]
-    plans = ["".join(rng.choice(list("UDLR?"), p=[.24, .24, .24, .24, .04], size=60)) for _ in cases]
+    plans = ["".join(rng.choice(list("UDLR?"), p=[0.24, 0.24, 0.24, 0.24, 0.04], size=60)) for _ in cases]
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

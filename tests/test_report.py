@@ -16,8 +16,19 @@ from fastspe.report.write import METRICS_CSV_COLUMNS, write_report
 
 from .naive_bootstrap import synthetic_verdicts
 
-TABLES = ["table1_primary", "table2_outcomes", "table3_rates", "table4_blocks", "table5_stress", "table6_intervals",
-          "by_depth", "h90", "format_audit", "trajectories", "paired_differences"]
+TABLES = [
+    "table1_primary",
+    "table2_outcomes",
+    "table3_rates",
+    "table4_blocks",
+    "table5_stress",
+    "table6_intervals",
+    "by_depth",
+    "h90",
+    "format_audit",
+    "trajectories",
+    "paired_differences",
+]
 FIGURES = ["figure1_horizon_metrics", "figure2_economy_spe", "figure3_trajectories"]
 
 
@@ -60,8 +71,9 @@ def test_metrics_csv(report, verdicts):
     np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
     by_depth = m[(m["depth"] != "all") & (m["k"] == "all")]
     assert set(by_depth["depth"]) == {"10", "20", "30", "40", "50", "60"}
-    ref = compute_metrics(verdicts, by=["cohort", "condition", "depth"]).melt(["cohort", "condition", "depth"],
-                                                                            var_name="metric")
+    ref = compute_metrics(verdicts, by=["cohort", "condition", "depth"]).melt(
+        ["cohort", "condition", "depth"], var_name="metric"
+    )
     ref["depth"] = ref["depth"].astype(str)
     merged = by_depth.merge(ref, on=["cohort", "condition", "depth", "metric"], validate="one_to_one")
     np.testing.assert_allclose(merged["estimate"], merged["value"], rtol=1e-12)
@@ -69,7 +81,8 @@ def test_metrics_csv(report, verdicts):
     assert set(by_k["k"]) == {"0", "1", "2", "3"}
     cells = m[(m["k"] != "all") & (m["depth"] != "all")]  # every stratum cell, for Table 4
     ref = compute_metrics(verdicts, by=["cohort", "condition", "k", "depth"]).melt(
-        ["cohort", "condition", "k", "depth"], var_name="metric")
+        ["cohort", "condition", "k", "depth"], var_name="metric"
+    )
     ref[["k", "depth"]] = ref[["k", "depth"]].astype(str)
     merged = cells.merge(ref, on=["cohort", "condition", "k", "depth", "metric"], validate="one_to_one")
     assert len(merged) == len(cells) == 20 * 3 * 9
@@ -96,16 +109,19 @@ def test_report_states_the_method(report):
     assert "20 strata (cohort x k x depth), 4 boards each" in md
     assert "95% percentile intervals" in md and "all trials of a board go together" in md
     headings = re.findall(r"^### (.+)$", md, flags=re.M)
-    assert headings[:3] == ["Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per "
-                            "condition",
-                            "Figure 2: Conditional economy E and joint SPE on the primary cohort",
-                            "Figure 3: Where plans fail on the primary cohort, by certified depth"]
-    assert headings[3:9] == [r"Table 1: Primary results pooled over d\* ∈ {10, 20, 30, 40}",
-                             "Table 2: Mutually exclusive primary outcomes",
-                             "Table 3: Primary completion, optimal completion and illegal-plan percentages",
-                             "Table 4: Primary completion percentages by block count",
-                             "Table 5: Separate stress cohort",
-                             "Table 6: Primary 95% percentile intervals"]
+    assert headings[:3] == [
+        "Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+        "Figure 2: Conditional economy E and joint SPE on the primary cohort",
+        "Figure 3: Where plans fail on the primary cohort, by certified depth",
+    ]
+    assert headings[3:9] == [
+        r"Table 1: Primary results pooled over d\* ∈ {10, 20, 30, 40}",
+        "Table 2: Mutually exclusive primary outcomes",
+        "Table 3: Primary completion, optimal completion and illegal-plan percentages",
+        "Table 4: Primary completion percentages by block count",
+        "Table 5: Separate stress cohort",
+        "Table 6: Primary 95% percentile intervals",
+    ]
     assert len(headings) == len(FIGURES) + len(TABLES) and not set(headings) & set(TABLES)  # titles, not file names
     for name in TABLES:
         assert f"Files: `tables/{name}.csv`, `.md`, `.tex`." in md
@@ -175,10 +191,17 @@ def test_bad_inputs_write_nothing(tmp_path, bank, verdicts):
 
 def test_heatmap_columns_and_scale():
     by_depth = pd.DataFrame({"cohort": ["stress", "primary", "primary", "stress"], "depth": [60, 20, 10, 50]})
-    assert figures.heatmap_columns(by_depth, "primary") == [("primary", 10), ("primary", 20), None, ("stress", 50),
-                                                             ("stress", 60)]
-    assert figures.heatmap_columns(by_depth[by_depth["cohort"] == "primary"], "primary") == [("primary", 10),
-                                                                                            ("primary", 20)]
+    assert figures.heatmap_columns(by_depth, "primary") == [
+        ("primary", 10),
+        ("primary", 20),
+        None,
+        ("stress", 50),
+        ("stress", 60),
+    ]
+    assert figures.heatmap_columns(by_depth[by_depth["cohort"] == "primary"], "primary") == [
+        ("primary", 10),
+        ("primary", 20),
+    ]
     assert figures.heat_scale(np.array([95.0, np.nan, 99.0])) == (90.0, 100.0)
     assert figures.heat_scale(np.array([41.5, 100.0])) == (40.0, 100.0)
     assert figures.heat_scale(np.array([np.nan])) == (0.0, 100.0)
@@ -195,8 +218,19 @@ def test_cli_end_to_end(tmp_path):
     responses = pd.concat([baseline_responses(bank, p) for p in ("oracle", "detour", "greedy")], ignore_index=True)
     write_bank(bank, tmp_path / "bank.parquet")
     write_verdicts(score_responses(bank, responses), tmp_path / "verdicts.parquet")
-    args = ["report", "--bank", str(tmp_path / "bank.parquet"), "--verdicts", str(tmp_path / "verdicts.parquet"),
-            "--out", str(tmp_path / "rep"), "--draws", "200", "--seed", "9"]
+    args = [
+        "report",
+        "--bank",
+        str(tmp_path / "bank.parquet"),
+        "--verdicts",
+        str(tmp_path / "verdicts.parquet"),
+        "--out",
+        str(tmp_path / "rep"),
+        "--draws",
+        "200",
+        "--seed",
+        "9",
+    ]
     assert main(args) == 0
     m = pd.read_csv(tmp_path / "rep" / "metrics.csv")
     oracle = m[(m["condition"] == "baseline:oracle") & m["metric"].isin(["R", "Q", "E", "SPE"])]
@@ -207,6 +241,7 @@ def test_cli_end_to_end(tmp_path):
 
 def test_paired_table_is_the_same_in_chunks(report, tmp_path, bank, verdicts, monkeypatch):
     import fastspe.report.write as rp
+
     monkeypatch.setattr(rp, "PAIRS_PER_PASS", 1)
     chunked = write_report(bank, verdicts, tmp_path / "chunked", draws=300, seed=5)
     name = "tables/paired_differences.csv"
@@ -216,6 +251,7 @@ def test_paired_table_is_the_same_in_chunks(report, tmp_path, bank, verdicts, mo
 
 
 # ---- the report folder is built aside and swapped in whole -------------------------------------------------
+
 
 def snapshot(folder) -> dict:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -228,6 +264,7 @@ def siblings(folder) -> list[str]:
 def dead_pid() -> int:
     import subprocess
     import sys
+
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     return proc.pid
@@ -235,6 +272,7 @@ def dead_pid() -> int:
 
 def test_failure_midway_leaves_the_old_report_untouched(tmp_path, bank, verdicts, monkeypatch):
     import fastspe.report.write as rp
+
     out = tmp_path / "rep"
     write_report(bank, verdicts, out, draws=50, seed=1)
     (out / "notes.txt").write_text("mine")
@@ -277,6 +315,7 @@ def test_fresh_nested_folder(tmp_path, bank, verdicts):
 
 def test_leftovers_of_a_dead_report_writer_are_removed(tmp_path, bank, verdicts):
     from fastspe.boundary.files import remove_stale_temps
+
     out = tmp_path / "rep"
     pid = dead_pid()
     (tmp_path / f".rep.{pid}.0123456789ab.tmp" / "tables").mkdir(parents=True)
@@ -291,6 +330,7 @@ def test_leftovers_of_a_dead_report_writer_are_removed(tmp_path, bank, verdicts)
 
 def test_folders_a_report_must_not_replace(tmp_path, bank, verdicts, monkeypatch):
     from pathlib import Path
+
     a_file = tmp_path / "file"
     a_file.write_text("x")
     user = tmp_path / "user"
@@ -299,9 +339,15 @@ def test_folders_a_report_must_not_replace(tmp_path, bank, verdicts, monkeypatch
     (own_figures / "figures").mkdir(parents=True)
     (tmp_path / "here" / "deep").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "here" / "deep")
-    for out, why in [(a_file, "not a folder"), (Path("/"), "root folder"), (Path.home(), "home folder"),
-                     (Path("."), "current folder"), (Path(".."), "above the current one"),
-                     (user, "holds src/"), (own_figures, "holds figures/")]:
+    for out, why in [
+        (a_file, "not a folder"),
+        (Path("/"), "root folder"),
+        (Path.home(), "home folder"),
+        (Path("."), "current folder"),
+        (Path(".."), "above the current one"),
+        (user, "holds src/"),
+        (own_figures, "holds figures/"),
+    ]:
         with pytest.raises(ValueError, match=why):
             write_report(bank, verdicts, out, draws=10)
     assert a_file.read_text() == "x" and sorted(p.name for p in user.iterdir()) == ["src"]
@@ -335,8 +381,22 @@ def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     labels.write_text("condition,label\nbaseline:noisy,Noisy $x_1$\nbaseline:oracle,Oracle\nbaseline:gone,Gone\n")
     base = ["report", "--bank", str(bank_path), "--verdicts", str(verdicts), "--draws", "100"]
     capsys.readouterr()
-    assert main(base + ["--out", str(tmp_path / "a"), "--labels", str(labels), "--interval-cells", "--runs", str(log),
-                        "--no-titles"]) == 0
+    assert (
+        main(
+            base
+            + [
+                "--out",
+                str(tmp_path / "a"),
+                "--labels",
+                str(labels),
+                "--interval-cells",
+                "--runs",
+                str(log),
+                "--no-titles",
+            ]
+        )
+        == 0
+    )
     assert "1 labelled condition has no verdicts and is left out: 'baseline:gone'" in capsys.readouterr().err
     a = tmp_path / "a"
     t1 = pd.read_csv(a / "tables" / "table1_primary.csv")
@@ -347,19 +407,24 @@ def test_cli_paper_options_labels_titles_interval_cells_runs(tmp_path, capsys):
     tex = (a / "tables" / "table1_primary.tex").read_text()
     assert r"Noisy \$x\_1\$" in tex and r"\toprule" in tex
     runs = pd.read_csv(a / "tables" / "run_stats.csv")
-    assert list(runs["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"] and (runs["answers"] == 120).all()  # 40 boards x 3 trials
+    assert (
+        list(runs["condition"]) == ["Noisy $x_1$", "Oracle", "baseline:greedy"] and (runs["answers"] == 120).all()
+    )  # 40 boards x 3 trials
     assert set(pd.read_csv(a / "metrics.csv")["condition"]) == {"baseline:noisy", "baseline:oracle", "baseline:greedy"}
     svg = (a / "figures" / "figure2_economy_spe.svg").read_text()
     assert main(base + ["--out", str(tmp_path / "b"), "--labels", str(labels), "--dpi", "300"]) == 0
     titled = (tmp_path / "b" / "figures" / "figure2_economy_spe.svg").read_text()
     assert len(titled) > len(svg)  # the title's glyphs are drawn only with titles
     from PIL import Image
+
     for folder, dpi in (("a", 150), ("b", 300)):  # 150 unless asked
         with Image.open(tmp_path / folder / "figures" / "figure2_economy_spe.png") as png:
             assert png.info["dpi"][0] == pytest.approx(dpi, abs=0.5) and png.size[0] == 3.5 * dpi
     assert main(base + ["--out", str(tmp_path / "d"), "--dpi", "5"]) == 2
     assert "--dpi: must be a whole number in 20..1,200, got '5'" in capsys.readouterr().err
-    assert (tmp_path / "b" / "tables" / "table1_primary.csv").read_bytes() == (a / "tables" / "table1_primary.csv").read_bytes()
+    assert (tmp_path / "b" / "tables" / "table1_primary.csv").read_bytes() == (
+        a / "tables" / "table1_primary.csv"
+    ).read_bytes()
     assert not (tmp_path / "b" / "tables" / "run_stats.csv").exists()
     clash = tmp_path / "clash.json"
     clash.write_text('{"baseline:noisy": "baseline:oracle"}')

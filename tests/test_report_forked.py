@@ -65,7 +65,9 @@ def fails_side_by_side(message):
 
 
 def writes_side_by_side(seconds, folder):
-    forked.side_by_side([lambda: sleep_then_write(seconds, f"{folder}/a"), lambda: sleep_then_write(seconds, f"{folder}/b")])
+    forked.side_by_side(
+        [lambda: sleep_then_write(seconds, f"{folder}/a"), lambda: sleep_then_write(seconds, f"{folder}/b")]
+    )
 
 
 def broken_setup():

@@ -31,9 +31,10 @@ def test_other_settings_are_refused_before_sending(server, bank, tmp_path):
     out = tmp_path / "r.jsonl"
     _run(server, bank, out, settings=GenerationSettings(max_tokens=100))
     n, before = len(server.seen), out.read_bytes()
-    for settings, message in [(GenerationSettings(max_tokens=200), "max_tokens 100, this run asks for max_tokens 200"),
-                              (GenerationSettings(max_tokens=100, temperature=0.5),
-                               "temperature None, this run asks for temperature 0.5")]:
+    for settings, message in [
+        (GenerationSettings(max_tokens=200), "max_tokens 100, this run asks for max_tokens 200"),
+        (GenerationSettings(max_tokens=100, temperature=0.5), "temperature None, this run asks for temperature 0.5"),
+    ]:
         with pytest.raises(ValueError, match=f"line 1: condition '{MODEL}' was run with {message}.*--condition"):
             _run(server, bank, out, settings=settings)
     assert len(server.seen) == n and out.read_bytes() == before
@@ -69,14 +70,30 @@ def test_logs_with_old_trial_ids_resume(server, bank, tmp_path):
 
 def test_cli_names_the_setting_and_condition_option(server, bank, tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    args = ["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", MODEL, "--out", str(out),
-            "--base-url", server.openai_url, "--trials", "1", "--backoff", "0.01"]
+    args = [
+        "run",
+        "--bank",
+        str(_bank_file(bank, tmp_path)),
+        "--model",
+        MODEL,
+        "--out",
+        str(out),
+        "--base-url",
+        server.openai_url,
+        "--trials",
+        "1",
+        "--backoff",
+        "0.01",
+    ]
     assert main(args + ["--max-tokens", "100"]) == 0
     n = len(server.seen)
     capsys.readouterr()
     assert main(args + ["--max-tokens", "200"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {out}: line 1: condition '{MODEL}' was run with max_tokens 100") and "--condition" in err
+    assert (
+        err.startswith(f"error: {out}: line 1: condition '{MODEL}' was run with max_tokens 100")
+        and "--condition" in err
+    )
     assert main(args + ["--max-tokens", "200", "--condition", "gpt-long"]) == 0 and len(server.seen) == n + 4
     assert {r["condition"] for r in lines_of(out)} == {MODEL, "gpt-long"}
 
@@ -104,8 +121,9 @@ def test_baseline_runs_on_one_log_write_each_trial_once(bank, tmp_path, monkeypa
 
     monkeypatch.setattr(engine, "RunLog", run_log)
     summaries = {}
-    a = threading.Thread(target=lambda: summaries.setdefault("a", run_baseline(bank, "oracle", out, trials=2)),
-                         name="run-a")
+    a = threading.Thread(
+        target=lambda: summaries.setdefault("a", run_baseline(bank, "oracle", out, trials=2)), name="run-a"
+    )
     a.start()
     assert a_waits.wait(30)
     summaries["b"] = run_baseline(bank, "oracle", out, trials=2)
@@ -125,8 +143,11 @@ def test_corrupt_middle_line_is_an_error_a_torn_tail_is_not(server, bank, tmp_pa
     damaged = b"\n".join(lines[:2] + [b'{"board_id": "x", "sta'] + lines[2:])
     out.write_bytes(damaged)
     n = len(server.seen)
-    with pytest.raises(ValueError, match=rf"{out}: line 3 is not a JSON object .* append "
-                                         r"\{\"event\": \"torn_line\", \"line\": 3\}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{out}: line 3 is not a JSON object .* append "
+        r"\{\"event\": \"torn_line\", \"line\": 3\}",
+    ):
         _run(server, bank, out, trials=1)
     assert len(server.seen) == n and out.read_bytes() == damaged
     with open(out, "ab") as fh:  # the user's way out, append-only: mark the line as known
@@ -139,12 +160,12 @@ def test_corrupt_middle_line_is_an_error_a_torn_tail_is_not(server, bank, tmp_pa
 
 
 def test_key_forms_are_redacted(tmp_path):
-    bare = KEY[len("sk-"):]
+    bare = KEY[len("sk-") :]
     forms = [KEY, bare, base64.b64encode(KEY.encode()).decode(), base64.b64encode(KEY.encode()).decode().rstrip("=")]
     text = " | ".join(forms)
     assert scrub(text, [KEY]) == " | ".join(["[redacted]"] * 4)
     ant = "sk-ant-api03-" + "A1b2C3d4" * 4
-    assert scrub(f"key {ant[len('sk-ant-'):]}.", [ant]) == "key [redacted]."
+    assert scrub(f"key {ant[len('sk-ant-') :]}.", [ant]) == "key [redacted]."
     odd = "k3y/with+chars=and-length"
     assert scrub(f"?key={urllib.parse.quote(odd, safe='')}&x", [odd]) == "?key=[redacted]&x"
     assert scrub("short words stay", ["sk-short"]) == "short words stay"  # a bare form under 16 characters is kept
@@ -158,10 +179,15 @@ def test_key_forms_are_redacted(tmp_path):
 def test_python_api_refuses_non_finite_values(bank, tmp_path):
     from fastspe.runners import Budget, Pricing
 
-    for make in (lambda: RetryPolicy(base_delay=float("inf")), lambda: RetryPolicy(max_delay=float("nan")),
-                 lambda: Pricing(float("nan"), 0), lambda: Pricing(0, float("inf")), lambda: Budget(float("nan")),
-                 lambda: GenerationSettings(temperature=float("inf")),
-                 lambda: run_model(bank, MODEL, tmp_path / "r.jsonl", timeout=float("nan"))):
+    for make in (
+        lambda: RetryPolicy(base_delay=float("inf")),
+        lambda: RetryPolicy(max_delay=float("nan")),
+        lambda: Pricing(float("nan"), 0),
+        lambda: Pricing(0, float("inf")),
+        lambda: Budget(float("nan")),
+        lambda: GenerationSettings(temperature=float("inf")),
+        lambda: run_model(bank, MODEL, tmp_path / "r.jsonl", timeout=float("nan")),
+    ):
         with pytest.raises(ValueError, match="finite"):
             make()
     assert not (tmp_path / "r.jsonl").exists()

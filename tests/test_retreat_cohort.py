@@ -27,13 +27,18 @@ from fastspe.domains.sliding.verify.optimal import optimality
 from . import naive_bank, naive_solver
 from .test_metrics import numbered, verdict
 
-SPEC = {"seed": 11, "rows": 3, "cols": 3, "cells": [
-    {"cohort": "primary", "depth": 12, "count": 4},
-    {"cohort": "retreat", "depth": 12, "retreat": 0, "count": 3},
-    {"cohort": "retreat", "depth": 12, "retreat": 2, "count": 6},
-    {"cohort": "retreat", "depth": 16, "retreat": 4, "count": 6},
-    {"cohort": "retreat", "blocks": [2], "depth": 14, "retreat": 4, "count": 3},
-]}
+SPEC = {
+    "seed": 11,
+    "rows": 3,
+    "cols": 3,
+    "cells": [
+        {"cohort": "primary", "depth": 12, "count": 4},
+        {"cohort": "retreat", "depth": 12, "retreat": 0, "count": 3},
+        {"cohort": "retreat", "depth": 12, "retreat": 2, "count": 6},
+        {"cohort": "retreat", "depth": 16, "retreat": 4, "count": 6},
+        {"cohort": "retreat", "blocks": [2], "depth": 14, "retreat": 4, "count": 3},
+    ],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +58,7 @@ def retreat_bank() -> pd.DataFrame:
 
 
 # -- design ----------------------------------------------------------------------------------------
+
 
 def _cell_error(**cell) -> str:
     spec = {"seed": 1, "rows": 3, "cols": 3, "cells": [{"cohort": "r", "depth": 12, "count": 1, **cell}]}
@@ -75,12 +81,16 @@ def test_design_reads_retreat_cells():
     assert design.cells[2].name == "retreat-k0-d12-r2-bnone"
     assert design.cells[0].name == "primary-k0-d12-bnone"
     # the same cohort, layout and depth at two retreats are two cells; the same retreat twice is refused
-    cells = [{"cohort": "r", "depth": 12, "retreat": 2, "count": 1}, {"cohort": "r", "depth": 12, "retreat": 2, "count": 1}]
+    cells = [
+        {"cohort": "r", "depth": 12, "retreat": 2, "count": 1},
+        {"cohort": "r", "depth": 12, "retreat": 2, "count": 1},
+    ]
     with pytest.raises(ValueError, match=r"cells\[1\] repeats .* retreat 2"):
         design_from_dict({"seed": 1, "rows": 3, "cols": 3, "cells": cells})
 
 
 # -- the walk kernel and its twin ------------------------------------------------------------------
+
 
 def naive_random_walk(layout: Layout, length: int, seed: int, stream: int, index: int) -> list[int]:
     key = naive_bank.stream_key(seed, stream, index)
@@ -104,6 +114,7 @@ def test_random_walk_kernel_matches_twin(blocks):
 
 # -- the bank --------------------------------------------------------------------------------------
 
+
 def test_every_board_is_consistent_and_optimal(retreat_bank):
     bank = retreat_bank
     assert list(bank.columns[-2:]) == ["retreat", "certificate_kind"]
@@ -115,11 +126,15 @@ def test_every_board_is_consistent_and_optimal(retreat_bank):
         layout = Layout(int(row.rows), int(row.cols), tuple(row.blocks))
         board = tuple(int(v) for v in row.initial)
         assert layout.h(np.array(board)) == row.h
-        assert row.retreat == row.depth - row.h == (0 if row.certificate_kind == "h-walk" else
-                                                     int(row.board_id.split("-r")[1].split("-")[0]))
+        assert (
+            row.retreat
+            == row.depth - row.h
+            == (0 if row.certificate_kind == "h-walk" else int(row.board_id.split("-r")[1].split("-")[0]))
+        )
         assert len(row.certificate) == row.depth
-        assert naive_solver.apply_plan(board, row.certificate, layout.rows, layout.cols, layout.blocks) == \
-            naive_solver.goal_of(layout.rows, layout.cols, layout.blocks)
+        assert naive_solver.apply_plan(
+            board, row.certificate, layout.rows, layout.cols, layout.blocks
+        ) == naive_solver.goal_of(layout.rows, layout.cols, layout.blocks)
         assert naive_solver.distances_to_goal(layout.rows, layout.cols, layout.blocks)[board] == row.depth
     key = bank["initial"].map(lambda b: tuple(b)).astype(str) + bank["blocks"].astype(str)
     assert not key.duplicated().any()  # distinct, also across the h-walk and retreat-0 cells at depth 12
@@ -131,8 +146,10 @@ def test_same_seed_same_bytes(tmp_path, retreat_bank):
     write_bank(_build(), tmp_path / "b.parquet")
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
     back = read_bank(tmp_path / "a.parquet")
-    pd.testing.assert_frame_equal(back[["board_id", "h", "depth", "retreat", "certificate_kind"]],
-                                  retreat_bank[["board_id", "h", "depth", "retreat", "certificate_kind"]])
+    pd.testing.assert_frame_equal(
+        back[["board_id", "h", "depth", "retreat", "certificate_kind"]],
+        retreat_bank[["board_id", "h", "depth", "retreat", "certificate_kind"]],
+    )
 
 
 def test_batch_sizes_do_not_change_the_bank(monkeypatch, retreat_bank):
@@ -157,8 +174,11 @@ def test_quota_error_names_the_cell():
 def test_a_cell_with_no_such_boards_fails():
     # blocks {5,10} at d* = 14 have boards with retreat 0 and 4 only (a full BFS of the layout says so)
     spec = {"seed": 5, "cells": [{"cohort": "retreat", "blocks": [5, 10], "depth": 14, "retreat": 2, "count": 1}]}
-    with pytest.raises(QuotaError, match=r"cell retreat-k2-d14-r2-b5.10: found 0 distinct boards .* in 10,000,000 "
-                                         r"random walks \(0 solved\)"):
+    with pytest.raises(
+        QuotaError,
+        match=r"cell retreat-k2-d14-r2-b5.10: found 0 distinct boards .* in 10,000,000 "
+        r"random walks \(0 solved\)",
+    ):
         build_bank(design_from_dict(spec))
 
 
@@ -179,8 +199,13 @@ def test_jsonl_round_trip(tmp_path, retreat_bank):
 
 
 def test_a_4x4_retreat_bank(tmp_path):
-    spec = {"seed": 5, "cells": [{"cohort": "retreat", "depth": 12, "retreat": 4, "count": 8},
-                                 {"cohort": "retreat", "blocks": [5, 10], "depth": 14, "retreat": 4, "count": 8}]}
+    spec = {
+        "seed": 5,
+        "cells": [
+            {"cohort": "retreat", "depth": 12, "retreat": 4, "count": 8},
+            {"cohort": "retreat", "blocks": [5, 10], "depth": 14, "retreat": 4, "count": 8},
+        ],
+    }
     bank = build_bank(design_from_dict(spec))
     for row in bank.itertuples():
         board, blocks = tuple(int(v) for v in row.initial), tuple(row.blocks)
@@ -203,6 +228,7 @@ def test_cli_builds_and_verifies_a_retreat_bank(tmp_path, capsys):
 
 # -- the bank check --------------------------------------------------------------------------------
 
+
 def _edited(bank: pd.DataFrame, row: int, **values) -> pa.Table:
     bank = bank.copy()
     for column, value in values.items():
@@ -217,7 +243,9 @@ def _search_row(bank) -> int:
 def test_check_allows_h_below_depth_only_for_search(retreat_bank):
     i = _search_row(retreat_bank)
     bid = retreat_bank["board_id"].iloc[i]
-    with pytest.raises(InputError, match=rf"row {i + 1} \(board_id '{bid}'\): depth is \d+ but h is \d+: an h-certified"):
+    with pytest.raises(
+        InputError, match=rf"row {i + 1} \(board_id '{bid}'\): depth is \d+ but h is \d+: an h-certified"
+    ):
         _edited(retreat_bank, i, certificate_kind="h-walk")
     with pytest.raises(InputError, match=rf"row {i + 1} \(board_id '{bid}'\): retreat is 0 but depth - h is"):
         _edited(retreat_bank, i, retreat=0)
@@ -225,21 +253,28 @@ def test_check_allows_h_below_depth_only_for_search(retreat_bank):
         _edited(retreat_bank, i, certificate_kind="bfs")
     cert = retreat_bank["certificate"].iloc[i]
     with pytest.raises(InputError, match=r"differ in parity"):
-        _edited(retreat_bank, i, depth=len(cert) + 1, certificate=cert + "U", retreat=retreat_bank["retreat"].iloc[i] + 1)
+        _edited(
+            retreat_bank, i, depth=len(cert) + 1, certificate=cert + "U", retreat=retreat_bank["retreat"].iloc[i] + 1
+        )
     with pytest.raises(InputError, match=r"retreat is missing \(null\)"):
         _edited(retreat_bank, i, retreat=None)
 
 
 def test_check_keeps_h_walk_rules(retreat_bank):
-    h_walk = bank_to_table(retreat_bank).filter(pa.compute.equal(bank_to_table(retreat_bank)["certificate_kind"], "h-walk"))
+    h_walk = bank_to_table(retreat_bank).filter(
+        pa.compute.equal(bank_to_table(retreat_bank)["certificate_kind"], "h-walk")
+    )
     table = h_walk.drop_columns(["retreat", "certificate_kind"])
     check_bank_table(table)
     bad = table.set_column(table.schema.get_field_index("h"), "h", pa.array([10] + [12] * (len(table) - 1), pa.int64()))
-    with pytest.raises(InputError, match=r"row 1 \(board_id 'primary-k0-d12-bnone-000'\): h is 10 but h\(initial\) is 12"):
+    with pytest.raises(
+        InputError, match=r"row 1 \(board_id 'primary-k0-d12-bnone-000'\): h is 10 but h\(initial\) is 12"
+    ):
         check_bank_table(bad)
 
 
 # -- bank verify -----------------------------------------------------------------------------------
+
 
 def test_verify_passes_the_retreat_bank(retreat_bank):
     assert verify_bank(retreat_bank) == []
@@ -268,8 +303,12 @@ def test_verify_catches_a_longer_plan(retreat_bank):
     i = _search_row(retreat_bank)
     bad = _detour(retreat_bank, i)
     depth = int(retreat_bank["depth"].iloc[i])
-    assert verify_bank(bad) == [(bad["board_id"].iloc[i],
-                                 f"a plan of {depth} moves exists: the certificate's {depth + 2} moves are not optimal")]
+    assert verify_bank(bad) == [
+        (
+            bad["board_id"].iloc[i],
+            f"a plan of {depth} moves exists: the certificate's {depth + 2} moves are not optimal",
+        )
+    ]
 
 
 def test_verify_states_the_bound(monkeypatch, retreat_bank):
@@ -280,8 +319,11 @@ def test_verify_states_the_bound(monkeypatch, retreat_bank):
     assert sorted(d for _, d in optimality(bad, []).unproven) == [16] * 5 + [18]
     depth = int(retreat_bank["depth"].iloc[i])
     assert optimality(bad, [], prove_depth=18).refuted == [
-        (bad["board_id"].iloc[i], f"a plan of {depth} moves exists: the certificate's {depth + 2} moves are not optimal "
-                                  "(IDA* proof)")]
+        (
+            bad["board_id"].iloc[i],
+            f"a plan of {depth} moves exists: the certificate's {depth + 2} moves are not optimal (IDA* proof)",
+        )
+    ]
 
 
 def test_verify_catches_wrong_h_and_kind(retreat_bank):
@@ -294,8 +336,9 @@ def test_verify_catches_wrong_h_and_kind(retreat_bank):
     assert verify_bank(wrong_h) == [(bid, f"h(initial) is {row['h']}, not the recorded {row['h'] + 2}")]
     wrong_kind = retreat_bank.copy()
     wrong_kind.at[wrong_kind.index[i], "certificate_kind"] = "h-walk"
-    assert verify_bank(wrong_kind) == [(bid, f"h = {row['h']}, depth = {row['depth']} and len(certificate) = "
-                                             f"{row['depth']} differ")]
+    assert verify_bank(wrong_kind) == [
+        (bid, f"h = {row['h']}, depth = {row['depth']} and len(certificate) = {row['depth']} differ")
+    ]
     wrong_retreat = retreat_bank.copy()
     wrong_retreat.at[wrong_retreat.index[i], "retreat"] = 0
     assert verify_bank(wrong_retreat) == [(bid, f"retreat = 0 but depth - h = {row['retreat']}")]
@@ -303,21 +346,33 @@ def test_verify_catches_wrong_h_and_kind(retreat_bank):
 
 # -- the retreat table -----------------------------------------------------------------------------
 
+
 def test_retreat_table_by_hand():
-    bank = pd.DataFrame({"board_id": ["a", "b", "c", "d", "e"], "depth": [12, 12, 12, 16, 20],
-                         "retreat": [0, 2, 2, 4, 0], "certificate_kind": ["h-walk", "search", "search", "search", "h-walk"]})
+    bank = pd.DataFrame(
+        {
+            "board_id": ["a", "b", "c", "d", "e"],
+            "depth": [12, 12, 12, 16, 20],
+            "retreat": [0, 2, 2, 4, 0],
+            "certificate_kind": ["h-walk", "search", "search", "search", "h-walk"],
+        }
+    )
     rows = [
-        verdict("M", "a", 12, "complete", 12), verdict("M", "a", 12, "illegal", 3),          # retreat 0
-        verdict("M", "b", 12, "complete", 24), verdict("M", "c", 12, "legal_noncompletion", 5),  # retreat 2
+        verdict("M", "a", 12, "complete", 12),
+        verdict("M", "a", 12, "illegal", 3),  # retreat 0
+        verdict("M", "b", 12, "complete", 24),
+        verdict("M", "c", 12, "legal_noncompletion", 5),  # retreat 2
         verdict("M", "c", 12, "complete", 16),
-        verdict("M", "d", 16, "complete", 16),                                                 # depth 16, retreat 4
+        verdict("M", "d", 16, "complete", 16),  # depth 16, retreat 4
         verdict("M", "e", 20, "complete", 20),  # depth 20 has no search boards: left out
         verdict("X", "a", 12, "complete", 12),  # a condition not asked for
     ]
     table = retreat_table(numbered(rows), bank, ["M"])
     frame = table.frame
-    assert frame[["depth", "retreat", "condition", "N"]].values.tolist() == [[12, 0, "M", 2], [12, 2, "M", 3],
-                                                                             [16, 4, "M", 1]]
+    assert frame[["depth", "retreat", "condition", "N"]].values.tolist() == [
+        [12, 0, "M", 2],
+        [12, 2, "M", 3],
+        [16, 4, "M", 1],
+    ]
     assert frame["C"].tolist() == pytest.approx([0.5, 2 / 3, 1.0])
     assert frame["E"].tolist() == pytest.approx([1.0, (0.5 + 0.75) / 2, 1.0])
     assert frame["SPE"].tolist() == pytest.approx([0.5, (0.5 + 0.75) / 3, 1.0])
@@ -325,8 +380,9 @@ def test_retreat_table_by_hand():
 
 
 def test_retreat_table_order_and_absence():
-    bank = pd.DataFrame({"board_id": ["a", "b"], "depth": [12, 12], "retreat": [0, 2],
-                         "certificate_kind": ["h-walk", "search"]})
+    bank = pd.DataFrame(
+        {"board_id": ["a", "b"], "depth": [12, 12], "retreat": [0, 2], "certificate_kind": ["h-walk", "search"]}
+    )
     rows = [verdict(c, b, 12, "complete", 12 if b == "a" else 14) for c in ("A", "B") for b in ("a", "b")]
     frame = retreat_table(numbered(rows), bank, ["B", "A"]).frame
     assert frame[["retreat", "condition"]].values.tolist() == [[0, "B"], [0, "A"], [2, "B"], [2, "A"]]
@@ -344,8 +400,23 @@ def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
     write_bank(retreat_bank, tmp_path / "bank.parquet")
     answers = pd.concat([baseline_responses(retreat_bank, p) for p in ("oracle", "greedy")], ignore_index=True)
     write_verdicts(score_responses(retreat_bank, answers), tmp_path / "v.parquet")
-    assert main(["report", "--bank", str(tmp_path / "bank.parquet"), "--verdicts", str(tmp_path / "v.parquet"),
-                 "--out", str(tmp_path / "rep"), "--draws", "100", "--no-figures"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--verdicts",
+                str(tmp_path / "v.parquet"),
+                "--out",
+                str(tmp_path / "rep"),
+                "--draws",
+                "100",
+                "--no-figures",
+            ]
+        )
+        == 0
+    )
     table = pd.read_csv(tmp_path / "rep" / "tables" / "by_retreat.csv")
     assert {"retreat", "depth", "condition"} <= set(table.columns)
     assert set(table["retreat"]) >= {0, 2, 4}
@@ -355,4 +426,6 @@ def test_the_report_shows_the_retreat_table(tmp_path, retreat_bank, capsys):
     assert "### Results by forced heuristic retreat" in md and "`tables/by_retreat.csv`" in md
     capsys.readouterr()
     assert main(["bank", "verify", str(tmp_path / "bank.parquet")]) == 0
-    assert "search boards: plans optimal (proven: 15 by BFS up to d* = 30); retreat = depth - h" in capsys.readouterr().out
+    assert (
+        "search boards: plans optimal (proven: 15 by BFS up to d* = 30); retreat = depth - h" in capsys.readouterr().out
+    )

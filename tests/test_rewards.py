@@ -25,8 +25,14 @@ def paper_bank():
 @pytest.fixture(scope="module")
 def answers(paper_bank):
     parts = [baseline_responses(paper_bank, p, 2, seed=3) for p in ("oracle", "greedy", "noisy", "random")]
-    extra = pd.DataFrame({"board_id": paper_bank["board_id"].iloc[:4], "condition": "crafted", "trial": 0,
-                          "response": ["no plan here", "**MOVES:** u, d", "MOVES: U,X,D", ""]})
+    extra = pd.DataFrame(
+        {
+            "board_id": paper_bank["board_id"].iloc[:4],
+            "condition": "crafted",
+            "trial": 0,
+            "response": ["no plan here", "**MOVES:** u, d", "MOVES: U,X,D", ""],
+        }
+    )
     return pd.concat(parts + [extra], ignore_index=True)
 
 

@@ -25,22 +25,56 @@ from fastspe.boundary.banks import write_bank
 from fastspe.cli import main
 from fastspe.domains.sliding.prompt import PROMPT_SHA256, render_prompt
 from fastspe.boundary.responses import read_responses
-from fastspe.runners import (AdaptiveLimiter, GenerationSettings, Pricing, RetryPolicy, RunLog, completed_trial_ids,
-                             estimate_run, plan_trials, read_run_log, run_model, trial_id)
+from fastspe.runners import (
+    AdaptiveLimiter,
+    GenerationSettings,
+    Pricing,
+    RetryPolicy,
+    RunLog,
+    completed_trial_ids,
+    estimate_run,
+    plan_trials,
+    read_run_log,
+    run_model,
+    trial_id,
+)
 from fastspe.runners.retry import RATE_LIMIT, SERVER, TIMEOUT, AttemptError, parse_retry_after
 
 KEY = "sk-fastspe-TEST-d1st1nct1ve-k3y-0042"
 REPO = Path(__file__).resolve().parents[1]
 FAST = RetryPolicy(max_retries=3, max_rate_limit_retries=3, base_delay=0.01, max_delay=0.05, retry_after_cap=2.0)
-ATTEMPT_FIELDS = {"board_id", "condition", "trial", "response", "trial_id", "attempt", "status", "error_type",
-                  "http_status", "requested_model", "returned_model", "base_url", "temperature", "max_tokens",
-                  "request_id", "finish_reason", "input_tokens", "output_tokens", "reasoning_tokens", "latency_s",
-                  "cost_usd", "fastspe_version", "prompt_sha256", "timestamp"}
+ATTEMPT_FIELDS = {
+    "board_id",
+    "condition",
+    "trial",
+    "response",
+    "trial_id",
+    "attempt",
+    "status",
+    "error_type",
+    "http_status",
+    "requested_model",
+    "returned_model",
+    "base_url",
+    "temperature",
+    "max_tokens",
+    "request_id",
+    "finish_reason",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "latency_s",
+    "cost_usd",
+    "fastspe_version",
+    "prompt_sha256",
+    "timestamp",
+}
 
 
 @pytest.fixture(scope="module")
 def paper_bank():
     from fastspe.domains.sliding.bank.design import paper_design
+
     return build_bank(paper_design())
 
 
@@ -65,8 +99,9 @@ def server(keys):
 
 
 def target(server, wire):
-    return ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude",
-                                                                             server.anthropic_url)
+    return (
+        ("openai:fake-gpt", server.openai_url) if wire == "openai" else ("anthropic:fake-claude", server.anthropic_url)
+    )
 
 
 def lines_of(path):
@@ -81,19 +116,32 @@ def oks(records):
 
 # --- plain success --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_plain_success(server, bank, tmp_path, wire):
     model, url = target(server, wire)
     out = tmp_path / "r.jsonl"
-    summary = run_model(bank, model, out, base_url=url, trials=2, max_connections=3, timeout=5, policy=FAST,
-                        settings=GenerationSettings(temperature=0.0, max_tokens=64), pricing=Pricing(1.0, 4.0))
+    summary = run_model(
+        bank,
+        model,
+        out,
+        base_url=url,
+        trials=2,
+        max_connections=3,
+        timeout=5,
+        policy=FAST,
+        settings=GenerationSettings(temperature=0.0, max_tokens=64),
+        pricing=Pricing(1.0, 4.0),
+    )
     records = lines_of(out)
     assert summary.completed == 8 and summary.remaining == 0 and len(records) == 8
     assert all(ATTEMPT_FIELDS <= set(r) for r in records)
     assert {(r["board_id"], r["trial"]) for r in records} == {(b, t) for b in bank["board_id"] for t in range(2)}
     assert len({r["trial_id"] for r in records}) == 8
-    prompts = {b: render_prompt(i, g, r, c) for b, i, g, r, c in bank[["board_id", "initial", "goal", "rows", "cols"]]
-               .itertuples(index=False)}
+    prompts = {
+        b: render_prompt(i, g, r, c)
+        for b, i, g, r, c in bank[["board_id", "initial", "goal", "rows", "cols"]].itertuples(index=False)
+    }
     by_tid = {s.trial_id: s for s in server.seen}
     for r in records:
         seen = by_tid[r["trial_id"]]  # the server saw the trial id header
@@ -113,6 +161,7 @@ def test_plain_success(server, bank, tmp_path, wire):
 
 # --- retries ---------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_429_with_retry_after_then_success(server, bank, tmp_path, wire):
     model, url = target(server, wire)
@@ -120,8 +169,12 @@ def test_429_with_retry_after_then_success(server, bank, tmp_path, wire):
     server.push(status(429, retry_after=0.4))
     summary = run_model(bank.head(1), model, out, base_url=url, trials=1, max_connections=1, timeout=5, policy=FAST)
     first, second = lines_of(out)
-    assert (first["status"], first["error_type"], first["http_status"], first["attempt"]) == ("error", "rate_limit",
-                                                                                               429, 1)
+    assert (first["status"], first["error_type"], first["http_status"], first["attempt"]) == (
+        "error",
+        "rate_limit",
+        429,
+        1,
+    )
     assert (second["status"], second["attempt"], second["trial_id"]) == ("ok", 2, first["trial_id"])
     assert server.seen[1].at - server.seen[0].at >= 0.4  # Retry-After honoured, not the 10 ms backoff
     assert summary.failures == {RATE_LIMIT: 1}
@@ -132,8 +185,9 @@ def test_429s_have_their_own_bound(server, bank, tmp_path, n429, answered):
     model, url = target(server, "openai")
     server.push(*[status(429, retry_after=0.01)] * n429)
     policy = RetryPolicy(max_retries=0, max_rate_limit_retries=3, base_delay=0.01)
-    summary = run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1,
-                        timeout=5, policy=policy)
+    summary = run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=5, policy=policy
+    )
     records = lines_of(tmp_path / "r.jsonl")
     assert [r["error_type"] for r in records if r["status"] == "error"] == [RATE_LIMIT] * n429
     assert (summary.remaining == 0) == answered and len(records) == min(n429, 3) + 1
@@ -143,8 +197,9 @@ def test_429s_have_their_own_bound(server, bank, tmp_path, n429, answered):
 def test_insufficient_quota_stops_the_run(server, bank, tmp_path):
     model, url = target(server, "openai")
     server.push(status(429, error_code="insufficient_quota"))
-    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=1, timeout=5,
-                        policy=FAST)
+    summary = run_model(
+        bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=1, timeout=5, policy=FAST
+    )
     assert len(server.seen) == 1 and summary.fatal_error and summary.remaining == 12
 
 
@@ -153,8 +208,9 @@ def test_retry_after_is_capped(server, bank, tmp_path):
     server.push(status(429, retry_after=30))
     policy = RetryPolicy(max_retries=0, max_rate_limit_retries=1, base_delay=0.01, retry_after_cap=0.2)
     t0 = time.monotonic()
-    run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=5,
-              policy=policy)
+    run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=5, policy=policy
+    )
     assert time.monotonic() - t0 < 10
     assert [r["status"] for r in lines_of(tmp_path / "r.jsonl")] == ["error", "ok"]
 
@@ -174,8 +230,7 @@ def test_three_503s(server, bank, tmp_path, retries, answered):
     assert (summary.remaining == 0) == answered and (records[-1]["status"] == "ok") == answered
     if not answered:
         # The same command again resumes: attempt numbers go on, the error lines stay.
-        again = run_model(bank.head(1), model, out, base_url=url, trials=1, max_connections=1, timeout=5,
-                          policy=policy)
+        again = run_model(bank.head(1), model, out, base_url=url, trials=1, max_connections=1, timeout=5, policy=policy)
         records = lines_of(out)
         assert again.completed == 1 and [r["attempt"] for r in records] == [1, 2, 3, 4]
         assert records[-1]["status"] == "ok"
@@ -185,8 +240,9 @@ def test_slower_than_timeout(server, bank, tmp_path):
     model, url = target(server, "openai")
     server.push(slow(2.0))
     policy = RetryPolicy(max_retries=1, base_delay=0.01)
-    run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=0.4,
-              policy=policy)
+    run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=0.4, policy=policy
+    )
     first, second = lines_of(tmp_path / "r.jsonl")
     assert first["error_type"] == TIMEOUT and first["http_status"] is None and 0.3 < first["latency_s"] < 1.9
     assert second["status"] == "ok"
@@ -197,8 +253,9 @@ def test_slower_than_timeout(server, bank, tmp_path):
 def test_dropped_connection_and_truncated_json(server, bank, tmp_path, wire, action, kind):
     model, url = target(server, wire)
     server.push(action())
-    summary = run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1,
-                        timeout=5, policy=FAST)
+    summary = run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=5, policy=FAST
+    )
     first, second = lines_of(tmp_path / "r.jsonl")
     assert (first["status"], first["error_type"], first["response"]) == ("error", kind, None)
     assert second["status"] == "ok" and summary.failures == {kind: 1}
@@ -208,8 +265,17 @@ def test_dropped_connection_and_truncated_json(server, bank, tmp_path, wire, act
 def test_finish_reason_length_is_recorded(server, bank, tmp_path, wire):
     model, url = target(server, wire)
     server.push(ok("MOVES: U,L,D,R,U,", finish_reason="length"))
-    run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=1, max_connections=1, timeout=5,
-              policy=FAST, settings=GenerationSettings(max_tokens=8))
+    run_model(
+        bank.head(1),
+        model,
+        tmp_path / "r.jsonl",
+        base_url=url,
+        trials=1,
+        max_connections=1,
+        timeout=5,
+        policy=FAST,
+        settings=GenerationSettings(max_tokens=8),
+    )
     (line,) = lines_of(tmp_path / "r.jsonl")
     assert line["status"] == "ok" and line["finish_reason"] == "length" and line["response"] == "MOVES: U,L,D,R,U,"
     if wire == "anthropic":
@@ -219,8 +285,9 @@ def test_finish_reason_length_is_recorded(server, bank, tmp_path, wire):
 def test_client_error_is_not_retried(server, bank, tmp_path):
     model, url = target(server, "openai")
     server.push(status(400))
-    summary = run_model(bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1,
-                        timeout=5, policy=FAST)
+    summary = run_model(
+        bank.head(1), model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1, timeout=5, policy=FAST
+    )
     records = lines_of(tmp_path / "r.jsonl")
     assert [r["status"] for r in records] == ["error", "ok"] and summary.remaining == 1
     assert records[0]["trial"] != records[1]["trial"]
@@ -228,13 +295,29 @@ def test_client_error_is_not_retried(server, bank, tmp_path):
 
 # --- keys ------------------------------------------------------------------------------------------------------
 
+
 def test_wrong_key_stops_the_run_and_is_never_written(keys, bank, tmp_path, monkeypatch, capsys):
     wrong = "sk-wrong-KEY-that-must-not-leak-777"
     monkeypatch.setenv("OPENAI_API_KEY", wrong)
     with FakeLLMServer(key=KEY) as srv:  # answers 401 and echoes the key it got
         out = tmp_path / "r.jsonl"
-        code = main(["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", "openai:fake", "--out", str(out),
-                     "--base-url", srv.openai_url, "--max-connections", "1", "--timeout", "5"])
+        code = main(
+            [
+                "run",
+                "--bank",
+                str(_bank_file(bank, tmp_path)),
+                "--model",
+                "openai:fake",
+                "--out",
+                str(out),
+                "--base-url",
+                srv.openai_url,
+                "--max-connections",
+                "1",
+                "--timeout",
+                "5",
+            ]
+        )
         assert len(srv.seen) == 1  # a fatal error stops the run instead of failing every trial
     captured = capsys.readouterr()
     assert code == 2 and "401" in captured.err
@@ -257,6 +340,7 @@ def test_missing_key(monkeypatch, bank, tmp_path):
 
 
 # --- log, resume, kill -----------------------------------------------------------------------------------------
+
 
 def test_resume_sends_nothing_twice(server, bank, tmp_path):
     model, url = target(server, "anthropic")
@@ -294,7 +378,7 @@ def test_torn_last_line(tmp_path):
     with RunLog(out) as log:
         log.append({"trial_id": "c", "status": "ok"})
     assert out.read_bytes().startswith(before)
-    tail = out.read_bytes()[len(before):].split(b"\n")
+    tail = out.read_bytes()[len(before) :].split(b"\n")
     assert tail[0] == b"" and json.loads(tail[1]) == {"event": "torn_line", "line": 2}
     assert tail[2:] == [b'{"trial_id": "c", "status": "ok"}', b""]
     records, skipped = read_run_log(out)
@@ -302,9 +386,19 @@ def test_torn_last_line(tmp_path):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["trial_id", "status", "response", "x"]),
-                                st.text(max_size=12) | st.integers() | st.none(), max_size=4), min_size=1, max_size=6),
-       st.floats(0.0, 1.0, exclude_max=True), st.integers(0, 3))
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["trial_id", "status", "response", "x"]),
+            st.text(max_size=12) | st.integers() | st.none(),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(0.0, 1.0, exclude_max=True),
+    st.integers(0, 3),
+)
 def test_torn_tail_never_loses_or_rewrites(tmp_path_factory, records, cut, extra):
     out = tmp_path_factory.mktemp("log") / "r.jsonl"
     with RunLog(out) as log:
@@ -328,8 +422,9 @@ def test_error_text_is_scrubbed():
     import openai
     from fastspe.runners.base import classify_sdk_error
 
-    err = classify_sdk_error(ValueError(f"Incorrect API key provided: sk-ab***yz; also {KEY}; Bearer abc.def"),
-                             openai, secrets=[KEY])
+    err = classify_sdk_error(
+        ValueError(f"Incorrect API key provided: sk-ab***yz; also {KEY}; Bearer abc.def"), openai, secrets=[KEY]
+    )
     assert "sk-ab" not in err.message and KEY not in err.message and "abc.def" not in err.message
     assert err.kind == "bad_response"
 
@@ -403,11 +498,23 @@ def test_log_scrubs_only_error_texts_and_urls(tmp_path):
 
     out = tmp_path / "r.jsonl"
     with RunLog(out, secrets=[KEY, "x"]) as log:  # "x" is too short to scrub: nothing changes for it
-        log.append({"error": f"echo {KEY}", "base_url": f"https://gw/{KEY}/v1", "response": "MOVES: U,L",
-                    "max_tokens": 1, "trial_id": "ab-x1"})
+        log.append(
+            {
+                "error": f"echo {KEY}",
+                "base_url": f"https://gw/{KEY}/v1",
+                "response": "MOVES: U,L",
+                "max_tokens": 1,
+                "trial_id": "ab-x1",
+            }
+        )
     (line,) = lines_of(out)
-    assert line == {"error": "echo [redacted]", "base_url": "https://gw/[redacted]/v1", "response": "MOVES: U,L",
-                    "max_tokens": 1, "trial_id": "ab-x1"}
+    assert line == {
+        "error": "echo [redacted]",
+        "base_url": "https://gw/[redacted]/v1",
+        "response": "MOVES: U,L",
+        "max_tokens": 1,
+        "trial_id": "ab-x1",
+    }
     assert public_url("https://me:s3cret-pass@host:8443/v1") == "https://me:[redacted]@host:8443/v1"
     assert public_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
 
@@ -428,9 +535,28 @@ def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     out = tmp_path / "responses.jsonl"
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(REPO), "FASTSPE_NUMBA_CACHE": "1"}
     with FakeLLMServer(key=KEY, delay=0.15) as srv:
-        cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(bank_file), "--model", "openai:fake",
-               "--out", str(out), "--base-url", srv.openai_url, "--trials", "3", "--max-connections", "2",
-               "--timeout", "5", "--backoff", "0.01"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fastspe",
+            "run",
+            "--bank",
+            str(bank_file),
+            "--model",
+            "openai:fake",
+            "--out",
+            str(out),
+            "--base-url",
+            srv.openai_url,
+            "--trials",
+            "3",
+            "--max-connections",
+            "2",
+            "--timeout",
+            "5",
+            "--backoff",
+            "0.01",
+        ]
         proc, (stdout1, stderr1) = _signal_after(cmd, env, out, answers=4, sig=signal.SIGKILL)
         first = read_run_log(out)[0]
         done = completed_trial_ids(first)
@@ -446,7 +572,8 @@ def test_kill_mid_run_then_resume(keys, bank, tmp_path):
     assert skipped == 1 and out.read_bytes().startswith(before)
     completed = oks(records)
     assert sorted((r["board_id"], r["trial"]) for r in completed) == sorted(
-        (b, t) for b in bank["board_id"] for t in range(3))  # exactly one completed answer per trial
+        (b, t) for b in bank["board_id"] for t in range(3)
+    )  # exactly one completed answer per trial
     assert not {s.trial_id for s in later} & done  # a completed trial is never sent again
     answered_later = [s.trial_id for s in later if s.answered]
     assert len(answered_later) == len(set(answered_later)) == 12 - len(done)
@@ -464,9 +591,24 @@ def test_ctrl_c_stops_cleanly(keys, bank, tmp_path):
     out = tmp_path / "responses.jsonl"
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(REPO)}
     with FakeLLMServer(key=KEY, delay=0.3) as srv:
-        cmd = [sys.executable, "-m", "fastspe", "run", "--bank", str(_bank_file(bank, tmp_path)), "--model",
-               "openai:fake", "--out", str(out), "--base-url", srv.openai_url, "--max-connections", "2",
-               "--timeout", "5"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fastspe",
+            "run",
+            "--bank",
+            str(_bank_file(bank, tmp_path)),
+            "--model",
+            "openai:fake",
+            "--out",
+            str(out),
+            "--base-url",
+            srv.openai_url,
+            "--max-connections",
+            "2",
+            "--timeout",
+            "5",
+        ]
         proc, (_, err) = _signal_after(cmd, env, out, answers=2, sig=signal.SIGINT)
         answered = [s.trial_id for s in srv.seen if s.answered]
     assert proc.returncode == 130, err.decode()
@@ -479,13 +621,14 @@ def test_ctrl_c_stops_cleanly(keys, bank, tmp_path):
 
 # --- concurrency, budget, dry run ------------------------------------------------------------------------------
 
+
 def test_connections_bounded_and_lowered_on_429(server, bank, tmp_path):
     model, url = target(server, "openai")
     server.delay = 0.05
-    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=3, timeout=5,
-                        policy=FAST)
+    summary = run_model(
+        bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=3, timeout=5, policy=FAST
+    )
     assert summary.completed == 12 and 2 <= server.max_in_flight <= 3
-
 
 
 def test_only_as_many_trials_in_flight_as_slots(server, paper_bank, tmp_path, monkeypatch):
@@ -511,8 +654,9 @@ def test_only_as_many_trials_in_flight_as_slots(server, paper_bank, tmp_path, mo
 
     monkeypatch.setattr(Sender, "run_trial", counted)
     bank = paper_bank.iloc[:40].reset_index(drop=True)
-    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=4, timeout=5,
-                        policy=FAST)
+    summary = run_model(
+        bank, model, tmp_path / "r.jsonl", base_url=url, trials=3, max_connections=4, timeout=5, policy=FAST
+    )
     assert summary.completed == 120 and len(lines_of(tmp_path / "r.jsonl")) == 120
     assert 2 <= server.max_in_flight <= 4 and 2 <= peak[0] <= 8 and waiting[0] <= 1
 
@@ -577,7 +721,7 @@ def test_backoff_and_retry_after():
     err = AttemptError(SERVER, "x")
     for r in range(6):
         d = policy.delay(err, r, rng)
-        assert 0.5 * min(5.0, 2 ** r) <= d <= min(5.0, 2 ** r)
+        assert 0.5 * min(5.0, 2**r) <= d <= min(5.0, 2**r)
     assert len({policy.delay(err, 2, rng) for _ in range(20)}) > 1  # jittered
     assert 3.0 <= policy.delay(AttemptError(RATE_LIMIT, "x", retry_after=3.0), 0, rng) <= 3.1
     assert 7.0 <= policy.delay(AttemptError(RATE_LIMIT, "x", retry_after=300.0), 0, rng) <= 7.1
@@ -598,14 +742,36 @@ def test_budget_stops_before_it_is_exceeded(server, bank, tmp_path):
     settings = GenerationSettings(max_tokens=50)
     bounds = [pricing.cost(len(t.prompt.encode()) + 32, 50) for t in plan_trials(bank, model, 1)]
     budget = 3.5 * max(bounds)  # room for three worst-case requests, not four
-    summary = run_model(bank, model, out, base_url=url, trials=3, max_connections=2, timeout=5, policy=FAST,
-                        settings=settings, pricing=pricing, budget=budget)
+    summary = run_model(
+        bank,
+        model,
+        out,
+        base_url=url,
+        trials=3,
+        max_connections=2,
+        timeout=5,
+        policy=FAST,
+        settings=settings,
+        pricing=pricing,
+        budget=budget,
+    )
     records = lines_of(out)
     assert summary.budget_exhausted and 3 <= len(records) < 12 and len(server.seen) == len(records)
     assert sum(r["cost_usd"] for r in records) <= budget
     # Again: real costs were below the worst cases, so a few more fit; the total still stays within.
-    again = run_model(bank, model, out, base_url=url, trials=3, max_connections=2, timeout=5, policy=FAST,
-                      settings=settings, pricing=pricing, budget=budget)
+    again = run_model(
+        bank,
+        model,
+        out,
+        base_url=url,
+        trials=3,
+        max_connections=2,
+        timeout=5,
+        policy=FAST,
+        settings=settings,
+        pricing=pricing,
+        budget=budget,
+    )
     records = lines_of(out)
     assert sum(r["cost_usd"] for r in records) <= budget and again.budget_exhausted
     assert len(server.seen) == len(records) < 12
@@ -635,17 +801,45 @@ def test_dry_run(server, bank, tmp_path, capsys):
     bank_file = _bank_file(bank, tmp_path)
     out = tmp_path / "r.jsonl"
     model, url = target(server, "openai")
-    run_model(bank.head(2), model, out, base_url=url, trials=3, max_connections=2, timeout=5, policy=FAST,
-              settings=GenerationSettings(max_tokens=100))
+    run_model(
+        bank.head(2),
+        model,
+        out,
+        base_url=url,
+        trials=3,
+        max_connections=2,
+        timeout=5,
+        policy=FAST,
+        settings=GenerationSettings(max_tokens=100),
+    )
     n = len(server.seen)
     os.environ.pop("OPENAI_API_KEY")  # a dry run needs no key (monkeypatch restores it)
-    code = main(["run", "--bank", str(bank_file), "--model", model, "--out", str(out), "--base-url", url,
-                 "--dry-run", "--price-in", "2", "--price-out", "8", "--max-tokens", "100"])
+    code = main(
+        [
+            "run",
+            "--bank",
+            str(bank_file),
+            "--model",
+            model,
+            "--out",
+            str(out),
+            "--base-url",
+            url,
+            "--dry-run",
+            "--price-in",
+            "2",
+            "--price-out",
+            "8",
+            "--max-tokens",
+            "100",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0 and len(server.seen) == n
     assert "6 requests to send (6 of 12 trials already complete)" in text
-    est = estimate_run(bank, model, out, base_url=url, trials=3, settings=GenerationSettings(max_tokens=100),
-                       pricing=Pricing(2, 8))
+    est = estimate_run(
+        bank, model, out, base_url=url, trials=3, settings=GenerationSettings(max_tokens=100), pricing=Pricing(2, 8)
+    )
     assert est.requests == 6 and est.output_tokens_upper == 600
     assert est.cost_upper_usd == pytest.approx((est.input_tokens_upper * 2 + 600 * 8) / 1e6)
     assert f"${est.cost_upper_usd:.4f}" in text
@@ -659,8 +853,27 @@ def test_cli_run_succeeds_and_reports(server, bank, tmp_path, capsys):
     out = tmp_path / "r.jsonl"
     model, url = target(server, "anthropic")
     server.push(status(503))
-    code = main(["run", "--bank", str(_bank_file(bank, tmp_path)), "--model", model, "--out", str(out),
-                 "--base-url", url, "--trials", "1", "--limit", "2", "--backoff", "0.01", "--temperature", "0.7"])
+    code = main(
+        [
+            "run",
+            "--bank",
+            str(_bank_file(bank, tmp_path)),
+            "--model",
+            model,
+            "--out",
+            str(out),
+            "--base-url",
+            url,
+            "--trials",
+            "1",
+            "--limit",
+            "2",
+            "--backoff",
+            "0.01",
+            "--temperature",
+            "0.7",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0 and "2 answered" in text and "server_error: 1" in text
     records = lines_of(out)
@@ -677,14 +890,29 @@ def test_cli_checks_arguments(bank, tmp_path, capsys):
     assert "unknown provider" in capsys.readouterr().err
     assert main(["run", "--bank", bank_file, "--model", "openai:x", "--out", out, "--trials", "0"]) == 2
     assert main(["run", "--bank", bank_file, "--model", "openai:x", "--out", out, "--budget", "1"]) == 2
-    assert main(["run", "--bank", bank_file, "--model", "openai:x", "--out", str(tmp_path / "r.csv"),
-                 "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                bank_file,
+                "--model",
+                "openai:x",
+                "--out",
+                str(tmp_path / "r.csv"),
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+            ]
+        )
+        == 2
+    )
     assert ".jsonl" in capsys.readouterr().err
     assert not Path(out).exists()
 
 
 def test_run_log_scores(server, bank, tmp_path):
     from fastspe.scoring import score
+
     model, url = target(server, "anthropic")
     cert = bank["certificate"].iloc[0]
     server.push(status(503), ok("MOVES: " + ",".join(cert)), ok("MOVES: U,", finish_reason="length"))
@@ -701,6 +929,7 @@ def test_run_log_scores(server, bank, tmp_path):
 
 # --- baseline provider -----------------------------------------------------------------------------------------
 
+
 def test_baseline_provider(bank, tmp_path, capsys):
     pytest.importorskip("fastspe.domains.sliding.planners.baselines")
     bank_file = str(_bank_file(bank, tmp_path))
@@ -716,6 +945,7 @@ def test_baseline_provider(bank, tmp_path, capsys):
 
 
 # --- helpers ---------------------------------------------------------------------------------------------------
+
 
 def _bank_file(bank, tmp_path) -> Path:
     path = tmp_path / "bank.jsonl"
@@ -735,9 +965,18 @@ def test_progress_has_the_total_at_once_and_live_counts(server, bank, tmp_path):
     server.push(status(429, retry_after=0.01), status(429, retry_after=0.01), status(503))
     policy = RetryPolicy(max_retries=0, max_rate_limit_retries=3, base_delay=0.01)
     calls = []
-    summary = run_model(bank, model, tmp_path / "r.jsonl", base_url=url, trials=2, max_connections=1, timeout=5,
-                        policy=policy, pricing=Pricing(1.0, 2.0),
-                        progress=lambda done, total, **counts: calls.append((done, total, counts)))
+    summary = run_model(
+        bank,
+        model,
+        tmp_path / "r.jsonl",
+        base_url=url,
+        trials=2,
+        max_connections=1,
+        timeout=5,
+        policy=policy,
+        pricing=Pricing(1.0, 2.0),
+        progress=lambda done, total, **counts: calls.append((done, total, counts)),
+    )
     assert calls[0][:2] == (0, 8) and calls[0][2]["answered"] == 0  # before the first answer
     done, total, counts = calls[-1]
     assert (done, total) == (8, 8) and counts["answered"] == summary.completed == 7
@@ -749,17 +988,37 @@ def test_progress_has_the_total_at_once_and_live_counts(server, bank, tmp_path):
 
 # --- a base URL with /v1 too many or too few: the fatal 404 says so ---------------------------------------------
 
-@pytest.mark.parametrize("wire, suffix, hint", [
-    ("anthropic", "/v1", "the base URL ends in /v1, which the Anthropic SDK adds itself"),
-    ("openai", "", "base URL usually ends in /v1: --base-url http://HOST:PORT/v1"),
-])
+
+@pytest.mark.parametrize(
+    "wire, suffix, hint",
+    [
+        ("anthropic", "/v1", "the base URL ends in /v1, which the Anthropic SDK adds itself"),
+        ("openai", "", "base URL usually ends in /v1: --base-url http://HOST:PORT/v1"),
+    ],
+)
 def test_a_404_from_a_base_url_that_looks_wrong_carries_a_hint(server, bank, tmp_path, capsys, wire, suffix, hint):
     model = "openai:fake-gpt" if wire == "openai" else "anthropic:fake-claude"
     url = f"http://127.0.0.1:{server.port}{suffix}"
     write_bank(bank, tmp_path / "bank.parquet")
     server.push(*[status(404)] * 8)
-    assert main(["run", "--bank", str(tmp_path / "bank.parquet"), "--model", model, "--base-url", url,
-                 "--out", str(tmp_path / "r.jsonl"), "--max-connections", "1"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--model",
+                model,
+                "--base-url",
+                url,
+                "--out",
+                str(tmp_path / "r.jsonl"),
+                "--max-connections",
+                "1",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "404" in err and hint in err and KEY not in err
     assert server.seen[0].path.startswith("/v1/v1/" if wire == "anthropic" else "/chat/")
@@ -773,7 +1032,23 @@ def test_no_hint_when_the_path_is_the_usual_one(server, bank, tmp_path, capsys, 
     model, right = target(server, wire)
     write_bank(bank, tmp_path / "bank.parquet")
     server.push(*[status(404)] * 8)
-    assert main(["run", "--bank", str(tmp_path / "bank.parquet"), "--model", model, "--base-url", right,
-                 "--out", str(tmp_path / "r.jsonl"), "--max-connections", "1"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--model",
+                model,
+                "--base-url",
+                right,
+                "--out",
+                str(tmp_path / "r.jsonl"),
+                "--max-connections",
+                "1",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "404" in err and "base URL" not in err  # (the SDK's own text may quote the path: no hint is added)

@@ -18,10 +18,15 @@ from fastspe.domains.sliding.bank.design import design_from_dict
 from fastspe.report.page import method_text
 from fastspe.runners.sample import cell_quotas, sample_bank
 
-DESIGN = {"seed": 5, "cells": [{"cohort": "primary", "depth": 6, "count": 12},
-                               {"cohort": "primary", "depth": 10, "count": 6},
-                               {"cohort": "primary", "blocks": [5], "depth": 6, "count": 3},
-                               {"cohort": "retreat", "depth": 8, "count": 3}]}
+DESIGN = {
+    "seed": 5,
+    "cells": [
+        {"cohort": "primary", "depth": 6, "count": 12},
+        {"cohort": "primary", "depth": 10, "count": 6},
+        {"cohort": "primary", "blocks": [5], "depth": 6, "count": 3},
+        {"cohort": "retreat", "depth": 8, "count": 3},
+    ],
+}
 CELLS = ["cohort", "k", "depth"]
 
 
@@ -72,24 +77,62 @@ def test_a_sample_of_the_whole_bank_is_the_bank(bank):
 def test_run_sample_answers_a_stratified_sample_and_the_summaries_say_what_it_covers(bank, tmp_path, capsys):
     write_bank(bank.frame, tmp_path / "bank.parquet")
     log = tmp_path / "log.jsonl"
-    argv = ["run", "--bank", str(tmp_path / "bank.parquet"), "--model", "baseline:oracle", "--out", str(log),
-            "--trials", "1", "--sample", "6", "--sample-seed", "3"]
+    argv = [
+        "run",
+        "--bank",
+        str(tmp_path / "bank.parquet"),
+        "--model",
+        "baseline:oracle",
+        "--out",
+        str(log),
+        "--trials",
+        "1",
+        "--sample",
+        "6",
+        "--sample-seed",
+        "3",
+    ]
     assert main(argv) == 0
     assert "sample: 6 boards of 24" in capsys.readouterr().err
     answered = [json.loads(line)["board_id"] for line in log.read_text().splitlines()]
     assert answered == sample_bank(bank, 6, seed=3).board_ids.to_pylist()
     assert main(argv) == 0  # the same seed: a resume, nothing new
     assert len(log.read_text().splitlines()) == 6
-    assert main(["score", "--bank", str(tmp_path / "bank.parquet"), "--responses", str(log),
-                 "--out", str(tmp_path / "v.parquet")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(tmp_path / "bank.parquet"),
+                "--responses",
+                str(log),
+                "--out",
+                str(tmp_path / "v.parquet"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "covers 6 of 24 boards (25%), not the whole bank" in out
     assert f"{tmp_path / 'v.parquet'} covers 6 of 24 boards" in out  # one verdicts file: "covers", not "answers covers"
 
 
 def test_sample_and_limit_are_one_or_the_other(tmp_path, capsys):
-    code = main(["run", "--bank", "b.parquet", "--model", "baseline:oracle", "--out", str(tmp_path / "l.jsonl"),
-                 "--sample", "3", "--limit", "3"])
+    code = main(
+        [
+            "run",
+            "--bank",
+            "b.parquet",
+            "--model",
+            "baseline:oracle",
+            "--out",
+            str(tmp_path / "l.jsonl"),
+            "--sample",
+            "3",
+            "--limit",
+            "3",
+        ]
+    )
     assert code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
@@ -104,8 +147,12 @@ def test_the_report_method_text_says_what_part_of_the_bank_it_covers(bank):
 
 
 def test_words():
-    assert [plural(1, "stratum"), plural(2, "stratum"), plural(0, "board"), plural(2, "entry")] == \
-        ["stratum", "strata", "boards", "entries"]
+    assert [plural(1, "stratum"), plural(2, "stratum"), plural(0, "board"), plural(2, "entry")] == [
+        "stratum",
+        "strata",
+        "boards",
+        "entries",
+    ]
     assert count(1, "condition") == "1 condition" and count(1200, "board") == "1,200 boards"
     assert maybe(float("nan")) == "n/a" and maybe(None) == "n/a" and maybe(0.5, "+.3f") == "+0.500"
     assert coverage_text(5, 5) == "" and "1 of 400 boards (0.2%)" in coverage_text(1, 400)

@@ -33,10 +33,27 @@ def tiny_bank() -> pd.DataFrame:
     """Two boards one move from their goal: "near" (no blocks, solved by R), "blk" (block 10, by D)."""
     open_, blk = Layout(4, 4, ()), Layout(4, 4, (10,))
     rows = [("near", open_, _board(open_, 14), "R"), ("blk", blk, _board(blk, 11), "D")]
-    return pd.DataFrame([{
-        "board_id": bid, "cohort": "primary", "k": lay.k, "blocks": list(lay.blocks), "rows": 4, "cols": 4,
-        "depth": 1, "h": 1, "initial": board, "goal": lay.goal.astype(int).tolist(), "certificate": cert,
-        "proposal_index": 0, "seed": 0} for bid, lay, board, cert in rows], columns=BANK_COLUMNS)
+    return pd.DataFrame(
+        [
+            {
+                "board_id": bid,
+                "cohort": "primary",
+                "k": lay.k,
+                "blocks": list(lay.blocks),
+                "rows": 4,
+                "cols": 4,
+                "depth": 1,
+                "h": 1,
+                "initial": board,
+                "goal": lay.goal.astype(int).tolist(),
+                "certificate": cert,
+                "proposal_index": 0,
+                "seed": 0,
+            }
+            for bid, lay, board, cert in rows
+        ],
+        columns=BANK_COLUMNS,
+    )
 
 
 def score_one(board_id: str, response: str, **kw) -> dict:
@@ -45,6 +62,7 @@ def score_one(board_id: str, response: str, **kw) -> dict:
 
 
 # ---- one hand-worked example per status, error kind and parse mode --------------------------------
+
 
 def test_complete_optimal():
     v = score_one("near", "MOVES: R")
@@ -92,7 +110,12 @@ def test_invalid_action_after_reaching_the_goal():
 def test_format_failure_both_ways():
     v = score_one("near", "Sorry, I cannot solve this.")
     assert (v["status"], v["error_kind"], v["parse_mode"], v["L"], v["first_error"]) == (
-        "illegal", "format", "no_plan", 0, -1)
+        "illegal",
+        "format",
+        "no_plan",
+        0,
+        -1,
+    )
     v = score_one("near", "Sorry, I cannot solve this.", format_failure="noncompletion")
     assert (v["status"], v["error_kind"], v["parse_mode"], v["L"]) == ("legal_noncompletion", "", "no_plan", 0)
 
@@ -102,13 +125,24 @@ def test_normalized_and_strict():
     assert (v["status"], v["parse_mode"], v["normalization"]) == ("complete", "normalized", "case")
     v = score_one("near", "moves: r", parse="strict")
     assert (v["status"], v["parse_mode"], v["error_kind"], v["normalization"]) == (
-        "illegal", "no_plan", "format", "case")
+        "illegal",
+        "no_plan",
+        "format",
+        "case",
+    )
 
 
 def test_multiple_moves_and_truncated_flags():
-    resp = pd.DataFrame({"board_id": ["near", "near"], "condition": ["m", "m"], "trial": [0, 1],
-                         "response": ["MOVES: L\nMOVES: R", "MOVES: R, L, R, L"],
-                         "finish_reason": ["stop", "length"], "output_tokens": [10, 4000]})
+    resp = pd.DataFrame(
+        {
+            "board_id": ["near", "near"],
+            "condition": ["m", "m"],
+            "trial": [0, 1],
+            "response": ["MOVES: L\nMOVES: R", "MOVES: R, L, R, L"],
+            "finish_reason": ["stop", "length"],
+            "output_tokens": [10, 4000],
+        }
+    )
     v = score_responses(tiny_bank(), resp)
     assert v["multiple_moves"].tolist() == [True, False] and v["status"].iloc[0] == "complete"
     assert v["truncated"].tolist() == [False, True]
@@ -125,8 +159,14 @@ def test_bad_options():
 
 def test_plans_of_100000_moves_and_of_none():
     long = ",".join("LR" * 50_000)
-    resp = pd.DataFrame({"board_id": ["near", "near"], "condition": ["m", "m"], "trial": [0, 1],
-                         "response": ["MOVES: " + long, "MOVES:"]})
+    resp = pd.DataFrame(
+        {
+            "board_id": ["near", "near"],
+            "condition": ["m", "m"],
+            "trial": [0, 1],
+            "response": ["MOVES: " + long, "MOVES:"],
+        }
+    )
     v = score_responses(tiny_bank(), resp)
     assert v["L"].tolist() == [100_000, 0]
     assert v["status"].tolist() == ["legal_noncompletion", "legal_noncompletion"]
@@ -135,13 +175,30 @@ def test_plans_of_100000_moves_and_of_none():
 
 
 def test_paper_bank_certificates_are_complete_and_optimal(paper_bank):
-    resp = pd.DataFrame({"board_id": paper_bank["board_id"], "condition": "oracle", "trial": 0,
-                         "response": ["MOVES: " + ",".join(c) for c in paper_bank["certificate"]]})
+    resp = pd.DataFrame(
+        {
+            "board_id": paper_bank["board_id"],
+            "condition": "oracle",
+            "trial": 0,
+            "response": ["MOVES: " + ",".join(c) for c in paper_bank["certificate"]],
+        }
+    )
     v = score_responses(paper_bank, resp)
     assert (v["status"] == "complete").all() and v["optimal"].all() and (v["economy"] == 1).all()
     assert (v["revisits"] == 0).all() and (v["min_h"] == 0).all()
-    assert set(v["layout"]) == {"bnone", "b5", "b6", "b9", "b10", "b5.10", "b6.9", "b5.6.9", "b5.6.10", "b5.9.10",
-                                "b6.9.10"}
+    assert set(v["layout"]) == {
+        "bnone",
+        "b5",
+        "b6",
+        "b9",
+        "b10",
+        "b5.10",
+        "b6.9",
+        "b5.6.9",
+        "b5.6.10",
+        "b5.9.10",
+        "b6.9.10",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +211,7 @@ def paper_bank():
 
 # ---- responses files: bad input names the line ----------------------------------------------------
 
+
 def _jsonl(path, lines):
     path.write_bytes(b"".join(ln if isinstance(ln, bytes) else (json.dumps(ln) + "\n").encode() for ln in lines))
     return path
@@ -163,16 +221,19 @@ def _rec(board="near", trial=0, response="MOVES: R", **kw):
     return {"board_id": board, "condition": "m", "trial": trial, "response": response, **kw}
 
 
-@pytest.mark.parametrize("lines, pattern", [
-    ([_rec(), _rec(trial=1), _rec(board="nope", trial=2)], r"line 3: unknown board_id 'nope'"),
-    ([_rec(), _rec(trial=1), _rec()], r"line 3: duplicate output .* first seen at line 1"),
-    ([_rec(), {"board_id": "near", "condition": "m", "trial": 1}], r"line 2: missing field 'response'"),
-    ([_rec(), b"{not json\n", _rec(trial=2)], r"line 2: not valid JSON"),
-    ([_rec(), b'{"board_id": "\xff"}\n', _rec(trial=2)], r"line 2: not UTF-8"),
-    ([_rec(), _rec(trial="two")], r"line 2: trial two is not an integer"),
-    ([_rec(), b"[1, 2]\n"], r"line 2: not a JSON object"),
-    ([_rec(), b'{"board_id": "near", "condi'], r"line 2: not valid JSON"),  # torn, but not a run log
-])
+@pytest.mark.parametrize(
+    "lines, pattern",
+    [
+        ([_rec(), _rec(trial=1), _rec(board="nope", trial=2)], r"line 3: unknown board_id 'nope'"),
+        ([_rec(), _rec(trial=1), _rec()], r"line 3: duplicate output .* first seen at line 1"),
+        ([_rec(), {"board_id": "near", "condition": "m", "trial": 1}], r"line 2: missing field 'response'"),
+        ([_rec(), b"{not json\n", _rec(trial=2)], r"line 2: not valid JSON"),
+        ([_rec(), b'{"board_id": "\xff"}\n', _rec(trial=2)], r"line 2: not UTF-8"),
+        ([_rec(), _rec(trial="two")], r"line 2: trial two is not an integer"),
+        ([_rec(), b"[1, 2]\n"], r"line 2: not a JSON object"),
+        ([_rec(), b'{"board_id": "near", "condi'], r"line 2: not valid JSON"),  # torn, but not a run log
+    ],
+)
 def test_bad_jsonl_names_file_and_line(tmp_path, lines, pattern):
     path = _jsonl(tmp_path / "r.jsonl", lines)
     with pytest.raises(ValueError, match=pattern) as err:
@@ -189,13 +250,16 @@ def test_skip_invalid_reports_and_keeps_the_rest(tmp_path):
 
 
 def test_run_log_attempts_and_torn_last_line(tmp_path):
-    path = _jsonl(tmp_path / "run.jsonl", [
-        _rec(response=None, status="error", attempt=0),
-        _rec(response="MOVES: L", status="ok", attempt=1),
-        _rec(trial=1, response=None, status="error", attempt=0),  # never completed
-        _rec(trial=2, status="ok", attempt=0),
-        b'{"board_id": "near", "condition": "m", "tri',  # the run was killed mid-write
-    ])
+    path = _jsonl(
+        tmp_path / "run.jsonl",
+        [
+            _rec(response=None, status="error", attempt=0),
+            _rec(response="MOVES: L", status="ok", attempt=1),
+            _rec(trial=1, response=None, status="error", attempt=0),  # never completed
+            _rec(trial=2, status="ok", attempt=0),
+            b'{"board_id": "near", "condition": "m", "tri',  # the run was killed mid-write
+        ],
+    )
     with pytest.warns(UserWarning) as record:
         df = read_responses(path, bank=tiny_bank())
     text = " ".join(str(w.message) for w in record)
@@ -207,8 +271,12 @@ def test_run_log_attempts_and_torn_last_line(tmp_path):
 
 
 def test_torn_line_marked_by_a_resumed_run_is_skipped(tmp_path):
-    lines = [_rec(status="ok", attempt=1), b'{"board_id": "near", "condi\n',
-             {"event": "torn_line", "line": 2}, _rec(trial=1, status="ok", attempt=1)]
+    lines = [
+        _rec(status="ok", attempt=1),
+        b'{"board_id": "near", "condi\n',
+        {"event": "torn_line", "line": 2},
+        _rec(trial=1, status="ok", attempt=1),
+    ]
     with pytest.warns(UserWarning, match="line 2 is a torn line"):
         df = read_responses(_jsonl(tmp_path / "run.jsonl", lines), bank=tiny_bank())
     assert df["trial"].tolist() == [0, 1]
@@ -225,8 +293,14 @@ def test_two_completed_attempts_are_a_duplicate(tmp_path):
 
 
 def test_csv_lines_count_multiline_answers(tmp_path):
-    df = pd.DataFrame({"board_id": ["near", "near", "ghost"], "condition": "m", "trial": [0, 1, 2],
-                       "response": ["Thinking...\nMOVES: R", "MOVES:\nR", "MOVES: R"]})
+    df = pd.DataFrame(
+        {
+            "board_id": ["near", "near", "ghost"],
+            "condition": "m",
+            "trial": [0, 1, 2],
+            "response": ["Thinking...\nMOVES: R", "MOVES:\nR", "MOVES: R"],
+        }
+    )
     path = tmp_path / "r.csv"
     df.to_csv(path, index=False)
     # header line 1, then records spanning 2 lines each: the third record starts on line 6
@@ -249,18 +323,42 @@ def test_parquet_rows_and_dataframe_rows(tmp_path):
 
 # ---- the command line ------------------------------------------------------------------------------
 
+
 def test_cli_score_and_metrics(tmp_path, capsys):
     bank_path = tmp_path / "bank.parquet"
     write_bank(tiny_bank(), bank_path)
-    resp = _jsonl(tmp_path / "r.jsonl", [_rec(), _rec(trial=1, response="MOVES: L"), _rec(trial=2, response="?"),
-                                         _rec(board="blk", response="moves: d")])
+    resp = _jsonl(
+        tmp_path / "r.jsonl",
+        [
+            _rec(),
+            _rec(trial=1, response="MOVES: L"),
+            _rec(trial=2, response="?"),
+            _rec(board="blk", response="moves: d"),
+        ],
+    )
     out = tmp_path / "verdicts.parquet"
     assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(out)]) == 0
     v = read_verdicts(out).frame
     assert v["status"].value_counts().to_dict() == {"complete": 2, "legal_noncompletion": 1, "illegal": 1}
     strict = tmp_path / "strict.csv"
-    assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(strict),
-                 "--parse", "strict", "--format-failure", "noncompletion"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--bank",
+                str(bank_path),
+                "--responses",
+                str(resp),
+                "--out",
+                str(strict),
+                "--parse",
+                "strict",
+                "--format-failure",
+                "noncompletion",
+            ]
+        )
+        == 0
+    )
     vs = read_verdicts(strict).frame
     assert vs["status"].value_counts().to_dict() == {"legal_noncompletion": 3, "complete": 1}
     assert vs["error_kind"].tolist() == ["", "", "", ""]  # CSV round trip keeps "" not NaN
@@ -285,8 +383,10 @@ def test_cli_failed_score_leaves_no_file(tmp_path, capsys):
     # --skip-invalid scores the rest
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(out),
-                     "--skip-invalid"]) == 0
+        assert (
+            main(["score", "--bank", str(bank_path), "--responses", str(resp), "--out", str(out), "--skip-invalid"])
+            == 0
+        )
     assert len(read_verdicts(out).frame) == 1
     assert "line 2" in capsys.readouterr().err
 

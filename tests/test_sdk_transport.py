@@ -24,8 +24,14 @@ pytest.importorskip("openai")
 pytest.importorskip("anthropic")
 KEY = "sk-fastspe-HOSTILE-0123456789abcdef"
 HANG_GUARD_S = 60  # far above any timeout below: only a hang reaches it
-ANSWER = json.dumps({"id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
-    "role": "assistant", "content": "MOVES: U"}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+ANSWER = json.dumps(
+    {
+        "id": "c",
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "MOVES: U"}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+    }
+).encode()
 
 
 @pytest.fixture(autouse=True)
@@ -42,8 +48,9 @@ def read_request(conn: socket.socket) -> bool:
             return False
         data += chunk
     head, rest = data.split(b"\r\n\r\n", 1)
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length")), 0)
+    length = next(
+        (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+    )
     while len(rest) < length:
         rest += conn.recv(65536)
     return True
@@ -68,7 +75,7 @@ def raw_server(reply: bytes, drip_s: float | None = None, close: bool = True):
                         for i in range(len(reply)):
                             if stop.is_set():
                                 return
-                            conn.sendall(reply[i:i + 1])
+                            conn.sendall(reply[i : i + 1])
                             time.sleep(drip_s)
                 except OSError:  # the client left: what a deadline does
                     return
@@ -122,8 +129,13 @@ def outcome(run) -> AttemptError | object:
 
 
 def head(status: str = "200 OK", *lines: str) -> bytes:
-    return ("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\n"
-            + "".join(f"{line}\r\n" for line in lines) + "\r\n").encode()
+    return (
+        "HTTP/1.1 "
+        + status
+        + "\r\nContent-Type: application/json\r\n"
+        + "".join(f"{line}\r\n" for line in lines)
+        + "\r\n"
+    ).encode()
 
 
 HOSTILE = {
@@ -221,8 +233,10 @@ def test_the_pool_opens_no_more_connections_than_the_run_sends_at_once():
     with raw_server(reply, close=False) as (port, accepted):
         run = runner("openai", port, max_connections=2)
         texts: list = []
-        threads = [threading.Thread(target=lambda i=i: texts.append(run.complete("p", GenerationSettings(), f"{i}")))
-                   for i in range(6)]
+        threads = [
+            threading.Thread(target=lambda i=i: texts.append(run.complete("p", GenerationSettings(), f"{i}")))
+            for i in range(6)
+        ]
         for t in threads:
             t.start()
         for t in threads:

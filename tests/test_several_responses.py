@@ -43,12 +43,40 @@ def test_two_files_are_scored_as_one_and_verified_as_one(files, capsys):
     verdicts = read_verdicts(folder / "both.parquet").frame
     assert len(verdicts) == len(a) + len(b)
     assert set(verdicts["condition"]) == {"baseline:greedy", "baseline:oracle"}
-    assert main(["verdicts", "verify", "--bank", str(folder / "bank.parquet"), "--responses", str(folder / "a.jsonl"),
-                 "--responses", str(folder / "b.jsonl"), "--verdicts", str(folder / "both.parquet")]) == 0
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(folder / "a.jsonl"),
+                "--responses",
+                str(folder / "b.jsonl"),
+                "--verdicts",
+                str(folder / "both.parquet"),
+            ]
+        )
+        == 0
+    )
     assert f"all {len(a) + len(b)} verdicts" in capsys.readouterr().out
     # one file is not enough: the other's verdicts have no response
-    assert main(["verdicts", "verify", "--bank", str(folder / "bank.parquet"), "--responses", str(folder / "a.jsonl"),
-                 "--verdicts", str(folder / "both.parquet")]) == 1
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(folder / "a.jsonl"),
+                "--verdicts",
+                str(folder / "both.parquet"),
+            ]
+        )
+        == 1
+    )
 
 
 @pytest.mark.parametrize("out", ["v.parquet", "v.csv"])  # the streamed path and the line reader
@@ -68,8 +96,23 @@ def test_a_file_given_twice_is_refused_by_any_name(files, capsys, monkeypatch):
     assert capsys.readouterr().err == "error: --responses a.jsonl is given twice; give each file once\n"
     assert score(folder, "a.jsonl", "./a.jsonl") == 2
     assert "given twice (as a.jsonl and ./a.jsonl)" in capsys.readouterr().err
-    assert main(["verdicts", "verify", "--bank", "bank.parquet", "--responses", "a.jsonl", "--responses", "a.jsonl",
-                 "--verdicts", "none.parquet"]) == 2
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                "bank.parquet",
+                "--responses",
+                "a.jsonl",
+                "--responses",
+                "a.jsonl",
+                "--verdicts",
+                "none.parquet",
+            ]
+        )
+        == 2
+    )
     assert "given twice" in capsys.readouterr().err
 
 
@@ -79,10 +122,24 @@ def test_verify_reads_an_eval_log_as_score_does_without_inspect_ai(files, capsys
     monkeypatch.delitem(sys.modules, "fastspe.inspect_task", raising=False)
     log = folder / "run.eval"
     log.write_bytes(b"PK")
-    assert main(["verdicts", "verify", "--bank", str(folder / "bank.parquet"), "--responses", str(log),
-                 "--verdicts", str(folder / "none.parquet")]) == 2
-    assert capsys.readouterr().err == (f"error: {log}: scoring an inspect_ai .eval log needs inspect_ai: "
-                                       "pip install 'fastspe[inspect]'\n")
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(log),
+                "--verdicts",
+                str(folder / "none.parquet"),
+            ]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"error: {log}: scoring an inspect_ai .eval log needs inspect_ai: pip install 'fastspe[inspect]'\n"
+    )
 
 
 @pytest.fixture
@@ -104,8 +161,21 @@ def test_errors_in_an_eval_log_name_the_log(fake_inspect, capsys):
     folder, log, _ = fake_inspect
     assert score(folder, log) == 2
     assert capsys.readouterr().err.startswith(f"error: {log}: row 2: unknown board_id 'nope'")
-    assert main(["verdicts", "verify", "--bank", str(folder / "bank.parquet"), "--responses", str(log),
-                 "--verdicts", str(folder / "none.parquet")]) == 2
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(log),
+                "--verdicts",
+                str(folder / "none.parquet"),
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.startswith(f"error: {log}: row 2: unknown board_id 'nope'")
 
 
@@ -115,8 +185,23 @@ def test_an_eval_log_and_a_file_are_scored_and_verified_together(fake_inspect, c
     assert score(folder, log, folder / "b.jsonl", out="mixed.parquet") == 0
     verdicts = read_verdicts(folder / "mixed.parquet").frame
     assert set(verdicts["condition"]) == {"inspect:model", "baseline:oracle"}
-    assert main(["verdicts", "verify", "--bank", str(folder / "bank.parquet"), "--responses", str(log),
-                 "--responses", str(folder / "b.jsonl"), "--verdicts", str(folder / "mixed.parquet")]) == 0
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(folder / "bank.parquet"),
+                "--responses",
+                str(log),
+                "--responses",
+                str(folder / "b.jsonl"),
+                "--verdicts",
+                str(folder / "mixed.parquet"),
+            ]
+        )
+        == 0
+    )
 
 
 def test_score_responses_names_its_source():

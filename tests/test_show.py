@@ -26,26 +26,40 @@ from fastspe.scoring.score import score_responses
 
 REPO = Path(__file__).resolve().parents[1]
 EVIL = 'x</script><b onclick="1">&amp;'  # a condition name that would break an unescaped page
-DESIGN = {"seed": 11, "cells": [{"cohort": "primary", "depth": 6, "count": 4},
-                                {"cohort": "primary", "blocks": [5], "depth": 10, "count": 4}]}
+DESIGN = {
+    "seed": 11,
+    "cells": [
+        {"cohort": "primary", "depth": 6, "count": 4},
+        {"cohort": "primary", "blocks": [5], "depth": 10, "count": 4},
+    ],
+}
 
 
 def hand_answers(bank: pd.DataFrame) -> pd.DataFrame:
     """Answers the baselines never give: a token that is not a move, no move list, a condition with markup."""
     ids = bank["board_id"].tolist()
-    rows = [(ids[0], "hand", 0, "MOVES: U, X, D"), (ids[1], "hand", 0, "MOVES: L, jump"),
-            (ids[2], "hand", 0, "I cannot solve this puzzle."), (ids[-1], "hand", 0, "MOVES: U, U, U, U, U"),
-            (ids[0], EVIL, 0, "MOVES: " + ", ".join(bank["certificate"].iloc[0]))]
-    return pd.DataFrame([dict(board_id=b, condition=c, trial=t, response=r, finish_reason="stop", status="ok",
-                              attempt=1) for b, c, t, r in rows])
+    rows = [
+        (ids[0], "hand", 0, "MOVES: U, X, D"),
+        (ids[1], "hand", 0, "MOVES: L, jump"),
+        (ids[2], "hand", 0, "I cannot solve this puzzle."),
+        (ids[-1], "hand", 0, "MOVES: U, U, U, U, U"),
+        (ids[0], EVIL, 0, "MOVES: " + ", ".join(bank["certificate"].iloc[0])),
+    ]
+    return pd.DataFrame(
+        [
+            dict(board_id=b, condition=c, trial=t, response=r, finish_reason="stop", status="ok", attempt=1)
+            for b, c, t, r in rows
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("show")
     bank = build_bank(design_from_dict(DESIGN))
-    answers = pd.concat([baseline_responses(bank, p, trials=2) for p in PLANNERS] + [hand_answers(bank)],
-                        ignore_index=True)
+    answers = pd.concat(
+        [baseline_responses(bank, p, trials=2) for p in PLANNERS] + [hand_answers(bank)], ignore_index=True
+    )
     write_bank(bank, out / "bank.parquet")
     write_verdicts(score_responses(bank, answers), out / "verdicts.parquet")
     return out / "bank.parquet", out / "verdicts.parquet", bank
@@ -87,7 +101,7 @@ def test_a_pipe_gets_one_line_per_move(run):
     assert "status illegal · L = 3" in lines[1]
     # the verdict keeps a token that is not a move as "?"
     assert "first illegal: move 2 ('?'): invalid action (first_error = 1)" in proc.stdout
-    table = lines[[line.split() for line in lines].index(["step", "move", "tile", "h", "note"]) + 1:]
+    table = lines[[line.split() for line in lines].index(["step", "move", "tile", "h", "note"]) + 1 :]
     assert [line.split()[:2] for line in table] == [["0", "-"], ["1", "U"], ["2", "?"]]
     assert table[-1].endswith("illegal: invalid action")
     assert "[" not in "".join(table)  # no grid on a pipe
@@ -110,10 +124,29 @@ def test_a_terminal_gets_the_board_after_every_move(run):
     row = _row(run, "baseline:oracle")
     bank, verdicts, _ = run
     master, slave = pty.openpty()
-    cmd = [sys.executable, "-m", "fastspe", "show", "--bank", str(bank), "--verdicts", str(verdicts), "--board",
-           row["board_id"], "--condition", "baseline:oracle", "--trial", "0"]
-    proc = subprocess.Popen(cmd, stdout=slave, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO),
-                                                                            "COLUMNS": "100"}, cwd=REPO)
+    cmd = [
+        sys.executable,
+        "-m",
+        "fastspe",
+        "show",
+        "--bank",
+        str(bank),
+        "--verdicts",
+        str(verdicts),
+        "--board",
+        row["board_id"],
+        "--condition",
+        "baseline:oracle",
+        "--trial",
+        "0",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"},
+        cwd=REPO,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -131,7 +164,7 @@ def test_a_terminal_gets_the_board_after_every_move(run):
     assert any(re.search(r"\[\d+\]", line) for line in lines)  # the moved tile, marked
     goal_at = lines.index("goal:")
     cells = lambda grid: [re.findall(r"\d+|#+|\.", line) for line in grid]  # noqa: E731
-    assert cells(lines[-4:]) == cells(lines[goal_at + 1:goal_at + 5])  # the oracle's last board is the goal
+    assert cells(lines[-4:]) == cells(lines[goal_at + 1 : goal_at + 5])  # the oracle's last board is the goal
 
 
 def test_format_grid_is_the_terminal_view_on_a_pipe(run):
@@ -162,12 +195,15 @@ def test_one_matching_answer_is_shown_without_choosing(run, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args, message", [
-    (["--board", "nope"], "--board 'nope': no verdict of this board"),
-    (["--condition", "nope"], "--condition 'nope': board"),
-    (["--condition", "hand", "--trial", "7"], "--trial 7: board"),
-    (["--trial", "-1"], "--trial: must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--board", "nope"], "--board 'nope': no verdict of this board"),
+        (["--condition", "nope"], "--condition 'nope': board"),
+        (["--condition", "hand", "--trial", "7"], "--trial 7: board"),
+        (["--trial", "-1"], "--trial: must be a whole number"),
+    ],
+)
 def test_errors_name_the_option(run, args, message):
     board = _row(run, "hand")["board_id"]
     proc = show(run, *(["--board", board] if args[0] != "--board" else []), *args)
@@ -191,8 +227,16 @@ def test_the_page_escapes_user_text_and_embeds_the_steps(run, tmp_path):
 
 
 def test_trace_lines_of_a_format_failure():
-    row = {"board_id": "b", "condition": "c", "trial": 0, "moves": "", "error_kind": "format", "status": "illegal",
-           "first_error": -1, "L": 0}
+    row = {
+        "board_id": "b",
+        "condition": "c",
+        "trial": 0,
+        "moves": "",
+        "error_kind": "format",
+        "status": "illegal",
+        "first_error": -1,
+        "L": 0,
+    }
     trace = plan_trace({"rows": 2, "cols": 2, "blocks": [], "initial": [1, 2, 3, 0], "depth": 0}, row)
     assert trace.disagreements() == [] and trace.first_error == -1
     assert "first illegal: none taken, no move list in the answer" in trace_lines(trace)

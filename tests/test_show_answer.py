@@ -27,8 +27,20 @@ def files(tmp_path_factory):
     bank = build_bank(design_from_dict(DESIGN))
     ids = bank["board_id"].tolist()
     answers = [(ids[0], REFUSAL), (ids[1], HOSTILE), (ids[2], "x" * (MOST_SHOWN + 500))]
-    lines = [json.dumps({"board_id": b, "condition": "m", "trial": 0, "response": r, "finish_reason": "stop",
-                         "status": "ok", "attempt": 1}) for b, r in answers]
+    lines = [
+        json.dumps(
+            {
+                "board_id": b,
+                "condition": "m",
+                "trial": 0,
+                "response": r,
+                "finish_reason": "stop",
+                "status": "ok",
+                "attempt": 1,
+            }
+        )
+        for b, r in answers
+    ]
     (out / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_bank(bank, out / "bank.parquet")
     frame = pd.DataFrame([json.loads(line) for line in lines])
@@ -38,8 +50,20 @@ def files(tmp_path_factory):
 
 def show(capsys, files, board, *extra):
     out, _ = files
-    code = main(["show", "--bank", str(out / "bank.parquet"), "--verdicts", str(out / "verdicts.parquet"),
-                 "--board", board, "--format", "trace", *extra])
+    code = main(
+        [
+            "show",
+            "--bank",
+            str(out / "bank.parquet"),
+            "--verdicts",
+            str(out / "verdicts.parquet"),
+            "--board",
+            board,
+            "--format",
+            "trace",
+            *extra,
+        ]
+    )
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -89,8 +113,9 @@ def test_a_long_answer_is_cut_on_the_terminal_with_a_note_and_whole_on_the_page(
 def test_an_answer_missing_from_the_responses_names_the_option(capsys, files, tmp_path):
     out, ids = files
     other = tmp_path / "other.jsonl"
-    other.write_text(json.dumps({"board_id": ids[1], "condition": "m", "trial": 0, "response": "MOVES: U"}) + "\n",
-                     encoding="utf-8")
+    other.write_text(
+        json.dumps({"board_id": ids[1], "condition": "m", "trial": 0, "response": "MOVES: U"}) + "\n", encoding="utf-8"
+    )
     code, _, err = show(capsys, files, ids[0], "--responses", str(other))
     assert code == 2
     assert err.count("error:") == 1 and "--responses" in err and ids[0] in err

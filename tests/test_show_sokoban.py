@@ -28,12 +28,14 @@ ONE = "#####\n#@$.#\n#####"
 TWO = "#######\n#@$ . #\n# $ . #\n#######"
 EVIL = 'x</script><b onclick="1">&amp;'
 # answers with known outcomes on TWO (player at row 1, col 1; boxes right of it and below-right of it)
-HAND = [("two", "hand", 0, "MOVES: D, U, R, R"),  # a step down and back (a revisit), then two pushes
-        ("two", "hand", 1, "MOVES: R, R, U, L"),  # two pushes, then a step into the wall above
-        ("two", "hand", 2, "MOVES: R, R, R, R"),  # the third push leaves the box against the wall: the 4th is blocked
-        ("two", "hand", 3, "MOVES: R, jump"),  # a token that is not a move
-        ("one", "hand", 0, "I cannot solve this level."),  # no move list
-        ("one", EVIL, 0, "MOVES: R")]
+HAND = [
+    ("two", "hand", 0, "MOVES: D, U, R, R"),  # a step down and back (a revisit), then two pushes
+    ("two", "hand", 1, "MOVES: R, R, U, L"),  # two pushes, then a step into the wall above
+    ("two", "hand", 2, "MOVES: R, R, R, R"),  # the third push leaves the box against the wall: the 4th is blocked
+    ("two", "hand", 3, "MOVES: R, jump"),  # a token that is not a move
+    ("one", "hand", 0, "I cannot solve this level."),  # no move list
+    ("one", EVIL, 0, "MOVES: R"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +43,20 @@ def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("show-sokoban")
     levels = out / "levels.jsonl"
     levels.write_text("".join(json.dumps({"id": i, "level": t}) + "\n" for i, t in (("one", ONE), ("two", TWO))))
-    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(levels), "--out",
-                 str(out / "bank.parquet")]) == 0
+    assert (
+        main(["bank", "build", "--domain", "sokoban", "--levels", str(levels), "--out", str(out / "bank.parquet")]) == 0
+    )
     bank = read_bank(out / "bank.parquet")
-    hand = pd.DataFrame([dict(board_id=b, condition=c, trial=t, response=r, finish_reason="stop", status="ok",
-                              attempt=1) for b, c, t, r in HAND])
-    answers = pd.concat([sokoban_baseline_responses(bank, p, trials=2) for p in ("oracle", "greedy", "random")]
-                        + [hand], ignore_index=True)
+    hand = pd.DataFrame(
+        [
+            dict(board_id=b, condition=c, trial=t, response=r, finish_reason="stop", status="ok", attempt=1)
+            for b, c, t, r in HAND
+        ]
+    )
+    answers = pd.concat(
+        [sokoban_baseline_responses(bank, p, trials=2) for p in ("oracle", "greedy", "random")] + [hand],
+        ignore_index=True,
+    )
     write_verdicts(score_responses(bank, answers), out / "verdicts.parquet")
     return out / "bank.parquet", out / "verdicts.parquet", bank
 
@@ -55,8 +64,9 @@ def run(tmp_path_factory):
 def show(run, *args):
     bank, verdicts, _ = run
     cmd = [sys.executable, "-m", "fastspe", "show", "--bank", str(bank), "--verdicts", str(verdicts), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
-                          cwd=REPO, timeout=300)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, timeout=300
+    )
 
 
 def _trace(run, board, condition, trial):
@@ -76,9 +86,14 @@ def test_the_replay_agrees_with_every_verdict_and_the_independent_replay(run):
         assert trace.disagreements() == [], row
         if row["error_kind"] != "format":
             theirs = replay_sokoban(independent[row["board_id"]], trace.moves)
-            mine = {"status": trace.status, "error_kind": trace.illegal.kind if trace.illegal else "",
-                    "first_error": trace.first_error, "final_h": trace.final.h, "min_h": trace.closest.h,
-                    "revisits": len(trace.revisits)}
+            mine = {
+                "status": trace.status,
+                "error_kind": trace.illegal.kind if trace.illegal else "",
+                "first_error": trace.first_error,
+                "final_h": trace.final.h,
+                "min_h": trace.closest.h,
+                "revisits": len(trace.revisits),
+            }
             assert mine == {k: theirs[k] for k in mine}, row
 
 
@@ -102,9 +117,13 @@ def test_a_pipe_gets_one_line_per_move_and_the_first_illegal_move(run):
     assert lines[0].startswith("level two (4x7, 2 boxes, d* = ") and "condition hand · trial 1" in lines[0]
     assert "first illegal: move 3 ('U'): into a wall (first_error = 2)" in proc.stdout
     assert "pushes: 2 of 2 legal moves" in proc.stdout
-    table = lines[[line.split() for line in lines].index(["step", "move", "push", "h", "note"]) + 1:]
-    assert [line.split()[:3] for line in table] == [["0", "-", "-"], ["1", "R", "box"], ["2", "R", "box"],
-                                                     ["3", "U", "-"]]
+    table = lines[[line.split() for line in lines].index(["step", "move", "push", "h", "note"]) + 1 :]
+    assert [line.split()[:3] for line in table] == [
+        ["0", "-", "-"],
+        ["1", "R", "box"],
+        ["2", "R", "box"],
+        ["3", "U", "-"],
+    ]
     assert table[-1].endswith("illegal: into a wall") and "closest to the goal" in table[2]
     assert "#" not in "".join(table)  # no level drawn on a pipe
     blocked = show(run, "--board", "two", "--condition", "hand", "--trial", "2")
@@ -119,10 +138,29 @@ def test_a_terminal_gets_the_level_after_every_move(run):
     bank, verdicts, _ = run
     trace = _trace(run, "two", "baseline:oracle", 0)
     master, slave = pty.openpty()
-    cmd = [sys.executable, "-m", "fastspe", "show", "--bank", str(bank), "--verdicts", str(verdicts), "--board",
-           "two", "--condition", "baseline:oracle", "--trial", "0"]
-    proc = subprocess.Popen(cmd, stdout=slave, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO),
-                                                                            "COLUMNS": "100"}, cwd=REPO)
+    cmd = [
+        sys.executable,
+        "-m",
+        "fastspe",
+        "show",
+        "--bank",
+        str(bank),
+        "--verdicts",
+        str(verdicts),
+        "--board",
+        "two",
+        "--condition",
+        "baseline:oracle",
+        "--trial",
+        "0",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"},
+        cwd=REPO,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -151,12 +189,12 @@ def test_the_page_embeds_the_replayed_levels_and_escapes_user_text(run, tmp_path
     assert proc.returncode == 0, proc.stderr
     page = out.read_text()
     assert "http://" not in page and "https://" not in page and "@import" not in page  # nothing from a network
-    data = json.loads(re.search(r'<script type="application/json" id="trace-data">(.*?)</script>', page,
-                                re.S).group(1))
+    data = json.loads(re.search(r'<script type="application/json" id="trace-data">(.*?)</script>', page, re.S).group(1))
     trace = _trace(run, "two", "hand", 2)
     assert [s["text"] for s in data["steps"]] == [trace.text(s) for s in trace.steps]
     assert [(s["move"], s["push"], s["h"], s["player"], s["boxes"]) for s in data["steps"]] == [
-        (s.move, s.pushed, s.h, s.player, list(s.boxes)) for s in trace.steps]  # the picture's cells
+        (s.move, s.pushed, s.h, s.player, list(s.boxes)) for s in trace.steps
+    ]  # the picture's cells
     assert data["illegal"] == "move 4 (R): pushes a box into a wall or another box"
     assert trace_page(trace) == page
     assert '<li class="bad"' in page and 'id="board" class="grid sk"' in page

@@ -12,8 +12,13 @@ from hypothesis import strategies as st
 
 import fastspe.domains.sokoban.bank as sokoban
 from fastspe.domains.designs import QuotaError
-from fastspe.domains.sokoban.bank import (SOKOBAN_PAPER_DESIGN, build_sokoban_bank,
-                                  load_sokoban_design, sokoban_design_from_dict, xsb_text)
+from fastspe.domains.sokoban.bank import (
+    SOKOBAN_PAPER_DESIGN,
+    build_sokoban_bank,
+    load_sokoban_design,
+    sokoban_design_from_dict,
+    xsb_text,
+)
 from fastspe.domains.sokoban.templates import ROOM_TEMPLATES
 from fastspe.domains.sokoban.columns import BANK_COLUMNS
 from fastspe.domains.sokoban.level import parse_level
@@ -24,11 +29,16 @@ from fastspe.domains.sokoban.verify.bank import fewest_moves, read_xsb, verify_s
 from .naive_sokoban_bfs import naive_solve
 from .threads import digests_by_thread_count
 
-SMALL = {"seed": 11, "cells": [{"cohort": "primary", "boxes": 1, "depth": 6, "count": 3},
-                               {"cohort": "primary", "boxes": 2, "depth": 10, "count": 3},
-                               {"cohort": "primary", "boxes": 2, "depth": 14, "count": 2},
-                               {"cohort": "stress", "boxes": 2, "depth": 14, "count": 2},
-                               {"cohort": "primary", "boxes": 3, "depth": 12, "count": 2}]}
+SMALL = {
+    "seed": 11,
+    "cells": [
+        {"cohort": "primary", "boxes": 1, "depth": 6, "count": 3},
+        {"cohort": "primary", "boxes": 2, "depth": 10, "count": 3},
+        {"cohort": "primary", "boxes": 2, "depth": 14, "count": 2},
+        {"cohort": "stress", "boxes": 2, "depth": 14, "count": 2},
+        {"cohort": "primary", "boxes": 3, "depth": 12, "count": 2},
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +51,8 @@ def test_the_bank_is_balanced_and_certified(small_bank):
     assert small_bank.schema.metadata[b"fastspe.domain"] == b"sokoban"
     rows = small_bank.to_pylist()
     assert [(r["cohort"], r["boxes"], r["depth"]) for r in rows] == [
-        (c["cohort"], c["boxes"], c["depth"]) for c in SMALL["cells"] for _ in range(c["count"])]
+        (c["cohort"], c["boxes"], c["depth"]) for c in SMALL["cells"] for _ in range(c["count"])
+    ]
     assert rows[0]["board_id"] == "primary-b1-d6-000" and rows[-1]["board_id"] == "primary-b3-d12-001"
     assert len({r["level"] for r in rows}) == len(rows)
     for r in rows:
@@ -54,8 +65,7 @@ def test_the_bank_is_balanced_and_certified(small_bank):
 def test_the_verifier_passes_the_bank_and_proves_it(small_bank):
     skipped: list = []
     seen = []
-    assert verify_sokoban_bank(small_bank.to_pandas(), progress=lambda a, b: seen.append((a, b)),
-                               skipped=skipped) == []
+    assert verify_sokoban_bank(small_bank.to_pandas(), progress=lambda a, b: seen.append((a, b)), skipped=skipped) == []
     assert skipped == [] and seen[-1] == (small_bank.num_rows, small_bank.num_rows)
     # a bound too small to prove anything: the levels are replayed and checked, and named as not proved
     assert verify_sokoban_bank(small_bank.to_pandas(), max_states=1, skipped=skipped) == []
@@ -89,8 +99,17 @@ def test_the_verifier_finds_a_shorter_plan():
     sol = solve_level(text)
     assert best == (sol.length, sol.pushes) == (8, 2)
     cert = "LR" + sol.moves.replace(",", "")
-    bank = pd.DataFrame({"board_id": ["x"], "cohort": ["p"], "depth": [10], "level": [text], "boxes": [2],
-                         "certificate": [cert], "pushes": [2]})
+    bank = pd.DataFrame(
+        {
+            "board_id": ["x"],
+            "cohort": ["p"],
+            "depth": [10],
+            "level": [text],
+            "boxes": [2],
+            "certificate": [cert],
+            "pushes": [2],
+        }
+    )
     assert dict(verify_sokoban_bank(bank)) == {"x": "the fewest moves are 8, not depth = 10"}
 
 
@@ -102,10 +121,12 @@ def test_bit_identical_for_a_seed(small_bank):
 
 
 def test_bit_identical_at_any_thread_count():
-    script = ("import hashlib, json, numba\n"
-              "from fastspe.domains.sokoban.bank import build_sokoban_bank, sokoban_design_from_dict\n"
-              f"t = build_sokoban_bank(sokoban_design_from_dict({SMALL!r}))\n"
-              "print(numba.get_num_threads(), hashlib.sha256(json.dumps(t.to_pylist()).encode()).hexdigest())\n")
+    script = (
+        "import hashlib, json, numba\n"
+        "from fastspe.domains.sokoban.bank import build_sokoban_bank, sokoban_design_from_dict\n"
+        f"t = build_sokoban_bank(sokoban_design_from_dict({SMALL!r}))\n"
+        "print(numba.get_num_threads(), hashlib.sha256(json.dumps(t.to_pylist()).encode()).hexdigest())\n"
+    )
     digests = digests_by_thread_count(script)
     assert digests["1"] == digests["2"]
 
@@ -121,39 +142,59 @@ def test_the_paper_design():
     assert all(len(c.templates) == 4 and c.min_pushes == c.depth * 3 // 10 for c in cells)
     v1 = load_sokoban_design("sokoban-paper-v1")  # the first default: carved rooms, no floor
     assert [(c.cohort, c.boxes, c.depth, c.count) for c in v1.cells] == [
-        (c.cohort, c.boxes, c.depth, c.count) for c in cells]
+        (c.cohort, c.boxes, c.depth, c.count) for c in cells
+    ]
     assert all(c.templates == () and c.min_pushes == 0 for c in v1.cells)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ([], "JSON object"),
-    ({"cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}]}, "no seed"),
-    ({"seed": 1, "cells": []}, "non-empty"),
-    ({"seed": 1, "rows": 4, "cells": [{}]}, "unknown keys"),
-    ({"seed": -1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}]}, "seed"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5}]}, r"cells\[0\] is missing \['count'\]"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 5, "depth": 5, "count": 1}]}, r"cells\[0\].boxes"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 0, "count": 1}]}, r"cells\[0\].depth"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": True, "depth": 5, "count": 1}]}, r"cells\[0\].boxes"),
-    ({"seed": 1, "cells": [{"cohort": "a b", "boxes": 1, "depth": 5, "count": 1}]}, "cohort"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1, "k": 2}]}, "unknown keys"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}] * 2}, "repeats"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "count": 1}]}, "exactly one of depth .* and pushes"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "pushes": 2, "count": 1}]}, "exactly one"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 0, "count": 1}]}, r"cells\[0\].pushes"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 3, "count": 1, "min_pushes": 2}]},
-     "min_pushes goes with depth"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1, "min_pushes": 6}]},
-     r"min_pushes must be an integer in 0..depth \(5\)"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 3, "templates": ["zigzag", "alcoves"]}]},
-     "multiple of the 2 templates"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": ["hall"]}]},
-     "unknown templates"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": []}]}, "non-empty list"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": ["zigzag"] * 2}]},
-     "twice"),
-    ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 5, "count": 1}] * 2}, "repeats .* pushes 5"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ([], "JSON object"),
+        ({"cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}]}, "no seed"),
+        ({"seed": 1, "cells": []}, "non-empty"),
+        ({"seed": 1, "rows": 4, "cells": [{}]}, "unknown keys"),
+        ({"seed": -1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}]}, "seed"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5}]}, r"cells\[0\] is missing \['count'\]"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 5, "depth": 5, "count": 1}]}, r"cells\[0\].boxes"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 0, "count": 1}]}, r"cells\[0\].depth"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": True, "depth": 5, "count": 1}]}, r"cells\[0\].boxes"),
+        ({"seed": 1, "cells": [{"cohort": "a b", "boxes": 1, "depth": 5, "count": 1}]}, "cohort"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1, "k": 2}]}, "unknown keys"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1}] * 2}, "repeats"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "count": 1}]}, "exactly one of depth .* and pushes"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "pushes": 2, "count": 1}]}, "exactly one"),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 0, "count": 1}]}, r"cells\[0\].pushes"),
+        (
+            {"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 3, "count": 1, "min_pushes": 2}]},
+            "min_pushes goes with depth",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 1, "min_pushes": 6}]},
+            r"min_pushes must be an integer in 0..depth \(5\)",
+        ),
+        (
+            {
+                "seed": 1,
+                "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 3, "templates": ["zigzag", "alcoves"]}],
+            },
+            "multiple of the 2 templates",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": ["hall"]}]},
+            "unknown templates",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": []}]},
+            "non-empty list",
+        ),
+        (
+            {"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "depth": 5, "count": 2, "templates": ["zigzag"] * 2}]},
+            "twice",
+        ),
+        ({"seed": 1, "cells": [{"cohort": "p", "boxes": 1, "pushes": 5, "count": 1}] * 2}, "repeats .* pushes 5"),
+    ],
+)
 def test_design_errors_name_the_key(spec, message):
     with pytest.raises(UserError, match=message):
         sokoban_design_from_dict(spec)
@@ -172,8 +213,11 @@ def test_an_impossible_cell_says_so(monkeypatch):
     # one box 119 moves from its goal: not in the two rooms tried
     monkeypatch.setattr(sokoban, "ROOMS_PER_LEVEL", 2)
     with pytest.raises(QuotaError, match="primary-b1-d119: only 0 of 1 levels after 2 rooms"):
-        build_sokoban_bank(sokoban_design_from_dict({"seed": 1, "cells": [
-            {"cohort": "primary", "boxes": 1, "depth": 119, "count": 1}]}))
+        build_sokoban_bank(
+            sokoban_design_from_dict(
+                {"seed": 1, "cells": [{"cohort": "primary", "boxes": 1, "depth": 119, "count": 1}]}
+            )
+        )
 
 
 def test_xsb_text_draws_arrays():
@@ -201,8 +245,9 @@ def test_the_verifier_takes_tables_and_names_missing_columns(small_bank):
 def test_a_cell_too_shallow_for_its_boxes_says_so():
     """4 boxes at exactly 6 moves: no room of seed 1 gives one; the error names the cell and points both ways."""
     with pytest.raises(QuotaError, match=r"cell c-b4-d6: only 0 of 1 levels .* another depth .* very shallow ones"):
-        build_sokoban_bank(sokoban_design_from_dict({"seed": 1, "cells": [
-            {"cohort": "c", "boxes": 4, "depth": 6, "count": 1}]}))
+        build_sokoban_bank(
+            sokoban_design_from_dict({"seed": 1, "cells": [{"cohort": "c", "boxes": 4, "depth": 6, "count": 1}]})
+        )
 
 
 # (4 boxes at depth 6 is too shallow to be reached by reverse play from many rooms: 8 of seeds 0-59 find no level
@@ -212,19 +257,31 @@ def test_a_cell_too_shallow_for_its_boxes_says_so():
 @given(st.integers(0, 2**63 - 1), st.sampled_from([(1, 5), (1, 21), (2, 9), (2, 18), (3, 7), (3, 13), (4, 8)]))
 def test_generated_levels_equal_the_twin(seed, cell):
     boxes, depth = cell
-    bank = build_sokoban_bank(sokoban_design_from_dict({"seed": seed, "cells": [
-        {"cohort": "c", "boxes": boxes, "depth": depth, "count": 1}]}))
+    bank = build_sokoban_bank(
+        sokoban_design_from_dict({"seed": seed, "cells": [{"cohort": "c", "boxes": boxes, "depth": depth, "count": 1}]})
+    )
     row = bank.to_pylist()[0]
     assert naive_solve(row["level"]) == (depth, row["pushes"])
     assert verify_sokoban_bank(bank) == []
 
 
 # a design of every new kind of cell: depth cells with a push floor over templates, a pushes cell, and a carved cell
-PLANNED = {"seed": 5, "cells": [
-    {"cohort": "primary", "boxes": 1, "depth": 16, "count": 4, "min_pushes": 5, "templates": ["zigzag", "alcoves"]},
-    {"cohort": "primary", "boxes": 2, "depth": 14, "count": 4, "min_pushes": 4, "templates": ["galleries", "zigzag"]},
-    {"cohort": "pushes", "boxes": 2, "pushes": 6, "count": 2, "templates": ["two-rooms", "alcoves"]},
-    {"cohort": "carved", "boxes": 1, "depth": 12, "count": 2, "min_pushes": 4}]}
+PLANNED = {
+    "seed": 5,
+    "cells": [
+        {"cohort": "primary", "boxes": 1, "depth": 16, "count": 4, "min_pushes": 5, "templates": ["zigzag", "alcoves"]},
+        {
+            "cohort": "primary",
+            "boxes": 2,
+            "depth": 14,
+            "count": 4,
+            "min_pushes": 4,
+            "templates": ["galleries", "zigzag"],
+        },
+        {"cohort": "pushes", "boxes": 2, "pushes": 6, "count": 2, "templates": ["two-rooms", "alcoves"]},
+        {"cohort": "carved", "boxes": 1, "depth": 12, "count": 2, "min_pushes": 4},
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -281,10 +338,12 @@ def test_templates_are_balanced_per_cell(planned_bank):
 
 def test_a_planned_design_is_bit_identical_for_a_seed_at_any_thread_count(planned_bank):
     assert build_sokoban_bank(sokoban_design_from_dict(PLANNED)).to_pandas().equals(planned_bank)
-    script = ("import hashlib, json, numba\n"
-              "from fastspe.domains.sokoban.bank import build_sokoban_bank, sokoban_design_from_dict\n"
-              f"t = build_sokoban_bank(sokoban_design_from_dict({PLANNED!r}))\n"
-              "print(numba.get_num_threads(), hashlib.sha256(json.dumps(t.to_pylist()).encode()).hexdigest())\n")
+    script = (
+        "import hashlib, json, numba\n"
+        "from fastspe.domains.sokoban.bank import build_sokoban_bank, sokoban_design_from_dict\n"
+        f"t = build_sokoban_bank(sokoban_design_from_dict({PLANNED!r}))\n"
+        "print(numba.get_num_threads(), hashlib.sha256(json.dumps(t.to_pylist()).encode()).hexdigest())\n"
+    )
     digests = digests_by_thread_count(script)
     assert digests["1"] == digests["2"]
 
@@ -331,13 +390,26 @@ def test_greedy_spe_falls_with_depth_on_the_default_design():
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**63 - 1), st.sampled_from(sorted(ROOM_TEMPLATES)),
-       st.sampled_from([{"boxes": 1, "depth": 14, "min_pushes": 4}, {"boxes": 2, "depth": 12, "min_pushes": 4},
-                        {"boxes": 1, "pushes": 5}, {"boxes": 2, "pushes": 4}, {"boxes": 3, "depth": 10}]))
+@given(
+    st.integers(0, 2**63 - 1),
+    st.sampled_from(sorted(ROOM_TEMPLATES)),
+    st.sampled_from(
+        [
+            {"boxes": 1, "depth": 14, "min_pushes": 4},
+            {"boxes": 2, "depth": 12, "min_pushes": 4},
+            {"boxes": 1, "pushes": 5},
+            {"boxes": 2, "pushes": 4},
+            {"boxes": 3, "depth": 10},
+        ]
+    ),
+)
 def test_levels_in_templates_equal_the_twin(seed, template, cell):
     """Whatever the seed and room: d* and the pushes the reverse play counted are the twin BFS's."""
-    bank = build_sokoban_bank(sokoban_design_from_dict({"seed": seed, "cells": [
-        {"cohort": "c", "count": 1, "templates": [template], **cell}]}))
+    bank = build_sokoban_bank(
+        sokoban_design_from_dict(
+            {"seed": seed, "cells": [{"cohort": "c", "count": 1, "templates": [template], **cell}]}
+        )
+    )
     row = bank.to_pylist()[0]
     assert naive_solve(row["level"]) == (row["depth"], row["pushes"]) and _template_of(row["level"]) == template
     assert row["pushes"] == cell["pushes"] if "pushes" in cell else row["depth"] == cell["depth"]

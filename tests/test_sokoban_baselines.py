@@ -14,13 +14,22 @@ from fastspe.domains.sokoban.baselines import greedy_plan, sokoban_baseline_resp
 from .naive_sokoban import naive_replay
 from .sokoban_strategies import level_and_plan
 
-EASY = ["#######\n#@ $ .#\n#######", "######\n#    #\n# $  #\n#   .#\n#@   #\n######",
-        "#######\n#.   .#\n# $@$ #\n#     #\n#######"]
+EASY = [
+    "#######\n#@ $ .#\n#######",
+    "######\n#    #\n# $  #\n#   .#\n#@   #\n######",
+    "#######\n#.   .#\n# $@$ #\n#     #\n#######",
+]
 
 
 def bank(levels=EASY):
-    return pd.DataFrame({"board_id": [f"s{i}" for i in range(len(levels))], "level": levels,
-                         "depth": [3, 6, 6][:len(levels)], "certificate": ["RRR", "UUURRD", "LLU,RRRRRU"][:len(levels)]})
+    return pd.DataFrame(
+        {
+            "board_id": [f"s{i}" for i in range(len(levels))],
+            "level": levels,
+            "depth": [3, 6, 6][: len(levels)],
+            "certificate": ["RRR", "UUURRD", "LLU,RRRRRU"][: len(levels)],
+        }
+    )
 
 
 def test_greedy_completes_easy_levels():
@@ -41,8 +50,16 @@ def test_greedy_is_legal_and_stops_only_without_a_lowering_push(case, seed):
 
 def test_responses_shape_and_reproducibility():
     got = sokoban_baseline_responses(bank(), "greedy", trials=2, seed=7)
-    assert list(got.columns) == ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt",
-                                 "prompt_text_sha256"]
+    assert list(got.columns) == [
+        "board_id",
+        "condition",
+        "trial",
+        "response",
+        "finish_reason",
+        "status",
+        "attempt",
+        "prompt_text_sha256",
+    ]
     assert got["board_id"].tolist() == ["s0", "s0", "s1", "s1", "s2", "s2"] and got["trial"].tolist() == [0, 1] * 3
     assert (got["condition"] == "baseline:greedy").all() and got["response"].str.startswith("MOVES: ").all()
     again = sokoban_baseline_responses(bank().iloc[::-1].reset_index(drop=True), "greedy", trials=2, seed=7)

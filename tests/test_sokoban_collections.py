@@ -27,8 +27,15 @@ MICROBAN = Path(__file__).parent / "data" / "sokoban" / "microban.txt"
 LEVEL = "#####\n#@$.#\n#####"
 WALLED = "#######\n#*#@$.#\n#######"  # a box on its goal, walled in where the player cannot reach
 BIG = "#" * (MAX_SIDE + 1) + "\n#@$." + " " * (MAX_SIDE - 4) + "#\n" + "#" * (MAX_SIDE + 1)  # one column too wide
-MANY = "#" * (MAX_BOXES + 4) + "\n#@" + "$" * (MAX_BOXES + 1) + "#\n# " + "." * (MAX_BOXES + 1) + "#\n" + "#" * (
-    MAX_BOXES + 4)  # one box too many
+MANY = (
+    "#" * (MAX_BOXES + 4)
+    + "\n#@"
+    + "$" * (MAX_BOXES + 1)
+    + "#\n# "
+    + "." * (MAX_BOXES + 1)
+    + "#\n"
+    + "#" * (MAX_BOXES + 4)
+)  # one box too many
 RING = "########\n#@$   .#\n# #### #\n# #**# #\n# #**# #\n# #### #\n#      #\n########"  # four walled in
 REASONS = {  # a level for every reason a level is left out of a bank
     "too_big": BIG,
@@ -42,15 +49,19 @@ REASONS = {  # a level for every reason a level is left out of a bank
 
 # ---- parse-time refusals -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, kind, message", [
-    ("#####\n#@$ .\n#####", "refused", "line 2, column 5: the level is not closed by walls"),
-    ("\n#####\n#@$ .#\n#  ##\n# #\n", "refused", "line 5, column 2: the level is not closed by walls"),
-    ("@$.", "refused", "not closed by walls"),
-    ("#####\n#@* #\n#####", "refused", "solved at the start"),
-    (BIG, "too_big", f"the level is 3x{MAX_SIDE + 1}"),
-    (MANY, "too_many_boxes", f"the level has {MAX_BOXES + 1} boxes"),
-    ("#####\n#@$x#\n#####", "refused", "not an XSB character"),
-])
+
+@pytest.mark.parametrize(
+    "text, kind, message",
+    [
+        ("#####\n#@$ .\n#####", "refused", "line 2, column 5: the level is not closed by walls"),
+        ("\n#####\n#@$ .#\n#  ##\n# #\n", "refused", "line 5, column 2: the level is not closed by walls"),
+        ("@$.", "refused", "not closed by walls"),
+        ("#####\n#@* #\n#####", "refused", "solved at the start"),
+        (BIG, "too_big", f"the level is 3x{MAX_SIDE + 1}"),
+        (MANY, "too_many_boxes", f"the level has {MAX_BOXES + 1} boxes"),
+        ("#####\n#@$x#\n#####", "refused", "not an XSB character"),
+    ],
+)
 def test_parse_refusals_name_their_kind_and_place(text, kind, message):
     with pytest.raises(LevelRefused, match=message) as info:
         parse_level(text)
@@ -86,27 +97,40 @@ def test_a_walled_in_box_is_exact_in_the_bank_the_score_and_both_verifiers():
         got = replay_answers(tables, rows_, [f"MOVES: {','.join(p)}" for p in some])
         for i, plan in enumerate(some):
             want = VERIFIER.replay(boards[bid], plan)
-            assert (STATUS_NAMES[got.status[i]], int(got.first_error[i]), int(got.final_h[i]), int(got.min_h[i]),
-                    int(got.revisits[i])) == (want["status"], want["first_error"], want["final_h"], want["min_h"],
-                                              want["revisits"]), (bid, plan)
+            assert (
+                STATUS_NAMES[got.status[i]],
+                int(got.first_error[i]),
+                int(got.final_h[i]),
+                int(got.min_h[i]),
+                int(got.revisits[i]),
+            ) == (want["status"], want["first_error"], want["final_h"], want["min_h"], want["revisits"]), (bid, plan)
 
 
 # ---- --skip-unsolved ----------------------------------------------------------------------------------------
+
 
 def test_every_reason_is_reported_and_the_rest_banked():
     texts = [LEVEL] + [REASONS[r] for r in SKIP_REASONS] + ["  " + LEVEL.replace("\n", "\n  ")]  # LEVEL again
     where = [f"set.xsb: line {10 * i + 1}" for i in range(len(texts))]
     ids = [f"L{i}" for i in range(len(texts))]
     skipped, ticks = [], []
-    bank = bank_from_levels(texts, ids, where=where, node_limit=50, skipped=skipped,
-                            progress=lambda done, total: ticks.append((done, total)))
+    bank = bank_from_levels(
+        texts,
+        ids,
+        where=where,
+        node_limit=50,
+        skipped=skipped,
+        progress=lambda done, total: ticks.append((done, total)),
+    )
     assert bank.column("board_id").to_pylist() == ["L0"] and ticks[-1] == (len(texts), len(texts))
     assert [(s.board_id, s.reason) for s in skipped] == [(f"L{i + 1}", r) for i, r in enumerate(SKIP_REASONS)] + [
-        ("L7", "refused")]
+        ("L7", "refused")
+    ]
     assert "the same level as set.xsb: line 1: level 'L0'" in skipped[-1].message
     report = skip_report(skipped, len(texts))
-    assert report[0] == ("skipped 7 of 8 levels (1 too big, 1 too many boxes, 1 dead, 1 unsolvable, 1 node limit, "
-                         "2 refused):")
+    assert report[0] == (
+        "skipped 7 of 8 levels (1 too big, 1 too many boxes, 1 dead, 1 unsolvable, 1 node limit, 2 refused):"
+    )
     assert report[1].startswith(f"  set.xsb: line 11: level 'L1': too big: the level is 3x{MAX_SIDE + 1}")
     assert any("line 51: level 'L5': node limit: the search stopped at the node limit" in line for line in report)
 
@@ -114,29 +138,33 @@ def test_every_reason_is_reported_and_the_rest_banked():
 @pytest.mark.parametrize("reason", SKIP_REASONS)
 def test_without_skipping_the_first_failing_level_is_one_error(reason):
     with pytest.raises(UserError, match="^lv.xsb: line 7: level 'x': ") as info:
-        bank_from_levels([LEVEL, REASONS[reason]], ["ok", "x"], where=["lv.xsb: line 1", "lv.xsb: line 7"],
-                         node_limit=50)
+        bank_from_levels(
+            [LEVEL, REASONS[reason]], ["ok", "x"], where=["lv.xsb: line 1", "lv.xsb: line 7"], node_limit=50
+        )
     assert "\n" not in str(info.value)
 
 
 def test_the_command_line_reports_what_it_skipped(tmp_path, capsys):
     src, out = tmp_path / "set.xsb", tmp_path / "set.parquet"
-    src.write_text("; ok\n\n" + LEVEL + "\n\n; open\n\n" + REASONS["refused"] + "\n\n; dead\n\n" + REASONS["dead"]
-                   + "\n")
+    src.write_text(
+        "; ok\n\n" + LEVEL + "\n\n; open\n\n" + REASONS["refused"] + "\n\n; dead\n\n" + REASONS["dead"] + "\n"
+    )
     assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"{src}: line 9: level 'open': level line 2, column 5: the level is not closed by walls" in err
     assert not out.exists()
-    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--skip-unsolved", "--out",
-                 str(out)]) == 0
+    assert (
+        main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--skip-unsolved", "--out", str(out)]) == 0
+    )
     err = capsys.readouterr().err
     assert "skipped 2 of 3 levels (1 dead, 1 refused):" in err
     assert f"  {src}: line 9: level 'open': refused: level line 2, column 5" in err
     assert f"  {src}: line 15: level 'dead': dead: the level is dead from the start" in err
     assert "wrote 1 certified level" in err and pq.read_table(out).column("board_id").to_pylist() == ["ok"]
     src.write_text(REASONS["dead"] + "\n")
-    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--skip-unsolved", "--out",
-                 str(out)]) == 2
+    assert (
+        main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--skip-unsolved", "--out", str(out)]) == 2
+    )
     assert "none of its 1 levels could be certified" in capsys.readouterr().err
 
 
@@ -148,12 +176,15 @@ def test_skip_and_objective_go_with_levels(tmp_path, capsys):
 
 # ---- columns: both optima and the objective -----------------------------------------------------------------
 
+
 def test_a_bank_records_its_objective_and_both_optima():
     bank = bank_from_levels(["#######\n#     #\n# $.  #\n#  @$ #\n#   . #\n#######", LEVEL], cohort="c")
     rows = bank.to_pylist()
     assert {r["objective"] for r in rows} == {"moves"}
     assert [(r["depth"], r["pushes"], r["move_optimal_moves"], r["move_optimal_pushes"]) for r in rows] == [
-        (8, 2, 8, 2), (1, 1, 1, 1)]
+        (8, 2, 8, 2),
+        (1, 1, 1, 1),
+    ]
     if push_objective_available():
         assert all(r["push_optimal_pushes"] <= r["move_optimal_pushes"] for r in rows)
         assert all(r["push_optimal_moves"] >= r["move_optimal_moves"] for r in rows)
@@ -182,8 +213,9 @@ def test_old_banks_still_read_and_bad_optima_are_named():
     old = bank.select(["board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes"])
     assert check_sokoban_bank_table(old).column_names == old.column_names
     assert pack_table(check_sokoban_bank_table(old)).depth.tolist() == [1, 3]
-    bad = bank.set_column(bank.schema.get_field_index("move_optimal_moves"), "move_optimal_moves",
-                          pa.array([1, 4], pa.int64()))
+    bad = bank.set_column(
+        bank.schema.get_field_index("move_optimal_moves"), "move_optimal_moves", pa.array([1, 4], pa.int64())
+    )
     with pytest.raises(UserError, match="row 2 .*move_optimal_moves is 4 but the certificate's is 3"):
         check_sokoban_bank_table(bad)
     mixed = bank.set_column(bank.schema.get_field_index("objective"), "objective", pa.array(["moves", "pushes"]))
@@ -192,8 +224,9 @@ def test_old_banks_still_read_and_bad_optima_are_named():
     odd = bank.set_column(bank.schema.get_field_index("objective"), "objective", pa.array(["moves", "steps"]))
     with pytest.raises(UserError, match="objective is 'steps', must be one of moves, pushes"):
         check_sokoban_bank_table(odd)
-    nulls = bank.set_column(bank.schema.get_field_index("move_optimal_pushes"), "move_optimal_pushes",
-                            pa.array([1, None], pa.int64()))
+    nulls = bank.set_column(
+        bank.schema.get_field_index("move_optimal_pushes"), "move_optimal_pushes", pa.array([1, None], pa.int64())
+    )
     with pytest.raises(UserError, match="move_optimal_pushes is missing"):
         check_sokoban_bank_table(nulls)
 
@@ -202,8 +235,12 @@ def test_a_push_objective_bank_is_checked_by_pushes_and_scored_by_pushes():
     bank = _old_bank()
     rows = bank.to_pylist()
     for r in rows:  # the certificates here are also push-optimal: a push-objective bank of the same levels
-        r.update(objective="pushes", depth=r["pushes"], push_optimal_moves=len(r["certificate"]),
-                 push_optimal_pushes=r["pushes"])
+        r.update(
+            objective="pushes",
+            depth=r["pushes"],
+            push_optimal_moves=len(r["certificate"]),
+            push_optimal_pushes=r["pushes"],
+        )
     pushes = pa.Table.from_pylist(rows)
     checked = check_sokoban_bank_table(pushes)
     assert checked.column("depth").to_pylist() == [1, 2]
@@ -216,16 +253,19 @@ def test_a_push_objective_bank_is_checked_by_pushes_and_scored_by_pushes():
 
 # ---- JSONL ---------------------------------------------------------------------------------------------------
 
+
 def test_a_sokoban_bank_is_parquet_only(tmp_path, capsys):
     src = tmp_path / "levels.jsonl"
     src.write_text(json.dumps({"id": "a", "level": LEVEL}) + "\n")
-    assert main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out",
-                 str(tmp_path / "bank.jsonl")]) == 2
+    assert (
+        main(["bank", "build", "--domain", "sokoban", "--levels", str(src), "--out", str(tmp_path / "bank.jsonl")]) == 2
+    )
     err = capsys.readouterr().err
     assert "a sokoban bank is a .parquet file" in err and len(err.strip().splitlines()) == 1
 
 
 # ---- Microban I against the independent breadth-first search ---------------------------------------------------
+
 
 def _small(text: str) -> bool:
     """At most 10 x 10 and 4 boxes (walled-in ones aside), read from the text alone: the levels the plain-Python search can finish (and all
@@ -244,8 +284,7 @@ def _microban_agrees(max_states: int) -> tuple[int, int]:
     assert len(given) == 155
     small = [g for g in given if _small(g.text)]
     skipped: list = []
-    bank = bank_from_levels([g.text for g in small], None, "microban",
-                            where=[g.where for g in small], skipped=skipped)
+    bank = bank_from_levels([g.text for g in small], None, "microban", where=[g.where for g in small], skipped=skipped)
     assert skipped == [] and bank.num_rows == len(small) == 77
     from . import naive_sokoban_bfs
 
@@ -256,8 +295,9 @@ def _microban_agrees(max_states: int) -> tuple[int, int]:
             best = fewest_moves(read_xsb(row["level"]), max_states)
         except OverflowError:
             continue
-        assert best == (row["depth"], row["pushes"]) == (row["move_optimal_moves"], row["move_optimal_pushes"]), \
-            row["board_id"]
+        assert best == (row["depth"], row["pushes"]) == (row["move_optimal_moves"], row["move_optimal_pushes"]), row[
+            "board_id"
+        ]
         if "push_optimal_moves" in row and pushes_twin is not None:
             try:
                 fewest_pushes = pushes_twin(row["level"], max_states)
@@ -280,6 +320,7 @@ def test_every_banked_microban_level_within_the_verifiers_bound_agrees():
 
 
 # ---- reasoning-gym's default items ----------------------------------------------------------------------------
+
 
 def _walled_in(text: str) -> int:
     """Boxes on goals (``*``) that the player cannot reach through anything but walls, read from the text alone."""
@@ -312,8 +353,9 @@ def test_reasoning_gym_items_bank_with_their_walled_in_boxes():
             assert exc.kind in ("too_big", "too_many_boxes"), (g.id, str(exc))
     small = [g for g in given if _small(g.text)]
     skipped: list = []
-    bank = bank_from_levels([g.text for g in small], [g.id for g in small], "rg", where=[g.where for g in small],
-                            skipped=skipped)
+    bank = bank_from_levels(
+        [g.text for g in small], [g.id for g in small], "rg", where=[g.where for g in small], skipped=skipped
+    )
     assert skipped == [] and bank.num_rows == len(small) == 40
     walled = {g.id for g in given if _walled_in(g.text)}
     assert len(walled) == 34 and len(walled & set(bank.column("board_id").to_pylist())) == 10
@@ -340,8 +382,9 @@ def test_bank_verify_checks_the_move_optimum_columns(tmp_path, capsys):
     good, bad = tmp_path / "good.parquet", tmp_path / "bad.parquet"
     write_bank(bank, good)
     assert main(["bank", "verify", str(good)]) == 0
-    tampered = bank.set_column(bank.schema.get_field_index("move_optimal_pushes"), "move_optimal_pushes",
-                               pa.array([1, 5], pa.int64()))
+    tampered = bank.set_column(
+        bank.schema.get_field_index("move_optimal_pushes"), "move_optimal_pushes", pa.array([1, 5], pa.int64())
+    )
     pq.write_table(tampered, bad)  # past the builder's check: only the verifier can tell
     assert main(["bank", "verify", str(bad)]) == 1
     assert "FAIL b: move_optimal_pushes = 5 but the verified certificate's is 2" in capsys.readouterr().out
@@ -364,7 +407,9 @@ def test_a_long_search_says_where_it_stands(monkeypatch):
     monkeypatch.setattr(solver, "solve_level", fake_solve)
     bank = bank_from_levels([LEVEL], ["a"], where=["set.xsb: line 3"], searching=commands._long_search_lines(ui))
     assert bank.column("push_optimal_pushes").to_pylist() == [1]  # both objectives asked for
-    assert lines == ["set.xsb: line 3: level 'a': fewest moves: 10 s, 10,200 states stored, no plan under 7 moves",
-                     "set.xsb: line 3: level 'a': fewest moves: 21 s, 21,000 states stored, no plan under 7 moves",
-                     "set.xsb: line 3: level 'a': fewest pushes: 10 s, 10,200 states stored, no plan under 7 pushes",
-                     "set.xsb: line 3: level 'a': fewest pushes: 21 s, 21,000 states stored, no plan under 7 pushes"]
+    assert lines == [
+        "set.xsb: line 3: level 'a': fewest moves: 10 s, 10,200 states stored, no plan under 7 moves",
+        "set.xsb: line 3: level 'a': fewest moves: 21 s, 21,000 states stored, no plan under 7 moves",
+        "set.xsb: line 3: level 'a': fewest pushes: 10 s, 10,200 states stored, no plan under 7 pushes",
+        "set.xsb: line 3: level 'a': fewest pushes: 21 s, 21,000 states stored, no plan under 7 pushes",
+    ]

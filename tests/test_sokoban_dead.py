@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from fastspe.domains.sokoban.bank import bank_from_levels
-from fastspe.domains.sokoban.dead import (DEAD_NONE, DEAD_UNKNOWN, DeadMoves, first_dead_moves, frozen_boxes,
-                                          push_moves)
+from fastspe.domains.sokoban.dead import DEAD_NONE, DEAD_UNKNOWN, DeadMoves, first_dead_moves, frozen_boxes, push_moves
 from fastspe.domains.sokoban.level import parse_level
 from fastspe.errors import UserError
 from fastspe.scoring.score import score_responses
@@ -147,17 +146,29 @@ def test_frozen_boxes_are_boxes_in_corners_and_boxes_that_hold_each_other():
 
 def test_the_verdict_column_is_sokobans_alone():
     bank = bank_from_levels([CORRIDOR, TWO], ids=["corridor", "two"])
-    answers = pd.DataFrame({"board_id": ["corridor"] * 4 + ["two"] * 2, "condition": "m", "trial": range(6),
-                            "response": ["MOVES: R,R,R", "MOVES: R,R", "MOVES: R,R,R,R", "MOVES: L",
-                                         "MOVES: R,R,R", "MOVES: D,R"]})
+    answers = pd.DataFrame(
+        {
+            "board_id": ["corridor"] * 4 + ["two"] * 2,
+            "condition": "m",
+            "trial": range(6),
+            "response": ["MOVES: R,R,R", "MOVES: R,R", "MOVES: R,R,R,R", "MOVES: L", "MOVES: R,R,R", "MOVES: D,R"],
+        }
+    )
     verdicts = score_responses(bank, answers).set_index("trial")
-    assert verdicts["status"].tolist() == ["legal_noncompletion", "complete", "illegal", "illegal",
-                                           "legal_noncompletion", "legal_noncompletion"]
+    assert verdicts["status"].tolist() == [
+        "legal_noncompletion",
+        "complete",
+        "illegal",
+        "illegal",
+        "legal_noncompletion",
+        "legal_noncompletion",
+    ]
     # an illegal answer's legal prefix counts (trial 2: dead at move 3, then pushes the box into the wall)
     assert verdicts["first_dead_move"].tolist() == [2, DEAD_NONE, 2, DEAD_NONE, 2, DEAD_NONE]
     assert verdicts["first_dead_move"].dtype == np.int64
-    sliding = score_responses(tiny_bank(), pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0],
-                                                         "response": ["MOVES: L"]}))
+    sliding = score_responses(
+        tiny_bank(), pd.DataFrame({"board_id": ["near"], "condition": ["m"], "trial": [0], "response": ["MOVES: L"]})
+    )
     assert "first_dead_move" not in sliding.columns
 
 
@@ -166,10 +177,15 @@ def test_where_plans_fail_puts_the_first_dead_move_beside_the_first_illegal_move
     from fastspe.report.trajectories import TRAJECTORY_COLUMNS, trajectory_frame
 
     rows = [  # depth, L, status, first_error, first_dead_move
-        (10, 12, "complete", -1, -1), (10, 8, "illegal", 4, 2), (10, 20, "legal_noncompletion", -1, 5),
-        (10, 20, "legal_noncompletion", -1, -1), (10, 20, "legal_noncompletion", -1, -2)]
+        (10, 12, "complete", -1, -1),
+        (10, 8, "illegal", 4, 2),
+        (10, 20, "legal_noncompletion", -1, 5),
+        (10, 20, "legal_noncompletion", -1, -1),
+        (10, 20, "legal_noncompletion", -1, -2),
+    ]
     verdicts = pd.DataFrame(rows, columns=["depth", "L", "status", "first_error", "first_dead_move"]).assign(
-        cohort="p", condition="x", min_h=1, revisits=0, goal_midway=False)
+        cohort="p", condition="x", min_h=1, revisits=0, goal_midway=False
+    )
     positions = {"first_dead_move": "first dead move"}
     assert list(trajectory_frame(verdicts)) == TRAJECTORY_COLUMNS  # only when the domain names the column
     frame = trajectory_frame(verdicts, positions)
@@ -200,10 +216,13 @@ def test_the_viewer_marks_the_first_dead_move_and_the_frozen_boxes():
     assert trace.first_dead_move == 2 and trace.disagreements() == []
     corner = trace.level.cols + 5  # row 2, col 6: the box pushed into the corner
     lines = trace_lines(trace)
-    assert ("first dead move: move 3 ('R'), after which the level cannot be solved (first_dead_move = 2); frozen "
-            "boxes: row 2 col 6") in lines
+    assert (
+        "first dead move: move 3 ('R'), after which the level cannot be solved (first_dead_move = 2); frozen "
+        "boxes: row 2 col 6"
+    ) in lines
     assert [line for line in lines if "dead:" in line] == [
-        "    3  R     box  102  dead: the level cannot be solved from here (frozen: row 2 col 6)"]
+        "    3  R     box  102  dead: the level cannot be solved from here (frozen: row 2 col 6)"
+    ]
     steps = trace.page().steps
     assert [s["frozen"] for s in steps] == [[], [], [], [corner], [corner], [corner]]
     assert [s["dead"] for s in steps] == [False, False, False, True, True, True]

@@ -46,9 +46,23 @@ class Room:
         region, stamp = np.zeros(self.nbr.shape[0], np.int64), np.zeros(self.nbr.shape[0], np.int64)
         queue = np.empty(self.nbr.shape[0], np.int64)
         flood(player, self.nbr, occ, region, 1, queue)
-        return corral_dead(beyond, player, occ, np.array(sorted(boxes), np.int64), self.nbr, self.level.goal,
-                           self.dead, region, 1, stamp, 1, queue, np.zeros_like(occ), np.zeros((2, len(occ)), np.int64),
-                           limit)[0]
+        return corral_dead(
+            beyond,
+            player,
+            occ,
+            np.array(sorted(boxes), np.int64),
+            self.nbr,
+            self.level.goal,
+            self.dead,
+            region,
+            1,
+            stamp,
+            1,
+            queue,
+            np.zeros_like(occ),
+            np.zeros((2, len(occ)), np.int64),
+            limit,
+        )[0]
 
     def pair(self, a, b, table=None):
         table = np.full(self.nbr.shape[0] ** 2, -1, np.int8) if table is None else table
@@ -63,8 +77,9 @@ def test_subset_verdict_equals_the_twin(text, rnd):
     assume(boxes)
     sub = sorted(rnd.sample(boxes, rnd.randint(1, len(boxes))))
     starts = rnd.sample(list(r.floor), rnd.randint(1, 3))
-    got = subset_verdict(np.array(sub, np.int64), np.array(starts, np.int64), r.nbr, r.level.goal, r.dead, _ALL,
-                         r.floor[:1], -1)
+    got = subset_verdict(
+        np.array(sub, np.int64), np.array(starts, np.int64), r.nbr, r.level.goal, r.dead, _ALL, r.floor[:1], -1
+    )
     want = twin.subset_solvable(r.room, [r.rc(b) for b in sub], [r.rc(s) for s in starts])
     assert got == (SOLVED if want else DEAD), text
 
@@ -135,7 +150,7 @@ def test_every_dropped_state_is_unsolvable_by_exhaustive_search():
         except RuntimeError:
             continue
         tried += 1
-        pair = any(r.pair(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        pair = any(r.pair(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
         corral = any(r.corral(boxes, r.level.player, b) for b in boxes)
         assert not (solvable and (pair or corral)), text
         drops["table"] += pair
@@ -143,16 +158,30 @@ def test_every_dropped_state_is_unsolvable_by_exhaustive_search():
     assert drops["table"] >= 5 and drops["corral"] >= 5, drops
 
 
-@pytest.mark.parametrize("flags", [(True, False, False), (False, True, False), (False, False, True)],
-                         ids=["freeze", "table", "corral"])
+@pytest.mark.parametrize(
+    "flags", [(True, False, False), (False, True, False), (False, False, True)], ids=["freeze", "table", "corral"]
+)
 @settings(max_examples=60, **_SETTINGS)
 @given(text=rooms(most_boxes=4, side=5))
 def test_each_pruning_alone_keeps_both_optima(flags, text):
     level = parse_level(text)
     want = {MOVES: naive_solve(text), PUSHES: naive_solve_pushes(text)}
     for objective in (MOVES, PUSHES):
-        out = push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows,
-                          level.cols, 10**7, objective, True, flags[0], np.zeros(4, np.int64), flags[1], flags[2])
+        out = push_search(
+            level.wall,
+            level.goal,
+            np.array(level.boxes, dtype=np.int64),
+            level.player,
+            level.rows,
+            level.cols,
+            10**7,
+            objective,
+            True,
+            flags[0],
+            np.zeros(4, np.int64),
+            flags[1],
+            flags[2],
+        )
         got = (out[1], out[2]) if out[0] == FOUND else None
         assert got == want[objective], (text, objective, flags)
 
@@ -171,9 +200,21 @@ def test_microban_ii_is_read_and_its_small_levels_keep_their_optima():
         for objective in (MOVES, PUSHES):
             got = set()
             for table, corral in ((False, False), (True, True)):
-                out = push_search(level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player,
-                                  level.rows, level.cols, 10**7, objective, True, True, np.zeros(4, np.int64), table,
-                                  corral)
+                out = push_search(
+                    level.wall,
+                    level.goal,
+                    np.array(level.boxes, dtype=np.int64),
+                    level.player,
+                    level.rows,
+                    level.cols,
+                    10**7,
+                    objective,
+                    True,
+                    True,
+                    np.zeros(4, np.int64),
+                    table,
+                    corral,
+                )
                 assert out[0] == FOUND, number
                 plan = "".join("UDLR"[int(d)] for d in out[3])
                 assert replay(read_xsb(level.text), plan) == (out[2], True), number

@@ -72,17 +72,20 @@ def test_boxes_on_goals_have_h_zero():
     assert lv.h(lv.goals) == 0 and lv.h() == 1
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("#####\n#@$x#\n#####", "line 2, column 4: 'x'"),
-    ("#####\n#@$.#\n#@  #\n#####", "line 3, column 2: a second player (the first is at line 2, column 2)"),
-    ("#####\n# $.#\n#####", "no player"),
-    ("#####\n#@ .#\n#####", "0 boxes"),
-    ("#" * 20 + "\n#@" + "$" * 17 + "#\n#" + "." * 17 + "  #\n" + "#" * 20, "17 boxes"),
-    ("#####\n#@$$#\n#.  #\n#####", "2 boxes and 1 goal;"),
-    ("####\n#@.#\n####\n#$ #\n####", "line 4, column 2: a box the player cannot reach"),
-    ("\n\n", "empty"),
-    ("#" * 33 + "\n#@$." + " " * 28 + "#\n" + "#" * 33, "33"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("#####\n#@$x#\n#####", "line 2, column 4: 'x'"),
+        ("#####\n#@$.#\n#@  #\n#####", "line 3, column 2: a second player (the first is at line 2, column 2)"),
+        ("#####\n# $.#\n#####", "no player"),
+        ("#####\n#@ .#\n#####", "0 boxes"),
+        ("#" * 20 + "\n#@" + "$" * 17 + "#\n#" + "." * 17 + "  #\n" + "#" * 20, "17 boxes"),
+        ("#####\n#@$$#\n#.  #\n#####", "2 boxes and 1 goal;"),
+        ("####\n#@.#\n####\n#$ #\n####", "line 4, column 2: a box the player cannot reach"),
+        ("\n\n", "empty"),
+        ("#" * 33 + "\n#@$." + " " * 28 + "#\n" + "#" * 33, "33"),
+    ],
+)
 def test_errors_name_what_is_wrong(text, needle):
     with pytest.raises(UserError) as info:
         parse_level(text)

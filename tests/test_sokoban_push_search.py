@@ -89,15 +89,27 @@ def test_a_frozen_start_is_dead():
 
 
 @settings(max_examples=200, **_SETTINGS)
-@given(st.integers(1, 6).flatmap(lambda n: st.lists(st.lists(st.one_of(st.integers(0, 30), st.just(INF)),
-                                                             min_size=n, max_size=n), min_size=n, max_size=n)))
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.lists(
+            st.lists(st.one_of(st.integers(0, 30), st.just(INF)), min_size=n, max_size=n), min_size=n, max_size=n
+        )
+    )
+)
 def test_assignment_cost_is_the_brute_force_least(matrix):
     n = len(matrix)
     push = np.array(matrix, dtype=np.int64)
     best = min(sum(push[i, p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
     scratch = [np.zeros(n + 1, dtype=np.int64) for _ in range(4)]
-    got = assignment_cost(np.arange(n, dtype=np.int64), n, push, *scratch[:3], scratch[3],
-                          np.zeros(n + 1, dtype=np.bool_), np.zeros(n + 1, dtype=np.int64))
+    got = assignment_cost(
+        np.arange(n, dtype=np.int64),
+        n,
+        push,
+        *scratch[:3],
+        scratch[3],
+        np.zeros(n + 1, dtype=np.bool_),
+        np.zeros(n + 1, dtype=np.int64),
+    )
     assert min(got, INF) == min(best, INF)
 
 
@@ -146,8 +158,16 @@ def test_a_32x32_level_with_16_boxes_solves_packs_and_replays():
         assert replay(read_xsb(level.text), sol.moves.replace(",", "")) == (2, True)
     t = pack_levels([level])
     codes = np.array(["UDLR".index(m) for m in sol.moves.split(",")], dtype=np.uint8)
-    out = replay_levels(np.zeros(1, np.int64), codes, np.array([0, len(codes)], np.int64), t.moves, t.push_distance,
-                        t.player, t.boxes, t.nboxes)
+    out = replay_levels(
+        np.zeros(1, np.int64),
+        codes,
+        np.array([0, len(codes)], np.int64),
+        t.moves,
+        t.push_distance,
+        t.player,
+        t.boxes,
+        t.nboxes,
+    )
     assert out[0][0] == 0 and out[3][0] == 0  # COMPLETE, h 0
 
 
@@ -197,11 +217,25 @@ def test_big_levels_replay_as_the_independent_verifier_does(index, plan, solved)
         text = parse_level(dict(microban())["119"]).text
     t = pack_levels([parse_level(text)])
     codes = np.array(["UDLR".index(a) for a in plan], dtype=np.uint8)
-    out = replay_levels(np.zeros(1, np.int64), codes, np.array([0, len(codes)], np.int64), t.moves,
-                        t.push_distance, t.player, t.boxes, t.nboxes)
-    got = {"status": ("complete", "legal_noncompletion", "illegal")[int(out[0][0])],
-           "error_kind": ERROR_NAMES[out[1][0]], "first_error": int(out[2][0]), "final_h": int(out[3][0]),
-           "min_h": int(out[4][0]), "revisits": int(out[5][0]), "goal_midway": bool(out[6][0])}
+    out = replay_levels(
+        np.zeros(1, np.int64),
+        codes,
+        np.array([0, len(codes)], np.int64),
+        t.moves,
+        t.push_distance,
+        t.player,
+        t.boxes,
+        t.nboxes,
+    )
+    got = {
+        "status": ("complete", "legal_noncompletion", "illegal")[int(out[0][0])],
+        "error_kind": ERROR_NAMES[out[1][0]],
+        "first_error": int(out[2][0]),
+        "final_h": int(out[3][0]),
+        "min_h": int(out[4][0]),
+        "revisits": int(out[5][0]),
+        "goal_midway": bool(out[6][0]),
+    }
     assert got == replay_sokoban(SokobanBoard(SokobanRoom(text), "test", 1, 0), "".join(plan))
 
 

@@ -53,15 +53,40 @@ def bank(objective: str) -> pa.Table:
     """LEVEL as a one-row bank certifying ``objective``, both optima recorded."""
     (mm, mp), (pm, pp) = counts(MOVE_PLAN), counts(PUSH_PLAN)
     cert, depth = (PUSH_PLAN, pp) if objective == "pushes" else (MOVE_PLAN, mm)
-    return with_domain(check_sokoban_bank_table(pa.Table.from_pylist([{
-        "board_id": "mb5", "cohort": "microban", "depth": depth, "level": LEVEL, "boxes": 4, "certificate": cert,
-        "pushes": counts(cert)[1], "objective": objective, "move_optimal_moves": mm, "move_optimal_pushes": mp,
-        "push_optimal_moves": pm, "push_optimal_pushes": pp}])), DOMAIN)
+    return with_domain(
+        check_sokoban_bank_table(
+            pa.Table.from_pylist(
+                [
+                    {
+                        "board_id": "mb5",
+                        "cohort": "microban",
+                        "depth": depth,
+                        "level": LEVEL,
+                        "boxes": 4,
+                        "certificate": cert,
+                        "pushes": counts(cert)[1],
+                        "objective": objective,
+                        "move_optimal_moves": mm,
+                        "move_optimal_pushes": mp,
+                        "push_optimal_moves": pm,
+                        "push_optimal_pushes": pp,
+                    }
+                ]
+            )
+        ),
+        DOMAIN,
+    )
 
 
 def answers(plans) -> pd.DataFrame:
-    return pd.DataFrame({"board_id": "mb5", "condition": [f"c{i}" for i in range(len(plans))], "trial": 0,
-                         "response": [f"MOVES: {','.join(p)}" for p in plans]})
+    return pd.DataFrame(
+        {
+            "board_id": "mb5",
+            "condition": [f"c{i}" for i in range(len(plans))],
+            "trial": 0,
+            "response": [f"MOVES: {','.join(p)}" for p in plans],
+        }
+    )
 
 
 def score(table, plans) -> pd.DataFrame:
@@ -71,6 +96,7 @@ def score(table, plans) -> pd.DataFrame:
 
 
 # ---- scoring --------------------------------------------------------------------------------------------------
+
 
 def test_more_moves_but_fewer_pushes_is_optimal_on_a_push_bank_only():
     (mm, mp), (pm, pp) = counts(MOVE_PLAN), counts(PUSH_PLAN)
@@ -104,9 +130,21 @@ def test_the_push_count_kernel_is_the_independent_replays(case):
         level = parse_level(text)
     except UserError:
         assume(False)
-    table = with_domain(pa.table({"board_id": ["a"], "cohort": ["c"], "depth": [0], "level": [level.text],
-                                  "boxes": [len(level.boxes)], "certificate": [""], "pushes": [0],
-                                  "objective": ["pushes"]}), DOMAIN)
+    table = with_domain(
+        pa.table(
+            {
+                "board_id": ["a"],
+                "cohort": ["c"],
+                "depth": [0],
+                "level": [level.text],
+                "boxes": [len(level.boxes)],
+                "certificate": [""],
+                "pushes": [0],
+                "objective": ["pushes"],
+            }
+        ),
+        DOMAIN,
+    )
     packed = DOMAIN.pack(table)  # packed only, not checked: the plan need not be the level's optimum
     prefixes = ["".join(plan[:n]) for n in range(len(plan) + 1)] + ["".join(plan) + "UDLR" * 3]
     got = replay_answers(packed, np.zeros(len(prefixes), np.int64), [f"MOVES: {','.join(p)}" for p in prefixes])
@@ -125,12 +163,15 @@ def test_a_push_bank_asks_for_the_fewest_pushes_and_a_move_bank_as_before():
 
 # ---- the command line: baselines, score, verdicts -----------------------------------------------------------------
 
+
 def test_a_push_bank_runs_scores_and_verifies_from_the_command_line(tmp_path, capsys):
     path, out = tmp_path / "bank.parquet", tmp_path / "answers.jsonl"
     write_bank(bank("pushes"), path)
     for planner in ("greedy", "oracle", "random"):
-        assert main(["run", "--bank", str(path), "--model", f"baseline:{planner}", "--trials", "3",
-                     "--out", str(out)]) == 0
+        assert (
+            main(["run", "--bank", str(path), "--model", f"baseline:{planner}", "--trials", "3", "--out", str(out)])
+            == 0
+        )
     verdicts = tmp_path / "verdicts.parquet"
     assert main(["score", "--bank", str(path), "--responses", str(out), "--out", str(verdicts)]) == 0
     file = pq.read_table(verdicts)
@@ -142,10 +183,27 @@ def test_a_push_bank_runs_scores_and_verifies_from_the_command_line(tmp_path, ca
     assert "cost, cost_unit, first_dead_move)" in capsys.readouterr().out
     checked = read_verdicts(verdicts)  # the check recomputes economy from cost: the file's own agrees
     assert set(checked.frame["cost_unit"]) == {"pushes"} and np.nanmax(checked.economy) == 1.0
-    assert main(["report", "--bank", str(path), "--verdicts", str(verdicts), "--out", str(tmp_path / "report"),
-                 "--no-figures", "--draws", "20"]) == 0
-    assert "On this bank d* counts pushes: in E, G, O and SPE a plan's L is its pushes" in \
-        (tmp_path / "report" / "report.md").read_text()
+    assert (
+        main(
+            [
+                "report",
+                "--bank",
+                str(path),
+                "--verdicts",
+                str(verdicts),
+                "--out",
+                str(tmp_path / "report"),
+                "--no-figures",
+                "--draws",
+                "20",
+            ]
+        )
+        == 0
+    )
+    assert (
+        "On this bank d* counts pushes: in E, G, O and SPE a plan's L is its pushes"
+        in (tmp_path / "report" / "report.md").read_text()
+    )
 
 
 def test_push_verdicts_whose_cost_was_edited_fail_both_checks(tmp_path, capsys):
@@ -156,19 +214,35 @@ def test_push_verdicts_whose_cost_was_edited_fail_both_checks(tmp_path, capsys):
     table = pq.read_table(verdicts)
     edited = table.set_column(table.schema.get_field_index("cost"), "cost", pa.array([len(MOVE_PLAN)], pa.int64()))
     pq.write_table(edited, tmp_path / "edited.parquet")
-    with pytest.raises(InputError, match="but cost = 25, status complete, depth 6"), \
-            pytest.warns(UserWarning, match="no fastspe content checksum"):  # written here, not by fastspe
+    with (
+        pytest.raises(InputError, match="but cost = 25, status complete, depth 6"),
+        pytest.warns(UserWarning, match="no fastspe content checksum"),
+    ):  # written here, not by fastspe
         read_verdicts(tmp_path / "edited.parquet")
     unit = table.set_column(table.schema.get_field_index("cost_unit"), "cost_unit", pa.array(["moves"]))
     pq.write_table(unit, tmp_path / "unit.parquet")
     capsys.readouterr()
-    assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts",
-                 str(tmp_path / "unit.parquet")]) == 1
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(path),
+                "--responses",
+                str(out),
+                "--verdicts",
+                str(tmp_path / "unit.parquet"),
+            ]
+        )
+        == 1
+    )
     said = capsys.readouterr().out
     assert "board_id 'mb5', trial 0: cost_unit is 'moves' in the verdicts, re-derived 'pushes'" in said
 
 
 # ---- bank verify: both optima ---------------------------------------------------------------------------------
+
 
 def test_bank_verify_proves_both_optima_of_a_push_bank_and_names_a_wrong_one(tmp_path, capsys):
     good = tmp_path / "good.parquet"
@@ -177,9 +251,10 @@ def test_bank_verify_proves_both_optima_of_a_push_bank_and_names_a_wrong_one(tmp
     assert "ok: all 1 levels verified" in capsys.readouterr().out
     table = bank("pushes")
     for column, value, reason in (
-            ("push_optimal_pushes", 5, "push_optimal_pushes = 5 but the verified certificate's is 6"),
-            ("move_optimal_moves", 26, "move_optimal_moves, move_optimal_pushes = 26, 8 but the fewest moves are 25"),
-            ("depth", 5, "depth = 5 but the certificate pushes 6 times")):
+        ("push_optimal_pushes", 5, "push_optimal_pushes = 5 but the verified certificate's is 6"),
+        ("move_optimal_moves", 26, "move_optimal_moves, move_optimal_pushes = 26, 8 but the fewest moves are 25"),
+        ("depth", 5, "depth = 5 but the certificate pushes 6 times"),
+    ):
         tampered = table.set_column(table.schema.get_field_index(column), column, pa.array([value], pa.int64()))
         pq.write_table(tampered, tmp_path / "bad.parquet")  # past the builder's check: only the verifier can tell
         assert main(["bank", "verify", str(tmp_path / "bad.parquet")]) == 1
@@ -191,11 +266,16 @@ def test_a_push_certificate_that_is_not_push_optimal_fails():
     (mm, mp), (pm, pp) = counts(MOVE_PLAN), counts(PUSH_PLAN)
     rows[0].update(certificate=MOVE_PLAN, depth=mp, pushes=mp, push_optimal_moves=mm, push_optimal_pushes=mp)
     assert verify_sokoban_bank(pd.DataFrame(rows)) == [("mb5", f"the fewest pushes are {pp}, not depth = {mp}")]
-    longer = next(p for i in range(len(PUSH_PLAN)) for step in ("UD", "DU", "LR", "RL")
-                  if counts(p := PUSH_PLAN[:i] + step + PUSH_PLAN[i:])[1] == pp)  # a step there and back: a walk
+    longer = next(
+        p
+        for i in range(len(PUSH_PLAN))
+        for step in ("UD", "DU", "LR", "RL")
+        if counts(p := PUSH_PLAN[:i] + step + PUSH_PLAN[i:])[1] == pp
+    )  # a step there and back: a walk
     rows[0].update(certificate=longer, depth=pp, pushes=pp, push_optimal_moves=pm + 2, push_optimal_pushes=pp)
     assert verify_sokoban_bank(pd.DataFrame(rows)) == [
-        ("mb5", f"plans of {pp} pushes take at least {pm} moves, not the certificate's {pm + 2}")]
+        ("mb5", f"plans of {pp} pushes take at least {pm} moves, not the certificate's {pm + 2}")
+    ]
 
 
 def test_levels_beyond_the_bound_are_counted_unproven_for_each_objective(monkeypatch):
@@ -213,6 +293,7 @@ def test_levels_beyond_the_bound_are_counted_unproven_for_each_objective(monkeyp
 
 # ---- verdicts verify: the first dead move ----------------------------------------------------------------------
 
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(level_and_pushing_walk())
 def test_the_independent_first_dead_move_is_the_columns(case):
@@ -226,8 +307,9 @@ def test_the_independent_first_dead_move_is_the_columns(case):
         assume(False)
     board = SokobanBoard(SokobanRoom(text), "c", len(level.boxes), 0)
     out, pushed = played(board, "".join(plan))
-    assert first_dead_move(board.layout, pushed, out["status"] == "complete") == \
-        DeadMoves().first_dead_move(level, "".join(plan))
+    assert first_dead_move(board.layout, pushed, out["status"] == "complete") == DeadMoves().first_dead_move(
+        level, "".join(plan)
+    )
 
 
 def test_a_first_dead_move_beyond_the_bound_is_not_re_derived():
@@ -253,13 +335,31 @@ def test_a_tampered_first_dead_move_fails_verdicts_verify_naming_the_row(tmp_pat
     capsys.readouterr()
     assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts", str(verdicts)]) == 0
     assert "first_dead_move)" in capsys.readouterr().out
-    tampered = table.set_column(table.schema.get_field_index("first_dead_move"), "first_dead_move",
-                                pa.array([column[0], column[1] + 1, column[2]], pa.int64()))
+    tampered = table.set_column(
+        table.schema.get_field_index("first_dead_move"),
+        "first_dead_move",
+        pa.array([column[0], column[1] + 1, column[2]], pa.int64()),
+    )
     pq.write_table(tampered, tmp_path / "t.parquet")
-    assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts",
-                 str(tmp_path / "t.parquet")]) == 1
-    assert (f"DIFF condition 'c1', board_id 'mb5', trial 0: first_dead_move is {column[1] + 1} in the verdicts, "
-            f"re-derived {column[1]}") in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "verdicts",
+                "verify",
+                "--bank",
+                str(path),
+                "--responses",
+                str(out),
+                "--verdicts",
+                str(tmp_path / "t.parquet"),
+            ]
+        )
+        == 1
+    )
+    assert (
+        f"DIFF condition 'c1', board_id 'mb5', trial 0: first_dead_move is {column[1] + 1} in the verdicts, "
+        f"re-derived {column[1]}"
+    ) in capsys.readouterr().out
 
 
 def test_values_beyond_the_bound_are_counted_not_passed(tmp_path, capsys, monkeypatch):
@@ -271,8 +371,9 @@ def test_values_beyond_the_bound_are_counted_not_passed(tmp_path, capsys, monkey
     capsys.readouterr()
     assert main(["verdicts", "verify", "--bank", str(path), "--responses", str(out), "--verdicts", str(verdicts)]) == 0
     said = capsys.readouterr().out
-    assert said.endswith("first_dead_move); 3 values of first_dead_move not re-derived: the independent search "
-                         "passed its bound\n"), said
+    assert said.endswith(
+        "first_dead_move); 3 values of first_dead_move not re-derived: the independent search passed its bound\n"
+    ), said
 
 
 def test_the_viewer_says_what_d_star_counts():

@@ -33,9 +33,18 @@ def kernel(texts, plans, index=None):
     index = np.arange(len(plans), dtype=np.int64) if index is None else np.asarray(index, dtype=np.int64)
     codes, offsets = encode(plans)
     out = replay_levels(index, codes, offsets, t.moves, t.push_distance, t.player, t.boxes, t.nboxes)
-    return [{"status": STATUS_NAMES[out[0][i]], "error_kind": ERROR_NAMES[out[1][i]], "first_error": int(out[2][i]),
-             "final_h": int(out[3][i]), "min_h": int(out[4][i]), "revisits": int(out[5][i]),
-             "goal_midway": bool(out[6][i])} for i in range(len(plans))]
+    return [
+        {
+            "status": STATUS_NAMES[out[0][i]],
+            "error_kind": ERROR_NAMES[out[1][i]],
+            "first_error": int(out[2][i]),
+            "final_h": int(out[3][i]),
+            "min_h": int(out[4][i]),
+            "revisits": int(out[5][i]),
+            "goal_midway": bool(out[6][i]),
+        }
+        for i in range(len(plans))
+    ]
 
 
 def one(text, plan):
@@ -54,8 +63,15 @@ LINE = "#######\n#@ $ .#\n#######"
 
 
 def test_push_to_goal_completes():
-    assert one(LINE, "RRR") == {"status": "complete", "error_kind": "", "first_error": -1, "final_h": 0, "min_h": 0,
-                               "revisits": 0, "goal_midway": False}
+    assert one(LINE, "RRR") == {
+        "status": "complete",
+        "error_kind": "",
+        "first_error": -1,
+        "final_h": 0,
+        "min_h": 0,
+        "revisits": 0,
+        "goal_midway": False,
+    }
 
 
 def test_a_step_after_the_goal_that_keeps_the_boxes_on_goals_still_completes():
@@ -71,7 +87,11 @@ def test_walking_into_a_wall_and_pushing_into_a_wall_or_a_box():
     assert out["goal_midway"]  # the goal was reached before the refused push
     two = "########\n#@$$ ..#\n########"
     out = one(two, "R")
-    assert (out["error_kind"], out["first_error"], out["final_h"]) == ("box_blocked", 0, 5)  # 3 + 2 pushes to the nearer goal
+    assert (out["error_kind"], out["first_error"], out["final_h"]) == (
+        "box_blocked",
+        0,
+        5,
+    )  # 3 + 2 pushes to the nearer goal
 
 
 def test_a_box_walled_in_on_its_goal_is_a_wall():
@@ -85,8 +105,15 @@ def test_a_box_walled_in_on_its_goal_is_a_wall():
 def test_not_a_move_and_an_empty_plan():
     out = one(LINE, "Rx")
     assert (out["status"], out["error_kind"], out["first_error"], out["final_h"]) == ("illegal", "invalid_action", 1, 2)
-    assert one(LINE, "") == {"status": "legal_noncompletion", "error_kind": "", "first_error": -1, "final_h": 2,
-                             "min_h": 2, "revisits": 0, "goal_midway": False}
+    assert one(LINE, "") == {
+        "status": "legal_noncompletion",
+        "error_kind": "",
+        "first_error": -1,
+        "final_h": 2,
+        "min_h": 2,
+        "revisits": 0,
+        "goal_midway": False,
+    }
 
 
 def test_revisits_count_player_and_boxes():
@@ -129,9 +156,17 @@ def test_long_plans_use_a_larger_table():
 
 
 def test_domain_packs_a_bank_and_replays_by_row():
-    table = pa.table({"board_id": ["a", "b"], "cohort": ["primary", "stress"], "depth": [3, 1],
-                      "level": [LINE, "####\n#@$.#\n####"], "boxes": [1, 1], "certificate": ["RRR", "R"],
-                      "pushes": [2, 1]})
+    table = pa.table(
+        {
+            "board_id": ["a", "b"],
+            "cohort": ["primary", "stress"],
+            "depth": [3, 1],
+            "level": [LINE, "####\n#@$.#\n####"],
+            "boxes": [1, 1],
+            "certificate": ["RRR", "R"],
+            "pushes": [2, 1],
+        }
+    )
     packed = DOMAIN.pack(table)
     assert packed.rows_of(["b", "zz", "a"]).tolist() == [1, -1, 0]
     assert packed.stratum_values().tolist() == [1, 1]
@@ -145,8 +180,17 @@ def test_domain_packs_a_bank_and_replays_by_row():
 
 
 def test_pack_names_the_bad_row():
-    table = pa.table({"board_id": ["a", "b"], "cohort": ["p", "p"], "depth": [2, 1], "level": [LINE, "###\n#@#\n###"],
-                      "boxes": [1, 1], "certificate": ["RR", "R"], "pushes": [2, 1]})
+    table = pa.table(
+        {
+            "board_id": ["a", "b"],
+            "cohort": ["p", "p"],
+            "depth": [2, 1],
+            "level": [LINE, "###\n#@#\n###"],
+            "boxes": [1, 1],
+            "certificate": ["RR", "R"],
+            "pushes": [2, 1],
+        }
+    )
     with pytest.raises(UserError, match="board 'b': the level has 0 boxes"):
         pack_table(table)
     wrong = table.set_column(4, "boxes", pa.array([2, 1]))

@@ -105,7 +105,7 @@ def test_batched_search_equals_one_at_a_time(texts):
         one = search(*_arrays(level), 10**7, 200, True)
         assert (status[i], lengths[i], pushes[i]) == one[:3]
         if one[0] == FOUND:
-            assert plans[i, :one[1]].tolist() == one[3].tolist() and (plans[i, one[1]:] == -1).all()
+            assert plans[i, : one[1]].tolist() == one[3].tolist() and (plans[i, one[1] :] == -1).all()
 
 
 def test_known_levels():

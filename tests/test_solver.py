@@ -183,10 +183,16 @@ def test_small_and_2xn_layouts():
     assert sol.length == naive.bfs_all(2, 5, ())[start]
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(st.integers(2, 4), st.integers(2, 4), st.lists(st.integers(0, 15), max_size=2, unique=True),
-       st.integers(0, 30), st.randoms(use_true_random=False))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.integers(2, 4),
+    st.integers(2, 4),
+    st.lists(st.integers(0, 15), max_size=2, unique=True),
+    st.integers(0, 30),
+    st.randoms(use_true_random=False),
+)
 def test_random_walks_on_small_layouts(rows, cols, blocks, length, rng):
     blocks = tuple(b for b in blocks if b < rows * cols)
     try:

@@ -24,14 +24,34 @@ sys.exit(code)
 """
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["run", "--help"], ["bank", "build", "--help"],
-                                  ["score", "--help"], ["metrics", "--help"], ["report", "--help"], ["demo", "--help"],
-                                  ["compare", "--help"], ["solve", "--help"], ["show", "--help"],
-                                  ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl", "--trials", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        [],
+        ["run", "--help"],
+        ["bank", "build", "--help"],
+        ["score", "--help"],
+        ["metrics", "--help"],
+        ["report", "--help"],
+        ["demo", "--help"],
+        ["compare", "--help"],
+        ["solve", "--help"],
+        ["show", "--help"],
+        ["run", "--bank", "b.jsonl", "--model", "openai:x", "--out", "r.jsonl", "--trials", "0"],
+    ],
+)
 def test_help_version_and_bad_options_import_no_heavy_module(argv):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode in (0, 2) and "AssertionError" not in proc.stderr, proc.stderr
 
 
@@ -45,13 +65,24 @@ def test_cli_defaults_match_the_library():
     from fastspe.report import figures
 
     assert cli_report.DEFAULT_DPI == figures.DPI
-    assert (cli_demo.DEFAULT_OUT, cli_demo.DEMO_DRAWS, cli_demo.DEMO_SEED) == (demo.DEFAULT_OUT, demo.DEMO_DRAWS,
-                                                                             demo.DEMO_SEED)
+    assert (cli_demo.DEFAULT_OUT, cli_demo.DEMO_DRAWS, cli_demo.DEMO_SEED) == (
+        demo.DEFAULT_OUT,
+        demo.DEMO_DRAWS,
+        demo.DEMO_SEED,
+    )
 
 
-@pytest.mark.parametrize("command, given, expected", [
-    (["bank", "build"], None, "0"), (["bank", "build"], "250", "250"), (["report"], None, "0"), ([], None, "0"),
-    (["score"], None, "unset"), (["score"], "250", "250")])
+@pytest.mark.parametrize(
+    "command, given, expected",
+    [
+        (["bank", "build"], None, "0"),
+        (["bank", "build"], "250", "250"),
+        (["report"], None, "0"),
+        ([], None, "0"),
+        (["score"], None, "unset"),
+        (["score"], "250", "250"),
+    ],
+)
 def test_the_cli_asks_pyarrow_pool_to_hand_freed_pages_back_before_pyarrow_loads(command, given, expected):
     """``fastspe`` sets ``MIMALLOC_PURGE_DELAY`` (a streamed build's peak is otherwise the pages mimalloc keeps,
     and a report's forks copy their tables) before anything has loaded pyarrow, where mimalloc reads it; ``score``
@@ -60,10 +91,13 @@ def test_the_cli_asks_pyarrow_pool_to_hand_freed_pages_back_before_pyarrow_loads
     env["PYTHONPATH"] = str(REPO)
     if given is not None:
         env["MIMALLOC_PURGE_DELAY"] = given
-    probe = ("import os, sys\nimport fastspe.cli\nassert 'pyarrow' not in sys.modules\n"
-             "print(os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'))")
-    proc = subprocess.run([sys.executable, "-c", probe, *command], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=60)
+    probe = (
+        "import os, sys\nimport fastspe.cli\nassert 'pyarrow' not in sys.modules\n"
+        "print(os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *command], env=env, cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == expected
 
@@ -83,16 +117,21 @@ sys.exit(main(["score", "--bank", "missing.parquet", "--responses", "r.jsonl", "
 """
 
 
-@pytest.mark.parametrize("module, name, option", [
-    ("fastspe.workers.pool", "process_pool", ["--workers", "2"]),
-    ("fastspe.distributed", "cluster_in_background", ["--scheduler", "tcp://127.0.0.1:1"])])
+@pytest.mark.parametrize(
+    "module, name, option",
+    [
+        ("fastspe.workers.pool", "process_pool", ["--workers", "2"]),
+        ("fastspe.distributed", "cluster_in_background", ["--scheduler", "tcp://127.0.0.1:1"]),
+    ],
+)
 def test_score_with_workers_starts_its_cluster_before_the_heavy_imports(module, name, option):
     """The workers' forkserver imports pandas and Numba (and Dask, for a cluster) on the other core while this
     program imports its own: a heavy import before the start (pandas, for checking the output's name) made the
     whole command wait for it."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     script = CLUSTER_FIRST.format(module=module, name=name, heavy=HEAVY, option=option)
-    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert proc.stdout.splitlines()[:1] == ["[]"], proc.stdout + proc.stderr
     assert "missing.parquet" in proc.stderr  # (then it went on to read the bank, in-process)

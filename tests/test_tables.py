@@ -15,16 +15,32 @@ from fastspe.report import render, tables as tb
 from fastspe.stats.intervals import REPORT_GROUPINGS, bootstrap_intervals
 from fastspe.stats.metrics import board_sums
 
-BOARDS = {"b1": ("primary", 0, 10), "b2": ("primary", 0, 10), "b3": ("primary", 0, 20), "b4": ("primary", 1, 10),
-          "b5": ("primary", 1, 20), "s1": ("stress", 2, 50)}
+BOARDS = {
+    "b1": ("primary", 0, 10),
+    "b2": ("primary", 0, 10),
+    "b3": ("primary", 0, 20),
+    "b4": ("primary", 1, 10),
+    "b5": ("primary", 1, 20),
+    "s1": ("stress", 2, 50),
+}
 # (status, L, error_kind, parse_mode) per trial; "c" complete, "n" legal noncompletion, "i" illegal
 PLANS = {
-    "A": {"b1": [("c", 10), ("c", 20)], "b2": [("c", 10), ("c", 10)], "b3": [("c", 20), ("n", 5)],
-          "b4": [("c", 10), ("i", 3, "boundary")], "b5": [("i", 4, "obstacle"), ("i", 0, "format", "no_plan")],
-          "s1": [("c", 100), ("n", 7)]},
-    "B": {"b1": [("n", 2), ("n", 3)], "b2": [("i", 2, "invalid_action", "normalized"), ("c", 10)],
-          "b3": [("i", 1, "boundary"), ("i", 2, "boundary")], "b4": [("c", 20), ("c", 10)],
-          "b5": [("n", 9), ("c", 40)], "s1": [("i", 1, "boundary"), ("i", 5, "boundary")]},
+    "A": {
+        "b1": [("c", 10), ("c", 20)],
+        "b2": [("c", 10), ("c", 10)],
+        "b3": [("c", 20), ("n", 5)],
+        "b4": [("c", 10), ("i", 3, "boundary")],
+        "b5": [("i", 4, "obstacle"), ("i", 0, "format", "no_plan")],
+        "s1": [("c", 100), ("n", 7)],
+    },
+    "B": {
+        "b1": [("n", 2), ("n", 3)],
+        "b2": [("i", 2, "invalid_action", "normalized"), ("c", 10)],
+        "b3": [("i", 1, "boundary"), ("i", 2, "boundary")],
+        "b4": [("c", 20), ("c", 10)],
+        "b5": [("n", 9), ("c", 40)],
+        "s1": [("i", 1, "boundary"), ("i", 5, "boundary")],
+    },
     "O": {**{b: [("c", BOARDS[b][2])] * 2 for b in BOARDS}, "b5": [("c", 20), ("n", 3)]},
     "Z": {b: [("c", BOARDS[b][2])] * 2 for b in BOARDS},
 }
@@ -39,13 +55,26 @@ def hand_verdicts() -> pd.DataFrame:
                 status = {"c": "complete", "n": "legal_noncompletion", "i": "illegal"}[plan[0]]
                 L = plan[1]
                 done = status == "complete"
-                rows.append({"board_id": bid, "condition": cond, "trial": t, "cohort": cohort, "k": k,
-                             "layout": f"k{k}", "depth": depth, "L": L, "status": status,
-                             "error_kind": plan[2] if len(plan) > 2 else "",
-                             "parse_mode": plan[3] if len(plan) > 3 else "exact",
-                             "multiple_moves": cond == "B" and bid == "b1" and t == 0, "truncated": False,
-                             "optimal": done and L == depth, "economy": depth / L if done else np.nan,
-                             "excess": float(L - depth) if done else np.nan})
+                rows.append(
+                    {
+                        "board_id": bid,
+                        "condition": cond,
+                        "trial": t,
+                        "cohort": cohort,
+                        "k": k,
+                        "layout": f"k{k}",
+                        "depth": depth,
+                        "L": L,
+                        "status": status,
+                        "error_kind": plan[2] if len(plan) > 2 else "",
+                        "parse_mode": plan[3] if len(plan) > 3 else "exact",
+                        "multiple_moves": cond == "B" and bid == "b1" and t == 0,
+                        "truncated": False,
+                        "optimal": done and L == depth,
+                        "economy": depth / L if done else np.nan,
+                        "excess": float(L - depth) if done else np.nan,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -103,9 +132,19 @@ def test_table2_outcomes_partition(verdicts, order):
     t = tb.table2_outcomes(verdicts, order)
     a, b = row(t, "A"), row(t, "B")
     assert (a["complete_optimal"], a["complete_not_optimal"], a["legal_noncompletion"]) == (5, 1, 1)
-    assert (a["illegal_boundary"], a["illegal_obstacle"], a["illegal_invalid_action"], a["illegal_format"]) == (1, 1, 0, 1)
+    assert (a["illegal_boundary"], a["illegal_obstacle"], a["illegal_invalid_action"], a["illegal_format"]) == (
+        1,
+        1,
+        0,
+        1,
+    )
     assert (b["complete_optimal"], b["complete_not_optimal"], b["legal_noncompletion"]) == (2, 2, 3)
-    assert (b["illegal_boundary"], b["illegal_obstacle"], b["illegal_invalid_action"], b["illegal_format"]) == (2, 0, 1, 0)
+    assert (b["illegal_boundary"], b["illegal_obstacle"], b["illegal_invalid_action"], b["illegal_format"]) == (
+        2,
+        0,
+        1,
+        0,
+    )
     parts = t.frame.drop(columns=["condition", "total"]).sum(axis=1)
     assert (parts == t.frame["total"]).all() and (t.frame["total"] == 10).all()
 
@@ -130,7 +169,9 @@ def test_table5_stress(metrics, order):
     t = tb.table5_stress(metrics, order)
     assert set(t.frame["cohort"]) == {"stress"}
     a, b = row(t, "A"), row(t, "B")
-    assert (a["N"], a["C"], a["R"], a["Q"], a["E"], a["G"], a["SPE"]) == pytest.approx((2, 0.5, 1.0, 0.5, 0.5, 50.0, 0.25))
+    assert (a["N"], a["C"], a["R"], a["Q"], a["E"], a["G"], a["SPE"]) == pytest.approx(
+        (2, 0.5, 1.0, 0.5, 0.5, 50.0, 0.25)
+    )
     assert b["C"] == 0 and b["R"] == 0 and b["SPE"] == 0
     assert math.isnan(b["Q"]) and math.isnan(b["E"]) and math.isnan(b["G"])
     assert "n/a" in render.to_markdown(t)
@@ -149,7 +190,9 @@ def test_h90(metrics, order):
 
 def test_h90_an_untested_length_does_not_qualify(verdicts):
     # Z completes everything it answers, but gives no output at depth 20; only it answers a depth-30 board
-    z30 = verdicts[(verdicts["condition"] == "Z") & (verdicts["board_id"] == "b1")].assign(board_id="b6", depth=30, L=30)
+    z30 = verdicts[(verdicts["condition"] == "Z") & (verdicts["board_id"] == "b1")].assign(
+        board_id="b6", depth=30, L=30
+    )
     v = pd.concat([verdicts[~((verdicts["condition"] == "Z") & (verdicts["depth"] == 20))], z30], ignore_index=True)
     t = tb.h90_table(bootstrap_intervals(board_sums(v), draws=50, seed=1, groupings=REPORT_GROUPINGS), ["Z", "O"])
     assert t.frame["H.9"].tolist() == [10, 10]  # not 30: depth 20 is a tested length Z did not answer
@@ -177,8 +220,17 @@ def test_table6_from_intervals(verdicts, metrics, order):
     assert a_spe["estimate"] == pytest.approx(0.55) and a_spe["lo"] <= 0.55 <= a_spe["hi"]
     assert row(t, "Z", metric="E")["draws_used"] == 200
     tables = tb.paper_tables(verdicts, metrics, order)
-    assert [x.name for x in tables] == ["table1_primary", "table2_outcomes", "table3_rates", "table4_blocks",
-                                        "table5_stress", "table6_intervals", "by_depth", "h90", "format_audit"]
+    assert [x.name for x in tables] == [
+        "table1_primary",
+        "table2_outcomes",
+        "table3_rates",
+        "table4_blocks",
+        "table5_stress",
+        "table6_intervals",
+        "by_depth",
+        "h90",
+        "format_audit",
+    ]
     labelled = tb.paper_tables(verdicts, metrics, order, labels={"A": "Model A", "Z": "Zed"})
     assert list(labelled[0].frame["condition"]) == ["Zed", "O", "Model A", "B"]
     assert all("A" not in set(t.frame["condition"]) for t in labelled if "condition" in t.frame.columns)
@@ -201,7 +253,8 @@ def test_exports(tmp_path, verdicts, metrics, order):
     assert "Table 1:" not in tex1  # LaTeX numbers it
     assert r"SPE $= R \times Q \times E$" in tex1 and r"$\bar{d}^*_c$" in tex1
     assert render.to_markdown(tb.table1_primary(metrics, order)).startswith(
-        r"**Table 1: Primary results pooled over d\* ∈ {10, 20}.** Cohort primary:")
+        r"**Table 1: Primary results pooled over d\* ∈ {10, 20}.** Cohort primary:"
+    )
     assert "SPE = R × Q × E" in render.to_markdown(tb.table1_primary(metrics, order))
     assert render.latex_escape("a_b & 5% {x}") == r"a\_b \& 5\% \{x\}"
     paths = render.write_table_files(t, tmp_path / "tables")
@@ -220,7 +273,10 @@ def test_headings_are_the_papers_titles(verdicts, metrics, order):
         "table4_blocks": "Table 4: Primary completion percentages by block count",
         "table5_stress": "Table 5: Separate stress cohort",
         "table6_intervals": "Table 6: Primary 95% percentile intervals",
-        "by_depth": "Results by certified depth", "h90": "Reliable horizon H.9", "format_audit": "Format audit"}
+        "by_depth": "Results by certified depth",
+        "h90": "Reliable horizon H.9",
+        "format_audit": "Format audit",
+    }
     for t in tables.values():  # a percent sign is one in every target (was "\\%" in Markdown, \textbackslash in LaTeX)
         assert "\\%" not in render.to_markdown(t) and r"\textbackslash" not in render.to_latex(t)
         assert render.caption_text(t).startswith(render.heading_text(t) + ". ")
@@ -231,8 +287,10 @@ def test_a_table_with_no_rows_says_why(metrics, order):
     assert t.frame.empty and list(t.frame.columns)[:3] == ["cohort", "condition", "N"]  # the CSV keeps its header
     why = "No rows: the bank has no cohort besides primary, so there is no stress cohort to report."
     md = render.to_markdown(t)
-    assert md == f"**Table 5: Separate stress cohort.** Every cohort besides primary, pooled over its depths and " \
-                 f"never with primary.\n\n*{why}*\n"
+    assert (
+        md == f"**Table 5: Separate stress cohort.** Every cohort besides primary, pooled over its depths and "
+        f"never with primary.\n\n*{why}*\n"
+    )
     tex = render.to_latex(t)
     assert rf"\emph{{{why}}}" in tex and r"\begin{tabular}" not in tex and r"\midrule" not in tex
     assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 1
@@ -266,8 +324,9 @@ def test_user_text_is_literal_in_latex():
 
 def test_user_text_in_captions_is_never_math_or_markup(metrics, order):
     odd = "co_ho$rt «x» \\ *"
-    t = tb.Table("t", "«cohort» cohort, $R \\times Q$.", pd.DataFrame({"condition": ["a"]}), number="1",
-                 values={"cohort": odd})
+    t = tb.Table(
+        "t", "«cohort» cohort, $R \\times Q$.", pd.DataFrame({"condition": ["a"]}), number="1", values={"cohort": odd}
+    )
     tex = render.to_latex(t)
     assert r"\caption{co\_ho\$rt «x» \textbackslash{} * cohort, $R \times Q$.}" in tex
     md = render.to_markdown(t)

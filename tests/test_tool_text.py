@@ -16,13 +16,19 @@ def test_legal_moves_give_the_state_as_the_prompt_writes_it():
 
 
 def test_the_first_illegal_move_is_named_with_the_state_before_it():
-    assert apply_moves_result(DOMAIN, ROW, "L,U,R,D") == \
-        "Move 3 (R) is illegal: into a block. The board before it:\n0 -1\n2 1"
-    assert apply_moves_result(DOMAIN, ROW, "L, X, U") == \
-        "Move 2 (?) is illegal: invalid action. The board before it:\n2 -1\n0 1"
+    assert (
+        apply_moves_result(DOMAIN, ROW, "L,U,R,D")
+        == "Move 3 (R) is illegal: into a block. The board before it:\n0 -1\n2 1"
+    )
+    assert (
+        apply_moves_result(DOMAIN, ROW, "L, X, U")
+        == "Move 2 (?) is illegal: invalid action. The board before it:\n2 -1\n0 1"
+    )
 
 
 def test_any_text_is_read_as_scoring_reads_a_labelled_plan():
-    assert apply_moves_result(DOMAIN, ROW, "go left") == \
-        "Move 1 (?) is illegal: invalid action. The board before it:\n2 -1\n1 0"
+    assert (
+        apply_moves_result(DOMAIN, ROW, "go left")
+        == "Move 1 (?) is illegal: invalid action. The board before it:\n2 -1\n1 0"
+    )
     assert apply_moves_result(DOMAIN, ROW, "MOVES: left, up") == "0 -1\n2 1"  # the label given again, words

@@ -44,8 +44,14 @@ FAST = RetryPolicy(max_retries=3, max_rate_limit_retries=3, base_delay=0.01, max
 def files(tmp_path_factory):
     """bank, logs and verdicts of a baseline run (oracle: completed plans) and an API run."""
     tmp = tmp_path_factory.mktemp("schema")
-    bank = build_bank(Design(seed=3, rows=4, cols=4, cells=(DesignCell("primary", Layout(4, 4, ()), 4, 2),
-                                                            DesignCell("stress", Layout(4, 4, (5,)), 6, 2))))
+    bank = build_bank(
+        Design(
+            seed=3,
+            rows=4,
+            cols=4,
+            cells=(DesignCell("primary", Layout(4, 4, ()), 4, 2), DesignCell("stress", Layout(4, 4, (5,)), 6, 2)),
+        )
+    )
     write_bank(bank, tmp / "bank.parquet")
     run_baseline(bank, "oracle", tmp / "baseline.jsonl", trials=2)
     saved = {k: os.environ.get(k) for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
@@ -53,8 +59,16 @@ def files(tmp_path_factory):
     os.environ.pop("OPENAI_BASE_URL", None)
     try:
         with FakeLLMServer(key=KEY) as server:
-            run_model(bank, "openai:fake-gpt", tmp / "api.jsonl", base_url=server.openai_url, trials=2, timeout=60,
-                      policy=FAST, settings=GenerationSettings(temperature=0.0, max_tokens=64))
+            run_model(
+                bank,
+                "openai:fake-gpt",
+                tmp / "api.jsonl",
+                base_url=server.openai_url,
+                trials=2,
+                timeout=60,
+                policy=FAST,
+                settings=GenerationSettings(temperature=0.0, max_tokens=64),
+            )
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
@@ -81,10 +95,15 @@ def test_one_schema_for_every_source(files):
     write_verdicts(score_responses(bank, read_responses(tmp / "api.jsonl")), tmp / "api_frame.parquet")
     frame_path = pq.read_table(tmp / "api_frame.parquet")
     assert frame_path.schema.equals(api.schema, check_metadata=True)
-    assert frame_path.sort_by([("condition", "ascending"), ("board_id", "ascending"), ("trial", "ascending")]) \
-        .drop(["timestamp", "latency_s"]).equals(
-            api.sort_by([("condition", "ascending"), ("board_id", "ascending"), ("trial", "ascending")])
-            .drop(["timestamp", "latency_s"]))
+    assert (
+        frame_path.sort_by([("condition", "ascending"), ("board_id", "ascending"), ("trial", "ascending")])
+        .drop(["timestamp", "latency_s"])
+        .equals(
+            api.sort_by([("condition", "ascending"), ("board_id", "ascending"), ("trial", "ascending")]).drop(
+                ["timestamp", "latency_s"]
+            )
+        )
+    )
 
 
 def test_undefined_values_are_nulls(files):
@@ -115,9 +134,14 @@ def test_polars_concatenates(files):
 
 def test_duckdb_averages_completed_rows(files):
     duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra")
-    mean, counted, completed = duckdb.connect().execute(
-        f"select avg(economy), count(economy), count(*) filter (where status = 'complete') "
-        f"from read_parquet({paths(files)!r})").fetchone()
+    mean, counted, completed = (
+        duckdb.connect()
+        .execute(
+            f"select avg(economy), count(economy), count(*) filter (where status = 'complete') "
+            f"from read_parquet({paths(files)!r})"
+        )
+        .fetchone()
+    )
     frames = [read_verdicts(p).frame for p in paths(files)]
     economy = pd.concat(frames)["economy"]
     assert counted == completed == economy.notna().sum() > 0
@@ -125,8 +149,11 @@ def test_duckdb_averages_completed_rows(files):
 
 
 def test_hugging_face_datasets_loads_both(files, tmp_path, monkeypatch):
-    datasets = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed (it is in the test "
-                                                      "extra); the check that it loads both files is skipped")
+    datasets = pytest.importorskip(
+        "datasets",
+        reason="Hugging Face datasets is not installed (it is in the test "
+        "extra); the check that it loads both files is skipped",
+    )
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     split = datasets.load_dataset("parquet", data_files=paths(files), split="train", cache_dir=str(tmp_path / "c"))
@@ -150,8 +177,9 @@ def test_schema_1_files_still_read_with_the_same_numbers(files, tmp_path):
     tmp, bank = files
     scored = score_responses(bank, pd.concat([read_responses(tmp / f"{n}.jsonl") for n in ("baseline", "api")]))
     old = pa.Table.from_pandas(scored, preserve_index=False)
-    old = old.set_column(old.column_names.index("economy"), "economy",
-                         pa.array(scored["economy"].to_numpy(), from_pandas=False))  # NaN, as 0.1 wrote it
+    old = old.set_column(
+        old.column_names.index("economy"), "economy", pa.array(scored["economy"].to_numpy(), from_pandas=False)
+    )  # NaN, as 0.1 wrote it
     write_parquet(old, tmp_path / "old.parquet", "verdicts")  # '' / -1 / NaN / text timestamps, no schema key
     write_verdicts(scored, tmp_path / "new.parquet")
     a, b = read_verdicts(tmp_path / "old.parquet", bank), read_verdicts(tmp_path / "new.parquet", bank)

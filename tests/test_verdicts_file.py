@@ -37,8 +37,14 @@ GROUPS = ["cohort", "condition", "depth", "k"]
 
 def small_bank() -> pd.DataFrame:
     """Three boards at d* 4 (primary, no blocks) and three at d* 6 (stress, block on cell 5)."""
-    return build_bank(Design(seed=3, rows=4, cols=4, cells=(DesignCell("primary", Layout(4, 4, ()), 4, 3),
-                                                            DesignCell("stress", Layout(4, 4, (5,)), 6, 3))))
+    return build_bank(
+        Design(
+            seed=3,
+            rows=4,
+            cols=4,
+            cells=(DesignCell("primary", Layout(4, 4, ()), 4, 3), DesignCell("stress", Layout(4, 4, (5,)), 6, 3)),
+        )
+    )
 
 
 BANK = small_bank()
@@ -48,8 +54,14 @@ def small_verdicts() -> pd.DataFrame:
     """Every status and error kind, a format failure and a condition name a spreadsheet would run."""
     answers = [baseline_responses(BANK, p, trials=2, seed=1) for p in ("oracle", "detour", "noisy", "random")]
     ids = BANK["board_id"].tolist()
-    crafted = pd.DataFrame({"board_id": ids[:4], "condition": "=cmd|' x", "trial": 0,
-                            "response": ["no idea", "moves: u, d", "MOVES: X", "MOVES:"]})
+    crafted = pd.DataFrame(
+        {
+            "board_id": ids[:4],
+            "condition": "=cmd|' x",
+            "trial": 0,
+            "response": ["no idea", "moves: u, d", "MOVES: X", "MOVES:"],
+        }
+    )
     return score.score_responses(BANK, pd.concat([*answers, crafted], ignore_index=True))
 
 
@@ -58,7 +70,7 @@ METRICS = compute_metrics(VERDICTS, by=GROUPS)
 
 
 def test_columns_are_the_scorers():
-    assert list(VERDICTS.columns[:len(VERDICT_COLUMNS)]) == VERDICT_COLUMNS  # score_responses writes them
+    assert list(VERDICTS.columns[: len(VERDICT_COLUMNS)]) == VERDICT_COLUMNS  # score_responses writes them
     assert set(VERDICTS["status"]) == {"complete", "legal_noncompletion", "illegal"}
     assert {"format", "boundary", "invalid_action"} <= set(VERDICTS["error_kind"])
 
@@ -68,8 +80,9 @@ def test_round_trip_keeps_every_value(tmp_path, ext):
     path = tmp_path / f"v.{ext}"
     write_verdicts(VERDICTS, path)
     back = read_verdicts(path, bank=BANK).frame
-    pd.testing.assert_frame_equal(back[VERDICT_COLUMNS], check_verdicts(VERDICTS).frame[VERDICT_COLUMNS],
-                                  check_dtype=False, check_exact=True)
+    pd.testing.assert_frame_equal(
+        back[VERDICT_COLUMNS], check_verdicts(VERDICTS).frame[VERDICT_COLUMNS], check_dtype=False, check_exact=True
+    )
     assert back["error_kind"].map(type).eq(str).all()  # "" stays "", not NaN
 
 
@@ -87,6 +100,7 @@ def test_csv_text_stays_text_and_formulas_are_escaped(tmp_path):
 
 # ---- each defect, reproduced ----------------------------------------------------------------------------
 
+
 def _write_other_tool(df: pd.DataFrame, path: Path) -> None:
     """A file that a tool other than write_verdicts wrote (a valid checksum, no checks)."""
     if path.suffix == ".csv":
@@ -101,8 +115,11 @@ def test_duplicated_row_is_refused_naming_both(tmp_path, ext):
     _write_other_tool(pd.concat([VERDICTS, VERDICTS.iloc[[3]]], ignore_index=True), path)
     unit, first = ("row", 1) if ext == "parquet" else ("line", 2)
     n = len(VERDICTS)
-    with pytest.raises(InputError, match=rf"^{path}: {unit} {n + first} \(board_id '.*'\): duplicate output .*"
-                                         rf"first seen at {unit} {3 + first}"):
+    with pytest.raises(
+        InputError,
+        match=rf"^{path}: {unit} {n + first} \(board_id '.*'\): duplicate output .*"
+        rf"first seen at {unit} {3 + first}",
+    ):
         read_verdicts(path)
     with pytest.raises(InputError, match="duplicate output"):  # was N + 1 outputs, silently
         compute_metrics(pd.concat([VERDICTS, VERDICTS.iloc[[3]]]), by=["condition"])
@@ -112,17 +129,23 @@ def test_edited_economy_is_refused(tmp_path):
     i = int(np.flatnonzero(VERDICTS["status"] == "complete")[0])
     path = tmp_path / "v.csv"
     _write_other_tool(VERDICTS.assign(economy=VERDICTS["economy"].where(VERDICTS.index != i, 5.0)), path)
-    with pytest.raises(InputError, match=rf"^{path}: line {i + 2} \(board_id '{VERDICTS['board_id'][i]}'\): "
-                                         r"economy is 5.0 but L = \d+, status complete, depth \d make it"):
+    with pytest.raises(
+        InputError,
+        match=rf"^{path}: line {i + 2} \(board_id '{VERDICTS['board_id'][i]}'\): "
+        r"economy is 5.0 but L = \d+, status complete, depth \d make it",
+    ):
         read_verdicts(path)
 
 
-@pytest.mark.parametrize("col, value, message", [
-    ("optimal", None, "optimal is"),
-    ("excess", 99.0, "excess is 99.0"),
-    ("status", "complete", None),  # an illegal plan called complete: economy and error kind disagree
-    ("L", 0, None),
-])
+@pytest.mark.parametrize(
+    "col, value, message",
+    [
+        ("optimal", None, "optimal is"),
+        ("excess", 99.0, "excess is 99.0"),
+        ("status", "complete", None),  # an illegal plan called complete: economy and error kind disagree
+        ("L", 0, None),
+    ],
+)
 def test_inconsistent_derived_columns_are_refused_in_memory(col, value, message):
     i = int(np.flatnonzero(VERDICTS["status"] == ("complete" if col != "status" else "illegal"))[-1])
     v = VERDICTS.copy()
@@ -133,20 +156,23 @@ def test_inconsistent_derived_columns_are_refused_in_memory(col, value, message)
         check_verdicts(v, "x.parquet")
 
 
-@pytest.mark.parametrize("col, value, message", [
-    ("trial", 1.5, "trial 1.5 is not an integer"),
-    ("trial", None, "trial is missing"),
-    ("L", -1, "L is -1, below its least value 0"),
-    ("depth", -2, "depth is -2, below"),
-    ("condition", None, "condition is empty"),  # a CSV writes None as an empty cell
-    ("board_id", "", "board_id is empty"),
-    ("status", "done", "status 'done' is not one of"),
-    ("error_kind", "lava", "error_kind 'lava' is not one of"),
-    ("parse_mode", "guessed", "parse_mode 'guessed' is not one of"),
-    ("truncated", "maybe", "truncated 'maybe' is not true or false"),
-    ("moves", "UU", "moves has 2 actions but L is"),
-    ("first_error", 7, "first_error 7 does not fit"),
-])
+@pytest.mark.parametrize(
+    "col, value, message",
+    [
+        ("trial", 1.5, "trial 1.5 is not an integer"),
+        ("trial", None, "trial is missing"),
+        ("L", -1, "L is -1, below its least value 0"),
+        ("depth", -2, "depth is -2, below"),
+        ("condition", None, "condition is empty"),  # a CSV writes None as an empty cell
+        ("board_id", "", "board_id is empty"),
+        ("status", "done", "status 'done' is not one of"),
+        ("error_kind", "lava", "error_kind 'lava' is not one of"),
+        ("parse_mode", "guessed", "parse_mode 'guessed' is not one of"),
+        ("truncated", "maybe", "truncated 'maybe' is not true or false"),
+        ("moves", "UU", "moves has 2 actions but L is"),
+        ("first_error", 7, "first_error 7 does not fit"),
+    ],
+)
 def test_schema_faults_name_the_line(tmp_path, col, value, message):
     i = 5
     v = VERDICTS.astype({col: object})
@@ -173,8 +199,11 @@ def test_nulls_in_typed_parquet_columns(tmp_path):
 def test_bank_disagreement_names_row_and_board():
     i = 2
     bank = BANK.assign(depth=BANK["depth"].where(BANK["board_id"] != VERDICTS["board_id"][i], 9))
-    with pytest.raises(InputError, match=rf"^v: row {i + 1} \(board_id '{VERDICTS['board_id'][i]}'\): depth is 4 "
-                                         r"but the bank says 9"):
+    with pytest.raises(
+        InputError,
+        match=rf"^v: row {i + 1} \(board_id '{VERDICTS['board_id'][i]}'\): depth is 4 "
+        r"but the bank says 9",
+    ):
         check_verdicts(VERDICTS, "v", bank=bank)
     with pytest.raises(InputError, match=r"^v: row 1 \(board_id .*\): board_id is not in the bank"):
         check_verdicts(VERDICTS, "v", bank=BANK.iloc[1:])
@@ -191,6 +220,7 @@ def test_a_board_with_two_depths_is_refused():
 
 def test_jsonl_round_trip_and_missing_column(tmp_path):
     from fastspe.boundary.files import write_table
+
     path = tmp_path / "v.jsonl"
     write_table(VERDICTS, path)
     pd.testing.assert_frame_equal(compute_metrics(read_verdicts(path, BANK), by=GROUPS), METRICS, check_exact=True)
@@ -229,14 +259,24 @@ def damage(draw):
     if kind in ("edit", "null"):
         col = draw(st.sampled_from(EDITABLE))
         row = draw(st.integers(0, n - 1))
-        value = None if kind == "null" else draw(st.one_of(
-            st.sampled_from(VERDICTS[col].tolist()),  # a value of the same column from another row
-            st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-            st.sampled_from(["", "complete", "illegal", "legal_noncompletion", "format", "R", "UD", "x"])))
+        value = (
+            None
+            if kind == "null"
+            else draw(
+                st.one_of(
+                    st.sampled_from(VERDICTS[col].tolist()),  # a value of the same column from another row
+                    st.integers(-3, 40),
+                    st.floats(allow_nan=True, allow_infinity=True),
+                    st.booleans(),
+                    st.sampled_from(["", "complete", "illegal", "legal_noncompletion", "format", "R", "UD", "x"]),
+                )
+            )
+        )
         return kind, (col, row, value)
     if kind == "flip":
-        return kind, draw(st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 7)),
-                                   min_size=1, max_size=3))
+        return kind, draw(
+            st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 7)), min_size=1, max_size=3)
+        )
     return kind, draw(st.floats(0, 1, exclude_max=True))
 
 
@@ -249,7 +289,7 @@ def _damaged_file(folder: Path, kind: str, arg) -> Path | None:
             for where, bit in arg:
                 data[int(where * len(data))] ^= 1 << bit
         else:
-            data = data[:int(arg * len(data))]
+            data = data[: int(arg * len(data))]
         path.write_bytes(bytes(data))
         return path
     if kind == "cut_csv":
@@ -275,8 +315,11 @@ def _damaged_file(folder: Path, kind: str, arg) -> Path | None:
     return path
 
 
-@settings(max_examples=int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", 300)), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("FASTSPE_FUZZ_EXAMPLES", 300)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(damage())
 def test_damage_gives_the_same_metrics_or_an_error_naming_the_file(hurt):
     kind, arg = hurt

@@ -19,8 +19,15 @@ from fastspe.domains.sliding.verify.optimal import optimality, shorter_plan
 
 from . import naive_solver
 
-SPEC = {"seed": 11, "rows": 3, "cols": 3, "cells": [{"cohort": "primary", "depth": 12, "count": 3},
-                                                    {"cohort": "retreat", "depth": 12, "retreat": 2, "count": 3}]}
+SPEC = {
+    "seed": 11,
+    "rows": 3,
+    "cols": 3,
+    "cells": [
+        {"cohort": "primary", "depth": 12, "count": 3},
+        {"cohort": "retreat", "depth": 12, "retreat": 2, "count": 3},
+    ],
+}
 
 
 @pytest.mark.parametrize("blocks", [(), (2,)])
@@ -40,8 +47,16 @@ def _deep_row(template: pd.Series, board: tuple, plan: str, board_id: str) -> di
     dist = naive_solver.distances_to_goal(3, 3, ())
     h = sum(abs(c // 3 - (v - 1) // 3) + abs(c % 3 - (v - 1) % 3) for c, v in enumerate(board) if v > 0)
     assert naive_solver.apply_plan(board, plan, 3, 3, ()) == naive_solver.goal_of(3, 3, ()) and dist[board] <= len(plan)
-    return {**template.to_dict(), "board_id": board_id, "initial": list(board), "certificate": plan,
-            "depth": len(plan), "h": h, "retreat": len(plan) - h, "certificate_kind": "search"}
+    return {
+        **template.to_dict(),
+        "board_id": board_id,
+        "initial": list(board),
+        "certificate": plan,
+        "depth": len(plan),
+        "h": h,
+        "retreat": len(plan) - h,
+        "certificate_kind": "search",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +73,14 @@ def bank_with_deep_boards(tmp_path_factory) -> dict:
     plan = naive_solver.optimal_plan(shallow, 3, 3, ())
     step = next(m for m in "UDLR" if naive_solver._move(shallow, 3, 3, (), m))
     back = {"U": "D", "D": "U", "L": "R", "R": "L"}[step]
-    rows = {"true": _deep_row(template, true_board, naive_solver.optimal_plan(true_board, 3, 3, ()), "deep-true"),
-            "false": _deep_row(template, shallow, step + back + plan, "deep-false")}
+    rows = {
+        "true": _deep_row(template, true_board, naive_solver.optimal_plan(true_board, 3, 3, ()), "deep-true"),
+        "false": _deep_row(template, shallow, step + back + plan, "deep-false"),
+    }
     folder = tmp_path_factory.mktemp("deep")
     files = {}
     for name, extra in {"proper": ["true"], "false": ["false"], "both": ["true", "false"]}.items():
-        frame = pd.concat([bank.astype({"initial": object}), pd.DataFrame([rows[r] for r in extra])],
-                          ignore_index=True)
+        frame = pd.concat([bank.astype({"initial": object}), pd.DataFrame([rows[r] for r in extra])], ignore_index=True)
         files[name] = folder / f"{name}.parquet"
         write_bank(frame, files[name])
         files[f"{name}-frame"] = frame
@@ -80,8 +96,9 @@ def test_the_library_names_unproven_and_refutes_on_request(bank_with_deep_boards
     ticks = []
     status = optimality(bank, [], prove_depth=31, progress=lambda done, total, **c: ticks.append((done, total)))
     assert status.by_ida == ["deep-true"] and status.unproven == []
-    assert status.refuted == [("deep-false", "a plan of 29 moves exists: the certificate's 31 moves are not "
-                                             "optimal (IDA* proof)")]
+    assert status.refuted == [
+        ("deep-false", "a plan of 29 moves exists: the certificate's 31 moves are not optimal (IDA* proof)")
+    ]
     assert ticks[0] == (0, 2) and ticks[-1] == (2, 2)
     assert optimality(bank, [], prove_ids=["deep-true"]).unproven == [("deep-false", 31)]
     assert optimality(bank, [("deep-false", "x")]).unproven == [("deep-true", 31)]  # failed boards are not counted
@@ -94,8 +111,12 @@ def test_cli_a_false_deep_certificate_is_not_passed(bank_with_deep_boards, capsy
     assert main(["bank", "verify", path]) == 3
     out, err = capsys.readouterr()
     assert "UNPROVEN deep-false: d* = 31 > 30" in out
-    assert "3 search boards: plans optimal (proven: 3 by BFS up to d* = 30); 1 not proven optimal (d* > 30): " \
-           "deep-false" in out and out.startswith("UNPROVEN") and "NOT PROVEN: all 7 boards pass" in out
+    assert (
+        "3 search boards: plans optimal (proven: 3 by BFS up to d* = 30); 1 not proven optimal (d* > 30): deep-false"
+        in out
+        and out.startswith("UNPROVEN")
+        and "NOT PROVEN: all 7 boards pass" in out
+    )
     assert "--prove-depth 31" in err and "--accept-unproven" in err
     assert main(["bank", "verify", path, "--accept-unproven"]) == 0
     assert "ok (unproven accepted)" in capsys.readouterr().out
@@ -112,8 +133,11 @@ def test_cli_a_proper_deep_bank(bank_with_deep_boards, capsys):
     assert "UNPROVEN deep-true" in capsys.readouterr().out
     assert main(["bank", "verify", path, "--prove-board", "deep-true"]) == 0
     out = capsys.readouterr().out
-    assert "ok: all 7 boards verified" in out and "4 search boards: plans optimal (proven: 3 by BFS up to d* = 30, " \
-                                                  "1 by IDA*)" in out and "UNPROVEN" not in out
+    assert (
+        "ok: all 7 boards verified" in out
+        and "4 search boards: plans optimal (proven: 3 by BFS up to d* = 30, 1 by IDA*)" in out
+        and "UNPROVEN" not in out
+    )
     both = str(bank_with_deep_boards["both"])
     assert main(["bank", "verify", both, "--prove-board", "deep-true"]) == 3  # the other one stays unproven
     assert "1 not proven optimal (d* > 30): deep-false" in capsys.readouterr().out

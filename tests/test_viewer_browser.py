@@ -13,9 +13,13 @@ from fastspe.report.viewer_html import write_trace_page
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 DRIVER = shutil.which("chromedriver")
-pytestmark = [pytest.mark.slow,  # (a browser: the slow tier)
-              pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                 reason="no chromium/chromedriver binary (apt-get install chromium chromium-driver)")]
+pytestmark = [
+    pytest.mark.slow,  # (a browser: the slow tier)
+    pytest.mark.skipif(
+        CHROMIUM is None or DRIVER is None,
+        reason="no chromium/chromedriver binary (apt-get install chromium chromium-driver)",
+    ),
+]
 EVIL = 'cond</script><img src=x onerror="window.hacked=1">'
 
 
@@ -27,8 +31,12 @@ def a_trace():
     assert illegal is None
     initial = list(steps[-1].board)
     bank_row = {"rows": 4, "cols": 4, "blocks": [5], "initial": initial, "depth": 4}
-    row = {"board_id": "b<1>&", "condition": EVIL, "trial": 0,
-           "moves": "RLRDDDD"}  # back and forth (revisits), then down and off the board
+    row = {
+        "board_id": "b<1>&",
+        "condition": EVIL,
+        "trial": 0,
+        "moves": "RLRDDDD",
+    }  # back and forth (revisits), then down and off the board
     return plan_trace(bank_row, row)
 
 
@@ -93,10 +101,19 @@ def level_on_page(driver, cols: int) -> str:
     chars = []
     for c in driver.find_elements("css selector", "#board .cell"):
         kinds = set(c.get_attribute("class").split()) - {"cell", "moved", "frozen"}
-        key = ("player goal" if {"player", "goal"} <= kinds else "player" if "player" in kinds else
-               "box on" if "on" in kinds else "box" if "box" in kinds else " ".join(sorted(kinds)))
+        key = (
+            "player goal"
+            if {"player", "goal"} <= kinds
+            else "player"
+            if "player" in kinds
+            else "box on"
+            if "on" in kinds
+            else "box"
+            if "box" in kinds
+            else " ".join(sorted(kinds))
+        )
         chars.append(_XSB[key])
-    return "\n".join("".join(chars[i:i + cols]).rstrip() for i in range(0, len(chars), cols))
+    return "\n".join("".join(chars[i : i + cols]).rstrip() for i in range(0, len(chars), cols))
 
 
 def test_the_sokoban_page_draws_the_level_of_every_step(browser, tmp_path):

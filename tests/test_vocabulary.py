@@ -26,8 +26,13 @@ HANOI = Vocabulary(("AB", "AC", "BA", "BC", "CA", "CB"), symbols="abcdef")
 # one-letter tokens that are not read as runs (so ABC is one token), with two words
 NINE = Vocabulary(tuple("ABCDEFGHI"), words={"alpha": "A", "india": "I"})
 # runs of one-letter tokens, symbols unlike the tokens, words, and glyphs with "→" among them
-COMPASS = Vocabulary(("N", "S", "E", "W"), symbols="^v><", words={"north": "N", "south": "S", "east": "E", "west": "W"},
-                     glyphs=dict(zip("↑↓→←", "NSEW")), runs=True)
+COMPASS = Vocabulary(
+    ("N", "S", "E", "W"),
+    symbols="^v><",
+    words={"north": "N", "south": "S", "east": "E", "west": "W"},
+    glyphs=dict(zip("↑↓→←", "NSEW")),
+    runs=True,
+)
 # tokens that are prefixes of others
 GRID = Vocabulary(("A1", "A2", "A3", "B1", "B2", "B3", "C1", "C2", "C3", "A10"), symbols="123456789X")
 VOCABULARIES = {"directions": DIRECTIONS, "hanoi": HANOI, "nine": NINE, "compass": COMPASS, "grid": GRID}
@@ -41,38 +46,41 @@ def both(text, vocabulary, strict=False):
 
 
 # -- the vocabulary itself -------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", [
-    {"tokens": ()},
-    {"tokens": tuple(f"T{k}" for k in range(251)), "symbols": "x" * 251},
-    {"tokens": ("U", "")},
-    {"tokens": ("U", "U-D")},
-    {"tokens": ("U", "É")},
-    {"tokens": ("U", "A" * 17), "symbols": "UA"},
-    {"tokens": ("U", "D", "u")},  # the same token up to case
-    {"tokens": ("U", 1)},
-    {"tokens": ("AB", "CD")},  # no symbols for tokens of two letters
-    {"tokens": ("AB", "CD"), "symbols": "a"},
-    {"tokens": ("AB", "CD"), "symbols": "aa"},
-    {"tokens": ("AB", "CD"), "symbols": "a?"},
-    {"tokens": ("AB", "CD"), "symbols": "a,"},
-    {"tokens": ("AB", "CD"), "symbols": "a "},
-    {"tokens": ("AB", "CD"), "symbols": "aé"},
-    {"tokens": ("AB", "CD"), "symbols": "ab", "runs": True},  # runs only of one-letter tokens
-    {"tokens": ("U", "D"), "words": {"up": "X"}},  # a word or glyph for a token that is not one
-    {"tokens": ("U", "D"), "glyphs": {"↑": "X"}},
-    {"tokens": ("U", "D"), "words": {"Up": "U"}},  # words are lower-case ASCII letters or digits
-    {"tokens": ("U", "D"), "words": {"go up": "U"}},
-    {"tokens": ("U", "D"), "words": {"": "U"}},
-    {"tokens": ("UP", "D"), "words": {"up": "D"}},  # a word that is a token in another case
-    {"tokens": ("U", "D"), "words": {"dud": "D"}, "runs": True},  # a word that is a run of token letters
-    {"tokens": ("U", "D"), "glyphs": {"x": "U"}},  # glyphs are one printable non-ASCII character ...
-    {"tokens": ("U", "D"), "glyphs": {"↑↑": "U"}},
-    {"tokens": ("U", "D"), "glyphs": {"\u3000": "U"}},
-    {"tokens": ("U", "D"), "glyphs": {"\u200b": "U"}},
-    {"tokens": ("U", "D"), "glyphs": {"⇒": "U"}},  # ... that the format does not use otherwise
-    {"tokens": ("U", "D"), "glyphs": {"“": "U"}},
-    {"tokens": ("U", "D"), "glyphs": {"\ufe0f": "U"}},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"tokens": ()},
+        {"tokens": tuple(f"T{k}" for k in range(251)), "symbols": "x" * 251},
+        {"tokens": ("U", "")},
+        {"tokens": ("U", "U-D")},
+        {"tokens": ("U", "É")},
+        {"tokens": ("U", "A" * 17), "symbols": "UA"},
+        {"tokens": ("U", "D", "u")},  # the same token up to case
+        {"tokens": ("U", 1)},
+        {"tokens": ("AB", "CD")},  # no symbols for tokens of two letters
+        {"tokens": ("AB", "CD"), "symbols": "a"},
+        {"tokens": ("AB", "CD"), "symbols": "aa"},
+        {"tokens": ("AB", "CD"), "symbols": "a?"},
+        {"tokens": ("AB", "CD"), "symbols": "a,"},
+        {"tokens": ("AB", "CD"), "symbols": "a "},
+        {"tokens": ("AB", "CD"), "symbols": "aé"},
+        {"tokens": ("AB", "CD"), "symbols": "ab", "runs": True},  # runs only of one-letter tokens
+        {"tokens": ("U", "D"), "words": {"up": "X"}},  # a word or glyph for a token that is not one
+        {"tokens": ("U", "D"), "glyphs": {"↑": "X"}},
+        {"tokens": ("U", "D"), "words": {"Up": "U"}},  # words are lower-case ASCII letters or digits
+        {"tokens": ("U", "D"), "words": {"go up": "U"}},
+        {"tokens": ("U", "D"), "words": {"": "U"}},
+        {"tokens": ("UP", "D"), "words": {"up": "D"}},  # a word that is a token in another case
+        {"tokens": ("U", "D"), "words": {"dud": "D"}, "runs": True},  # a word that is a run of token letters
+        {"tokens": ("U", "D"), "glyphs": {"x": "U"}},  # glyphs are one printable non-ASCII character ...
+        {"tokens": ("U", "D"), "glyphs": {"↑↑": "U"}},
+        {"tokens": ("U", "D"), "glyphs": {"\u3000": "U"}},
+        {"tokens": ("U", "D"), "glyphs": {"\u200b": "U"}},
+        {"tokens": ("U", "D"), "glyphs": {"⇒": "U"}},  # ... that the format does not use otherwise
+        {"tokens": ("U", "D"), "glyphs": {"“": "U"}},
+        {"tokens": ("U", "D"), "glyphs": {"\ufe0f": "U"}},
+    ],
+)
 def test_bad_vocabularies_are_refused(kwargs):
     with pytest.raises(ValueError):
         Vocabulary(**kwargs)
@@ -121,59 +129,64 @@ def test_encode_and_plan_strings_round_trip(name, data):
 
 
 # -- parsing with other tokens: hand-worked ----------------------------------------------------------
-@pytest.mark.parametrize("name, text, moves, mode, tags", [
-    ("hanoi", "MOVES: AB, CB", "af", EXACT, ""),
-    ("hanoi", "MOVES: AB,AC,BA,BC,CA,CB", "abcdef", EXACT, ""),
-    ("hanoi", "Let me think.\nMOVES: AB, XY\nDone.", "a?", EXACT, ""),  # a token that is not an action: exact form
-    ("hanoi", "MOVES: U, D", "??", EXACT, ""),  # directions are no Hanoi actions
-    ("hanoi", "MOVES: ABCB", "?", EXACT, ""),  # one token (no runs), and not an action
-    ("hanoi", "MOVES: ABCB, BA", "?c", EXACT, ""),
-    ("hanoi", "MOVES: ab cb", "af", NORMALIZED, "case+separators"),
-    ("hanoi", "MOVES: ab, Cb", "af", NORMALIZED, "case"),
-    ("hanoi", "MOVES: AB CB", "af", NORMALIZED, "separators"),
-    ("hanoi", "MOVES: AB; CB / BA", "afc", NORMALIZED, "separators"),
-    ("hanoi", "MOVES: AB → CB -> BA", "afc", NORMALIZED, "separators"),  # "→" is no Hanoi glyph: a separator
-    ("hanoi", "MOVES: [AB, BA].", "ac", NORMALIZED, "brackets+punctuation"),
-    ("hanoi", "**MOVES:** `AB, BA`", "ac", NORMALIZED, "markup"),
-    ("hanoi", "MOVES: AB (A to B), CB (3 moves)", "af", NORMALIZED, "comment"),
-    ("hanoi", "MOVES: AB, ab, XY", "aa?", NORMALIZED, "case"),
-    ("hanoi", "MOVES:\nAB, CB\nThat is all.", "af", NORMALIZED, "multiline"),
-    ("hanoi", "MOVES: AB,\nCB", "af", NORMALIZED, "multiline+punctuation"),
-    ("hanoi", "AB, CB", "af", NORMALIZED, "label"),
-    ("hanoi", "```\nab cb\n```", "af", NORMALIZED, "case+fence+label+separators"),
-    ("hanoi", "ABCB", "", NO_PLAN, ""),
-    ("hanoi", "AB, XY", "", NO_PLAN, ""),
-    ("hanoi", "I would move AB then CB.", "", NO_PLAN, ""),
-    ("nine", "MOVES: A, B, I", "ABI", EXACT, ""),
-    ("nine", "MOVES: ABC", "?", EXACT, ""),  # no runs: one token
-    ("nine", "MOVES: J, A", "?A", EXACT, ""),
-    ("nine", "MOVES: a b c", "ABC", NORMALIZED, "case+separators"),
-    ("nine", "MOVES: alpha, India, B", "AIB", NORMALIZED, "words"),
-    ("nine", "MOVES: A → B", "AB", NORMALIZED, "separators"),
-    ("nine", "a, b", "AB", NORMALIZED, "case+label"),
-    ("nine", "ABC", "", NO_PLAN, ""),
-    ("nine", "a big idea", "", NO_PLAN, ""),  # only token letters and spaces, but not a list of them
-    ("compass", "MOVES: N, S, E, W", "^v><", EXACT, ""),
-    ("compass", "MOVES: NSEW", "^v><", NORMALIZED, "separators"),
-    ("compass", "MOVES: nsEw", "^v><", NORMALIZED, "case+separators"),
-    ("compass", "MOVES: n, s", "^v", NORMALIZED, "case"),
-    ("compass", "MOVES: north, West", "^<", NORMALIZED, "words"),
-    ("compass", "MOVES: ↑↓, ←", "^v<", NORMALIZED, "arrows"),
-    ("compass", "MOVES: ↑, →", "^>", NORMALIZED, "arrows"),  # "→" is a glyph here ...
-    ("compass", "MOVES: N → E", "^>", NORMALIZED, "separators"),  # ... but beside letters a separator
-    ("compass", "MOVES: NSX, E", "?>", EXACT, ""),
-    ("compass", "NS EW", "^v><", NORMALIZED, "label+separators"),
-    ("grid", "MOVES: A1, A10, C3", "1X9", EXACT, ""),
-    ("grid", "MOVES: A1A10", "?", EXACT, ""),
-    ("grid", "MOVES: a10 c3", "X9", NORMALIZED, "case+separators"),
-    ("grid", "MOVES: A1, A100", "1?", EXACT, ""),
-    ("grid", "A1 / B2", "15", NORMALIZED, "label+separators"),
-])
+@pytest.mark.parametrize(
+    "name, text, moves, mode, tags",
+    [
+        ("hanoi", "MOVES: AB, CB", "af", EXACT, ""),
+        ("hanoi", "MOVES: AB,AC,BA,BC,CA,CB", "abcdef", EXACT, ""),
+        ("hanoi", "Let me think.\nMOVES: AB, XY\nDone.", "a?", EXACT, ""),  # a token that is not an action: exact form
+        ("hanoi", "MOVES: U, D", "??", EXACT, ""),  # directions are no Hanoi actions
+        ("hanoi", "MOVES: ABCB", "?", EXACT, ""),  # one token (no runs), and not an action
+        ("hanoi", "MOVES: ABCB, BA", "?c", EXACT, ""),
+        ("hanoi", "MOVES: ab cb", "af", NORMALIZED, "case+separators"),
+        ("hanoi", "MOVES: ab, Cb", "af", NORMALIZED, "case"),
+        ("hanoi", "MOVES: AB CB", "af", NORMALIZED, "separators"),
+        ("hanoi", "MOVES: AB; CB / BA", "afc", NORMALIZED, "separators"),
+        ("hanoi", "MOVES: AB → CB -> BA", "afc", NORMALIZED, "separators"),  # "→" is no Hanoi glyph: a separator
+        ("hanoi", "MOVES: [AB, BA].", "ac", NORMALIZED, "brackets+punctuation"),
+        ("hanoi", "**MOVES:** `AB, BA`", "ac", NORMALIZED, "markup"),
+        ("hanoi", "MOVES: AB (A to B), CB (3 moves)", "af", NORMALIZED, "comment"),
+        ("hanoi", "MOVES: AB, ab, XY", "aa?", NORMALIZED, "case"),
+        ("hanoi", "MOVES:\nAB, CB\nThat is all.", "af", NORMALIZED, "multiline"),
+        ("hanoi", "MOVES: AB,\nCB", "af", NORMALIZED, "multiline+punctuation"),
+        ("hanoi", "AB, CB", "af", NORMALIZED, "label"),
+        ("hanoi", "```\nab cb\n```", "af", NORMALIZED, "case+fence+label+separators"),
+        ("hanoi", "ABCB", "", NO_PLAN, ""),
+        ("hanoi", "AB, XY", "", NO_PLAN, ""),
+        ("hanoi", "I would move AB then CB.", "", NO_PLAN, ""),
+        ("nine", "MOVES: A, B, I", "ABI", EXACT, ""),
+        ("nine", "MOVES: ABC", "?", EXACT, ""),  # no runs: one token
+        ("nine", "MOVES: J, A", "?A", EXACT, ""),
+        ("nine", "MOVES: a b c", "ABC", NORMALIZED, "case+separators"),
+        ("nine", "MOVES: alpha, India, B", "AIB", NORMALIZED, "words"),
+        ("nine", "MOVES: A → B", "AB", NORMALIZED, "separators"),
+        ("nine", "a, b", "AB", NORMALIZED, "case+label"),
+        ("nine", "ABC", "", NO_PLAN, ""),
+        ("nine", "a big idea", "", NO_PLAN, ""),  # only token letters and spaces, but not a list of them
+        ("compass", "MOVES: N, S, E, W", "^v><", EXACT, ""),
+        ("compass", "MOVES: NSEW", "^v><", NORMALIZED, "separators"),
+        ("compass", "MOVES: nsEw", "^v><", NORMALIZED, "case+separators"),
+        ("compass", "MOVES: n, s", "^v", NORMALIZED, "case"),
+        ("compass", "MOVES: north, West", "^<", NORMALIZED, "words"),
+        ("compass", "MOVES: ↑↓, ←", "^v<", NORMALIZED, "arrows"),
+        ("compass", "MOVES: ↑, →", "^>", NORMALIZED, "arrows"),  # "→" is a glyph here ...
+        ("compass", "MOVES: N → E", "^>", NORMALIZED, "separators"),  # ... but beside letters a separator
+        ("compass", "MOVES: NSX, E", "?>", EXACT, ""),
+        ("compass", "NS EW", "^v><", NORMALIZED, "label+separators"),
+        ("grid", "MOVES: A1, A10, C3", "1X9", EXACT, ""),
+        ("grid", "MOVES: A1A10", "?", EXACT, ""),
+        ("grid", "MOVES: a10 c3", "X9", NORMALIZED, "case+separators"),
+        ("grid", "MOVES: A1, A100", "1?", EXACT, ""),
+        ("grid", "A1 / B2", "15", NORMALIZED, "label+separators"),
+    ],
+)
 def test_hand_worked(name, text, moves, mode, tags):
     v = VOCABULARIES[name]
     assert both(text, v) == ParsedPlan(moves, mode, tags, False)
     strict = both(text, v, strict=True)
-    assert strict == (ParsedPlan(moves, mode, tags, False) if mode != NORMALIZED else ParsedPlan("", NO_PLAN, tags, False))
+    assert strict == (
+        ParsedPlan(moves, mode, tags, False) if mode != NORMALIZED else ParsedPlan("", NO_PLAN, tags, False)
+    )
     col = parse_column([text], vocabulary=v)
     assert col.to_plans() == [parse_answer(text, False, v)] and col.vocabulary == v
     assert col.codes.tolist() == [v.symbols.index(c) if c in v.symbols else v.invalid_code for c in moves]
@@ -188,13 +201,18 @@ def test_directions_are_the_default_and_a_directions_answer_is_no_hanoi_plan():
     assert parse_answer(text) == parse_answer(text, vocabulary=DIRECTIONS) == ParsedPlan("UD", EXACT, "", False)
     assert parse_plan(text) == parse_plan(text, vocabulary=DIRECTIONS)
     assert both("U D L", HANOI).mode == NO_PLAN and both("U D L", DIRECTIONS).moves == "UDL"
-    assert parse_answers(["MOVES: ab", "MOVES: U"], vocabulary=HANOI) == [ParsedPlan("a", NORMALIZED, "case", False),
-                                                                          ParsedPlan("?", EXACT, "", False)]
+    assert parse_answers(["MOVES: ab", "MOVES: U"], vocabulary=HANOI) == [
+        ParsedPlan("a", NORMALIZED, "case", False),
+        ParsedPlan("?", EXACT, "", False),
+    ]
 
 
 def test_a_vocabulary_that_is_not_one_is_refused():
-    for call in (lambda: parse_answer("MOVES: U", vocabulary="UDLR"), lambda: parse_plan("MOVES: U", vocabulary="UDLR"),
-                 lambda: parse_column(["MOVES: U"], vocabulary=("U", "D"))):
+    for call in (
+        lambda: parse_answer("MOVES: U", vocabulary="UDLR"),
+        lambda: parse_plan("MOVES: U", vocabulary="UDLR"),
+        lambda: parse_column(["MOVES: U"], vocabulary=("U", "D")),
+    ):
         with pytest.raises(TypeError):
             call()
 
@@ -205,8 +223,17 @@ def test_the_column_parser_with_other_vocabularies(monkeypatch):
     assert col.compiled == 0 and col.plan_strings().to_pylist() == ["af", "", "", "c", "", "", "a?", ""]
     col = parse_column(texts, vocabulary=HANOI)
     assert col.to_plans() == parse_answers(texts, vocabulary=HANOI)
-    assert col.codes.tolist() == [0, 5, 2, 0, HANOI.invalid_code, 4] and col.offsets.tolist() == [0, 2, 2, 2, 3, 3, 3,
-                                                                                                    5, 6]
+    assert col.codes.tolist() == [0, 5, 2, 0, HANOI.invalid_code, 4] and col.offsets.tolist() == [
+        0,
+        2,
+        2,
+        2,
+        3,
+        3,
+        3,
+        5,
+        6,
+    ]
     # the kernel reads a vocabulary equal to DIRECTIONS, built anew (in a column of any size)
     monkeypatch.setattr("fastspe.scoring.parse_column.REFERENCE_BYTES", -1)
     again = Vocabulary(("U", "D", "L", "R"), words=dict(DIRECTIONS.words), glyphs=dict(DIRECTIONS.glyphs), runs=True)
@@ -260,8 +287,9 @@ BODIES = {  # how a list of tokens may be written after its label (v: the vocabu
     "full_stop": lambda v, p: ",".join(p) + ".",
     "trailing_comma": lambda v, p: ",".join(p) + ",",
     "stacked_punctuation": lambda v, p: " ".join(p) + " ;. !",
-    "trimmed_tokens": lambda v, p: " ".join(("!", ":", "'", "{", "<")[k % 5] + t + (".", "}", ">", "!", "")[k % 5]
-                                            for k, t in enumerate(p)),
+    "trimmed_tokens": lambda v, p: " ".join(
+        ("!", ":", "'", "{", "<")[k % 5] + t + (".", "}", ">", "!", "")[k % 5] for k, t in enumerate(p)
+    ),
     "comment": lambda v, p: ",".join(p) + " (" + str(len(p)) + " moves)",
     "glosses": lambda v, p: ", ".join(t + " (" + t.lower() + ")" for t in p),
     "unclosed_paren": lambda v, p: ", ".join(p) + " (",
@@ -271,12 +299,50 @@ BODIES = {  # how a list of tokens may be written after its label (v: the vocabu
     "only_punctuation": lambda v, p: " .",
     "empty": lambda v, p: "",
 }
-LABELS = ["MOVES:", "MOVES: ", "  MOVES:", "MOVES :", "**MOVES:**", "MOVES**:", "# MOVES:", "- MOVES:", "Moves:",
-          "moves:", "MOVE:", "`move`:", "Final answer: MOVES:", "Final answer: Moves:", "xMOVES:", "MoVeS :"]
-CHATTER = ["", "I reason first.\n", "Let me think step by step.\n\n", "Here are the moves: {t}\n", "```\n", "~~~\n",
-           "MOVES: {t}, {t}\n", "Note: the tokens are {all}.\n", "Café, naïve, 🙂.\n", "  ```text\n"]
-AFTER = ["", "\n", "\n\nThat is the plan.", "\n{list}\n", "\n{list}", "\n\n  {lower}\nok", "\n```", "\n~~~", " (done)",
-         "\nMOVES: {t}", "\n   \n\t\n", "\nI hope this helps 🙂"]
+LABELS = [
+    "MOVES:",
+    "MOVES: ",
+    "  MOVES:",
+    "MOVES :",
+    "**MOVES:**",
+    "MOVES**:",
+    "# MOVES:",
+    "- MOVES:",
+    "Moves:",
+    "moves:",
+    "MOVE:",
+    "`move`:",
+    "Final answer: MOVES:",
+    "Final answer: Moves:",
+    "xMOVES:",
+    "MoVeS :",
+]
+CHATTER = [
+    "",
+    "I reason first.\n",
+    "Let me think step by step.\n\n",
+    "Here are the moves: {t}\n",
+    "```\n",
+    "~~~\n",
+    "MOVES: {t}, {t}\n",
+    "Note: the tokens are {all}.\n",
+    "Café, naïve, 🙂.\n",
+    "  ```text\n",
+]
+AFTER = [
+    "",
+    "\n",
+    "\n\nThat is the plan.",
+    "\n{list}\n",
+    "\n{list}",
+    "\n\n  {lower}\nok",
+    "\n```",
+    "\n~~~",
+    " (done)",
+    "\nMOVES: {t}",
+    "\n   \n\t\n",
+    "\nI hope this helps 🙂",
+]
 
 
 def _fill(template, v, plan):
@@ -290,18 +356,35 @@ def answers(draw, v):
     body = BODIES[draw(st.sampled_from(sorted(BODIES)))](v, plan)
     kind = draw(st.sampled_from(["labelled", "labelled", "labelled", "bare", "bare", "prose", "soup", "noise"]))
     if kind == "labelled":
-        text = (_fill(draw(st.sampled_from(CHATTER)), v, plan) + draw(st.sampled_from(LABELS)) + body
-                + _fill(draw(st.sampled_from(AFTER)), v, plan))
+        text = (
+            _fill(draw(st.sampled_from(CHATTER)), v, plan)
+            + draw(st.sampled_from(LABELS))
+            + body
+            + _fill(draw(st.sampled_from(AFTER)), v, plan)
+        )
     elif kind == "bare":
-        text = draw(st.sampled_from(["", "```\n", "```text\n", "  "])) + body + draw(st.sampled_from(["", "\n```", "\n"]))
+        text = (
+            draw(st.sampled_from(["", "```\n", "```text\n", "  "])) + body + draw(st.sampled_from(["", "\n```", "\n"]))
+        )
     elif kind == "prose":
-        text = _fill(draw(st.sampled_from(CHATTER)), v, plan) + draw(st.sampled_from(
-            ["I cannot solve this.", "No plan exists", "hold on", "1. {t}\n2. {t}".format(t=plan[0]), "a bad deed"]))
+        text = _fill(draw(st.sampled_from(CHATTER)), v, plan) + draw(
+            st.sampled_from(
+                ["I cannot solve this.", "No plan exists", "hold on", "1. {t}\n2. {t}".format(t=plan[0]), "a bad deed"]
+            )
+        )
     elif kind == "soup":  # characters the format gives a meaning to, and the vocabulary's own, in any order
-        chars = sorted(set("".join(v.tokens) + "".join(v.tokens).lower() + "".join(v.words) + "".join(v.glyphs)
-                           + "MOVESmoves:Xx,;/|→↑-> \t\n`*_~#[]().!\"\xa0"))
-        text = "".join(draw(st.lists(st.sampled_from(chars) | st.sampled_from([*v.tokens, *LABELS, body]),
-                                     max_size=30)))
+        chars = sorted(
+            set(
+                "".join(v.tokens)
+                + "".join(v.tokens).lower()
+                + "".join(v.words)
+                + "".join(v.glyphs)
+                + 'MOVESmoves:Xx,;/|→↑-> \t\n`*_~#[]().!"\xa0'
+            )
+        )
+        text = "".join(
+            draw(st.lists(st.sampled_from(chars) | st.sampled_from([*v.tokens, *LABELS, body]), max_size=30))
+        )
     else:
         text = draw(st.text(max_size=40))
     return draw(st.sampled_from([text, text.replace("\n", "\r\n"), text.replace("\n", "\r")]))
@@ -333,8 +416,11 @@ def test_renderings_read_back(name, data):
     assert both("MOVES: " + ", ".join(plan), v) == ParsedPlan(symbols, EXACT, "", False)
     lower = both("MOVES: " + " ".join(plan).lower(), v)
     has_case = any(t.lower() != t for t in plan)
-    assert (lower.moves, lower.mode, lower.normalization) == (symbols, NORMALIZED,
-                                                              "case+separators" if has_case else "separators")
+    assert (lower.moves, lower.mode, lower.normalization) == (
+        symbols,
+        NORMALIZED,
+        "case+separators" if has_case else "separators",
+    )
     fenced = both("```\n[" + ", ".join(plan) + "]\n```", v)
     assert (fenced.moves, fenced.normalization) == (symbols, "brackets+fence+label")
     run = both("MOVES: " + "".join(plan), v)

@@ -25,10 +25,10 @@ def _store(arr, i, word):
 def test_a_word_is_eight_bytes_little_endian(raw, data):
     at = data.draw(st.integers(0, len(raw) - 8))
     arr = np.frombuffer(raw, dtype=np.uint8).copy()
-    assert int(_load(arr, at)) == int.from_bytes(raw[at:at + 8], "little")
+    assert int(_load(arr, at)) == int.from_bytes(raw[at : at + 8], "little")
     word = data.draw(st.integers(0, 2**64 - 1))
     _store(arr, at, np.uint64(word))
-    assert arr.tobytes() == raw[:at] + word.to_bytes(8, "little") + raw[at + 8:]  # nothing else written
+    assert arr.tobytes() == raw[:at] + word.to_bytes(8, "little") + raw[at + 8 :]  # nothing else written
 
 
 @settings(max_examples=300, deadline=None)
@@ -43,4 +43,4 @@ def test_same_bytes_is_bytes_equality(raw, data):
     if run and data.draw(st.booleans()):
         other[b_lo + data.draw(st.integers(0, len(run) - 1))] ^= 1 << data.draw(st.integers(0, 7))
     a, b = np.frombuffer(raw or b"\0", dtype=np.uint8), np.frombuffer(bytes(other) or b"\0", dtype=np.uint8)
-    assert same_bytes(a, lo, hi, b, b_lo) == (bytes(other[b_lo:b_lo + len(run)]) == run)
+    assert same_bytes(a, lo, hi, b, b_lo) == (bytes(other[b_lo : b_lo + len(run)]) == run)

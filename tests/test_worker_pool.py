@@ -38,8 +38,15 @@ def run_script(folder: Path, code: str, env: dict = ENV, cwd: Path = REPO) -> su
     """``code`` run as a script file of its own (its workers import it as their main module), in a new session."""
     script = folder / "script.py"
     script.write_text(code)
-    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-                          start_new_session=True)
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        start_new_session=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +114,12 @@ def test_a_killed_worker_is_replaced_and_the_result_is_the_same(pool, tmp_path):
     packed = intervals.pack_sums(board_sums(synthetic_verdicts(seed=4, conditions=("a", "b"), per_cell=4)))
     dies = DiesOnce(tmp_path / "died", first=intervals.DRAW_RANGE)
     local = intervals.bootstrap_draws(packed, 3 * intervals.DRAW_RANGE, seed=1)
-    remote = intervals.bootstrap_draws(packed, 3 * intervals.DRAW_RANGE, seed=1,
-                                       executor=lambda fn, shared, items, *args: pool.map(dies, shared, items, *args))
+    remote = intervals.bootstrap_draws(
+        packed,
+        3 * intervals.DRAW_RANGE,
+        seed=1,
+        executor=lambda fn, shared, items, *args: pool.map(dies, shared, items, *args),
+    )
     assert (tmp_path / "died").exists()
     assert np.array_equal(local.samples, remote.samples, equal_nan=True)
 
@@ -127,12 +138,21 @@ def test_a_task_that_kills_every_worker_is_given_up_with_a_clear_error():
 def test_bootstrap_and_bank_are_identical(pool, tmp_path):
     sums = board_sums(synthetic_verdicts(seed=11, conditions=("a", "b", "c"), per_cell=5))
     draws = 3 * intervals.DRAW_RANGE + 17  # several ranges, the last one short
-    pd.testing.assert_frame_equal(intervals.bootstrap_intervals(sums, draws=draws, seed=9),
-                                  intervals.bootstrap_intervals(sums, draws=draws, seed=9, executor=executor(pool)))
-    design = Design(seed=7, cells=(DesignCell("primary", Layout(4, 4, ()), 10, 300),
-                                   DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
-                                   DesignCell("stress", Layout(4, 4, ()), 10, 200)))
-    with Proposals(pool, proposal_piece, piece=257, first=100, ahead=3) as proposals:  # pieces never aligned with the ranges
+    pd.testing.assert_frame_equal(
+        intervals.bootstrap_intervals(sums, draws=draws, seed=9),
+        intervals.bootstrap_intervals(sums, draws=draws, seed=9, executor=executor(pool)),
+    )
+    design = Design(
+        seed=7,
+        cells=(
+            DesignCell("primary", Layout(4, 4, ()), 10, 300),
+            DesignCell("primary", Layout(4, 4, (5,)), 20, 150),
+            DesignCell("stress", Layout(4, 4, ()), 10, 200),
+        ),
+    )
+    with Proposals(
+        pool, proposal_piece, piece=257, first=100, ahead=3
+    ) as proposals:  # pieces never aligned with the ranges
         remote = build_bank_table(design, propose=proposals)
     assert remote.equals(build_bank_table(design))
 
@@ -142,12 +162,14 @@ def test_score_file_is_byte_identical(pool, tmp_path):
     write_bank(bank, tmp_path / "bank.parquet")
     bank = read_bank_table(tmp_path / "bank.parquet")
     frame = bank.to_pandas()
-    responses = pd.concat([baseline_responses(frame, name, trials=1) for name in ("greedy", "random")],
-                          ignore_index=True)
+    responses = pd.concat(
+        [baseline_responses(frame, name, trials=1) for name in ("greedy", "random")], ignore_index=True
+    )
     write_table(responses, tmp_path / "r.jsonl")
     local = score_file(bank, tmp_path / "r.jsonl", tmp_path / "a.parquet", chunk_bytes=20_000)
-    remote = score_file(bank, tmp_path / "r.jsonl", tmp_path / "b.parquet", chunk_bytes=20_000,
-                        executor=executor(pool, once=True))
+    remote = score_file(
+        bank, tmp_path / "r.jsonl", tmp_path / "b.parquet", chunk_bytes=20_000, executor=executor(pool, once=True)
+    )
     assert local == remote and local.scored == len(responses)
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
@@ -178,9 +200,14 @@ if __name__ == "__main__":
 def test_cli_workers_need_no_dask_and_write_the_same_bank(tmp_path):
     (tmp_path / "nodask.py").write_text(_NO_DASK)
     for name, extra in (("a.parquet", []), ("b.parquet", ["--workers", "2"])):
-        done = subprocess.run([sys.executable, str(tmp_path / "nodask.py"), "bank", "build", "--out",
-                               str(tmp_path / name), *extra], env=ENV, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=300)
+        done = subprocess.run(
+            [sys.executable, str(tmp_path / "nodask.py"), "bank", "build", "--out", str(tmp_path / name), *extra],
+            env=ENV,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
@@ -232,8 +259,15 @@ def _gone(group: int, seconds: float = 10) -> bool:
 def test_ctrl_c_ends_the_pool_quietly_and_leaves_no_process(tmp_path):
     import time
 
-    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], cwd=REPO, env=ENV, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED],
+        cwd=REPO,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         assert proc.stdout.readline() == "up\n"
         time.sleep(1.0)  # the naps are running on the workers
@@ -296,8 +330,15 @@ def test_workers_end_by_themselves_when_the_pool_process_is_killed_and_its_folde
 
     script = tmp_path / "killed.py"
     script.write_text(_KILLED)
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=ENV, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=REPO,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         *workers, folder = proc.stdout.readline().split()
         time.sleep(0.5)

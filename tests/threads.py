@@ -18,8 +18,9 @@ def digests_by_thread_count(script: str, counts=("1", "2")) -> dict[str, str]:
     digests = {}
     for threads in counts:
         env = {**os.environ, "NUMBA_NUM_THREADS": threads, "PYTHONPATH": str(ROOT)}
-        res = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                             timeout=600)
+        res = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        )
         assert res.returncode == 0, res.stderr
         got_threads, digest = res.stdout.split()
         assert got_threads == threads

@@ -28,8 +28,10 @@ def check_thread_variable(environ=os.environ) -> None:
     except ValueError:
         ok = False
     if not ok:
-        raise UserError(f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
-                        f"unset it to use every core")
+        raise UserError(
+            f"NUMBA_NUM_THREADS={raw!r}: must be a whole number of threads in 1..{MAX_THREADS}; "
+            f"unset it to use every core"
+        )
 
 
 check_thread_variable()
@@ -67,8 +69,9 @@ def _plain_call_types(dispatcher):
     literal_call_template = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        return literal_call_template(tuple(types.unliteral(a) for a in args),
-                                     {k: types.unliteral(v) for k, v in kws.items()})
+        return literal_call_template(
+            tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()}
+        )
 
     dispatcher.get_call_template = get_call_template
     return dispatcher

@@ -52,7 +52,9 @@ def kernels_stamp(package: str = str(_PACKAGE)) -> str:
     (``kernels`` folders, which call and import from one another only, fastspe's shared ones, each domain's, and a
     plugin's own), the constants they import, and this cache's own code."""
     here = Path(__file__).resolve().parent
-    files = sorted(_PACKAGE.rglob("kernels/*.py")) + [_PACKAGE / f for f in _KERNEL_CONSTANTS] + sorted(here.glob("*.py"))
+    files = (
+        sorted(_PACKAGE.rglob("kernels/*.py")) + [_PACKAGE / f for f in _KERNEL_CONSTANTS] + sorted(here.glob("*.py"))
+    )
     if Path(package) != _PACKAGE:
         files += sorted(Path(package).rglob("kernels/*.py"))
     digest = hashlib.sha256()
@@ -101,8 +103,7 @@ class KernelCacheImpl(caching.CompileResultCacheImpl):
         source = inspect.getfile(py_func)
         self._locator = KernelLocator.from_function(py_func, source, root)
         modname = os.path.splitext(os.path.basename(source))[0]
-        self._filename_base = self.get_filename_base(f"{modname}.{py_func.__qualname__}",
-                                                     getattr(sys, "abiflags", ""))
+        self._filename_base = self.get_filename_base(f"{modname}.{py_func.__qualname__}", getattr(sys, "abiflags", ""))
 
     def rebuild(self, target_context, payload):
         """A cached overload, its load hooks kept on its library. numba runs the hooks of a loaded result
@@ -150,8 +151,10 @@ class KeyedCacheFile(caching.IndexDataCacheFile):
             listing[key] = name
             self._save_index(listing)
         except OSError as exc:
-            _warn_once(f"fastspe: compiled kernels cannot be cached in {self._cache_path} "
-                       f"({os.strerror(exc.errno) if exc.errno else exc}); they compile again in each process")
+            _warn_once(
+                f"fastspe: compiled kernels cannot be cached in {self._cache_path} "
+                f"({os.strerror(exc.errno) if exc.errno else exc}); they compile again in each process"
+            )
 
 
 _warned: set[str] = set()
@@ -175,8 +178,11 @@ class KernelCache(caching.FunctionCache):
         self._impl = self._impl_class(py_func, root)
         self._cache_path = self._impl.locator.get_cache_path()
         self.folder = self._impl.locator.root
-        self._cache_file = KeyedCacheFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
-                                          source_stamp=self._impl.locator.get_source_stamp())
+        self._cache_file = KeyedCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
         self.enable()
 
     def _index_key(self, sig, codegen) -> str:

@@ -133,10 +133,14 @@ def cache_info(environ=os.environ) -> CacheInfo:
     files = list(_cache_files(folder))
     root = folder.parent
     others = tuple(sorted(p for p in root.iterdir() if p.is_dir() and p != folder)) if root.is_dir() else ()
-    return CacheInfo(folder=folder, enabled=cache_enabled(environ),
-                      kernels=sum(p.suffix == INDEX_SUFFIX for p in files),
-                      overloads=sum(p.suffix == DATA_SUFFIX for p in files),
-                      bytes=sum(p.stat().st_size for p in files), other_folders=others)
+    return CacheInfo(
+        folder=folder,
+        enabled=cache_enabled(environ),
+        kernels=sum(p.suffix == INDEX_SUFFIX for p in files),
+        overloads=sum(p.suffix == DATA_SUFFIX for p in files),
+        bytes=sum(p.stat().st_size for p in files),
+        other_folders=others,
+    )
 
 
 def clear_cache(environ=os.environ, every_version: bool = False) -> int:

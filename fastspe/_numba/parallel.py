@@ -16,8 +16,13 @@ from numba.extending import intrinsic
 
 def _rmw(op: str):
     def typer(typingctx, arr, idx, val):
-        if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and arr.ndim == 1
-                and isinstance(idx, types.Integer) and isinstance(val, types.Integer)):
+        if not (
+            isinstance(arr, types.Array)
+            and arr.dtype == types.int64
+            and arr.ndim == 1
+            and isinstance(idx, types.Integer)
+            and isinstance(val, types.Integer)
+        ):
             return None
         sig = types.int64(arr, idx, val)
 

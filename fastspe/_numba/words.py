@@ -19,8 +19,13 @@ from . import njit
 def load_word(typingctx, arr, idx):
     """``arr[idx:idx + 8]`` (a C-contiguous uint8 array; the caller keeps ``idx + 8 <= len(arr)``) as one
     little-endian uint64."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and arr.ndim == 1 and arr.layout == "C"
-            and isinstance(idx, types.Integer)):
+    if not (
+        isinstance(arr, types.Array)
+        and arr.dtype == types.uint8
+        and arr.ndim == 1
+        and arr.layout == "C"
+        and isinstance(idx, types.Integer)
+    ):
         return None
     sig = types.uint64(arr, idx)
 
@@ -34,8 +39,15 @@ def load_word(typingctx, arr, idx):
 def store_word(typingctx, arr, idx, word):
     """Write the uint64 ``word`` over ``arr[idx:idx + 8]`` (a C-contiguous, writable uint8 array; the caller keeps
     ``idx + 8 <= len(arr)``), little-endian."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and arr.ndim == 1 and arr.layout == "C"
-            and arr.mutable and isinstance(idx, types.Integer) and word == types.uint64):
+    if not (
+        isinstance(arr, types.Array)
+        and arr.dtype == types.uint8
+        and arr.ndim == 1
+        and arr.layout == "C"
+        and arr.mutable
+        and isinstance(idx, types.Integer)
+        and word == types.uint64
+    ):
         return None
     sig = types.void(arr, idx, word)
 

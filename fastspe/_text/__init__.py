@@ -33,8 +33,10 @@ def printable(text, keep_newlines: bool = True) -> str:
     text = str(text)
     if not any(_is_control(ord(c), keep_newlines) for c in text):
         return text
-    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-                   if _is_control(ord(c), keep_newlines) else c for c in text)
+    return "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if _is_control(ord(c), keep_newlines) else c
+        for c in text
+    )
 
 
 def html_text(text) -> str:
@@ -48,8 +50,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     plural the table does not know."""
     if n == 1:
         return word
-    return many or _PLURALS.get(word) or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou"
-                                          else word + "s")
+    return (
+        many
+        or _PLURALS.get(word)
+        or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s")
+    )
 
 
 def count(n: int, word: str, many: str | None = None) -> str:
@@ -76,5 +81,7 @@ def coverage_text(covered: int, total: int, unit: str = "board") -> str:
         return ""
     share = 100 * covered / total
     shown = f"{share:.0f}" if share >= 1 else f"{share:.1g}"
-    return (f"covers {covered:,} of {count(total, unit)} ({shown}%), not the whole bank: its numbers describe "
-            f"{plural(covered, 'this')} {plural(covered, unit)} only")
+    return (
+        f"covers {covered:,} of {count(total, unit)} ({shown}%), not the whole bank: its numbers describe "
+        f"{plural(covered, 'this')} {plural(covered, unit)} only"
+    )

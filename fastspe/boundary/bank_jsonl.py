@@ -56,8 +56,9 @@ def _first_bad_json_line(path, exc: Exception, schema: pa.Schema) -> InputError:
             except RecursionError:
                 return input_error(path, "not a bank row (JSON nested too deep)", "line", lineno)
             except json.JSONDecodeError as err:
-                return input_error(path, f"not valid JSON ({err.msg}); each line must be one JSON object",
-                                   "line", lineno)
+                return input_error(
+                    path, f"not valid JSON ({err.msg}); each line must be one JSON object", "line", lineno
+                )
             except ValueError as err:  # a repeated key: which value counts is anyone's guess
                 return input_error(path, str(err), "line", lineno)
             if not isinstance(obj, dict):
@@ -65,8 +66,12 @@ def _first_bad_json_line(path, exc: Exception, schema: pa.Schema) -> InputError:
             try:
                 json.dumps(obj, ensure_ascii=False).encode("utf-8")
             except UnicodeEncodeError:
-                return input_error(path, "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not "
-                                   "Unicode text", "line", lineno)
+                return input_error(
+                    path,
+                    "holds a lone surrogate escape (\\ud800-\\udfff without its pair), not Unicode text",
+                    "line",
+                    lineno,
+                )
             for name, kind in expect.items():
                 problem = _json_type_problem(obj.get(name), kind)
                 if problem:
@@ -87,11 +92,12 @@ def _json_type_problem(value, kind: pa.DataType) -> str | None:
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def jsonl_line_finder(path):
     """Row index -> 1-based line number of a JSONL file (blank lines are not rows); errors only."""
+
     def line_of(row: int) -> int:
         with open(path, "rb") as fh:
             seen = -1
@@ -101,4 +107,5 @@ def jsonl_line_finder(path):
                     if seen == row:
                         return lineno
         return row + 1
+
     return line_of

@@ -10,8 +10,18 @@ import pyarrow.compute as pc
 from ..kernels.text_check import id_runs
 from .errors import InputError, input_error
 
-__all__ = ["FIX", "RowErrors", "rows_to_check", "typed_columns", "single_chunk", "text_column", "int_column",
-           "string_buffers", "list_lengths", "check_ids"]
+__all__ = [
+    "FIX",
+    "RowErrors",
+    "rows_to_check",
+    "typed_columns",
+    "single_chunk",
+    "text_column",
+    "int_column",
+    "string_buffers",
+    "list_lengths",
+    "check_ids",
+]
 
 FIX = "rebuild it with `fastspe bank build` (and `fastspe bank verify` it)"
 
@@ -45,8 +55,18 @@ class RowErrors:
             raise self.error(i, what(i) + more)
 
 
-def rows_to_check(table: pa.Table, required, source: str, unit: str = "row", line_of=None, *, filled=None,
-                  what: str = "bank", make: str = "`fastspe bank build`", rows: str = "rows") -> RowErrors:
+def rows_to_check(
+    table: pa.Table,
+    required,
+    source: str,
+    unit: str = "row",
+    line_of=None,
+    *,
+    filled=None,
+    what: str = "bank",
+    make: str = "`fastspe bank build`",
+    rows: str = "rows",
+) -> RowErrors:
     """How every bank check starts: a table lacking one of the ``required`` columns is not a ``what`` (``make`` one),
     a table of no rows is refused (it has no ``rows``), and so is a null in a ``filled`` column (default: the
     required ones), naming its row. Returns the ``RowErrors`` the rest of the check raises with."""
@@ -66,8 +86,12 @@ def rows_to_check(table: pa.Table, required, source: str, unit: str = "row", lin
 def typed_columns(table: pa.Table, names, text, at: RowErrors, fresh: bool = False) -> dict[str, pa.Array]:
     """The columns ``names`` of ``table``, each one array: the ones in ``text`` as UTF-8 ``string``
     (``text_column``), the others as int64 (``int_column``)."""
-    return {name: text_column(single_chunk(table.column(name), fresh), name, at) if name in text
-            else int_column(single_chunk(table.column(name), fresh), name, at) for name in names}
+    return {
+        name: text_column(single_chunk(table.column(name), fresh), name, at)
+        if name in text
+        else int_column(single_chunk(table.column(name), fresh), name, at)
+        for name in names
+    }
 
 
 def single_chunk(column, fresh: bool = False) -> pa.Array:
@@ -98,7 +122,7 @@ def _ascii_text(strings: pa.Array) -> bool:
     data, offsets = string_buffers(strings)
     if len(offsets) < 2:
         return True
-    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and data[offsets[0]:offsets[-1]].max(initial=0) < 128)
+    return bool(0 <= offsets[0] <= offsets[-1] <= len(data) and data[offsets[0] : offsets[-1]].max(initial=0) < 128)
 
 
 def _valid(array: pa.Array) -> bool:
@@ -145,7 +169,7 @@ def string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         strings = strings.cast(pa.large_string())
     wide = np.int64 if pa.types.is_large_string(strings.type) else np.int32
     buffers = strings.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=wide)[strings.offset:strings.offset + len(strings) + 1]
+    offsets = np.frombuffer(buffers[1], dtype=wide)[strings.offset : strings.offset + len(strings) + 1]
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
     return data, offsets
 
@@ -161,8 +185,11 @@ def check_ids(ids: pa.Array, at: RowErrors) -> None:
         hits = np.flatnonzero(pc.is_in(ids, value_set=repeated).to_numpy(zero_copy_only=False))
         first = ids[int(hits[0])].as_py()
         rows = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
-        raise at.error(int(rows[1]), f"board_id {first!r} appears more than once (also {at.unit} "
-                                     f"{at.line_of(int(rows[0])) if at.line_of else int(rows[0]) + 1})")
+        raise at.error(
+            int(rows[1]),
+            f"board_id {first!r} appears more than once (also {at.unit} "
+            f"{at.line_of(int(rows[0])) if at.line_of else int(rows[0]) + 1})",
+        )
 
 
 _MAX_RUNS = 4096  # runs of increasing ids beyond which the hash count is the quicker proof
@@ -181,7 +208,7 @@ def _ids_ordered_apart(ids: pa.Array) -> bool:
         return False
     spans: dict[int, list] = {}
     for lo, hi in zip(starts.tolist(), starts[1:].tolist() + [len(ids)]):
-        first, last = data[offsets[lo]:offsets[lo + 1]], data[offsets[hi - 1]:offsets[hi]]
+        first, last = data[offsets[lo] : offsets[lo + 1]], data[offsets[hi - 1] : offsets[hi]]
         spans.setdefault(len(first), []).append((first.tobytes(), last.tobytes()))
     for runs in spans.values():
         runs.sort()

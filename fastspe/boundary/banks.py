@@ -31,9 +31,24 @@ from .parquet import parquet_row_groups, read_parquet, write_parquet
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BANK_SUFFIXES", "FRAME_DOMAIN", "Bank", "bank_format", "check_bank_path", "read_bank_table", "load_bank",
-           "read_bank", "check_bank_table", "as_bank", "bank_to_table", "bank_frame", "table_from_frame", "write_bank",
-           "write_bank_table", "write_bank_tables"]
+__all__ = [
+    "BANK_SUFFIXES",
+    "FRAME_DOMAIN",
+    "Bank",
+    "bank_format",
+    "check_bank_path",
+    "read_bank_table",
+    "load_bank",
+    "read_bank",
+    "check_bank_table",
+    "as_bank",
+    "bank_to_table",
+    "bank_frame",
+    "table_from_frame",
+    "write_bank",
+    "write_bank_table",
+    "write_bank_tables",
+]
 
 BANK_SUFFIXES = (".parquet", ".jsonl")
 
@@ -82,8 +97,10 @@ class Bank:
 def bank_format(path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in BANK_SUFFIXES:
-        raise InputError(f"{path}: a bank file is .parquet or .jsonl (got {suffix or 'no extension'!r}); "
-                         "make one with `fastspe bank build --out NAME.parquet`")
+        raise InputError(
+            f"{path}: a bank file is .parquet or .jsonl (got {suffix or 'no extension'!r}); "
+            "make one with `fastspe bank build --out NAME.parquet`"
+        )
     return suffix[1:]
 
 
@@ -117,13 +134,18 @@ def read_bank_table(path, meaning: bool = True, then=None, domain=None):
         raise InputError(f"{path}: no such file")
     then = then or (lambda table: table)
     if fmt == "parquet":  # checked while the content digest is computed
-        return read_parquet(path, "bank", then=lambda table: then(check_bank_table(table, str(path), "row",
-                                                                                  meaning=meaning, fresh=True,
-                                                                                  domain=domain)))
+        return read_parquet(
+            path,
+            "bank",
+            then=lambda table: then(
+                check_bank_table(table, str(path), "row", meaning=meaning, fresh=True, domain=domain)
+            ),
+        )
     chosen = _jsonl_domain(path, domain)
     table = read_jsonl_bank(path, chosen.jsonl_schema)
-    return then(check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning,
-                                 domain=chosen))
+    return then(
+        check_bank_table(table, str(path), "line", line_of=jsonl_line_finder(path), meaning=meaning, domain=chosen)
+    )
 
 
 def load_bank(path, domain=None) -> Bank:
@@ -139,8 +161,15 @@ def read_bank(path, meaning: bool = True, domain=None) -> pd.DataFrame:
     return read_bank_table(path, meaning=meaning, then=bank_frame, domain=domain)  # the frame built while hashing
 
 
-def check_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                     meaning: bool = True, fresh: bool = False, domain=None) -> pa.Table:
+def check_bank_table(
+    table: pa.Table,
+    source: str = "bank",
+    unit: str = "row",
+    line_of=None,
+    meaning: bool = True,
+    fresh: bool = False,
+    domain=None,
+) -> pa.Table:
     """Check a bank table with its domain's check (``Domain.check_bank``) and return it in canonical types, the
     domain recorded in its metadata. ``domain`` (a name or ``Domain``): the table's domain when the table does not
     record one (default: the default domain). Raises ``InputError`` naming ``source``, the row and the board id."""
@@ -168,8 +197,9 @@ def as_bank(bank, domain=None, source: str = "bank rows") -> Bank:
     elif isinstance(bank, pa.Table):
         table = bank
     else:
-        raise UserTypeError(f"bank must be a Bank, a DataFrame or an Arrow table (read_bank reads a file), got "
-                            f"{shown(bank)}")
+        raise UserTypeError(
+            f"bank must be a Bank, a DataFrame or an Arrow table (read_bank reads a file), got {shown(bank)}"
+        )
     table = check_bank_table(table, source, domain=domain)
     return Bank(table, domain_named(name_in(table)), source)
 
@@ -234,6 +264,7 @@ def write_bank_tables(tables: Iterable[pa.Table], path, domain=None) -> int:
             def add(table: pa.Table) -> None:
                 _jsonl_domain(path, name_in(table))
                 bank_frame(table).to_json(sink, orient="records", lines=True, force_ascii=False)
+
         for table in tables:
             table = check_bank_table(table, "bank rows", domain=domain)
             rows += table.num_rows

@@ -30,8 +30,14 @@ def _no_constant(name: str):
     raise _Unusable(f"holds {name}, which is not JSON")
 
 
-_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true/false",
-               type(None): "null"}
+_JSON_KINDS = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true/false",
+    type(None): "null",
+}
 
 
 def read_json_object(raw: bytes, fields: str = "rows, cols, blocks and board") -> dict:

@@ -26,8 +26,14 @@ def conversation_records(path, condition: str, board_id: str, trial: int) -> lis
             rec = json.loads(raw)
         except (UnicodeDecodeError, ValueError, RecursionError):
             continue  # a torn line: no turn the model was told of
-        if (isinstance(rec, dict) and rec.get("condition") == condition and rec.get("board_id") == board_id
-                and rec.get("trial") == trial and rec.get("status") in ANSWERED
-                and isinstance(rec.get("turn"), int) and not isinstance(rec.get("turn"), bool)):
+        if (
+            isinstance(rec, dict)
+            and rec.get("condition") == condition
+            and rec.get("board_id") == board_id
+            and rec.get("trial") == trial
+            and rec.get("status") in ANSWERED
+            and isinstance(rec.get("turn"), int)
+            and not isinstance(rec.get("turn"), bool)
+        ):
             turns[rec["turn"]] = rec
     return [turns[t] for t in sorted(turns)]

@@ -441,8 +441,9 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
             except json.JSONDecodeError as exc:
                 raise UserError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from None
             except (RecursionError, ValueError):  # nesting, or an integer of over 4300 digits
-                raise UserError(f"{path}: line {lineno} is not usable JSON (nested too deeply or a huge "
-                                f"number)") from None
+                raise UserError(
+                    f"{path}: line {lineno} is not usable JSON (nested too deeply or a huge number)"
+                ) from None
             if not isinstance(obj, dict):
                 raise UserError(f"{path}: line {lineno} is not a JSON object")
             records.append(obj)

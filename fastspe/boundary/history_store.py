@@ -69,12 +69,19 @@ class Run:
 
 # ---- the index: each line checked on its own, then the lines against each other ------------------------
 
+
 def _show(value) -> str:
     """A JSON value as it stands in the line, with its kind when that is the problem (``"2"`` is a string)."""
     text = json.dumps(value, ensure_ascii=False)
     text = text if len(text) <= 40 else text[:37] + "..."
-    kind = {str: "a string", bool: "true/false", float: "a fraction", list: "a list", dict: "an object",
-            type(None): "null"}.get(type(value))
+    kind = {
+        str: "a string",
+        bool: "true/false",
+        float: "a fraction",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value))
     return f"{text} ({kind})" if kind else text
 
 
@@ -111,10 +118,16 @@ def _digests_problem(value) -> str | None:
 _CHECKS = {
     "number": lambda v: None if is_whole(v, 1, 10**9) else f"number {_show(v)} is not a whole number >= 1",
     "label": lambda v: None if label_problem(v) is None else f"label {_show(v)} is not a run label",
-    "bank_hash": lambda v: None if isinstance(v, str) and _HEX[32].match(v)
-    else f"bank_hash {_show(v)} is not a 32-digit hexadecimal bank hash",
-    "conditions": lambda v: None if isinstance(v, list) and v and all(isinstance(c, str) and c for c in v)
-    else f"conditions {_show(v)} is not a non-empty list of condition names",
+    "bank_hash": lambda v: (
+        None
+        if isinstance(v, str) and _HEX[32].match(v)
+        else f"bank_hash {_show(v)} is not a 32-digit hexadecimal bank hash"
+    ),
+    "conditions": lambda v: (
+        None
+        if isinstance(v, list) and v and all(isinstance(c, str) and c for c in v)
+        else f"conditions {_show(v)} is not a non-empty list of condition names"
+    ),
     "meta": lambda v: None if is_text_map(v) else f"meta {_show(v)} is not an object of text values",
     "draws": lambda v: None if is_whole(v, 1, 10**9) else f"draws {_show(v)} is not a whole number >= 1",
     "seed": lambda v: None if is_whole(v, 0, MAX_SEED) else f"seed {_show(v)} is not a whole number >= 0",
@@ -150,9 +163,15 @@ def parse_entry(raw: bytes) -> Run:
         raise UserError(f"not a history entry (a JSON {type(obj).__name__}, not an object)")
     missing, unknown = sorted(set(_CHECKS) - set(obj)), sorted(set(obj) - set(_CHECKS))
     if missing:
-        raise UserError(f"missing key(s) {', '.join(map(repr, missing))}"
-                        + ("; stores written before fastspe checksummed them cannot be proven unchanged:"
-                            " add their runs again into a new store" if missing == ["digests"] else ""))
+        raise UserError(
+            f"missing key(s) {', '.join(map(repr, missing))}"
+            + (
+                "; stores written before fastspe checksummed them cannot be proven unchanged:"
+                " add their runs again into a new store"
+                if missing == ["digests"]
+                else ""
+            )
+        )
     if unknown:
         raise UserError(f"unknown key(s) {', '.join(map(repr, unknown))}")
     for key, check in _CHECKS.items():
@@ -169,19 +188,32 @@ def _check_together(runs: list[Run], lines: list[int], path: Path) -> None:
         if run.number != pos + 1:
             seen = [r.number for r in runs[:pos]]
             why = "repeats an earlier run's number" if run.number in seen else f"should be {pos + 1}"
-            raise input_error(path, f"run number {run.number} {why}: runs are numbered 1, 2, 3... in the order "
-                                    "added; the store is damaged", "line", line)
+            raise input_error(
+                path,
+                f"run number {run.number} {why}: runs are numbered 1, 2, 3... in the order added; the store is damaged",
+                "line",
+                line,
+            )
         if run.label in labels:
-            raise input_error(path, f"label {run.label!r} is already the label of line {labels[run.label]}; "
-                                    "the store is damaged", "line", line)
+            raise input_error(
+                path,
+                f"label {run.label!r} is already the label of line {labels[run.label]}; the store is damaged",
+                "line",
+                line,
+            )
         labels[run.label] = line
         if run.bank_hash != runs[0].bank_hash:
-            raise input_error(path, f"bank_hash {run.bank_hash} differs from line {lines[0]}'s "
-                                    f"{runs[0].bank_hash}: a store holds one bank's runs; the store is damaged",
-                              "line", line)
+            raise input_error(
+                path,
+                f"bank_hash {run.bank_hash} differs from line {lines[0]}'s "
+                f"{runs[0].bank_hash}: a store holds one bank's runs; the store is damaged",
+                "line",
+                line,
+            )
 
 
 # ---- the folder: lock, index lines, run files -----------------------------------------------------------
+
 
 class StoreFiles:
     """The files of the store folder ``root``."""
@@ -203,8 +235,10 @@ class StoreFiles:
         try:
             lock.acquire()
         except Timeout:
-            raise TimeoutError(f"{lock.lock_file}: another process has held the history lock for "
-                               f"{LOCK_TIMEOUT:g} s (a `fastspe history add` still running, or hung?)") from None
+            raise TimeoutError(
+                f"{lock.lock_file}: another process has held the history lock for "
+                f"{LOCK_TIMEOUT:g} s (a `fastspe history add` still running, or hung?)"
+            ) from None
         try:
             yield
         finally:
@@ -254,17 +288,23 @@ class StoreFiles:
         path = self.file(part, run.stem)
         recorded = run.digests[part]
         if not path.is_file():
-            raise InputError(f"{path}: no such file, though {self.index} lists it as run {run.number} "
-                             f"({run.label!r}); the store is damaged")
+            raise InputError(
+                f"{path}: no such file, though {self.index} lists it as run {run.number} "
+                f"({run.label!r}); the store is damaged"
+            )
         stored = footer_digest(path)
         if stored is None:
-            raise InputError(f"{path}: no fastspe content checksum: the file was rewritten by another tool "
-                             f"(pandas?) after it was stored as run {run.number} ({run.label!r}); the store is "
-                             "damaged")
+            raise InputError(
+                f"{path}: no fastspe content checksum: the file was rewritten by another tool "
+                f"(pandas?) after it was stored as run {run.number} ({run.label!r}); the store is "
+                "damaged"
+            )
         if stored != recorded:
-            raise InputError(f"{path}: its content checksum is not the one {self.index} recorded for run "
-                             f"{run.number} ({run.label!r}): the file was replaced or changed after it was "
-                             "stored; the store is damaged")
+            raise InputError(
+                f"{path}: its content checksum is not the one {self.index} recorded for run "
+                f"{run.number} ({run.label!r}): the file was replaced or changed after it was "
+                "stored; the store is damaged"
+            )
         return path  # read_parquet then checks the content against that checksum
 
 
@@ -273,7 +313,8 @@ def footer_digest(path: Path) -> str | None:
     try:
         meta = pq.read_metadata(path).metadata or {}
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a readable Parquet file ({str(exc).strip()[:200]}); the store is damaged") \
-            from None
+        raise InputError(
+            f"{path}: not a readable Parquet file ({str(exc).strip()[:200]}); the store is damaged"
+        ) from None
     stored = stored_digest(meta)
     return None if stored is None else stored[1]

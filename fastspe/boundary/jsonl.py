@@ -37,8 +37,9 @@ def read_object_lines(data: bytes, parse_options, block_size: int = ARROW_BLOCK_
 
     if (data[:1] != b"{" or _LINE_NOT_BRACE.search(data)) and NOT_AN_OBJECT_LINE.search(data):
         raise UserError("a line is not a JSON object")
-    table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size),
-                         parse_options=parse_options)
+    table = pj.read_json(
+        pa.BufferReader(data), read_options=pj.ReadOptions(block_size=block_size), parse_options=parse_options
+    )
     if table.num_rows != object_line_count(data):
         raise UserError("a line holds more than one JSON object")
     return table

@@ -47,20 +47,23 @@ class KnownKeys:
         np.cumsum([len(e) for e in encoded], out=self.offsets[1:])
 
 
-def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
-                  block_size: int = ARROW_BLOCK_BYTES) -> pa.Table | None:
+def scanned_table(
+    data: np.ndarray, schema: pa.Schema, keys: KnownKeys, block_size: int = ARROW_BLOCK_BYTES
+) -> pa.Table | None:
     """The table of ``data`` (uint8, one JSON object per line), or None where the scanner cannot vouch for it;
     its columns are chunked as pyarrow's reader with ``block_size`` would chunk them.
 
     ``keys`` must start with the ``schema`` names, in order; keys found on the way are added to it."""
     while True:
         status, kind, start, end, value, escaped, first, where, line_start = scan.scan_records(
-            data, keys.bytes, keys.offsets, scratch=keys.scratch)
+            data, keys.bytes, keys.offsets, scratch=keys.scratch
+        )
         if status == scan.UNKNOWN_KEY:
-            name = bytes(data[where[0]:where[1]]).decode("ascii")  # (printable ASCII: the scanner checked)
+            name = bytes(data[where[0] : where[1]]).decode("ascii")  # (printable ASCII: the scanner checked)
             # the other new keys of its line too, so that a file's first line costs one scan, not one per key
-            if keys.learn(name) and all(keys.learn(other) for other in _line_keys(data, where[0])
-                                        if other not in keys.names):
+            if keys.learn(name) and all(
+                keys.learn(other) for other in _line_keys(data, where[0]) if other not in keys.names
+            ):
                 continue
         if status != scan.CLEAN:
             return None
@@ -69,8 +72,16 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
     columns_of_kind = kind.T.copy()  # (keys, lines): each key's kinds together, for the column checks
     plans = [(field.name, k, _typed_plan(columns_of_kind[k], field.type)) for k, field in enumerate(schema)]
     others = sorted((k for k in range(len(schema), len(keys.names)) if first[k] >= 0), key=lambda k: first[k])
-    plans += [(keys.names[k], k, _inferred_plan(columns_of_kind[k], partial(
-        scan.any_untimely, data, columns_of_kind[k], start[:, k], end[:, k]))) for k in others]
+    plans += [
+        (
+            keys.names[k],
+            k,
+            _inferred_plan(
+                columns_of_kind[k], partial(scan.any_untimely, data, columns_of_kind[k], start[:, k], end[:, k])
+            ),
+        )
+        for k in others
+    ]
     if any(plan is None for _, _, plan in plans):
         return None
     texts = [(k, plan) for _, k, plan in plans if plan in (_STRING, _DOUBLE)]
@@ -78,12 +89,14 @@ def scanned_table(data: np.ndarray, schema: pa.Schema, keys: KnownKeys,
         if plan == _DOUBLE:  # Arrow reads every number of the column as a double from its text
             value[:, k] = end[:, k] - start[:, k]
     valid = kind[:, [k for k, _ in texts]] > scan.NULL  # (lines, text columns)
-    offsets, chars, base = scan.gather_strings(data, np.array([k for k, _ in texts], dtype=np.int64), valid, start,
-                                               end, value, escaped)
+    offsets, chars, base = scan.gather_strings(
+        data, np.array([k for k, _ in texts], dtype=np.int64), valid, start, end, value, escaped
+    )
     if texts and offsets.shape[0] == 0:  # more than a string array holds: leave it to pyarrow
         return None
-    strings = {k: _string_array(offsets[c], chars[base[c]:base[c + 1]], valid[:, c])
-               for c, (k, _) in enumerate(texts)}
+    strings = {
+        k: _string_array(offsets[c], chars[base[c] : base[c + 1]], valid[:, c]) for c, (k, _) in enumerate(texts)
+    }
     columns = {}
     for name, k, plan in plans:
         present = columns_of_kind[k] > scan.NULL
@@ -115,11 +128,14 @@ def _line_keys(data: np.ndarray, at: int) -> list[str]:
     while hi < len(data) and data[hi] != 10:
         hi += 1
     try:
-        obj = json.loads(bytes(data[lo + 1:hi]))
+        obj = json.loads(bytes(data[lo + 1 : hi]))
     except (ValueError, RecursionError):
         return []
-    return [k for k in obj if k.isascii() and k.isprintable() and '"' not in k and "\\" not in k] \
-        if isinstance(obj, dict) else []
+    return (
+        [k for k in obj if k.isascii() and k.isprintable() and '"' not in k and "\\" not in k]
+        if isinstance(obj, dict)
+        else []
+    )
 
 
 _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "string"  # how a column is built
@@ -127,8 +143,10 @@ _NULL, _BOOL, _INT, _DOUBLE, _STRING = "null", "bool", "int64", "double", "strin
 
 def _kinds_found(kind: np.ndarray) -> set:
     """The value kinds (but absent and null) among a column's ``kind`` codes (a count per code: no sort)."""
-    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TEXT + 1)).tolist()) \
-        - {scan.ABSENT, scan.NULL}
+    return set(np.flatnonzero(np.bincount(kind.view(np.uint8), minlength=scan.TEXT + 1)).tolist()) - {
+        scan.ABSENT,
+        scan.NULL,
+    }
 
 
 def _typed_plan(kind: np.ndarray, kind_of_field: pa.DataType) -> str | None:

@@ -155,8 +155,9 @@ def _constant_lengths(size: int, rows: int) -> pa.Array:
 def _zero_nulls(column: pa.Array) -> pa.Array:
     """Null slots set to the type's zero (their validity is hashed apart)."""
     try:
-        zero = pa.scalar("" if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) else 0,
-                         type=column.type)
+        zero = pa.scalar(
+            "" if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) else 0, type=column.type
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return column  # nested types: their IPC form is already canonical enough for our files
     return pc.fill_null(column, zero)
@@ -200,6 +201,7 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
     """
     state: dict = {"schema": schema, "writer": None}
     with atomic_path(path) as tmp, _GrowingFileHash(tmp) as digest, contextlib.ExitStack() as stack:
+
         def write(table: pa.Table) -> None:
             if state["writer"] is None:
                 meta = dict(state["schema"].metadata or {}) if state["schema"] is not None else {}
@@ -208,8 +210,9 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
                 base = state["schema"] if state["schema"] is not None else table.schema
                 state["schema"] = base.with_metadata(meta) if meta else base.remove_metadata()
                 sink = stack.enter_context(arrow_file(tmp, "wb"))
-                state["writer"] = pq.ParquetWriter(sink, state["schema"], write_page_checksum=True,
-                                                   compression="zstd", **_encodings(table))
+                state["writer"] = pq.ParquetWriter(
+                    sink, state["schema"], write_page_checksum=True, compression="zstd", **_encodings(table)
+                )
             target = state["schema"]
             if table.schema.names != target.names:
                 raise UserError(f"columns {table.schema.names} differ from the first batch's {target.names}")
@@ -222,8 +225,14 @@ def parquet_stream(path, kind: str, schema: pa.Schema | None = None) -> Iterator
             if state["writer"] is None:
                 raise UserError(f"{path}: nothing to write")
             digest.catch_up(footer=True)
-            state["writer"].add_key_value_metadata({KIND_KEY: kind.encode(), FORMAT_KEY: FORMAT_VERSION,
-                                                    VERSION_KEY: __version__.encode(), FILE_KEY: _PLACEHOLDER})
+            state["writer"].add_key_value_metadata(
+                {
+                    KIND_KEY: kind.encode(),
+                    FORMAT_KEY: FORMAT_VERSION,
+                    VERSION_KEY: __version__.encode(),
+                    FILE_KEY: _PLACEHOLDER,
+                }
+            )
         finally:
             if state["writer"] is not None:
                 state["writer"].close()
@@ -292,7 +301,7 @@ def _file_digest(source: pa.NativeFile, stored: str, block: int = 8 << 20) -> st
     at = _digest_at(footer, stored.encode("ascii", errors="replace"))
     if at is None:
         return None
-    h.update(footer[:at] + _PLACEHOLDER + footer[at + len(_PLACEHOLDER):])
+    h.update(footer[:at] + _PLACEHOLDER + footer[at + len(_PLACEHOLDER) :])
     return h.hexdigest()
 
 
@@ -303,8 +312,11 @@ def _encodings(first: pa.Table) -> dict:
     Nested tables (banks) keep pyarrow's defaults, which pay on their small-valued boards."""
     if any(pa.types.is_nested(field.type) for field in first.schema) or not first.num_rows:
         return {}
-    plain = [name for name, column in zip(first.column_names, first.columns)
-             if _is_text(column.type) and pc.count_distinct(column).as_py() > first.num_rows // 2]
+    plain = [
+        name
+        for name, column in zip(first.column_names, first.columns)
+        if _is_text(column.type) and pc.count_distinct(column).as_py() > first.num_rows // 2
+    ]
     if not plain:
         return {}
     rest = [name for name in first.column_names if name not in plain]
@@ -312,8 +324,12 @@ def _encodings(first: pa.Table) -> dict:
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) \
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind)
         or pa.types.is_large_binary(kind)
+    )
 
 
 def write_parquet(table: pa.Table, path, kind: str) -> None:
@@ -337,6 +353,7 @@ def parquet_row_groups(path, kind: str) -> Iterator[Callable[[pa.Table], None]]:
     waiting: list[pa.Table] = []
     rows = [0]
     with parquet_stream(path, kind) as write:
+
         def flush(count: int) -> None:
             group, taken = [], 0
             while taken < count:
@@ -396,11 +413,15 @@ def read_parquet(path, kind: str, columns: list[str] | None = None, then: Callab
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
         except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a flipped byte in a column name
-            raise InputError(f"{path}: not a readable Parquet file ({_short(exc)}); it is damaged or not Parquet") \
-                from None
+            raise InputError(
+                f"{path}: not a readable Parquet file ({_short(exc)}); it is damaged or not Parquet"
+            ) from None
         if stored is None:
-            warnings.warn(f"{path}: no fastspe content checksum (written by another tool or an older fastspe); "
-                          "its content cannot be proven unchanged", stacklevel=2)
+            warnings.warn(
+                f"{path}: no fastspe content checksum (written by another tool or an older fastspe); "
+                "its content cannot be proven unchanged",
+                stacklevel=2,
+            )
         elif digest is None:
             digest = pool.submit(table_digest, table, stored[0])
         # pandas' index bookkeeping is not part of fastspe's formats, and a damaged copy breaks ``to_pandas``
@@ -416,8 +437,10 @@ def read_parquet(path, kind: str, columns: list[str] | None = None, then: Callab
                 failed = exc
         if digest is not None and stored[1] != _result(digest):
             kind_read = meta.get(KIND_KEY, b"?").decode(errors="replace")
-            raise InputError(f"{path}: content does not match the checksum written with it: the file was changed or "
-                             f"damaged after fastspe wrote it; re-create it (a {kind_read} file)") from None
+            raise InputError(
+                f"{path}: content does not match the checksum written with it: the file was changed or "
+                f"damaged after fastspe wrote it; re-create it (a {kind_read} file)"
+            ) from None
     if failed is not None:
         raise failed
     return out
@@ -428,8 +451,9 @@ def _input_file(path) -> Iterator[pa.NativeFile]:
     """``path`` opened once, for pyarrow's reader and the digest's reads alike (one file, even if another
     replaces the name meanwhile)."""
     with arrow_file(path) as source:
-        native = pa.OSFile(os.fspath(source)) if isinstance(source, (str, os.PathLike)) \
-            else pa.PythonFile(source, mode="r")
+        native = (
+            pa.OSFile(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else pa.PythonFile(source, mode="r")
+        )
         try:
             yield native
         finally:

@@ -29,9 +29,20 @@ from ..domains.contract import prompt_hash
 from .errors import InputError, where
 from .._text import count as count_of, plural
 
-__all__ = ["HASH_COLUMN", "CHECK_KEY", "CHECKED", "IGNORED", "PromptHashes", "HashCheck", "UnhashedAnswers", "check_frame",
-           "verdict_prompt_mismatches",
-           "unhashed_warning", "mismatch_error", "unknown_variant_error"]
+__all__ = [
+    "HASH_COLUMN",
+    "CHECK_KEY",
+    "CHECKED",
+    "IGNORED",
+    "PromptHashes",
+    "HashCheck",
+    "UnhashedAnswers",
+    "check_frame",
+    "verdict_prompt_mismatches",
+    "unhashed_warning",
+    "mismatch_error",
+    "unknown_variant_error",
+]
 
 HASH_COLUMN = "prompt_text_sha256"
 SPEC_COLUMN = "prompt_spec_sha256"  # recorded by answers of a prompt variant (``fastspe.prompting``)
@@ -70,10 +81,12 @@ class PromptHashes:
         for texts_of, hashes in self._variants.values():
             todo = sorted({int(r) for r, hit in zip(rows, found) if not hit and int(r) not in hashes})
             if todo:
-                hashes.update(zip(todo, (None if t is None else prompt_hash(t)
-                                         for t in texts_of(self.bank.rows_frame(todo)))))
-            found |= np.fromiter((h is not None and h == hashes.get(int(r)) for r, h in zip(rows, recorded)), bool,
-                                 len(rows))
+                hashes.update(
+                    zip(todo, (None if t is None else prompt_hash(t) for t in texts_of(self.bank.rows_frame(todo))))
+                )
+            found |= np.fromiter(
+                (h is not None and h == hashes.get(int(r)) for r, h in zip(rows, recorded)), bool, len(rows)
+            )
         return found
 
     def of_rows(self, rows: np.ndarray) -> pa.Array:
@@ -148,11 +161,22 @@ def check_frame(bank, frame, source, unit: str, ignore: bool = False) -> HashChe
         spec = frame[SPEC_COLUMN].iat[first] if SPEC_COLUMN in frame else None
         if isinstance(spec, str) and spec and not bank.prompt_hashes.accepts(spec):
             # a variant's answer whose spec was not found: its sidecar is missing, not its bank wrong
-            raise unknown_variant_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
-                                        frame["prompt_variant"].iat[first] if "prompt_variant" in frame else None,
-                                        spec)
-        raise mismatch_error(source, unit, int(frame[POSITION].iat[first]), frame["board_id"].iat[first],
-                             found.mismatches - 1, bank.source)
+            raise unknown_variant_error(
+                source,
+                unit,
+                int(frame[POSITION].iat[first]),
+                frame["board_id"].iat[first],
+                frame["prompt_variant"].iat[first] if "prompt_variant" in frame else None,
+                spec,
+            )
+        raise mismatch_error(
+            source,
+            unit,
+            int(frame[POSITION].iat[first]),
+            frame["board_id"].iat[first],
+            found.mismatches - 1,
+            bank.source,
+        )
     return found
 
 
@@ -170,8 +194,11 @@ def verdict_prompt_mismatches(df, source, bank, at: np.ndarray) -> np.ndarray | 
     if not found.mismatches:
         return None
     if df.attrs.get(CHECK_KEY) == IGNORED:
-        warnings.warn(f"{source}: scored with {OVERRIDE}: {count_of(found.mismatches, 'answer')} made for another "
-                      f"prompt than the one the bank ({bank.source}) gives their board", stacklevel=5)
+        warnings.warn(
+            f"{source}: scored with {OVERRIDE}: {count_of(found.mismatches, 'answer')} made for another "
+            f"prompt than the one the bank ({bank.source}) gives their board",
+            stacklevel=5,
+        )
         return None
     return found.mismatched
 
@@ -179,26 +206,32 @@ def verdict_prompt_mismatches(df, source, bank, at: np.ndarray) -> np.ndarray | 
 def mismatch_error(source, unit: str, pos: int, board_id, others: int, bank_source: str) -> InputError:
     """The error for an answer whose recorded prompt is not its board's in the bank (``others``: how many more)."""
     more = f"; {count_of(others, 'other ' + unit)} {plural(others, 'does')} not match either" if others else ""
-    return InputError(f"{where(source, unit, pos, board_id)}: the answer's prompt (prompt_text_sha256) is not the "
-                      f"prompt the bank ({bank_source}) gives this board (a bank rebuilt with another seed, or of another domain, "
-                      f"holds the same id){more}; score against the bank the answers were made from, or pass "
-                      f"{OVERRIDE} to score them anyway (answers of a prompt variant are checked against the specs "
-                      f"in the prompts sidecar beside them, NAME.prompts.jsonl)")
+    return InputError(
+        f"{where(source, unit, pos, board_id)}: the answer's prompt (prompt_text_sha256) is not the "
+        f"prompt the bank ({bank_source}) gives this board (a bank rebuilt with another seed, or of another domain, "
+        f"holds the same id){more}; score against the bank the answers were made from, or pass "
+        f"{OVERRIDE} to score them anyway (answers of a prompt variant are checked against the specs "
+        f"in the prompts sidecar beside them, NAME.prompts.jsonl)"
+    )
 
 
 def unknown_variant_error(source, unit: str, pos: int, board_id, variant, spec: str) -> InputError:
     """The error for an answer of a prompt variant whose spec no prompts sidecar read keeps: it cannot be checked."""
     from .prompt_texts import sidecar_path
 
-    return InputError(f"{where(source, unit, pos, board_id)}: the answer was asked with prompt variant {variant!r} "
-                      f"(prompt_spec_sha256 {spec[:12]}...), whose spec no prompts sidecar read keeps, so its prompt "
-                      f"cannot be checked; put the sidecar its run wrote ({sidecar_path(source).name}) beside "
-                      f"{source} (or give the export with --prompts), or pass {OVERRIDE} to score it anyway")
+    return InputError(
+        f"{where(source, unit, pos, board_id)}: the answer was asked with prompt variant {variant!r} "
+        f"(prompt_spec_sha256 {spec[:12]}...), whose spec no prompts sidecar read keeps, so its prompt "
+        f"cannot be checked; put the sidecar its run wrote ({sidecar_path(source).name}) beside "
+        f"{source} (or give the export with --prompts), or pass {OVERRIDE} to score it anyway"
+    )
 
 
 def unhashed_warning(source, count: int) -> str:
     """The one warning for answers that record no prompt hash."""
     one = count == 1
-    return (f"{source}: {count_of(count, 'answer')} {'records' if one else 'record'} no prompt hash ({HASH_COLUMN}); "
-            f"{'it is' if one else 'they are'} scored without checking that {'it answers' if one else 'they answer'} "
-            f"this bank's boards")
+    return (
+        f"{source}: {count_of(count, 'answer')} {'records' if one else 'record'} no prompt hash ({HASH_COLUMN}); "
+        f"{'it is' if one else 'they are'} scored without checking that {'it answers' if one else 'they answer'} "
+        f"this bank's boards"
+    )

@@ -24,8 +24,9 @@ SIDECAR_SUFFIX = ".prompts.jsonl"
 def sidecar_path(path) -> Path:
     """The sidecar of the JSONL file ``path`` (``runs.jsonl`` -> ``runs.prompts.jsonl``)."""
     p = Path(path)
-    return p.with_name(p.name[:-len(".jsonl")] + SIDECAR_SUFFIX if p.name.lower().endswith(".jsonl")
-                       else p.name + SIDECAR_SUFFIX)
+    return p.with_name(
+        p.name[: -len(".jsonl")] + SIDECAR_SUFFIX if p.name.lower().endswith(".jsonl") else p.name + SIDECAR_SUFFIX
+    )
 
 
 def read_prompt_records(path, kind: str | None = None) -> list[dict]:

@@ -35,9 +35,16 @@ PARQUET_ROWS = 1 << 18
 SCANNER_MIN_BYTES = 16 << 20
 TRIAL_BITS = 31  # a key is bank row << 31 | trial, per condition
 _TEXT = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
-_FIELDS = pa.schema([("board_id", pa.string()), ("condition", pa.string()), ("trial", pa.int64()),
-                     ("response", pa.string()), ("status", pa.string()), ("event", pa.string())])
-
+_FIELDS = pa.schema(
+    [
+        ("board_id", pa.string()),
+        ("condition", pa.string()),
+        ("trial", pa.int64()),
+        ("response", pa.string()),
+        ("status", pa.string()),
+        ("event", pa.string()),
+    ]
+)
 
 
 class NeedsLineReader(Exception):
@@ -45,6 +52,7 @@ class NeedsLineReader(Exception):
 
 
 # -- batches of a file -----------------------------------------------------------------------------
+
 
 def response_tables(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
     """Raw Arrow tables of a responses file, a batch at a time (``NeedsLineReader`` on any doubt), their text
@@ -76,7 +84,7 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
             return
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             scan = size >= SCANNER_MIN_BYTES
-            lo = len(codecs.BOM_UTF8) if mapped[:len(codecs.BOM_UTF8)] == codecs.BOM_UTF8 else 0
+            lo = len(codecs.BOM_UTF8) if mapped[: len(codecs.BOM_UTF8)] == codecs.BOM_UTF8 else 0
             read_to = min(len(codecs.BOM_UTF8), size)  # the chunks end where a reader of 3 + k chunk_bytes would
             while lo < size:
                 before, read_to = read_to, min(read_to + chunk_bytes, size)
@@ -84,7 +92,9 @@ def _jsonl_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
                 if cut == 0:  # one line longer than a chunk: read on
                     continue
                 data = np.frombuffer(mapped, dtype=np.uint8, count=cut - lo, offset=lo)
-                table = scanned_table(data, _FIELDS, keys) if scan else None  # (its strings are printable ASCII: no UTF-8 check)
+                table = (
+                    scanned_table(data, _FIELDS, keys) if scan else None
+                )  # (its strings are printable ASCII: no UTF-8 check)
                 del data  # (no view may outlive the mapping)
                 if table is None:
                     try:
@@ -100,9 +110,12 @@ def _csv_tables(path, chunk_bytes: int) -> Iterator[pa.Table]:
 
     types = {"board_id": pa.string(), "condition": pa.string(), "response": pa.string(), "trial": pa.int64()}
     try:
-        reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=chunk_bytes),
-                               parse_options=pcsv.ParseOptions(newlines_in_values=True),
-                               convert_options=pcsv.ConvertOptions(column_types=types))
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(block_size=chunk_bytes),
+            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(column_types=types),
+        )
         for batch in reader:
             table = pa.Table.from_batches([batch])  # (text columns checked UTF-8 by the reader: check_utf8)
             table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in a later stage
@@ -133,6 +146,7 @@ def _parquet_tables(path) -> Iterator[pa.Table]:
 
 
 # -- checking --------------------------------------------------------------------------------------
+
 
 class SortedKeys:
     """A set of uint64 keys as a few sorted runs (merged like a binary counter): O(log n) runs."""
@@ -199,8 +213,11 @@ class ResponseChecker:
             # a marker's own fields ("line") are no column of the line reader's records; Arrow cannot tell a
             # field that only markers fill from one that records hold as null, so leave that to the line reader
             for name in table.column_names if table.num_rows else ():  # (a batch of markers only scores nothing)
-                if name != "event" and table.column(name).null_count == table.num_rows \
-                        and markers.column(name).null_count < len(markers):
+                if (
+                    name != "event"
+                    and table.column(name).null_count == table.num_rows
+                    and markers.column(name).null_count < len(markers)
+                ):
                     raise NeedsLineReader(f"a column ({name}) that only marker records fill")
         for name in ("board_id", "condition", "response"):
             kind = table.column(name).type
@@ -244,9 +261,15 @@ class ResponseChecker:
         return lost
 
     def _empty(self) -> pa.Table:
-        return pa.table({"board_id": pa.array([], pa.string()), "condition": pa.array([], pa.string()),
-                         "trial": pa.array([], pa.int64()), "response": pa.array([], pa.string()),
-                         "row": pa.array([], pa.int64())})
+        return pa.table(
+            {
+                "board_id": pa.array([], pa.string()),
+                "condition": pa.array([], pa.string()),
+                "trial": pa.array([], pa.int64()),
+                "response": pa.array([], pa.string()),
+                "row": pa.array([], pa.int64()),
+            }
+        )
 
     @staticmethod
     def _completed(table: pa.Table):

@@ -59,6 +59,8 @@ def log_objects(lines, first_line: int = 1):
             yield lineno, None
         elif obj.get("event") not in MARKER_EVENTS:
             yield lineno, obj
+
+
 _POS = "_pos"  # internal column: line (or row) number of each record in its source
 POSITION = _POS  # kept by ``read_responses(..., positions=True)``, for errors that name a line after the check
 
@@ -112,7 +114,7 @@ def _decode_line(raw: bytes):
 def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
     data = path.read_bytes()
     if data.startswith(codecs.BOM_UTF8):  # a byte order mark some editors write: not part of line 1
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -141,8 +143,9 @@ def _read_jsonl(path: Path, problems: _Problems) -> pd.DataFrame:
         torn.add(last + 1)
     for lineno, error in errors:
         if lineno in torn:
-            warnings.warn(f"{path}: line {lineno} is a torn line of a run log (a run stopped mid-write); skipped",
-                          stacklevel=3)
+            warnings.warn(
+                f"{path}: line {lineno} is a torn line of a run log (a run stopped mid-write); skipped", stacklevel=3
+            )
         else:
             problems.add(lineno, error)
     return pd.DataFrame.from_records(records)
@@ -203,8 +206,9 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise unreadable_parquet(path, exc) from None
 
 
-def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
-                   positions: bool = False) -> pd.DataFrame:
+def read_responses(
+    path, bank: pd.DataFrame | None = None, skip_invalid: bool = False, positions: bool = False
+) -> pd.DataFrame:
     """Read a responses file (``.jsonl``, ``.csv``, ``.parquet``) and check it.
 
     Parameters
@@ -239,8 +243,12 @@ def read_responses(path, bank: pd.DataFrame | None = None, skip_invalid: bool = 
 
 def response_paths(responses, out) -> list:
     """``score_file``'s responses (a file, or a list of files) as a list, each and ``out`` checked to be paths."""
-    expect(responses, "responses", (str, os.PathLike, list, tuple), "a responses file or run log, or a list of them "
-           "(score_responses scores a DataFrame)")
+    expect(
+        responses,
+        "responses",
+        (str, os.PathLike, list, tuple),
+        "a responses file or run log, or a list of them (score_responses scores a DataFrame)",
+    )
     paths = [responses] if isinstance(responses, (str, os.PathLike)) else list(responses)
     for path in paths:
         expect_path(path, "responses")
@@ -248,8 +256,13 @@ def response_paths(responses, out) -> list:
     return paths
 
 
-def validate_responses(responses: pd.DataFrame, bank: pd.DataFrame | None = None, skip_invalid: bool = False,
-                       source: str = "responses", positions: bool = False) -> pd.DataFrame:
+def validate_responses(
+    responses: pd.DataFrame,
+    bank: pd.DataFrame | None = None,
+    skip_invalid: bool = False,
+    source: str = "responses",
+    positions: bool = False,
+) -> pd.DataFrame:
     """Check a responses DataFrame (errors name ``row N``, 1-based) and resolve run-log attempts (``positions``:
     keep each output's row as ``POSITION``)."""
     expect(responses, "responses", pd.DataFrame, "a DataFrame of answers (read_responses reads a file)")
@@ -270,8 +283,10 @@ def combine_responses(parts) -> pd.DataFrame:
         at = frame.index[dup][0]
         condition, board_id, trial = (frame.at[at, c] for c in KEY)
         first = frame.loc[(frame[KEY] == frame.loc[at, KEY]).all(axis=1), _POS].iloc[0]
-        raise UserError(f"{parts[frame.at[at, _POS]][0]}: duplicate output (condition {condition!r}, board_id "
-                        f"{board_id!r}, trial {trial}); also in {parts[first][0]}")
+        raise UserError(
+            f"{parts[frame.at[at, _POS]][0]}: duplicate output (condition {condition!r}, board_id "
+            f"{board_id!r}, trial {trial}); also in {parts[first][0]}"
+        )
     frame = frame.drop(columns=[_POS])
     frame.attrs["invalid"] = [m for _, f in parts for m in f.attrs.get("invalid", [])]
     return frame
@@ -298,15 +313,19 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, pos
             done, tried = pd.MultiIndex.from_frame(keys.loc[~failed]), pd.MultiIndex.from_frame(keys.loc[failed])
             lost = tried[~tried.isin(done)].unique().size
             if lost:
-                warnings.warn(f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only "
-                              f"failed attempts, or a conversation not ended) and {plural(lost, 'is')} not scored",
-                              stacklevel=3)
+                warnings.warn(
+                    f"{problems.source}: {count(lost, 'output')} {plural(lost, 'has')} no answer (only "
+                    f"failed attempts, or a conversation not ended) and {plural(lost, 'is')} not scored",
+                    stacklevel=3,
+                )
             df = df.loc[~failed].reset_index(drop=True)
     bad = pd.Series("", index=df.index, dtype=object)
     for col in REQUIRED:
         miss = df[col].isna()
-        bad = bad.mask(miss & (bad == ""), f"missing field {col!r}" + (
-            "; write an empty string for an empty answer" if col == "response" else ""))
+        bad = bad.mask(
+            miss & (bad == ""),
+            f"missing field {col!r}" + ("; write an empty string for an empty answer" if col == "response" else ""),
+        )
     trial = pd.to_numeric(df["trial"], errors="coerce")
     not_int = trial.isna() | (trial != np.floor(trial))
     if df["trial"].dtype == object:  # True is not trial 1
@@ -318,8 +337,12 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, pos
     bad = bad.mask(out_of_range & (bad == ""), "trial " + df["trial"].astype(str) + f" is outside 0..{MAX_TRIAL}")
     not_text = ~df["response"].map(lambda v: isinstance(v, str) or v is None).astype(bool)
     if not_text.any():  # (the message is built only then: an empty numeric column cannot be added to text)
-        bad = bad.mask(not_text & (bad == ""), "response is " + df["response"].map(_json_kind).astype(object)
-                       + ", not text; an answer must be a JSON string")
+        bad = bad.mask(
+            not_text & (bad == ""),
+            "response is "
+            + df["response"].map(_json_kind).astype(object)
+            + ", not text; an answer must be a JSON string",
+        )
     df = _drop_bad(df, bad, problems)
     df["trial"] = pd.to_numeric(df["trial"]).astype(np.int64)
     for col in ("board_id", "condition"):
@@ -329,13 +352,19 @@ def _check(df: pd.DataFrame, bank: pd.DataFrame | None, problems: _Problems, pos
     if dup.any():
         first = df.loc[~dup].set_index(KEY)[_POS]
         at = first.reindex(pd.MultiIndex.from_frame(df.loc[dup, KEY])).to_numpy()
-        bad.loc[dup] = [f"duplicate output (condition {c!r}, board_id {b!r}, trial {t}); first seen at "
-                        f"{problems.unit} {p}" for (c, b, t), p in zip(df.loc[dup, KEY].itertuples(index=False), at)]
+        bad.loc[dup] = [
+            f"duplicate output (condition {c!r}, board_id {b!r}, trial {t}); first seen at {problems.unit} {p}"
+            for (c, b, t), p in zip(df.loc[dup, KEY].itertuples(index=False), at)
+        ]
     if bank is not None:
         bank = getattr(bank, "frame", bank)  # a Bank's rows
         unknown = ~df["board_id"].isin(bank["board_id"].astype(str))
-        bad = bad.mask(unknown & (bad == ""), "unknown board_id " + df["board_id"].map(repr)
-                       + "; it is not in the bank (score against the bank the responses were made from)")
+        bad = bad.mask(
+            unknown & (bad == ""),
+            "unknown board_id "
+            + df["board_id"].map(repr)
+            + "; it is not in the bank (score against the bank the responses were made from)",
+        )
     df = _drop_bad(df, bad, problems)
     if problems.items:
         msgs = problems.messages()
@@ -364,8 +393,11 @@ def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
     for col in REQUIRED[:3]:  # board_id, condition, trial: the first one missing is named
         missing = df[col].isna() & (bad == "")
         bad = bad.mask(missing & ~by_id, f"missing field {col!r}")
-        bad = bad.mask(missing & by_id, f"missing field {col!r} (an answer named by its trial_id alone needs "
-                                        f"--prompts EXPORT.jsonl, the prompt export it answers)")
+        bad = bad.mask(
+            missing & by_id,
+            f"missing field {col!r} (an answer named by its trial_id alone needs "
+            f"--prompts EXPORT.jsonl, the prompt export it answers)",
+        )
     for col in ("board_id", "condition", "status"):
         if col in df.columns:
             wrong = _not_text(df[col])
@@ -376,7 +408,7 @@ def _type_problems(df: pd.DataFrame, typed: bool) -> pd.Series:
     trial = df["trial"]
     if typed and trial.dtype == object:
         text = trial.map(lambda v: isinstance(v, str))
-        bad = bad.mask(text & (bad == ""), "trial " + trial.astype(str) + " is not an integer (it is text, \"...\")")
+        bad = bad.mask(text & (bad == ""), "trial " + trial.astype(str) + ' is not an integer (it is text, "...")')
     given = trial.notna()
     number = pd.to_numeric(trial.where(given), errors="coerce")
     not_int = given & (number.isna() | (number != np.floor(number)))

@@ -24,11 +24,26 @@ from .responses import MARKER_EVENTS, log_objects
 
 CHUNK_BYTES = 16 << 20  # a chunk Arrow refuses is re-read line by line: keep that cheap
 _TEXT = ("condition", "board_id", "status", "error_type")
-NUMBER_FIELDS = ("http_status", "input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd",
-                 "turns", "tool_call_count", "turn")  # the last three: conversations' records (fastspe.protocols)
+NUMBER_FIELDS = (
+    "http_status",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "latency_s",
+    "cost_usd",
+    "turns",
+    "tool_call_count",
+    "turn",
+)  # the last three: conversations' records (fastspe.protocols)
 _REQUIRED = ("condition", "board_id", "trial", "status")
-_SCHEMA = pa.schema([("event", pa.string()), *((n, pa.string()) for n in _TEXT), ("trial", pa.int64()),
-                     *((n, pa.float64()) for n in NUMBER_FIELDS)])
+_SCHEMA = pa.schema(
+    [
+        ("event", pa.string()),
+        *((n, pa.string()) for n in _TEXT),
+        ("trial", pa.int64()),
+        *((n, pa.float64()) for n in NUMBER_FIELDS),
+    ]
+)
 ATTEMPT_SCHEMA = _SCHEMA.remove(0)  # the columns of the attempts read (no event)
 _PARSE = pj.ParseOptions(explicit_schema=_SCHEMA, unexpected_field_behavior="ignore")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -51,8 +66,9 @@ def read_attempts(path) -> tuple[pa.Table, int]:
         skipped += bad
     attempts = pa.concat_tables(tables) if tables else ATTEMPT_SCHEMA.empty_table()
     if skipped and attempts.num_rows == 0:
-        raise UserError(f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written "
-                        f"by `fastspe run`")
+        raise UserError(
+            f"{path}: none of its lines is a JSON object ({skipped} skipped); not a run log written by `fastspe run`"
+        )
     return attempts, skipped
 
 
@@ -79,7 +95,9 @@ def _chunk_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
         table = read_object_lines(data, _PARSE)
     except (ValueError, pa.ArrowException):  # a torn line, an unexpected type, not UTF-8
         return _line_attempts(data, first_line, path)
-    table = table.filter(pc.invert(pc.fill_null(pc.is_in(table["event"], pa.array(MARKER_EVENTS)), False))).drop(["event"])
+    table = table.filter(pc.invert(pc.fill_null(pc.is_in(table["event"], pa.array(MARKER_EVENTS)), False))).drop(
+        ["event"]
+    )
     if any(table[name].null_count for name in _REQUIRED):
         return _line_attempts(data, first_line, path)  # names the line
     return table, 0
@@ -97,8 +115,10 @@ def _line_attempts(data: bytes, first_line: int, path) -> tuple[pa.Table, int]:
         for name in _REQUIRED:
             if values[name] is None:
                 kind = "a whole number" if name == "trial" else "text"
-                raise UserError(f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
-                                f"not a run log written by `fastspe run`")
+                raise UserError(
+                    f"{path}: line {lineno} is not an attempt record ({name} is missing or not {kind}); "
+                    f"not a run log written by `fastspe run`"
+                )
         for name, value in values.items():
             columns[name].append(value)
     return pa.Table.from_pydict(columns, schema=ATTEMPT_SCHEMA), skipped

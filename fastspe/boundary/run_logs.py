@@ -40,8 +40,9 @@ class RunLogFile:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._fh.close()
-            raise OSError(f"{self.path}: another fastspe run is writing to this log; "
-                          f"wait for it or use another --out") from None
+            raise OSError(
+                f"{self.path}: another fastspe run is writing to this log; wait for it or use another --out"
+            ) from None
 
     def write(self, data: bytes) -> None:
         """Append ``data``; on disk (flushed and fsynced) when this returns."""
@@ -88,8 +89,14 @@ class RunLogFile:
         the log; a torn last line is skipped on resume."""
         if self._error is None:
             reason = os.strerror(exc.errno) if exc.errno else str(exc)
-            self._error = (WriteError(exc.errno, f"cannot write the run log {self.path}: {reason}; the lines before "
-                                                 f"are kept, run again once it can grow"), exc)
+            self._error = (
+                WriteError(
+                    exc.errno,
+                    f"cannot write the run log {self.path}: {reason}; the lines before "
+                    f"are kept, run again once it can grow",
+                ),
+                exc,
+            )
 
     def close(self) -> None:
         with self._cond:

@@ -24,7 +24,7 @@ def _buffers(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if n == 0:
         return np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64)
     width = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    offsets = np.frombuffer(offset_buf, dtype=width)[array.offset:array.offset + n + 1]
+    offsets = np.frombuffer(offset_buf, dtype=width)[array.offset : array.offset + n + 1]
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and data_buf.size else np.zeros(1, np.uint8)
     return data, offsets
 

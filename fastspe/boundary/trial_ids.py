@@ -20,13 +20,15 @@ def resolve_trial_ids(answers_path, export_path):
     import pandas as pd
 
     if not str(answers_path).lower().endswith(".jsonl"):
-        raise InputError(f"{answers_path}: answers resolved through --prompts are JSONL (lines of trial_id and "
-                         f"response)")
+        raise InputError(
+            f"{answers_path}: answers resolved through --prompts are JSONL (lines of trial_id and response)"
+        )
     exported = {}
     for rec in read_jsonl(export_path):
         if "trial_id" not in rec or "messages" not in rec:
-            raise InputError(f"{export_path}: not a prompt export (`fastspe prompts export`): a line without "
-                             f"trial_id and messages")
+            raise InputError(
+                f"{export_path}: not a prompt export (`fastspe prompts export`): a line without trial_id and messages"
+            )
         exported[str(rec["trial_id"])] = {k: v for k, v in rec.items() if k not in ("messages", "trial_id")}
     rows = []
     for n, rec in enumerate(read_jsonl(answers_path), start=1):
@@ -35,11 +37,15 @@ def resolve_trial_ids(answers_path, export_path):
             line = exported[str(tid)]
             clash = [k for k in EXPORT_KEEP if k in rec and rec[k] != line[k]]
             if clash:
-                raise InputError(f"{answers_path}: answer {n}: trial_id {tid!r} is {clash[0]} {line[clash[0]]!r} in "
-                                 f"{export_path}, the answer says {rec[clash[0]]!r}")
+                raise InputError(
+                    f"{answers_path}: answer {n}: trial_id {tid!r} is {clash[0]} {line[clash[0]]!r} in "
+                    f"{export_path}, the answer says {rec[clash[0]]!r}"
+                )
             rec = {**line, **rec}
         elif tid is not None and not all(k in rec for k in EXPORT_KEEP):
-            raise InputError(f"{answers_path}: answer {n}: trial_id {tid!r} is not in {export_path} (answers of "
-                             f"another export, or another condition?)")
+            raise InputError(
+                f"{answers_path}: answer {n}: trial_id {tid!r} is not in {export_path} (answers of "
+                f"another export, or another condition?)"
+            )
         rows.append(rec)
     return pd.DataFrame(rows)

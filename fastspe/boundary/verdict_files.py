@@ -20,10 +20,20 @@ from .files import read_jsonl, table_format, text_cells, unescape_formulas, writ
 from .parquet import read_parquet, write_parquet
 from .prompt_hashes import CHECK_KEY
 from .verdict_schema import typed_verdicts, verdict_frame
-from .verdicts import (FRAME_DOMAIN, KIND, NA_TEXT, NAME_COLUMNS, TEXT_COLUMNS, Verdicts, as_verdicts, check_verdicts,
-                       is_text)
+from .verdicts import (
+    FRAME_DOMAIN,
+    KIND,
+    NA_TEXT,
+    NAME_COLUMNS,
+    TEXT_COLUMNS,
+    Verdicts,
+    as_verdicts,
+    check_verdicts,
+    is_text,
+)
 
 __all__ = ["read_verdicts", "write_verdicts"]
+
 
 def read_verdicts(path, bank=None, domain=None) -> Verdicts:
     """Read a verdicts file (``.parquet``, ``.csv`` or ``.jsonl``) and ``check_verdicts`` it (``Verdicts``).
@@ -52,8 +62,9 @@ def read_verdicts(path, bank=None, domain=None) -> Verdicts:
             if check is not None:  # how `fastspe score` held the answers' prompt hashes (--ignore-prompt-hash)
                 df.attrs[CHECK_KEY] = check.decode("utf-8", "replace")
         except UnicodeDecodeError:  # a damaged column name that read_parquet does not catch itself
-            raise InputError(f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged") \
-                from None
+            raise InputError(
+                f"{path}: not a readable Parquet file (a column name is not UTF-8); it is damaged"
+            ) from None
     elif fmt == "jsonl":
         df, unit = pd.DataFrame.from_records(read_jsonl(p)), "record"
     else:
@@ -67,8 +78,12 @@ def _read_csv(path: Path) -> pd.DataFrame:
     try:
         header = pd.read_csv(path, nrows=0).columns
         text = [c for c in header if c in NAME_COLUMNS or c in TEXT_COLUMNS]
-        df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False,
-                         na_values={c: NA_TEXT for c in header if c not in text})  # floats read exactly
+        df = pd.read_csv(
+            path,
+            dtype={c: str for c in text},
+            keep_default_na=False,
+            na_values={c: NA_TEXT for c in header if c not in text},
+        )  # floats read exactly
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: empty file; make one with `fastspe score`") from None
     except UnicodeDecodeError:
@@ -103,8 +118,9 @@ def write_verdicts(verdicts: Verdicts | pd.DataFrame | pa.Table, path) -> None:
     checked = as_verdicts(verdicts, source=f"verdicts to write to {os.fspath(path)}")
     clean = checked.frame
     if fmt == "parquet":
-        typed = typed_verdicts(pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}",
-                               checked.domain)
+        typed = typed_verdicts(
+            pa.Table.from_pandas(clean, preserve_index=False), f"verdicts to write to {path}", checked.domain
+        )
         check = clean.attrs.get(CHECK_KEY, getattr(verdicts, "attrs", {}).get(CHECK_KEY))
         if check is not None:
             typed = typed.replace_schema_metadata({**typed.schema.metadata, CHECK_KEY: check})

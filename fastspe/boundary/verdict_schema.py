@@ -30,10 +30,24 @@ from ..domains.contract import STRATUM
 from ..domains.registry import DEFAULT_DOMAIN, domain_named, name_in, with_domain
 from .errors import InputError
 
-__all__ = ["SCHEMA_KEY", "SCHEMA_VERSION", "VERDICT_TYPES", "METADATA_TYPES",
-           "CONVERSATION_TYPES", "COST_TYPES", "COST_COLUMNS", "JSON_TEXT", "metadata_column", "verdict_types",
-           "verdict_schema",
-           "typed_verdicts", "verdict_frame", "schema_version", "json_text", "json_cells"]
+__all__ = [
+    "SCHEMA_KEY",
+    "SCHEMA_VERSION",
+    "VERDICT_TYPES",
+    "METADATA_TYPES",
+    "CONVERSATION_TYPES",
+    "COST_TYPES",
+    "COST_COLUMNS",
+    "JSON_TEXT",
+    "metadata_column",
+    "verdict_types",
+    "verdict_schema",
+    "typed_verdicts",
+    "verdict_frame",
+    "schema_version",
+    "json_text",
+    "json_cells",
+]
 
 SCHEMA_KEY = b"fastspe.verdicts.schema"
 SCHEMA_VERSION = 2
@@ -41,19 +55,63 @@ TEXT, INT, FLOAT, FLAG = pa.string(), pa.int64(), pa.float64(), pa.bool_()
 TIME = pa.timestamp("ms", tz="UTC")  # the runners write ISO 8601 to the millisecond, in UTC
 
 VERDICT_TYPES = {
-    "board_id": TEXT, "condition": TEXT, "trial": INT, "cohort": TEXT, STRATUM: INT, "layout": TEXT, "depth": INT,
-    "L": INT, "status": TEXT, "error_kind": TEXT, "first_error": INT, "parse_mode": TEXT, "normalization": TEXT,
-    "multiple_moves": FLAG, "truncated": FLAG, "final_h": INT, "min_h": INT, "revisits": INT, "goal_midway": FLAG,
-    "optimal": FLAG, "economy": FLOAT, "excess": FLOAT, "moves": TEXT}
+    "board_id": TEXT,
+    "condition": TEXT,
+    "trial": INT,
+    "cohort": TEXT,
+    STRATUM: INT,
+    "layout": TEXT,
+    "depth": INT,
+    "L": INT,
+    "status": TEXT,
+    "error_kind": TEXT,
+    "first_error": INT,
+    "parse_mode": TEXT,
+    "normalization": TEXT,
+    "multiple_moves": FLAG,
+    "truncated": FLAG,
+    "final_h": INT,
+    "min_h": INT,
+    "revisits": INT,
+    "goal_midway": FLAG,
+    "optimal": FLAG,
+    "economy": FLOAT,
+    "excess": FLOAT,
+    "moves": TEXT,
+}
 # what a run log's completed attempt holds (fastspe.runners.records), generation settings included
 METADATA_TYPES = {
-    "trial_id": TEXT, "provider": TEXT, "requested_model": TEXT, "base_url": TEXT,
-    "temperature": FLOAT, "max_tokens": INT, "top_p": FLOAT, "seed": INT, "stop": TEXT, "reasoning_effort": TEXT,
-    "thinking_budget": INT, "extra_body": TEXT,
-    "fastspe_version": TEXT, "prompt_version": TEXT, "prompt_sha256": TEXT, "prompt_text_sha256": TEXT,
-    "attempt": INT, "timestamp": TIME, "latency_s": FLOAT, "error_type": TEXT, "error": TEXT, "http_status": INT,
-    "returned_model": TEXT, "request_id": TEXT, "finish_reason": TEXT, "raw_finish_reason": TEXT,
-    "input_tokens": INT, "output_tokens": INT, "reasoning_tokens": INT, "cost_usd": FLOAT}
+    "trial_id": TEXT,
+    "provider": TEXT,
+    "requested_model": TEXT,
+    "base_url": TEXT,
+    "temperature": FLOAT,
+    "max_tokens": INT,
+    "top_p": FLOAT,
+    "seed": INT,
+    "stop": TEXT,
+    "reasoning_effort": TEXT,
+    "thinking_budget": INT,
+    "extra_body": TEXT,
+    "fastspe_version": TEXT,
+    "prompt_version": TEXT,
+    "prompt_sha256": TEXT,
+    "prompt_text_sha256": TEXT,
+    "attempt": INT,
+    "timestamp": TIME,
+    "latency_s": FLOAT,
+    "error_type": TEXT,
+    "error": TEXT,
+    "http_status": INT,
+    "returned_model": TEXT,
+    "request_id": TEXT,
+    "finish_reason": TEXT,
+    "raw_finish_reason": TEXT,
+    "input_tokens": INT,
+    "output_tokens": INT,
+    "reasoning_tokens": INT,
+    "cost_usd": FLOAT,
+}
 # what a multi-turn protocol's closing record adds (the protocol, turns and tool calls of the conversation): typed
 # where some answer has them, never added as null columns, so the verdicts of a one-answer run do not change
 CONVERSATION_TYPES = {"protocol": TEXT, "turns": INT, "tool_call_count": INT}
@@ -102,8 +160,15 @@ def json_text(column: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def json_cells(values) -> pa.Array:
     """Python values (lists, dicts; None or NaN for none) as compact JSON text."""
-    return pa.array([None if v is None or isinstance(v, float) and math.isnan(v)
-                     else json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in values], TEXT)
+    return pa.array(
+        [
+            None
+            if v is None or isinstance(v, float) and math.isnan(v)
+            else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+            for v in values
+        ],
+        TEXT,
+    )
 
 
 def _as_null(column, value):
@@ -126,8 +191,10 @@ def _cast(column, name: str, kind: pa.DataType, source):
     try:
         return column.cast(kind)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise InputError(f"{source}: column {name} ({column.type}) cannot be stored as {kind} "
-                         f"({str(exc).strip().splitlines()[0][:200]})") from None
+        raise InputError(
+            f"{source}: column {name} ({column.type}) cannot be stored as {kind} "
+            f"({str(exc).strip().splitlines()[0][:200]})"
+        ) from None
 
 
 def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
@@ -147,8 +214,12 @@ def typed_verdicts(table: pa.Table, source="verdicts", domain=None) -> pa.Table:
             columns.append(pa.nulls(table.num_rows, field.type))
             continue
         column = table.column(field.name)
-        if field.name in fixed or field.name in METADATA_TYPES or field.name in CONVERSATION_TYPES \
-                or field.name in COST_TYPES:
+        if (
+            field.name in fixed
+            or field.name in METADATA_TYPES
+            or field.name in CONVERSATION_TYPES
+            or field.name in COST_TYPES
+        ):
             column = _cast(column, field.name, field.type, source)
         if field.name in UNSET:
             column = _as_null(column, UNSET[field.name])

@@ -47,11 +47,23 @@ from .verdict_schema import VERDICT_TYPES
 from .._names import moved_names
 from ..errors import UserError
 
-__all__ = ["VERDICT_COLUMNS", "KEY", "FRAME_DOMAIN", "Verdicts", "verdicts_domain", "verdict_columns", "board_info",
-           "check_verdicts", "as_verdicts", "check_metric_inputs", "check_against_bank"]
+__all__ = [
+    "VERDICT_COLUMNS",
+    "KEY",
+    "FRAME_DOMAIN",
+    "Verdicts",
+    "verdicts_domain",
+    "verdict_columns",
+    "board_info",
+    "check_verdicts",
+    "as_verdicts",
+    "check_metric_inputs",
+    "check_against_bank",
+]
 # the files in and out have a module of their own now
-__getattr__ = moved_names(__name__, {"read_verdicts": "fastspe.boundary.verdict_files",
-                                     "write_verdicts": "fastspe.boundary.verdict_files"})
+__getattr__ = moved_names(
+    __name__, {"read_verdicts": "fastspe.boundary.verdict_files", "write_verdicts": "fastspe.boundary.verdict_files"}
+)
 
 VERDICT_COLUMNS = list(VERDICT_TYPES)  # their types in a Parquet file: boundary.verdict_schema; STRATUM: the domain's
 KEY = ["condition", "board_id", "trial"]
@@ -106,8 +118,10 @@ def verdicts_domain(df, bank=None, domain=None, source="verdicts") -> Domain:
     chosen = found or given or bank_domain or domain_named(DEFAULT_DOMAIN)
     if bank_domain is not None and bank_domain is not chosen:
         where = getattr(bank, "source", "the bank")
-        raise InputError(f"{source}: {chosen.name} verdicts, but {where} is a {bank_domain.name} bank; score the "
-                         "answers against the bank they were made for")
+        raise InputError(
+            f"{source}: {chosen.name} verdicts, but {where} is a {bank_domain.name} bank; score the "
+            "answers against the bank they were made for"
+        )
     return chosen
 
 
@@ -178,6 +192,7 @@ class _Rows:
 
 # ---- column kinds -----------------------------------------------------------------------------------------
 
+
 def is_text(values: pd.Series) -> bool:
     return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
 
@@ -192,10 +207,14 @@ def _integers(rows: _Rows, col: str) -> np.ndarray:
         number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         rows.refuse(values.isna().to_numpy(), f"{col} is missing")
         if values.dtype == object:  # True in an object column is not 1
-            rows.refuse(values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool),
-                        f"{col} is true/false, not an integer")
-        rows.refuse(~np.isfinite(number) | (number != np.floor(number)) | (np.abs(number) > 2.0 ** 53),
-                    lambda i: f"{col} {_show(values.iat[i])} is not an integer")
+            rows.refuse(
+                values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(bool),
+                f"{col} is true/false, not an integer",
+            )
+        rows.refuse(
+            ~np.isfinite(number) | (number != np.floor(number)) | (np.abs(number) > 2.0**53),
+            lambda i: f"{col} {_show(values.iat[i])} is not an integer",
+        )
         out = number.astype(np.int64)
     low = INT_LOWER.get(col, 0)  # a domain's second stratum (k, boxes) counts from 0
     rows.refuse(out < low, lambda i: f"{col} is {out[i]}, below its least value {low}")
@@ -247,11 +266,14 @@ def _differs(new, old: pd.Series) -> bool:
 
 
 def _known(rows: _Rows, values: pd.Series, col: str, allowed) -> None:
-    rows.refuse(~values.isin(allowed).to_numpy(bool),
-                lambda i: f"{col} {_show(values.iat[i])} is not one of {', '.join(repr(a) for a in allowed)}")
+    rows.refuse(
+        ~values.isin(allowed).to_numpy(bool),
+        lambda i: f"{col} {_show(values.iat[i])} is not one of {', '.join(repr(a) for a in allowed)}",
+    )
 
 
 # ---- meaning ------------------------------------------------------------------------------------------------
+
 
 def derived_columns(L: np.ndarray, complete: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, ...]:
     """``optimal``, ``economy``, ``excess`` of Section 2.2 from int64 ``L``, ``depth`` and bool ``complete``.
@@ -280,8 +302,16 @@ def _show(value) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np.ndarray, optimal: np.ndarray,
-                   economy: np.ndarray, excess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_meaning(
+    rows: _Rows,
+    domain: Domain,
+    status,
+    L: np.ndarray,
+    depth: np.ndarray,
+    optimal: np.ndarray,
+    economy: np.ndarray,
+    excess: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique keys, one cohort/k/layout/depth per board, derived columns that agree with their inputs.
 
     Returns ``optimal, economy, excess`` recomputed (``derived_columns``): they equal the stored ones
@@ -295,9 +325,12 @@ def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np
         for col in KEY:
             same &= (df[col] == df[col].iat[pos]).to_numpy()
         first = rows.first + int(np.argmax(same))
-        rows.refuse(dup, f"duplicate output (condition {_show(df['condition'].iat[pos])}, board_id "
-                         f"{_show(df['board_id'].iat[pos])}, trial {df['trial'].iat[pos]}); first seen at {rows.unit} "
-                         f"{first}; every (condition, board_id, trial) is one output")
+        rows.refuse(
+            dup,
+            f"duplicate output (condition {_show(df['condition'].iat[pos])}, board_id "
+            f"{_show(df['board_id'].iat[pos])}, trial {df['trial'].iat[pos]}); first seen at {rows.unit} "
+            f"{first}; every (condition, board_id, trial) is one output",
+        )
     info = domain.named(BOARD_INFO)
     combos = ~df.duplicated(["board_id", *info]).to_numpy()
     clash = np.zeros(len(df), bool)
@@ -306,8 +339,11 @@ def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np
         pos = int(np.argmax(clash))
         first = int(np.argmax((df["board_id"] == df["board_id"].iat[pos]).to_numpy()))
         col = next(c for c in info if df[c].iat[pos] != df[c].iat[first])
-        rows.refuse(clash, f"{col} is {_show(df[col].iat[pos])} but {_show(df[col].iat[first])} on {rows.unit} "
-                           f"{rows.first + first} for the same board")
+        rows.refuse(
+            clash,
+            f"{col} is {_show(df[col].iat[pos])} but {_show(df[col].iat[first])} on {rows.unit} "
+            f"{rows.first + first} for the same board",
+        )
     status = pd.Series(status)
     complete = (status == "complete").to_numpy(bool)
     # a bank whose d* does not count moves (verdict_schema.COST_TYPES): the plans' cost in its unit stands for L
@@ -315,38 +351,64 @@ def _check_meaning(rows: _Rows, domain: Domain, status, L: np.ndarray, depth: np
     if "cost" in df.columns:
         word, L = "cost", _integers(rows, "cost")
         unit = str(df["cost_unit"].iat[0]) if "cost_unit" in df.columns and len(df) else "cost"
-    rows.refuse(complete & (L < depth), lambda i: f"a complete plan of {L[i]} {unit} is shorter than the certified "
-                                                  f"shortest plan (depth {depth[i]}): the file is wrong")
+    rows.refuse(
+        complete & (L < depth),
+        lambda i: (
+            f"a complete plan of {L[i]} {unit} is shorter than the certified "
+            f"shortest plan (depth {depth[i]}): the file is wrong"
+        ),
+    )
     ref_optimal, ref_economy, ref_excess = derived_columns(L, complete, depth)
     why = f"; it must follow from {word}, status and depth (the file was edited or damaged: re-score the answers)"
-    rows.refuse(optimal != ref_optimal, lambda i: f"optimal is {bool(optimal[i])} but {word} = {L[i]}, status "
-                                                  f"{status.iat[i]}, depth {depth[i]} make it "
-                                                  f"{bool(ref_optimal[i])}{why}")
+    rows.refuse(
+        optimal != ref_optimal,
+        lambda i: (
+            f"optimal is {bool(optimal[i])} but {word} = {L[i]}, status "
+            f"{status.iat[i]}, depth {depth[i]} make it "
+            f"{bool(ref_optimal[i])}{why}"
+        ),
+    )
     for name, stored, ref in (("economy", economy, ref_economy), ("excess", excess, ref_excess)):
-        rows.refuse(~_same(stored, ref), lambda i: f"{name} is {_number(stored[i])} but {word} = {L[i]}, status "
-                                                   f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}")
+        rows.refuse(
+            ~_same(stored, ref),
+            lambda i: (
+                f"{name} is {_number(stored[i])} but {word} = {L[i]}, status "
+                f"{status.iat[i]}, depth {depth[i]} make it {_number(ref[i])}{why}"
+            ),
+        )
     return ref_optimal, ref_economy, ref_excess
 
 
 def _check_bank(rows: _Rows, bank, depth: np.ndarray, k: np.ndarray, cohort: pd.Series, stratum: str) -> None:
     carrier, bank = bank, getattr(bank, "frame", bank)  # a Bank's rows
-    require_columns(bank, ["board_id", "cohort", stratum, "depth"], "bank rows",
-                    "read it with fastspe.boundary.banks.read_bank")
+    require_columns(
+        bank, ["board_id", "cohort", stratum, "depth"], "bank rows", "read it with fastspe.boundary.banks.read_bank"
+    )
     if bank["board_id"].duplicated().any():
-        raise InputError(f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
-                         "than once; read the bank with fastspe.boundary.banks.read_bank")
+        raise InputError(
+            f"bank: board_id {bank['board_id'][bank['board_id'].duplicated()].iloc[0]!r} appears more "
+            "than once; read the bank with fastspe.boundary.banks.read_bank"
+        )
     ids = rows.df["board_id"].astype(str)
     at = pd.Index(bank["board_id"].astype(str)).get_indexer(ids)  # a bank's board_ids are unique
     rows.refuse(at < 0, "board_id is not in the bank; use the bank the answers were scored against")
     for col, mine in (("depth", depth), (stratum, k), ("cohort", cohort.to_numpy(dtype=object))):
         theirs = bank[col].to_numpy()[at]
         differs = mine != (theirs.astype(str).astype(object) if col == "cohort" else theirs.astype(np.int64))
-        rows.refuse(differs, lambda i: f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
-                                       "answers against this bank")
+        rows.refuse(
+            differs,
+            lambda i: (
+                f"{col} is {_show(mine[i])} but the bank says {_show(theirs[i])}; re-score the "
+                "answers against this bank"
+            ),
+        )
     mismatched = verdict_prompt_mismatches(rows.df, rows.source, carrier, at)
     if mismatched is not None:
-        rows.refuse(mismatched, f"the answer's prompt ({HASH_COLUMN}) is not the prompt the bank ({carrier.source}) "
-                                "gives this board; use the bank the answers were scored against")
+        rows.refuse(
+            mismatched,
+            f"the answer's prompt ({HASH_COLUMN}) is not the prompt the bank ({carrier.source}) "
+            "gives this board; use the bank the answers were scored against",
+        )
 
 
 def _require(df, columns, source) -> None:
@@ -361,8 +423,10 @@ def _require(df, columns, source) -> None:
 
 # ---- public checks ------------------------------------------------------------------------------------------
 
-def check_verdicts(df: pd.DataFrame, source="verdicts", bank=None, *, unit: str = "row", first: int = 1,
-                   domain=None) -> Verdicts:
+
+def check_verdicts(
+    df: pd.DataFrame, source="verdicts", bank=None, *, unit: str = "row", first: int = 1, domain=None
+) -> Verdicts:
     """Check a verdicts table whole and return it checked (``Verdicts``); raise ``InputError`` at the first fault.
 
     Parameters
@@ -414,16 +478,25 @@ def check_verdicts(df: pd.DataFrame, source="verdicts", bank=None, *, unit: str 
     has_kind = (kind != "").to_numpy(bool)
     is_format = (kind == "format").to_numpy(bool)
     no_plan = (mode == "no_plan").to_numpy(bool)
-    rows.refuse(illegal != has_kind, lambda i: f"status {status.iat[i]!r} with error_kind {kind.iat[i]!r}: an "
-                                               "illegal plan has an error kind and no other plan has one")
+    rows.refuse(
+        illegal != has_kind,
+        lambda i: (
+            f"status {status.iat[i]!r} with error_kind {kind.iat[i]!r}: an "
+            "illegal plan has an error kind and no other plan has one"
+        ),
+    )
     rows.refuse(is_format & ~no_plan, "error_kind 'format' but the answer has a plan (parse_mode is not 'no_plan')")
     rows.refuse(no_plan & (L != 0), "parse_mode 'no_plan' with L > 0")
     actions = out["moves"].str.len().to_numpy(np.int64)
     rows.refuse(actions != L, lambda i: f"moves has {actions[i]} actions but L is {L[i]}")
     first_error = out["first_error"]
-    rows.refuse(np.where(illegal & ~is_format, (first_error < 0) | (first_error >= L), first_error != -1),
-                lambda i: f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
-                          f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)")
+    rows.refuse(
+        np.where(illegal & ~is_format, (first_error < 0) | (first_error >= L), first_error != -1),
+        lambda i: (
+            f"first_error {first_error[i]} does not fit status {status.iat[i]!r}, error_kind "
+            f"{kind.iat[i]!r} and L = {L[i]} (an index of an illegal action, else -1)"
+        ),
+    )
     rows.refuse(out["min_h"] > out["final_h"], "min_h is above final_h")
     derived = _check_meaning(rows, chosen, status, L, out["depth"], out["optimal"], out["economy"], out["excess"])
     if bank is not None:
@@ -444,8 +517,9 @@ def as_verdicts(verdicts: Verdicts | pd.DataFrame, bank=None, source="verdicts",
     return check_verdicts(verdicts, source, bank, domain=domain)
 
 
-def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank=None,
-                        domain=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_metric_inputs(
+    df: pd.DataFrame, source="verdicts", bank=None, domain=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The part of ``check_verdicts`` that the metrics rest on, for a DataFrame already in memory.
 
     Needs ``condition, board_id, trial, cohort, layout, depth, status, L, optimal, economy, excess`` and the
@@ -473,9 +547,11 @@ def check_metric_inputs(df: pd.DataFrame, source="verdicts", bank=None,
     kinds = {"optimal": pd.api.types.is_bool_dtype, "economy": number, "excess": number}
     for col, is_kind in kinds.items():
         if not is_kind(df[col].dtype) or (col == "optimal" and df[col].isna().any()):
-            raise InputError(f"{source}: column {col} holds {df[col].dtype} values, not "
-                             f"{'true/false' if col == 'optimal' else 'numbers'}; read verdicts files with "
-                             "fastspe.boundary.verdict_files.read_verdicts")
+            raise InputError(
+                f"{source}: column {col} holds {df[col].dtype} values, not "
+                f"{'true/false' if col == 'optimal' else 'numbers'}; read verdicts files with "
+                "fastspe.boundary.verdict_files.read_verdicts"
+            )
     optimal = df["optimal"].to_numpy(bool)
     economy, excess = df["economy"].to_numpy(np.float64), df["excess"].to_numpy(np.float64)
     derived = _check_meaning(rows, chosen, status, ints["L"], ints["depth"], optimal, economy, excess)
@@ -490,5 +566,4 @@ def check_against_bank(df: pd.DataFrame, bank, source="verdicts", domain=None) -
     stratum = verdicts_domain(df, bank, domain, source).stratum
     _require(df, ["board_id", "cohort", stratum, "depth"], source)
     rows = _Rows(df.reset_index(drop=True), source, "row", 1)
-    _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, stratum),
-                rows.df["cohort"].astype(str), stratum)
+    _check_bank(rows, bank, _integers(rows, "depth"), _integers(rows, stratum), rows.df["cohort"].astype(str), stratum)

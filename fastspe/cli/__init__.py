@@ -27,15 +27,30 @@ from ..extras import MissingExtra
 from .._text.compile_notice import tell_before_compiling
 from ._common import ArgumentParser, compiling_line, fail, ignore_file_size_signal, note, os_error_text, warn
 
-COMMAND_MODULES = ("bank", "solve", "score", "verdicts", "show", "report", "compare", "history", "run", "runs",
-                   "demo", "import_inspect", "domains", "cache", "prompts")
+COMMAND_MODULES = (
+    "bank",
+    "solve",
+    "score",
+    "verdicts",
+    "show",
+    "report",
+    "compare",
+    "history",
+    "run",
+    "runs",
+    "demo",
+    "import_inspect",
+    "domains",
+    "cache",
+    "prompts",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="fastspe",
         description="Certified banks of planning puzzles (every installed domain: `fastspe domains`), verified replay "
-                    "and SPE = R x Q x E metrics for innate LLM planning.",
+        "and SPE = R x Q x E metrics for innate LLM planning.",
     )
     parser.add_argument("--version", action="version", version=f"fastspe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -134,12 +134,13 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         if message.startswith("argument "):
-            message = message[len("argument "):]
+            message = message[len("argument ") :]
         fail(f"{message} (see `{self.prog} --help`)")
         raise SystemExit(2)
 
 
 # -- option types (argparse ``type=``): refuse non-finite and out-of-range values at parse time ----------
+
 
 def _shown(text: str) -> str:
     """An option value quoted for an error message, cut short when long (a 10**30 typo, a pasted blob)."""
@@ -209,6 +210,7 @@ trials_option = int_option(1, MAX_TRIALS)
 
 # -- outputs never overwrite inputs ---------------------------------------------------------------------
 
+
 def _same_or_inside(output: Path, input_: Path) -> bool:
     """Whether ``input_`` is the file ``output`` (by inode or resolved path) or lies inside the folder ``output``."""
     with contextlib.suppress(OSError):
@@ -226,12 +228,16 @@ def refuse_overwrite(inputs: dict, outputs: dict) -> None:
         for in_name, inp in inputs.items():
             if out is None or inp is None or not _same_or_inside(Path(out), Path(inp)):
                 continue
-            relation = "is the same file as" if Path(out).resolve() == Path(inp).resolve() or Path(out).is_file() \
+            relation = (
+                "is the same file as"
+                if Path(out).resolve() == Path(inp).resolve() or Path(out).is_file()
                 else "is a folder holding"
+            )
             raise UserError(f"{out_name} {out} {relation} {in_name} {inp}; write the output elsewhere")
 
 
 # -- tables ------------------------------------------------------------------------------
+
 
 def cell(value) -> Text:
     """A table cell holding ``value`` as plain text."""
@@ -255,14 +261,17 @@ def metrics_table(frame, title: str | None = None):
     """
     from rich.table import Table
 
-    cells = [[cell(_metric_cell(col, val)) for col, val in zip(frame.columns, rec)]
-             for rec in frame.itertuples(index=False)]
-    view = Table(title=cell(title) if title is not None else None, title_justify="left", show_edge=False,
-                 header_style="bold")
+    cells = [
+        [cell(_metric_cell(col, val)) for col, val in zip(frame.columns, rec)] for rec in frame.itertuples(index=False)
+    ]
+    view = Table(
+        title=cell(title) if title is not None else None, title_justify="left", show_edge=False, header_style="bold"
+    )
     for j, col in enumerate(frame.columns):
         width = max([len(str(col))] + [row[j].cell_len for row in cells])
-        view.add_column(cell(col), justify="right" if frame[col].dtype.kind in "iuf" else "left", min_width=width,
-                        no_wrap=True)
+        view.add_column(
+            cell(col), justify="right" if frame[col].dtype.kind in "iuf" else "left", min_width=width, no_wrap=True
+        )
     for row in cells:
         view.add_row(*row)
     return view
@@ -270,15 +279,24 @@ def metrics_table(frame, title: str | None = None):
 
 # -- Dask and local workers ----------------------------------------------------------------------
 
+
 def cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS`` or ``--workers N`` (one or neither): where the heavy part runs."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--scheduler", type=checked_option(scheduler_address, "address"), metavar="ADDRESS",
-                       help="run on the Dask cluster of this scheduler (tcp://host:8786); results are the same "
-                            "byte for byte (needs fastspe[dask])")
-    group.add_argument("--workers", type=int_option(1, 4096), metavar="N",
-                       help="run on N local worker processes, started and stopped here; results are the same "
-                            "byte for byte; without this or --scheduler: in this process")
+    group.add_argument(
+        "--scheduler",
+        type=checked_option(scheduler_address, "address"),
+        metavar="ADDRESS",
+        help="run on the Dask cluster of this scheduler (tcp://host:8786); results are the same "
+        "byte for byte (needs fastspe[dask])",
+    )
+    group.add_argument(
+        "--workers",
+        type=int_option(1, 4096),
+        metavar="N",
+        help="run on N local worker processes, started and stopped here; results are the same "
+        "byte for byte; without this or --scheduler: in this process",
+    )
 
 
 def scheduler_address(text: str) -> str:

@@ -18,63 +18,89 @@ EXIT_FAILED, EXIT_UNPROVEN = 1, 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    bank = sub.add_parser("bank", help="build, verify and summarize certified banks",
-                          description="Certified banks: every row's shortest plan length d* comes with a certificate, "
-                                      "a plan of exactly that length, proved optimal.")
+    bank = sub.add_parser(
+        "bank",
+        help="build, verify and summarize certified banks",
+        description="Certified banks: every row's shortest plan length d* comes with a certificate, "
+        "a plan of exactly that length, proved optimal.",
+    )
     verbs = bank.add_subparsers(dest="bank_command", metavar="VERB", required=True)
 
-    build = verbs.add_parser("build", help="build a certified bank from a design",
-                             description="Build the rows a design asks for, each with a certificate of its optimal "
-                                         "plan as its domain certifies it (bit-identical for a design and seed at any "
-                                         "thread count), and write them to --out.")
-    build.add_argument("--design", default=None,
-                       help="a design name of the domain ('paper', the paper's Appendix A, for the default domain) or "
-                            "a design JSON file (default: the domain's default design)")
+    build = verbs.add_parser(
+        "build",
+        help="build a certified bank from a design",
+        description="Build the rows a design asks for, each with a certificate of its optimal "
+        "plan as its domain certifies it (bit-identical for a design and seed at any "
+        "thread count), and write them to --out.",
+    )
+    build.add_argument(
+        "--design",
+        default=None,
+        help="a design name of the domain ('paper', the paper's Appendix A, for the default domain) or "
+        "a design JSON file (default: the domain's default design)",
+    )
     domain_option(build, default=DEFAULT_DOMAIN)
-    build.add_argument("--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)")
+    build.add_argument(
+        "--seed", type=seed_option, default=None, help="override the design's seed (default: the design's)"
+    )
     build.add_argument("--out", required=True, help="bank file to write (.parquet, or .jsonl where the domain allows)")
     cluster_options(build)
     add_domain_options(build, "bank build")
     build.set_defaults(func=cmd_build)
 
-    verify = verbs.add_parser("verify", help="independently re-check every row of a bank",
-                              description="Re-derive every row with code that shares nothing with the kernels, the "
-                                          "solver or the builder, replay every certificate, and name every failing "
-                                          "row (FAIL lines); a certificate whose optimality is not proved is named "
-                                          "on an UNPROVEN line. Exit 0: every row verified and proved optimal; 1: "
-                                          "some row failed; 2: bad input; 3: no row failed but some are not proved "
-                                          "optimal (0 with --accept-unproven).")
+    verify = verbs.add_parser(
+        "verify",
+        help="independently re-check every row of a bank",
+        description="Re-derive every row with code that shares nothing with the kernels, the "
+        "solver or the builder, replay every certificate, and name every failing "
+        "row (FAIL lines); a certificate whose optimality is not proved is named "
+        "on an UNPROVEN line. Exit 0: every row verified and proved optimal; 1: "
+        "some row failed; 2: bad input; 3: no row failed but some are not proved "
+        "optimal (0 with --accept-unproven).",
+    )
     verify.add_argument("file", help="bank file (.parquet or .jsonl; verified as its domain's)")
     domain_option(verify, what="refuse a bank of another domain (default: the bank's own)")
-    verify.add_argument("--accept-unproven", action="store_true",
-                        help=f"exit 0 rather than {EXIT_UNPROVEN} when some rows are not proved optimal (they are "
-                             "still listed)")
+    verify.add_argument(
+        "--accept-unproven",
+        action="store_true",
+        help=f"exit 0 rather than {EXIT_UNPROVEN} when some rows are not proved optimal (they are still listed)",
+    )
     add_domain_options(verify, "bank verify")
     verify.set_defaults(func=cmd_verify)
 
-    show = verbs.add_parser("show", help="counts of a bank's rows per cohort, stratum and depth",
-                            description="Print how many rows a bank holds per cohort, second stratum (and what else "
-                                        "its domain counts by) and depth.")
+    show = verbs.add_parser(
+        "show",
+        help="counts of a bank's rows per cohort, stratum and depth",
+        description="Print how many rows a bank holds per cohort, second stratum (and what else "
+        "its domain counts by) and depth.",
+    )
     show.add_argument("file", help="bank file (.parquet or .jsonl)")
     show.set_defaults(func=cmd_show)
 
-    export = verbs.add_parser("export", help="write a bank as a Hugging Face dataset folder, or as items",
-                              description="--hub DIR: a folder that datasets.load_dataset(DIR) reads, one Parquet "
-                                          "file and config per cohort, 'all' as the default config, and a README.md "
-                                          "dataset card (configs, features, license, citation, how d* is certified "
-                                          "and how to score answers with fastspe). fastspe never uploads: publish "
-                                          "the folder with `huggingface-cli upload USER/NAME DIR . --repo-type "
-                                          "dataset`. --items FILE.jsonl: one {question, answer, metadata} line per "
-                                          "row (the paper's prompt, the certified plan as an answer, the row), "
-                                          "scored by fastspe.hub.score_answer.")
+    export = verbs.add_parser(
+        "export",
+        help="write a bank as a Hugging Face dataset folder, or as items",
+        description="--hub DIR: a folder that datasets.load_dataset(DIR) reads, one Parquet "
+        "file and config per cohort, 'all' as the default config, and a README.md "
+        "dataset card (configs, features, license, citation, how d* is certified "
+        "and how to score answers with fastspe). fastspe never uploads: publish "
+        "the folder with `huggingface-cli upload USER/NAME DIR . --repo-type "
+        "dataset`. --items FILE.jsonl: one {question, answer, metadata} line per "
+        "row (the paper's prompt, the certified plan as an answer, the row), "
+        "scored by fastspe.hub.score_answer.",
+    )
     export.add_argument("file", help="bank file (.parquet or .jsonl)")
     export.add_argument("--hub", metavar="DIR", help="dataset folder to write (new or empty, unless --force)")
     export.add_argument("--items", metavar="FILE.jsonl", help="items file to write (JSONL)")
-    export.add_argument("--force", action="store_true",
-                        help="write --hub into a folder that is not empty, replacing its README.md and data/ (other "
-                             "files, such as a clone's .git, are kept)")
-    export.add_argument("--repo-id", metavar="USER/NAME",
-                        help="the Hub name the card's examples load (default: YOUR-NAME/<DIR's name>)")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="write --hub into a folder that is not empty, replacing its README.md and data/ (other "
+        "files, such as a clone's .git, are kept)",
+    )
+    export.add_argument(
+        "--repo-id", metavar="USER/NAME", help="the Hub name the card's examples load (default: YOUR-NAME/<DIR's name>)"
+    )
     export.set_defaults(func=cmd_export)
 
 
@@ -89,8 +115,10 @@ def cmd_build(args) -> int:
     given = domain.given_bank(args, UI)
     if given is not None:
         if args.design is not None or args.seed is not None:
-            raise UserError(f"{'--design' if args.design is not None else '--seed'} builds from a design; the "
-                            "options given name the rows to bank: give one or the other")
+            raise UserError(
+                f"{'--design' if args.design is not None else '--seed'} builds from a design; the "
+                "options given name the rows to bank: give one or the other"
+            )
         refuse_overwrite(dict(given.inputs), {"--out": args.out})
         with progress("bank build", given.total, units) as update:
             rows = write_bank_tables(given.pieces(update), args.out, domain)
@@ -99,8 +127,10 @@ def cmd_build(args) -> int:
     design_file = args.design if args.design is not None and os.path.isfile(args.design) else None
     refuse_overwrite({"--design": design_file}, {"--out": args.out})
     design = domain.load_design(args.design, seed=args.seed)
-    with cluster_client(args, preload=domain.build_preload) as client, \
-            progress("bank build", design.total, units) as update:
+    with (
+        cluster_client(args, preload=domain.build_preload) as client,
+        progress("bank build", design.total, units) as update,
+    ):
         rows = write_bank_tables(domain.bank_pieces(design, update, client, args), args.out, domain)
     say(f"wrote {count(rows, 'certified ' + domain.unit)} to {args.out} (seed {design.seed})", err=True)
     return 0
@@ -163,8 +193,11 @@ def cmd_export(args) -> int:
     if args.hub is not None:
         done = export_hub(bank, args.hub, force=args.force, repo_id=args.repo_id)
         configs = ", ".join(f"{c.name} ({c.rows:,})" for c in done.configs)
-        say(f"wrote {count(done.rows, bank.domain.unit)} to {args.hub}: configs {configs}; publish it with "
-            f"`huggingface-cli upload {args.repo_id or 'USER/NAME'} {args.hub} . --repo-type dataset`", err=True)
+        say(
+            f"wrote {count(done.rows, bank.domain.unit)} to {args.hub}: configs {configs}; publish it with "
+            f"`huggingface-cli upload {args.repo_id or 'USER/NAME'} {args.hub} . --repo-type dataset`",
+            err=True,
+        )
     if args.items is not None:
         rows = write_items(BankItems(bank), args.items)
         say(f"wrote {count(rows, 'item')} to {args.items}", err=True)

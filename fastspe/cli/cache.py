@@ -10,30 +10,50 @@ from ._common import note, say
 
 def register(subparsers) -> None:
     cache = subparsers.add_parser(
-        "cache", help="see or clear the cache of compiled kernels",
+        "cache",
+        help="see or clear the cache of compiled kernels",
         description="Compiled Numba kernels are cached in one folder per fastspe version "
-                    "($XDG_CACHE_HOME/fastspe/numba/VERSION-cN, or $NUMBA_CACHE_DIR/fastspe/VERSION-cN), shared "
-                    "safely by any number of processes; FASTSPE_NUMBA_CACHE=0 turns it off.")
+        "($XDG_CACHE_HOME/fastspe/numba/VERSION-cN, or $NUMBA_CACHE_DIR/fastspe/VERSION-cN), shared "
+        "safely by any number of processes; FASTSPE_NUMBA_CACHE=0 turns it off.",
+    )
     verbs = cache.add_subparsers(dest="cache_command", metavar="VERB", required=True)
-    info = verbs.add_parser("info", help="the folder, its kernels, overloads and size",
-                            description="Print where compiled kernels are cached, whether caching is on, how many "
-                                        "kernels and compiled signatures (overloads) the folder holds, its size, and "
-                                        "any folders of other fastspe versions beside it.")
+    info = verbs.add_parser(
+        "info",
+        help="the folder, its kernels, overloads and size",
+        description="Print where compiled kernels are cached, whether caching is on, how many "
+        "kernels and compiled signatures (overloads) the folder holds, its size, and "
+        "any folders of other fastspe versions beside it.",
+    )
     info.set_defaults(func=cmd_info)
-    clear = verbs.add_parser("clear", help="remove the cached kernels",
-                             description="Remove this version's cached kernels (waiting for any process compiling "
-                                         "into the folder to finish); the next command compiles afresh.")
-    clear.add_argument("--all", action="store_true", dest="every_version",
-                       help="also remove the caches of other fastspe versions beside it")
+    clear = verbs.add_parser(
+        "clear",
+        help="remove the cached kernels",
+        description="Remove this version's cached kernels (waiting for any process compiling "
+        "into the folder to finish); the next command compiles afresh.",
+    )
+    clear.add_argument(
+        "--all",
+        action="store_true",
+        dest="every_version",
+        help="also remove the caches of other fastspe versions beside it",
+    )
     clear.set_defaults(func=cmd_clear)
-    warm = verbs.add_parser("warm", help="compile every kernel into the cache now (for CI images)",
-                            description="Compile the kernels that score, demo and report use, for each domain (by "
-                                        "running its demo pipeline on a small input in a temporary folder), into "
-                                        "the cache, so that later commands on this machine start warm. Bake the "
-                                        "cache folder into a CI image, or keep it between jobs.")
-    warm.add_argument("--domain", action="append", dest="domains", metavar="NAME",
-                      help="warm only this domain's kernels (repeat it for several; default: every installed "
-                           "domain with baseline planners)")
+    warm = verbs.add_parser(
+        "warm",
+        help="compile every kernel into the cache now (for CI images)",
+        description="Compile the kernels that score, demo and report use, for each domain (by "
+        "running its demo pipeline on a small input in a temporary folder), into "
+        "the cache, so that later commands on this machine start warm. Bake the "
+        "cache folder into a CI image, or keep it between jobs.",
+    )
+    warm.add_argument(
+        "--domain",
+        action="append",
+        dest="domains",
+        metavar="NAME",
+        help="warm only this domain's kernels (repeat it for several; default: every installed "
+        "domain with baseline planners)",
+    )
     warm.set_defaults(func=cmd_warm, compile_notice=False)
 
 
@@ -55,8 +75,10 @@ def cmd_info(args) -> int:
     say(f"overloads: {info.overloads:,}")
     say(f"size: {_size(info.bytes)}")
     if info.other_folders:
-        say(f"other versions beside it: {', '.join(p.name for p in info.other_folders)} "
-            f"(`fastspe cache clear --all` removes them)")
+        say(
+            f"other versions beside it: {', '.join(p.name for p in info.other_folders)} "
+            f"(`fastspe cache clear --all` removes them)"
+        )
     return 0
 
 

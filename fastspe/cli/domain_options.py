@@ -25,9 +25,13 @@ _OWNERS = "_domain_options"  # args attribute: {dest: (flag, (domain names))} of
 def domain_option(parser: argparse.ArgumentParser, default: str | None = None, what: str = "") -> None:
     """``--domain NAME`` among the installed domains."""
     names = domain_names()
-    parser.add_argument("--domain", choices=names, default=default, metavar="NAME",
-                        help=what or f"the planning domain: {', '.join(names)} (default: {default}; "
-                                     "`fastspe domains` lists them)")
+    parser.add_argument(
+        "--domain",
+        choices=names,
+        default=default,
+        metavar="NAME",
+        help=what or f"the planning domain: {', '.join(names)} (default: {default}; `fastspe domains` lists them)",
+    )
 
 
 def _option_type(spec):
@@ -65,8 +69,10 @@ def add_domain_options(parser: argparse.ArgumentParser, command: str) -> None:
             if dest in owners:
                 flag, domains, seen = owners[dest]
                 if seen != {"flags": option.flags, **option.kwargs}:
-                    raise UserError(f"the {name} domain declares {option.flags[0]} for `fastspe {command}` unlike "
-                                    f"the {domains[0]} domain; rename one of them")
+                    raise UserError(
+                        f"the {name} domain declares {option.flags[0]} for `fastspe {command}` unlike "
+                        f"the {domains[0]} domain; rename one of them"
+                    )
                 owners[dest] = (flag, domains + (name,), seen)
                 continue
             if group is None:

@@ -14,8 +14,16 @@ DEFAULT_HISTORY_DRAWS = 2000
 
 
 # the API's parameter names (fastspe.errors.ParameterError) as this command's options
-_OPTIONS = {"label": "--label", "store": "--store", "meta": "--meta", "draws": "--draws", "seed": "--seed",
-            "metric": "--metric", "label_a": "LABEL_A", "label_b": "LABEL_B"}
+_OPTIONS = {
+    "label": "--label",
+    "store": "--store",
+    "meta": "--meta",
+    "draws": "--draws",
+    "seed": "--seed",
+    "metric": "--metric",
+    "label_a": "LABEL_A",
+    "label_b": "LABEL_B",
+}
 
 
 def _store_option(p) -> None:
@@ -31,36 +39,52 @@ def _meta(text: str) -> tuple[str, str]:
 
 def register(subparsers) -> None:
     history = subparsers.add_parser(
-        "history", help="keep scored runs under labels; trends and comparisons across checkpoints",
+        "history",
+        help="keep scored runs under labels; trends and comparisons across checkpoints",
         description="A history store is a folder of Parquet files with an append-only index: every run of one "
-                    "bank, kept under a label. The folder is ./fastspe-history unless --store or $FASTSPE_HISTORY "
-                    "names another.")
+        "bank, kept under a label. The folder is ./fastspe-history unless --store or $FASTSPE_HISTORY "
+        "names another.",
+    )
     verbs = history.add_subparsers(dest="history_command", metavar="VERB", required=True)
 
-    add = verbs.add_parser("add", help="keep a verdicts file under a label",
-                           description="Keep the verdicts and their pooled estimates (bootstrap intervals) under "
-                                       "LABEL. Refuses a label in use and a bank other than the stored runs'.")
+    add = verbs.add_parser(
+        "add",
+        help="keep a verdicts file under a label",
+        description="Keep the verdicts and their pooled estimates (bootstrap intervals) under "
+        "LABEL. Refuses a label in use and a bank other than the stored runs'.",
+    )
     add.add_argument("--bank", required=True, help="the bank the answers were scored against")
     add.add_argument("--verdicts", required=True, help="verdicts from `fastspe score`")
     add.add_argument("--label", required=True, help="the run's name, e.g. a checkpoint (unique in the store)")
     add.add_argument("--meta", action="append", type=_meta, metavar="KEY=VALUE", help="metadata to keep, repeatable")
-    add.add_argument("--draws", type=draws_option, default=DEFAULT_HISTORY_DRAWS, metavar="N",
-                     help="bootstrap draws of the stored intervals")
+    add.add_argument(
+        "--draws",
+        type=draws_option,
+        default=DEFAULT_HISTORY_DRAWS,
+        metavar="N",
+        help="bootstrap draws of the stored intervals",
+    )
     add.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, metavar="N", help="bootstrap seed")
     _store_option(add)
     add.set_defaults(func=cmd_add)
 
-    show = verbs.add_parser("show", help="the trend of a metric across the stored runs",
-                            description="Print the pooled estimate and 95% interval of a metric per run (in the "
-                                        "order added), cohort and condition; with --out, also a trend figure.")
+    show = verbs.add_parser(
+        "show",
+        help="the trend of a metric across the stored runs",
+        description="Print the pooled estimate and 95% interval of a metric per run (in the "
+        "order added), cohort and condition; with --out, also a trend figure.",
+    )
     show.add_argument("--metric", default="SPE", help="C, I, R, Q, E, G, O, SPE or Dc")
     show.add_argument("--out", metavar="DIR", help="folder for trend.csv and the trend figure (PDF, PNG, SVG)")
     _store_option(show)
     show.set_defaults(func=cmd_show)
 
-    comp = verbs.add_parser("compare", help="`fastspe compare` between two stored runs",
-                            description="Paired comparison of run B (candidate) against run A (baseline) for each "
-                                        "condition they share (or their only conditions), as `fastspe compare`.")
+    comp = verbs.add_parser(
+        "compare",
+        help="`fastspe compare` between two stored runs",
+        description="Paired comparison of run B (candidate) against run A (baseline) for each "
+        "condition they share (or their only conditions), as `fastspe compare`.",
+    )
     comp.add_argument("label_a", metavar="LABEL_A", help="the baseline run")
     comp.add_argument("label_b", metavar="LABEL_B", help="the candidate run")
     verdict_options(comp)
@@ -79,8 +103,10 @@ def cmd_add(args) -> int:
     verdicts = read_verdicts(args.verdicts, bank=bank)  # (a Bank: the answers' prompts are checked too)
     with as_options(_OPTIONS):
         run = history.add(bank.table, verdicts, args.label, dict(args.meta or []), draws=args.draws, seed=args.seed)
-    say(f"added run {run.number} {run.label!r} ({count(len(run.conditions), 'condition')}, bank {run.bank_hash[:12]}) "
-        f"to {history.root}")
+    say(
+        f"added run {run.number} {run.label!r} ({count(len(run.conditions), 'condition')}, bank {run.bank_hash[:12]}) "
+        f"to {history.root}"
+    )
     return 0
 
 
@@ -102,8 +128,20 @@ def cmd_show(args) -> int:
         view.add_column(cell(col), justify="right" if col in ("run", args.metric, "N") else "left", no_wrap=True)
     for r in trend.itertuples(index=False):
         interval = "n/a" if r.lo != r.lo else f"[{r.lo:.3f}, {r.hi:.3f}]"
-        view.add_row(*map(cell, (r.run, r.label, r.cohort, r.condition,
-                                 "n/a" if r.estimate != r.estimate else f"{r.estimate:.3f}", interval, r.N)))
+        view.add_row(
+            *map(
+                cell,
+                (
+                    r.run,
+                    r.label,
+                    r.cohort,
+                    r.condition,
+                    "n/a" if r.estimate != r.estimate else f"{r.estimate:.3f}",
+                    interval,
+                    r.N,
+                ),
+            )
+        )
     say(view)
     if args.out:
         out = Path(args.out)

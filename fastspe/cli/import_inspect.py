@@ -15,21 +15,33 @@ MISSING_EXTRA = "fastspe import-inspect needs inspect_ai: pip install 'fastspe[i
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("import-inspect", help="turn an inspect_ai eval log into a responses file",
-                              description="Write the answers of an inspect_ai eval log of a fastspe task (fastspe/planning or a domain's own) "
-                                          "as a responses file for `fastspe score`. Errored samples are left out "
-                                          "with a warning (or kept with --keep-errors); a log whose run failed, "
-                                          "was cancelled or never finished is refused (unless --allow-incomplete).")
+    p = subparsers.add_parser(
+        "import-inspect",
+        help="turn an inspect_ai eval log into a responses file",
+        description="Write the answers of an inspect_ai eval log of a fastspe task (fastspe/planning or a domain's own) "
+        "as a responses file for `fastspe score`. Errored samples are left out "
+        "with a warning (or kept with --keep-errors); a log whose run failed, "
+        "was cancelled or never finished is refused (unless --allow-incomplete).",
+    )
     p.add_argument("log", metavar="LOG", help="inspect eval log (.eval or .json)")
     p.add_argument("--out", required=True, metavar="RESPONSES", help="responses file to write (.jsonl, .csv, .parquet)")
-    p.add_argument("--condition", metavar="NAME",
-                   help="condition of the responses (default: the log's model, e.g. openai:gpt-4o, with fastspe run's "
-                        "suffixes for a prompt variant and a protocol: openai:gpt-4o+cot+tools)")
-    p.add_argument("--keep-errors", action="store_true",
-                   help="keep errored samples as failed attempts (status error, no response); score skips them "
-                        "and counts them as lost outputs")
-    p.add_argument("--allow-incomplete", action="store_true",
-                   help="import a log whose eval status is error, cancelled or started (with a warning)")
+    p.add_argument(
+        "--condition",
+        metavar="NAME",
+        help="condition of the responses (default: the log's model, e.g. openai:gpt-4o, with fastspe run's "
+        "suffixes for a prompt variant and a protocol: openai:gpt-4o+cot+tools)",
+    )
+    p.add_argument(
+        "--keep-errors",
+        action="store_true",
+        help="keep errored samples as failed attempts (status error, no response); score skips them "
+        "and counts them as lost outputs",
+    )
+    p.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="import a log whose eval status is error, cancelled or started (with a warning)",
+    )
     p.set_defaults(func=run_import)
 
 
@@ -53,8 +65,13 @@ def run_import(args) -> int:
     module = inspect_task()
     if module is None:
         return fail(MISSING_EXTRA)
-    responses = module.import_log(args.log, args.out, condition=args.condition, keep_errors=args.keep_errors,
-                                  allow_incomplete=args.allow_incomplete)
+    responses = module.import_log(
+        args.log,
+        args.out,
+        condition=args.condition,
+        keep_errors=args.keep_errors,
+        allow_incomplete=args.allow_incomplete,
+    )
     errored = int((responses["status"] != "ok").sum())
     kept = f" and {count(errored, 'errored sample')} as failed attempts" if errored else ""
     conditions = ", ".join(sorted(responses["condition"].unique()))
@@ -62,6 +79,8 @@ def run_import(args) -> int:
     if "prompt_variant" in responses.columns:
         from ..boundary.prompt_texts import sidecar_path
 
-        say(f"the prompt variant ({responses['prompt_variant'].iat[0]}) and every message asked -> "
-            f"{sidecar_path(args.out)} (keep it with the answers: score checks them against it)")
+        say(
+            f"the prompt variant ({responses['prompt_variant'].iat[0]}) and every message asked -> "
+            f"{sidecar_path(args.out)} (keep it with the answers: score checks them against it)"
+        )
     return 0

@@ -76,8 +76,15 @@ class LineProgress:
     """Plain progress lines: the first after ``every`` seconds, then every ``every`` seconds, and a
     closing line if any was printed. Thread-safe: runners report from their collecting thread."""
 
-    def __init__(self, description: str, total: int | None, unit: str, every: float, write: Callable[[str], None],
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        description: str,
+        total: int | None,
+        unit: str,
+        every: float,
+        write: Callable[[str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.description, self.total, self.unit = plain(description, keep_newlines=False), total, unit
         self.every, self._write, self._clock = every, write, clock
         self.start = clock()
@@ -136,17 +143,33 @@ class LineProgress:
 
 @contextlib.contextmanager
 def _bar(description: str, total: int | None, unit: str) -> Iterator[Update]:
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.table import Column
 
     # The counts column takes what room is left and is cut with an ellipsis: on a narrow terminal the
     # bar and the numbers stay, and the line never wraps (a wrapped live line leaves copies behind).
-    counts_column = TextColumn("{task.fields[counts]}", markup=False,
-                               table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"))
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(bar_width=20), MofNCompleteColumn(),
-                  TextColumn(unit, markup=False), TimeElapsedColumn(), TimeRemainingColumn(), counts_column,
-                  console=stderr, transient=True, expand=True) as bar:
+    counts_column = TextColumn(
+        "{task.fields[counts]}", markup=False, table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis")
+    )
+    with Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(bar_width=20),
+        MofNCompleteColumn(),
+        TextColumn(unit, markup=False),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        counts_column,
+        console=stderr,
+        transient=True,
+        expand=True,
+    ) as bar:
         task = bar.add_task(plain(description, keep_newlines=False), total=total, counts="")
 
         def update(done: int, total: int | None = None, **counts) -> None:
@@ -194,7 +217,8 @@ class Stages:
             self._stack.close()
             self._stage = stage
             self._update = self._stack.enter_context(
-                progress(f"{self.description}: {stage}", total, self.units.get(stage, "")))
+                progress(f"{self.description}: {stage}", total, self.units.get(stage, ""))
+            )
         self._update(done, total, **counts)
 
     def __enter__(self) -> "Stages":

@@ -11,25 +11,32 @@ from .run import condition_name
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("prompts", help="export the prompts of a run (OpenAI chat messages, one line a trial)",
-                              description="The prompts fastspe sends, for engines outside it: `fastspe prompts export` "
-                                          "writes every trial's messages; `fastspe score --prompts` reads the "
-                                          "answers back (docs/prompts.md).")
+    p = subparsers.add_parser(
+        "prompts",
+        help="export the prompts of a run (OpenAI chat messages, one line a trial)",
+        description="The prompts fastspe sends, for engines outside it: `fastspe prompts export` "
+        "writes every trial's messages; `fastspe score --prompts` reads the "
+        "answers back (docs/prompts.md).",
+    )
     sub = p.add_subparsers(dest="prompts_command", metavar="SUBCOMMAND", required=True)
     e = sub.add_parser(
-        "export", help="write every trial's messages to a JSONL file",
+        "export",
+        help="write every trial's messages to a JSONL file",
         description="Write one JSON line per trial: trial_id (the id `fastspe run` gives it), board_id, condition, "
-                    "trial, messages (the OpenAI chat format) and prompt_text_sha256. Answer them with any engine, "
-                    "then score the answers with `fastspe score --responses ANSWERS.jsonl --prompts OUT` (lines of "
-                    "trial_id and response) or without --prompts (lines of board_id, condition, trial and response). "
-                    "The prompt's spec is kept beside OUT (OUT's name with .prompts.jsonl). docs/prompts.md")
+        "trial, messages (the OpenAI chat format) and prompt_text_sha256. Answer them with any engine, "
+        "then score the answers with `fastspe score --responses ANSWERS.jsonl --prompts OUT` (lines of "
+        "trial_id and response) or without --prompts (lines of board_id, condition, trial and response). "
+        "The prompt's spec is kept beside OUT (OUT's name with .prompts.jsonl). docs/prompts.md",
+    )
     e.add_argument("--bank", required=True, help="bank file (.parquet or .jsonl)")
     e.add_argument("--out", required=True, metavar="PROMPTS.jsonl", help="the export to write (replaced whole)")
     e.add_argument("--trials", type=trials_option, default=3, help="trials per board (default: 3)")
     name = e.add_mutually_exclusive_group()
-    name.add_argument("--model", metavar="PROVIDER:MODEL",
-                      help="the condition is PROVIDER:MODEL with the prompt's suffix, as `fastspe run --model` "
-                           "names it")
+    name.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="the condition is PROVIDER:MODEL with the prompt's suffix, as `fastspe run --model` names it",
+    )
     name.add_argument("--condition", type=condition_name, metavar="NAME", help="the condition's name")
     domain_option(e, default=None, what="refuse a bank of another domain (default: the bank's own)")
     add_prompt_options(e)

@@ -7,19 +7,25 @@ from ._common import metrics_table, refuse_overwrite, say, warn
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("runs", help="statistics of run logs",
-                              description="Read run logs written by `fastspe run`.")
+    p = subparsers.add_parser(
+        "runs", help="statistics of run logs", description="Read run logs written by `fastspe run`."
+    )
     sub = p.add_subparsers(dest="runs_command", metavar="VERB", required=True)
-    s = sub.add_parser("stats", help="attempts, retries, 429s, tokens, latency and cost per condition",
-                       description="Per condition: answers, attempts, retries, failed and rate-limited (429) "
-                                   "attempts, tokens and latency of completed attempts (mean, p50, p95), and cost "
-                                   "in total, per answer and, with --verdicts, per completed plan. Several logs "
-                                   "are read as one: a trial's attempts count together whichever log holds them.")
+    s = sub.add_parser(
+        "stats",
+        help="attempts, retries, 429s, tokens, latency and cost per condition",
+        description="Per condition: answers, attempts, retries, failed and rate-limited (429) "
+        "attempts, tokens and latency of completed attempts (mean, p50, p95), and cost "
+        "in total, per answer and, with --verdicts, per completed plan. Several logs "
+        "are read as one: a trial's attempts count together whichever log holds them.",
+    )
     s.add_argument("logs", nargs="+", metavar="LOG.jsonl", help="run log(s) written by `fastspe run`")
-    s.add_argument("--verdicts", metavar="VERDICTS", help="verdicts file from `fastspe score`, for the cost per "
-                                                          "completed plan")
-    s.add_argument("--out", metavar="FILE.csv", help="CSV file to write the statistics to, full precision "
-                                                     "(default: print only)")
+    s.add_argument(
+        "--verdicts", metavar="VERDICTS", help="verdicts file from `fastspe score`, for the cost per completed plan"
+    )
+    s.add_argument(
+        "--out", metavar="FILE.csv", help="CSV file to write the statistics to, full precision (default: print only)"
+    )
     s.set_defaults(func=run_runs_stats)
 
 
@@ -29,18 +35,23 @@ def run_runs_stats(args) -> int:
     from ..boundary.files import table_format, write_table
     from ..report.run_stats import run_stats, run_stats_table
 
-    refuse_overwrite({**{f"run log {i}": log for i, log in enumerate(args.logs, 1)}, "--verdicts": args.verdicts},
-                     {"--out": args.out})
+    refuse_overwrite(
+        {**{f"run log {i}": log for i, log in enumerate(args.logs, 1)}, "--verdicts": args.verdicts},
+        {"--out": args.out},
+    )
     if args.out:
         table_format(args.out, (".csv",))  # fail before reading a large log
     verdicts = None
     if args.verdicts:
         from ..boundary.verdict_files import read_verdicts
+
         verdicts = read_verdicts(args.verdicts).frame
     stats = run_stats(args.logs, verdicts=verdicts)
     for path, skipped in stats.attrs["skipped_lines"].items():
         if skipped:
-            warn(f"{path}: skipped {count(skipped, 'line')} that {plural(skipped, 'is')} not JSON objects (torn by a stopped run)")
+            warn(
+                f"{path}: skipped {count(skipped, 'line')} that {plural(skipped, 'is')} not JSON objects (torn by a stopped run)"
+            )
     if stats.empty:
         say("no attempts in the run log(s)")
     else:

@@ -13,32 +13,54 @@ MAX_LISTED = 20  # matching (condition, trial) pairs listed when the choice is n
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "show", help="replay one answer on its board, step by step",
+        "show",
+        help="replay one answer on its board, step by step",
         description="Replay one verdict's plan on its board: the board after each move on a terminal, one line per "
-                    "move on a pipe, with the first illegal move (and why), the closest approach to the goal (least "
-                    "h and its step) and every revisited state. --html writes the same as one self-contained page "
-                    "with a step slider. Each domain draws its own states (a grid of tiles, a level in XSB text, ...).")
+        "move on a pipe, with the first illegal move (and why), the closest approach to the goal (least "
+        "h and its step) and every revisited state. --html writes the same as one self-contained page "
+        "with a step slider. Each domain draws its own states (a grid of tiles, a level in XSB text, ...).",
+    )
     p.add_argument("--bank", required=True, help="bank file the answers were scored against (.parquet or .jsonl)")
     p.add_argument("--verdicts", required=True, metavar="VERDICTS", help="verdicts file from `fastspe score`")
     p.add_argument("--board", required=True, type=text_option, metavar="ID", help="board_id to show")
-    p.add_argument("--condition", type=text_option, metavar="C",
-                   help="condition to show (needed when the board has answers under several)")
-    p.add_argument("--trial", type=int_option(0, MAX_TRIALS), metavar="N",
-                   help="trial to show (needed when the board has several under the condition)")
-    p.add_argument("--responses", metavar="FILE",
-                   help="the run log or responses file the verdicts were scored from: shows the answer's text as "
-                        "received (verdicts keep only the parsed moves)")
-    p.add_argument("--prompt", action="store_true",
-                   help="also print what was asked: the answer's messages (system, worked examples, the board's "
-                        "prompt), from the prompts sidecar beside --responses or --prompts (NAME.prompts.jsonl) or, "
-                        "for the paper prompt, rendered from the bank")
-    p.add_argument("--prompts", metavar="EXPORT.jsonl",
-                   help="with --prompt: the prompt export (`fastspe prompts export`) the answer replied to, when its "
-                        "answers were scored through `score --prompts`")
+    p.add_argument(
+        "--condition",
+        type=text_option,
+        metavar="C",
+        help="condition to show (needed when the board has answers under several)",
+    )
+    p.add_argument(
+        "--trial",
+        type=int_option(0, MAX_TRIALS),
+        metavar="N",
+        help="trial to show (needed when the board has several under the condition)",
+    )
+    p.add_argument(
+        "--responses",
+        metavar="FILE",
+        help="the run log or responses file the verdicts were scored from: shows the answer's text as "
+        "received (verdicts keep only the parsed moves)",
+    )
+    p.add_argument(
+        "--prompt",
+        action="store_true",
+        help="also print what was asked: the answer's messages (system, worked examples, the board's "
+        "prompt), from the prompts sidecar beside --responses or --prompts (NAME.prompts.jsonl) or, "
+        "for the paper prompt, rendered from the bank",
+    )
+    p.add_argument(
+        "--prompts",
+        metavar="EXPORT.jsonl",
+        help="with --prompt: the prompt export (`fastspe prompts export`) the answer replied to, when its "
+        "answers were scored through `score --prompts`",
+    )
     p.add_argument("--html", metavar="FILE", help="also write the replay as a self-contained HTML page")
-    p.add_argument("--format", choices=FORMATS, default="auto",
-                   help="grid: the board after every move; trace: one line per move; auto: grid on a terminal, "
-                        "trace otherwise")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="grid: the board after every move; trace: one line per move; auto: grid on a terminal, trace otherwise",
+    )
     p.set_defaults(func=run_show)
 
 
@@ -52,21 +74,29 @@ def _pick(frame, board: str, condition: str | None, trial: int | None):
         known = sorted(rows["condition"].unique())
         rows = rows[rows["condition"] == condition]
         if rows.empty:
-            raise UserError(f"--condition {condition!r}: board {board!r} has no verdict under it; its conditions: "
-                            f"{', '.join(known)}")
+            raise UserError(
+                f"--condition {condition!r}: board {board!r} has no verdict under it; its conditions: "
+                f"{', '.join(known)}"
+            )
     if trial is not None:
         known = sorted(int(t) for t in rows["trial"].unique())
         rows = rows[rows["trial"] == trial]
         if rows.empty:
-            raise UserError(f"--trial {trial}: board {board!r} has no such trial"
-                            f"{'' if condition is None else ' under ' + repr(condition)}; its trials: "
-                            f"{', '.join(map(str, known))}")
+            raise UserError(
+                f"--trial {trial}: board {board!r} has no such trial"
+                f"{'' if condition is None else ' under ' + repr(condition)}; its trials: "
+                f"{', '.join(map(str, known))}"
+            )
     if len(rows) == 1:
         return rows.iloc[0].to_dict()
     pairs = rows.sort_values(["condition", "trial"])[["condition", "trial"]].itertuples(index=False)
     listed = [f"  --condition {c} --trial {int(t)}" for c, t in pairs]
-    say(f"board {board} has {len(listed)} answers; choose one:\n" + "\n".join(listed[:MAX_LISTED])
-        + (f"\n  ... {len(listed) - MAX_LISTED} more" if len(listed) > MAX_LISTED else ""), err=True)
+    say(
+        f"board {board} has {len(listed)} answers; choose one:\n"
+        + "\n".join(listed[:MAX_LISTED])
+        + (f"\n  ... {len(listed) - MAX_LISTED} more" if len(listed) > MAX_LISTED else ""),
+        err=True,
+    )
     return None
 
 
@@ -76,9 +106,15 @@ def run_show(args) -> int:
     from ..report.trace import trace_lines
 
     if args.html:
-        refuse_overwrite({"--bank": args.bank, "--verdicts": args.verdicts, "--responses": args.responses,
-                          "--prompts": args.prompts},
-                         {"--html": args.html})
+        refuse_overwrite(
+            {
+                "--bank": args.bank,
+                "--verdicts": args.verdicts,
+                "--responses": args.responses,
+                "--prompts": args.prompts,
+            },
+            {"--html": args.html},
+        )
     bank = load_bank(args.bank)
     verdicts = read_verdicts(args.verdicts, bank).frame
     row = _pick(verdicts, args.board, args.condition, args.trial)
@@ -106,8 +142,10 @@ def run_show(args) -> int:
 
         say("\n" + "\n".join(answer_lines(answer)))
     elif trace.illegal is not None and trace.illegal.kind == "format":
-        note("the answer's text is not in the verdicts: give --responses FILE (the run log or responses file they "
-             "were scored from) to see it")
+        note(
+            "the answer's text is not in the verdicts: give --responses FILE (the run log or responses file they "
+            "were scored from) to see it"
+        )
     if args.html:
         from ..report.viewer_html import write_trace_page
 
@@ -126,12 +164,17 @@ def _answer_text(args, row: dict) -> str | None:
     from ..boundary.responses import read_responses
 
     answers = read_responses(args.responses)
-    hit = answers[(answers["board_id"] == row["board_id"]) & (answers["condition"] == row["condition"])
-                  & (answers["trial"] == int(row["trial"]))]
+    hit = answers[
+        (answers["board_id"] == row["board_id"])
+        & (answers["condition"] == row["condition"])
+        & (answers["trial"] == int(row["trial"]))
+    ]
     if hit.empty:
-        raise UserError(f"--responses {args.responses}: no answer of board {row['board_id']!r}, condition "
-                        f"{row['condition']!r}, trial {int(row['trial'])} (is it the file these verdicts were "
-                        "scored from?)")
+        raise UserError(
+            f"--responses {args.responses}: no answer of board {row['board_id']!r}, condition "
+            f"{row['condition']!r}, trial {int(row['trial'])} (is it the file these verdicts were "
+            "scored from?)"
+        )
     text = hit.iloc[-1]["response"]
     return text if isinstance(text, str) else ""
 
@@ -162,18 +205,25 @@ def _asked_lines(args, row: dict, bank, bank_rows) -> list[str]:
     if spec_sha is not None:
         spec = next((s for s in (spec_of(path, spec_sha) for path in kept) if s is not None), None)
         if spec is None:
-            where = (f"the prompts sidecar of {' or '.join(kept)}" if kept else "no --responses or --prompts given")
-            raise UserError(f"--prompt: the answer was asked with prompt variant {row.get('prompt_variant')!r} "
-                            f"(spec {spec_sha[:12]}), which {where} does not keep; give --responses FILE (the run "
-                            f"log the answers came from) or --prompts EXPORT.jsonl (the export), whose "
-                            f"NAME.prompts.jsonl is beside it")
-    text = next((t for t in (prompt_text_of(path, text_sha) for path in kept) if t is not None), None) \
-        if text_sha else None
+            where = f"the prompts sidecar of {' or '.join(kept)}" if kept else "no --responses or --prompts given"
+            raise UserError(
+                f"--prompt: the answer was asked with prompt variant {row.get('prompt_variant')!r} "
+                f"(spec {spec_sha[:12]}), which {where} does not keep; give --responses FILE (the run "
+                f"log the answers came from) or --prompts EXPORT.jsonl (the export), whose "
+                f"NAME.prompts.jsonl is beside it"
+            )
+    text = (
+        next((t for t in (prompt_text_of(path, text_sha) for path in kept) if t is not None), None)
+        if text_sha
+        else None
+    )
     if text is None:
         text = user_texts(spec, bank.domain, bank_rows)[0]
         if text_sha is not None and prompt_hash(text) != text_sha:
-            warn("--prompt: the answer's prompt hash is not that of the prompt rendered here from the bank; shown as "
-                 "rendered")
+            warn(
+                "--prompt: the answer's prompt hash is not that of the prompt rendered here from the bank; shown as "
+                "rendered"
+            )
     messages = spec.opening(text) or ({"role": "user", "content": text},)
     lines = [f"asked ({spec.label} prompt" + (f", spec {spec.sha256[:12]}" if not spec.is_default else "") + "):"]
     for message in messages:
@@ -200,8 +250,11 @@ def _print_states(trace) -> None:
             if span is None:
                 say(line)
             else:
-                say(Text.assemble(line[:span[0]], (line[span[0]:span[1]], "bold reverse"), line[span[1]:]))
+                say(Text.assemble(line[: span[0]], (line[span[0] : span[1]], "bold reverse"), line[span[1] :]))
     if trace.illegal is not None:
         bad = trace.illegal
-        say(f"\nmove {bad.number} {bad.move!r}: {bad.reason}; the replay stops here" if bad.kind != "format"
-            else f"\n{bad.reason}: the answer has no plan to replay")
+        say(
+            f"\nmove {bad.number} {bad.move!r}: {bad.reason}; the replay stops here"
+            if bad.kind != "format"
+            else f"\n{bad.reason}: the answer has no plan to replay"
+        )

@@ -16,18 +16,29 @@ MAX_NODES = 10**15
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("solve", help="optimal plan lengths and plans of given states (exact search)",
-                            description="Solve states optimally with the exact solver of the domain (--domain; each "
-                                        "domain's options below say how to give it a state). One state prints one "
-                                        "JSON object; --input FILE.jsonl writes one JSON line per non-blank input "
-                                        "line to --out (a bad line gets an \"error\" naming the file and line).")
-    parser.add_argument("--input", help="JSONL file: one object per line, a state as its domain reads one (its "
-                                        "options below name the fields)")
-    parser.add_argument("--out", help="JSONL file to write with --input: each line plus its answer (length, moves, "
-                                      "...), or plus an error")
+    parser = sub.add_parser(
+        "solve",
+        help="optimal plan lengths and plans of given states (exact search)",
+        description="Solve states optimally with the exact solver of the domain (--domain; each "
+        "domain's options below say how to give it a state). One state prints one "
+        "JSON object; --input FILE.jsonl writes one JSON line per non-blank input "
+        'line to --out (a bad line gets an "error" naming the file and line).',
+    )
+    parser.add_argument(
+        "--input",
+        help="JSONL file: one object per line, a state as its domain reads one (its options below name the fields)",
+    )
+    parser.add_argument(
+        "--out",
+        help="JSONL file to write with --input: each line plus its answer (length, moves, ...), or plus an error",
+    )
     domain_option(parser, default=DEFAULT_DOMAIN)
-    parser.add_argument("--max-nodes", type=int_option(1, MAX_NODES), default=None,
-                        help="give up on a state after this many search nodes (default: the domain's)")
+    parser.add_argument(
+        "--max-nodes",
+        type=int_option(1, MAX_NODES),
+        default=None,
+        help="give up on a state after this many search nodes (default: the domain's)",
+    )
     add_domain_options(parser, "solve")
     parser.set_defaults(func=cmd_solve)
 
@@ -63,8 +74,10 @@ def _solve_file(args, domain) -> int:
     write_answer_lines(answers, args.out)
     failed = sum("error" in a for a in answers)
     if failed:
-        say(f"wrote {count(len(answers), 'line')} to {args.out}; {count(failed, domain.unit)} failed (see their \"error\")",
-            err=True)
+        say(
+            f'wrote {count(len(answers), "line")} to {args.out}; {count(failed, domain.unit)} failed (see their "error")',
+            err=True,
+        )
         return 1
     say(f"wrote {count(len(answers), 'optimal plan')} to {args.out}", err=True)
     return 0

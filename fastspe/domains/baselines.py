@@ -20,13 +20,29 @@ from ..kernels import TRIAL_SLOTS
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CONDITION_PREFIX", "ANSWER_PREFIX", "RESPONSE_COLUMNS", "TRIAL_SLOTS", "planner_name", "response_frame",
-           "board_keys", "check_int"]
+__all__ = [
+    "CONDITION_PREFIX",
+    "ANSWER_PREFIX",
+    "RESPONSE_COLUMNS",
+    "TRIAL_SLOTS",
+    "planner_name",
+    "response_frame",
+    "board_keys",
+    "check_int",
+]
 
 CONDITION_PREFIX = "baseline:"
 ANSWER_PREFIX = "MOVES: "
-RESPONSE_COLUMNS = ["board_id", "condition", "trial", "response", "finish_reason", "status", "attempt",
-                    "prompt_text_sha256"]
+RESPONSE_COLUMNS = [
+    "board_id",
+    "condition",
+    "trial",
+    "response",
+    "finish_reason",
+    "status",
+    "attempt",
+    "prompt_text_sha256",
+]
 
 
 def planner_name(planner: str, planners: Sequence[str], what: str = "") -> str:
@@ -47,25 +63,30 @@ def response_frame(board_ids, name: str, trials: int, texts, prompts=None) -> pd
     import pandas as pd
 
     board_ids = np.asarray(board_ids, dtype=object)
-    hashes = np.array([None if prompts is None else prompt_hash(text) for text in prompts or [None] * len(board_ids)],
-                      dtype=object)
-    return pd.DataFrame({
-        "board_id": np.repeat(board_ids, trials),
-        "condition": CONDITION_PREFIX + name,
-        "trial": np.tile(np.arange(trials, dtype=np.int64), len(board_ids)),
-        "response": texts,
-        "finish_reason": "stop",
-        "status": "ok",
-        "attempt": 1,
-        "prompt_text_sha256": np.repeat(hashes, trials),
-    }, columns=RESPONSE_COLUMNS)
+    hashes = np.array(
+        [None if prompts is None else prompt_hash(text) for text in prompts or [None] * len(board_ids)], dtype=object
+    )
+    return pd.DataFrame(
+        {
+            "board_id": np.repeat(board_ids, trials),
+            "condition": CONDITION_PREFIX + name,
+            "trial": np.tile(np.arange(trials, dtype=np.int64), len(board_ids)),
+            "response": texts,
+            "finish_reason": "stop",
+            "status": "ok",
+            "attempt": 1,
+            "prompt_text_sha256": np.repeat(hashes, trials),
+        },
+        columns=RESPONSE_COLUMNS,
+    )
 
 
 def board_keys(board_ids) -> np.ndarray:
     """Stable RNG keys of board ids: the first 4 bytes of BLAKE2b(board_id), int64 (n,) in [0, 2**32)."""
-    return np.array([int.from_bytes(hashlib.blake2b(str(b).encode(), digest_size=4).digest(), "little")
-                     for b in board_ids], dtype=np.int64)
-
+    return np.array(
+        [int.from_bytes(hashlib.blake2b(str(b).encode(), digest_size=4).digest(), "little") for b in board_ids],
+        dtype=np.int64,
+    )
 
 
 def check_int(value, what: str, low: int, high: int) -> int:
@@ -74,4 +95,3 @@ def check_int(value, what: str, low: int, high: int) -> int:
     if not low <= int(value) <= high:
         raise UserError(f"{what} must be between {low} and {high}, got {value}")
     return int(value)
-

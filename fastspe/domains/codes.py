@@ -8,8 +8,18 @@ its ``Domain.error_names``.
 
 from __future__ import annotations
 
-__all__ = ["COMPLETE", "LEGAL_NONCOMPLETION", "ILLEGAL", "STATUS_NAMES", "NO_ERROR", "INVALID_ACTION", "FORMAT",
-           "SHARED_ERRORS", "SHARED_ERROR_CODES", "SHARED_REASONS"]
+__all__ = [
+    "COMPLETE",
+    "LEGAL_NONCOMPLETION",
+    "ILLEGAL",
+    "STATUS_NAMES",
+    "NO_ERROR",
+    "INVALID_ACTION",
+    "FORMAT",
+    "SHARED_ERRORS",
+    "SHARED_ERROR_CODES",
+    "SHARED_REASONS",
+]
 
 COMPLETE, LEGAL_NONCOMPLETION, ILLEGAL = 0, 1, 2
 STATUS_NAMES = ("complete", "legal_noncompletion", "illegal")

@@ -47,8 +47,21 @@ if TYPE_CHECKING:
 
     from .cards import CardNotes
 
-__all__ = ["Domain", "Packed", "Option", "Design", "GivenBank", "BankVerification", "Ui", "Verifier",
-           "VerifierBoard", "Playout", "STRATUM", "implemented_in", "prompt_hash"]
+__all__ = [
+    "Domain",
+    "Packed",
+    "Option",
+    "Design",
+    "GivenBank",
+    "BankVerification",
+    "Ui",
+    "Verifier",
+    "VerifierBoard",
+    "Playout",
+    "STRATUM",
+    "implemented_in",
+    "prompt_hash",
+]
 
 
 class implemented_in:  # noqa: N801 - a descriptor, used like a function in a class body
@@ -269,8 +282,15 @@ class Domain:
 
     # ---- banks ---------------------------------------------------------------------------------------------------
 
-    def check_bank(self, table, source: str = "bank", unit: str = "row", line_of: Callable[[int], int] | None = None,
-                   meaning: bool = True, fresh: bool = False):
+    def check_bank(
+        self,
+        table,
+        source: str = "bank",
+        unit: str = "row",
+        line_of: Callable[[int], int] | None = None,
+        meaning: bool = True,
+        fresh: bool = False,
+    ):
         """Check a bank table and return it in canonical types (``pa.Table`` with ``bank_columns`` first).
 
         Raise ``fastspe.boundary.errors.InputError`` naming ``source``, the row (``unit`` N, 1-based; ``line_of``
@@ -327,8 +347,9 @@ class Domain:
           part the domain names (``rows``, ``disks``, ...).
 
         A domain without it answers the paper prompt only (the variants are refused with one clear error)."""
-        raise NotImplementedError(f"the {self.name} domain names no prompt parts (Domain.prompt_fields), so it "
-                                  f"runs the paper prompt only")
+        raise NotImplementedError(
+            f"the {self.name} domain names no prompt parts (Domain.prompt_fields), so it runs the paper prompt only"
+        )
 
     def prompts(self, frame) -> list[str]:
         """The prompt of every row of a bank DataFrame, in order (default: ``render_prompt`` per row)."""
@@ -352,8 +373,9 @@ class Domain:
         ``cost_unit``."""
         return "moves"
 
-    def plan_costs(self, packed: Packed, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray,
-                   status: np.ndarray) -> np.ndarray:
+    def plan_costs(
+        self, packed: Packed, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray, status: np.ndarray
+    ) -> np.ndarray:
         """int64 (n,): the cost of plan i (as ``replay`` takes them; ``status`` its replay's) in ``cost_unit(packed)``,
         read where the plan is complete. Called only when the unit is not moves (default: the plan lengths)."""
         return offsets[1:] - offsets[:-1]

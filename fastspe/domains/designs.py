@@ -12,8 +12,7 @@ from ..boundary.text_files import read_design_json
 from ..errors import UserError
 from ..kernels import MAX_SEED
 
-__all__ = ["QuotaError", "load_design_file", "check_seed", "check_cohort", "design_seed", "design_cells",
-           "is_json_int"]
+__all__ = ["QuotaError", "load_design_file", "check_seed", "check_cohort", "design_seed", "design_cells", "is_json_int"]
 
 _COHORT = re.compile(r"^[A-Za-z0-9_.]+$")
 
@@ -41,7 +40,6 @@ def check_seed(seed, where: str) -> int:
     return seed
 
 
-
 def check_cohort(cohort) -> bool:
     """A cohort name: letters, digits, ``_`` and ``.`` (it becomes part of board ids and file names)."""
     return isinstance(cohort, str) and bool(_COHORT.match(cohort))
@@ -57,10 +55,9 @@ def design_seed(spec, source: str, seed: int | None, keys: tuple[str, ...], what
         raise UserError(f"{source}: unknown keys {sorted(unknown)} (allowed: {', '.join(keys)})")
     if seed is None:
         if "seed" not in spec:
-            raise UserError(f"{source}: no seed (give \"seed\" in the file or --seed)")
+            raise UserError(f'{source}: no seed (give "seed" in the file or --seed)')
         seed = spec["seed"]
     return check_seed(seed, f"{source}: seed")
-
 
 
 def design_cells(spec, source: str) -> list:
@@ -71,8 +68,6 @@ def design_cells(spec, source: str) -> list:
     return cells_spec
 
 
-
 def is_json_int(value) -> bool:
     """A JSON integer: not a bool (JSON true/false), float (2.5 or 1e12), string or null."""
     return isinstance(value, int) and not isinstance(value, bool)
-

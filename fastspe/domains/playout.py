@@ -18,9 +18,14 @@ __all__ = ["play_out"]
 State = TypeVar("State")
 
 
-def play_out(start: State, plan: str, step: Callable[[State, str], tuple[State | None, str]],
-             write: Callable[[State], str], at_goal: Callable[[State], bool],
-             reasons: Mapping[str, str]) -> Playout:
+def play_out(
+    start: State,
+    plan: str,
+    step: Callable[[State, str], tuple[State | None, str]],
+    write: Callable[[State], str],
+    at_goal: Callable[[State], bool],
+    reasons: Mapping[str, str],
+) -> Playout:
     """``plan`` (one vocabulary symbol per action) played from ``start`` with ``step``, stopping at the first illegal
     action; ``reasons``: the domain's ``error_reasons`` (the shared kinds' words are added here)."""
     state = start

@@ -25,8 +25,21 @@ from ..errors import ContractError, UserError
 from .contract import Domain, error_names_of
 from .vocabulary import Vocabulary
 
-__all__ = ["GROUP", "DEFAULT_DOMAIN", "DOMAIN_KEY", "FRAME_DOMAIN", "DomainLoadError", "Source", "sources",
-           "domain_names", "domain_named", "installed_domains", "domain_of", "name_in", "with_domain"]
+__all__ = [
+    "GROUP",
+    "DEFAULT_DOMAIN",
+    "DOMAIN_KEY",
+    "FRAME_DOMAIN",
+    "DomainLoadError",
+    "Source",
+    "sources",
+    "domain_names",
+    "domain_named",
+    "installed_domains",
+    "domain_of",
+    "name_in",
+    "with_domain",
+]
 
 GROUP = "fastspe.domains"
 DEFAULT_DOMAIN = "sliding"
@@ -70,13 +83,19 @@ def sources() -> dict[str, Source]:
         source = Source(ep.name, ep.value, getattr(dist, "name", "") or "", getattr(dist, "version", "") or "")
         if ep.name in found and found[ep.name].target != ep.value:
             other = found[ep.name]
-            source = Source(ep.name, ep.value, source.package, source.package_version,
-                            conflict=f"both {other.where} and {source.where} declare a domain named {ep.name!r}")
+            source = Source(
+                ep.name,
+                ep.value,
+                source.package,
+                source.package_version,
+                conflict=f"both {other.where} and {source.where} declare a domain named {ep.name!r}",
+            )
         found[ep.name] = source
     for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if module.ispkg and module.name not in found:
-            found[module.name] = Source(module.name, f"{__name__.rsplit('.', 1)[0]}.{module.name}:DOMAIN",
-                                        "fastspe", __version__)
+            found[module.name] = Source(
+                module.name, f"{__name__.rsplit('.', 1)[0]}.{module.name}:DOMAIN", "fastspe", __version__
+            )
     return dict(sorted(found.items(), key=lambda item: (item[0] != DEFAULT_DOMAIN, item[0])))
 
 
@@ -94,8 +113,9 @@ def domain_named(name) -> Domain:
         return domain
     known = sources()
     if name not in known:
-        raise UserError(f"unknown domain {name!r}; the installed domains are {', '.join(known)} "
-                        "(`fastspe domains` lists them)")
+        raise UserError(
+            f"unknown domain {name!r}; the installed domains are {', '.join(known)} (`fastspe domains` lists them)"
+        )
     with _LOCK:
         if name not in _LOADED:
             _LOADED[name] = _load(known[name])
@@ -129,8 +149,9 @@ def _load(source: Source) -> Domain:
         if isinstance(obj, type) and issubclass(obj, Domain):
             obj = obj()
     except Exception as exc:  # noqa: BLE001 - whatever a plugin raises on import is that plugin's fault
-        raise refuse(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-                     .rstrip(": ")) from exc
+        raise refuse(
+            f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(": ")
+        ) from exc
     if not isinstance(obj, Domain):
         raise refuse(f"{source.target} is a {type(obj).__name__}, not a fastspe.domains.Domain")
     if obj.name != source.name:
@@ -147,6 +168,7 @@ def _load(source: Source) -> Domain:
 
 
 # ---- the domain of a file ------------------------------------------------------------------------------------
+
 
 def name_in(table) -> str | None:
     """The domain name an Arrow table or schema (or a DataFrame's ``attrs``) records, None if it records none."""

@@ -67,10 +67,13 @@ class Vocabulary:
             raise ContractError(f"tokens must differ up to case: {tokens}")
         symbols = self.symbols or ("".join(tokens) if all(len(t) == 1 for t in tokens) else "")
         if len(symbols) != len(tokens) or len(set(symbols)) != len(symbols):
-            raise ContractError("symbols: one distinct character per token (needed when a token is longer than one "
-                             "character)")
+            raise ContractError(
+                "symbols: one distinct character per token (needed when a token is longer than one character)"
+            )
         if any(not (s.isascii() and s.isprintable()) or s in f"{INVALID_SYMBOL}, " for s in symbols):
-            raise ContractError(f"symbols are printable ASCII characters other than '?', ',' and space, got {symbols!r}")
+            raise ContractError(
+                f"symbols are printable ASCII characters other than '?', ',' and space, got {symbols!r}"
+            )
         if self.runs and any(len(t) != 1 for t in tokens):
             raise ContractError("runs: only a vocabulary of one-letter tokens can be read as runs of letters")
         for name, table in (("words", self.words), ("glyphs", self.glyphs)):
@@ -87,18 +90,28 @@ class Vocabulary:
             if self.runs and set(w) <= letters:  # "dud" would be both a run of letters and a word
                 raise ContractError(f"the word {w!r} is a run of token letters")
         for g in self.glyphs:
-            if not (isinstance(g, str) and len(g) == 1 and not g.isascii() and g.isprintable() and not g.isspace()
-                    and g not in _FORMAT_GLYPHS):
-                raise ContractError(f"a glyph is one printable non-ASCII character that the format does not use, "
-                                 f"got {g!r}")
+            if not (
+                isinstance(g, str)
+                and len(g) == 1
+                and not g.isascii()
+                and g.isprintable()
+                and not g.isspace()
+                and g not in _FORMAT_GLYPHS
+            ):
+                raise ContractError(
+                    f"a glyph is one printable non-ASCII character that the format does not use, got {g!r}"
+                )
         object.__setattr__(self, "tokens", tokens)
         object.__setattr__(self, "symbols", symbols)
         object.__setattr__(self, "words", dict(self.words))
         object.__setattr__(self, "glyphs", dict(self.glyphs))
         object.__setattr__(self, "runs", bool(self.runs))
         # hashed once: the parsers look their compiled tables up by vocabulary on every answer
-        object.__setattr__(self, "_hash", hash((tokens, symbols, tuple(sorted(self.words.items())),
-                                                tuple(sorted(self.glyphs.items())), self.runs)))
+        object.__setattr__(
+            self,
+            "_hash",
+            hash((tokens, symbols, tuple(sorted(self.words.items())), tuple(sorted(self.glyphs.items())), self.runs)),
+        )
 
     def __hash__(self) -> int:
         return self._hash
@@ -137,7 +150,7 @@ class Vocabulary:
         import numpy as np
 
         table = np.full(256, ord(INVALID_SYMBOL), dtype=np.uint8)
-        table[:len(self.tokens)] = self.symbol_bytes
+        table[: len(self.tokens)] = self.symbol_bytes
         return table.tobytes()
 
     def encode(self, plans: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -176,5 +189,9 @@ class Vocabulary:
         return "MOVES: " + separator.join(self.tokens_of(plan))
 
 
-DIRECTIONS = Vocabulary(("U", "D", "L", "R"), words={"up": "U", "down": "D", "left": "L", "right": "R"},
-                        glyphs=dict(zip("↑↓←→⬆⬇⬅➡", "UDLRUDLR")), runs=True)
+DIRECTIONS = Vocabulary(
+    ("U", "D", "L", "R"),
+    words={"up": "U", "down": "D", "left": "L", "right": "R"},
+    glyphs=dict(zip("↑↓←→⬆⬇⬅➡", "UDLRUDLR")),
+    runs=True,
+)

@@ -13,8 +13,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the objects __getattr__ ha
     from .items import bank_items, BankItems, score_answer, write_items
 
 _NAMES = {
-    "export_hub": "export", "HubExport": "export", "dataset_card": "card",
-    "BankItems": "items", "bank_items": "items", "score_answer": "items", "write_items": "items",
+    "export_hub": "export",
+    "HubExport": "export",
+    "dataset_card": "card",
+    "BankItems": "items",
+    "bank_items": "items",
+    "score_answer": "items",
+    "write_items": "items",
 }
 __all__ = ["bank_items", "BankItems", "dataset_card", "export_hub", "HubExport", "score_answer", "write_items"]
 if not TYPE_CHECKING:  # hidden from type checkers, which then refuse a name the face does not have

@@ -87,8 +87,14 @@ def yaml_lines(value, indent: int = 0) -> list[str]:
 
 def size_category(n: int) -> str:
     """The Hub's ``size_categories`` value of ``n`` rows."""
-    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-              (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M")]
+    bounds = [
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+        (100_000_000, "10M<n<100M"),
+    ]
     return next((label for bound, label in bounds if n < bound), "100M<n<1B")
 
 
@@ -101,10 +107,22 @@ def card_header(bank: Bank, schema: pa.Schema, configs: Sequence[HubConfig], not
         "task_categories": ["text-generation"],
         "tags": list(dict.fromkeys((*BASE_TAGS, *notes.tags))),
         "size_categories": [size_category(len(bank))],
-        "configs": [{"config_name": c.name, "data_files": [{"split": SPLIT, "path": list(c.files)}],
-                     **({"default": True} if c.name == configs[0].name else {})} for c in configs],
-        "dataset_info": [{"config_name": c.name, "features": features,
-                          "splits": [{"name": SPLIT, "num_bytes": c.nbytes, "num_examples": c.rows}]} for c in configs],
+        "configs": [
+            {
+                "config_name": c.name,
+                "data_files": [{"split": SPLIT, "path": list(c.files)}],
+                **({"default": True} if c.name == configs[0].name else {}),
+            }
+            for c in configs
+        ],
+        "dataset_info": [
+            {
+                "config_name": c.name,
+                "features": features,
+                "splits": [{"name": SPLIT, "num_bytes": c.nbytes, "num_examples": c.rows}],
+            }
+            for c in configs
+        ],
     }
 
 
@@ -112,8 +130,9 @@ def column_rows(schema: pa.Schema, described: dict) -> list[str]:
     rows = ["| column | type | what it holds |", "|---|---|---|"]
     for field in schema:
         feature = arrow_feature(field.type)
-        kind = feature.get("dtype") or f"list of {feature['list']}" + (f" ({feature['length']})" if "length" in
-                                                                         feature else "")
+        kind = feature.get("dtype") or f"list of {feature['list']}" + (
+            f" ({feature['length']})" if "length" in feature else ""
+        )
         rows.append(f"| `{field.name}` | {kind} | {described.get(field.name, '')} |")
     return rows
 
@@ -122,8 +141,11 @@ def scoring_text(bank: Bank, first: HubConfig, repo_id: str) -> str:
     domain, path = bank.domain, first.files[0]
     unit = domain.unit
     # an offline baseline, so the commands run as written (a domain without one: a model's name to fill in)
-    model = f"baseline:{'greedy' if 'greedy' in domain.planners else domain.planners[0]}" if domain.planners \
+    model = (
+        f"baseline:{'greedy' if 'greedy' in domain.planners else domain.planners[0]}"
+        if domain.planners
         else "openai:MODEL"
+    )
     return f"""\
 Each data file is itself a fastspe bank (Parquet with its content digest and `fastspe.domain: {domain.name}` in the
 metadata), so fastspe's commands read it as it is. In a clone of this dataset (`pip install fastspe`):
@@ -165,8 +187,10 @@ def dataset_card(bank: Bank, schema: pa.Schema, configs: Sequence[HubConfig], re
     domain = bank.domain
     notes = domain.dataset_card_notes(bank.table)
     header = "\n".join(yaml_lines(card_header(bank, schema, configs, notes)))
-    listed = [f"| `{c.name}` | {', '.join(c.cohorts)} | {c.rows:,} | {', '.join(f'`{f}`' for f in c.files)} |"
-              for c in configs]
+    listed = [
+        f"| `{c.name}` | {', '.join(c.cohorts)} | {c.rows:,} | {', '.join(f'`{f}`' for f in c.files)} |"
+        for c in configs
+    ]
     unit = f"{domain.unit}s"
     return f"""---
 {header}

@@ -69,12 +69,15 @@ def check_hub_dir(path: str | os.PathLike[str], force: bool = False) -> None:
     if path.exists() and not path.is_dir():
         raise UserError(f"--hub {path} is a file; give a folder to write the dataset to")
     if path.is_dir() and not force and not is_empty(path):
-        raise UserError(f"--hub {path} is a folder that is not empty; give a new or empty folder, or --force to "
-                        "replace the dataset's files there (README.md and data/; other files are kept)")
+        raise UserError(
+            f"--hub {path} is a folder that is not empty; give a new or empty folder, or --force to "
+            "replace the dataset's files there (README.md and data/; other files are kept)"
+        )
 
 
-def export_hub(bank: BankLike, path: str | os.PathLike[str], force: bool = False,
-               repo_id: str | None = None) -> HubExport:
+def export_hub(
+    bank: BankLike, path: str | os.PathLike[str], force: bool = False, repo_id: str | None = None
+) -> HubExport:
     """Write ``bank`` (a ``Bank``, or a bank DataFrame or Arrow table, checked here) as a Hub dataset folder at
     ``path`` (see the module docstring); ``force`` replaces the dataset's files in a folder that is not empty.
     ``repo_id`` is the Hub name the card's examples load (default ``YOUR-NAME/<folder name>``)."""
@@ -89,13 +92,17 @@ def export_hub(bank: BankLike, path: str | os.PathLike[str], force: bool = False
     configs = [HubConfig(names[c], (c,), (f"data/{names[c]}/{SHARD}",), 0) for c in order]
     parts = [table.filter(pc.equal(cohorts, c)) for c in order]
     configs = [HubConfig(c.name, c.cohorts, c.files, part.num_rows, part.nbytes) for c, part in zip(configs, parts)]
-    every = HubConfig(ALL_CONFIG, tuple(order), tuple(f for c in configs for f in c.files), table.num_rows,
-                      sum(c.nbytes for c in configs))
+    every = HubConfig(
+        ALL_CONFIG,
+        tuple(order),
+        tuple(f for c in configs for f in c.files),
+        table.num_rows,
+        sum(c.nbytes for c in configs),
+    )
     configs = [every, *configs]
     name = repo_id or f"YOUR-NAME/{Path(path).resolve().name}"
     with atomic_dir(path) as build:
         for config, part in zip(configs[1:], parts):
             write_bank_table(part, build / config.files[0])
-        write_text(dataset_card(bank, table.schema, configs, name),
-                   build / "README.md")
+        write_text(dataset_card(bank, table.schema, configs, name), build / "README.md")
     return HubExport(Path(path), tuple(configs), table.num_rows)

@@ -57,11 +57,15 @@ class BankItems(Sequence[Item]):
     parse, format_failure : as ``RewardScorer`` (``fastspe score``'s ``--parse`` and ``--format-failure``)
     """
 
-    def __init__(self, bank: BankLike, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"):
+    def __init__(
+        self, bank: BankLike, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"
+    ):
         self.bank: Bank = as_bank(bank, domain)
         self.options = {"parse": parse, "format_failure": format_failure}
-        for name, value, choices in (("parse", parse, PARSE_OPTIONS), ("format_failure", format_failure,
-                                                                      FORMAT_OPTIONS)):
+        for name, value, choices in (
+            ("parse", parse, PARSE_OPTIONS),
+            ("format_failure", format_failure, FORMAT_OPTIONS),
+        ):
             if value not in choices:  # checked here, as RewardScorer checks them, since it is made on first use
                 raise UserError(f"{name} must be one of {choices}, got {value!r}")
 
@@ -109,8 +113,10 @@ class BankItems(Sequence[Item]):
         board_id = board_of(entry)
         rows = self.scorer.rows([board_id])
         if entry.get("question") != self.questions[int(rows[0])]:
-            raise UserError(f"item {board_id!r}: its question is not the prompt this bank gives that board; score "
-                            "it with the items it came from, or with fastspe.hub.score_answer")
+            raise UserError(
+                f"item {board_id!r}: its question is not the prompt this bank gives that board; score "
+                "it with the items it came from, or with fastspe.hub.score_answer"
+            )
         return spe_of(self.scorer, board_id, answer)
 
 
@@ -133,8 +139,9 @@ def bank_items(bank: BankLike, domain: str | None = None) -> list[Item]:
 
 def board_of(item) -> str:
     if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
-        raise UserTypeError(f"item must be a mapping with a 'metadata' mapping (a fastspe.hub item), got "
-                            f"{type(item).__name__}")
+        raise UserTypeError(
+            f"item must be a mapping with a 'metadata' mapping (a fastspe.hub item), got {type(item).__name__}"
+        )
     board_id = item["metadata"].get("board_id")
     if not isinstance(board_id, str):
         raise UserError("item['metadata'] holds no board_id: not a fastspe.hub item")
@@ -157,8 +164,9 @@ def one_row_scorer(metadata: str) -> RewardScorer:
     row: dict[str, Any] = json.loads(metadata)
     domain = domain_named(str(row.get("domain")))
     columns = [c for c in (*domain.bank_columns, *domain.optional_columns) if c in row]
-    return RewardScorer(as_bank(pd.DataFrame([{c: row[c] for c in columns}], columns=columns), domain,
-                                f"item {row.get('board_id')!r}"))
+    return RewardScorer(
+        as_bank(pd.DataFrame([{c: row[c] for c in columns}], columns=columns), domain, f"item {row.get('board_id')!r}")
+    )
 
 
 def score_answer(answer: str | None, item: Mapping[str, Any]) -> float:

@@ -34,8 +34,8 @@ FIELD_NAMES = ("n", "legal", "complete", "illegal", "optimal", "economy_sum", "e
 METRIC_NAMES = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
 FIELDS = len(FIELD_NAMES)
 METRICS = len(METRIC_NAMES)
-DRAW_STREAM = 0xB0075          # the RNG stream of bootstrap draws
-DEFAULT_BLOCK = 16             # draws per task: each board's sums are read once per block
+DRAW_STREAM = 0xB0075  # the RNG stream of bootstrap draws
+DEFAULT_BLOCK = 16  # draws per task: each board's sums are read once per block
 
 
 @njit
@@ -133,12 +133,13 @@ def _fold(weights, sums, cell_of, group_of_cell, n_groups, cell_acc, group_acc, 
                         group_acc[i, g, x] += cell_acc[i, c, x]
         for g in range(n_groups):
             for j in range(n_cond):
-                metrics_from_sums(group_acc[i, g, j * FIELDS:(j + 1) * FIELDS], out[i, g, j])
+                metrics_from_sums(group_acc[i, g, j * FIELDS : (j + 1) * FIELDS], out[i, g, j])
 
 
 @njit(parallel=True)
-def bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first_draw,
-                           block=DEFAULT_BLOCK):
+def bootstrap_metrics_into(
+    out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first_draw, block=DEFAULT_BLOCK
+):
     """Draws ``first_draw .. first_draw + out.shape[0] - 1`` into ``out`` float64 (draws, groups, conditions,
     METRICS); the rest as ``bootstrap_metrics``. A draw's numbers depend only on its index, so any split
     into ranges gives the same rows as one pass (progress between ranges; ranges on other machines)."""
@@ -157,12 +158,13 @@ def bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_s
             draw_counts(seed, first_draw + d0 + i, strata_start, strata_size, weights[i])
         cell_acc = np.empty((nb, n_cells, width), dtype=np.float64)
         group_acc = np.empty((nb, n_groups, width), dtype=np.float64)
-        _fold(weights, flat, cell_of, group_of_cell, n_groups, cell_acc, group_acc, out[d0:d0 + nb])
+        _fold(weights, flat, cell_of, group_of_cell, n_groups, cell_acc, group_acc, out[d0 : d0 + nb])
 
 
 @njit
-def bootstrap_metrics(sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, draws,
-                      block=DEFAULT_BLOCK):
+def bootstrap_metrics(
+    sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, draws, block=DEFAULT_BLOCK
+):
     """Every metric of every group and condition in each of ``draws`` stratified bootstrap draws.
 
     Parameters

@@ -16,7 +16,7 @@ from .._numba.words import load_word, same_bytes
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # (2**64 / golden ratio: a multiplier whose high bits mix all of a word)
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _mixed(h, word):
     h = (h ^ word) * _MIX
     return h ^ (h >> np.uint64(32))  # (the slot is the hash's low bits: fold the product's high bits into them)
@@ -67,8 +67,11 @@ def _row_of(slots, set_data, set_offsets, data, lo, hi):
     key = np.int64(h >> np.uint64(1))
     while slots[s, 0] >= 0:
         r = slots[s, 0]
-        if slots[s, 1] == key and set_offsets[r + 1] - set_offsets[r] == hi - lo \
-                and same_bytes(data, lo, hi, set_data, set_offsets[r]):
+        if (
+            slots[s, 1] == key
+            and set_offsets[r + 1] - set_offsets[r] == hi - lo
+            and same_bytes(data, lo, hi, set_data, set_offsets[r])
+        ):
             return r
         s = (s + 1) & mask
     return -1

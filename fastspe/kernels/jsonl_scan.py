@@ -45,7 +45,7 @@ for _esc, _byte in zip(b'"\\/bfnrt', b'"\\/\b\f\n\r\t'):
     _UNESCAPED[_esc] = _byte
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _spaces(data, i, hi):
     while i < hi and data[i] == _SPACE:
         i += 1
@@ -56,7 +56,7 @@ _ONES, _HIGH = np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
 _QUOTES, _BACKSLASHES, _DELS, _SPACES = (np.uint64(b * 0x0101010101010101) for b in (34, 92, 127, 32))
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _ordinary_word(x):
     """Whether all eight bytes of ``x`` are ``_PLAIN`` (printable ASCII but quote and backslash)."""
     q, s, d = x ^ _QUOTES, x ^ _BACKSLASHES, x ^ _DELS
@@ -64,7 +64,7 @@ def _ordinary_word(x):
     return special & _HIGH == 0
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _string_end(data, i, hi, unescaped):
     """(index after the closing quote, decoded length, escaped) of the string whose content starts at ``i``;
     index -1 if it is not a plain string."""
@@ -170,7 +170,7 @@ def _key_is(data, lo, hi, names, name_offsets, k):
     return same_bytes(data, lo, hi, names, a)
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _key_follows(data, lo, hi, names, name_offsets, k):
     """Whether key ``k`` and the quote that ends it start at ``data[lo]``: then the key string there is key ``k``,
     as ``_string_end`` and ``_key_index`` would find (a known key is printable ASCII, without quote or backslash),
@@ -201,10 +201,10 @@ def _segments(data, parts):
     bounds[parts] = hi
     lines = np.zeros(parts + 1, dtype=np.int64)
     for p in prange(parts):
-        piece = data[bounds[p]:bounds[p + 1]]
+        piece = data[bounds[p] : bounds[p + 1]]
         n = 0
         for i in range(len(piece)):  # (indices from 0 into a slice: no negative index to wrap, so LLVM vectorizes
-            n += piece[i] == _NL     # the count; over range(lo, hi) of data it does not, 10x slower)
+            n += piece[i] == _NL  # the count; over range(lo, hi) of data it does not, 10x slower)
         if bounds[p + 1] > bounds[p] and data[bounds[p + 1] - 1] != _NL:
             n += 1
         lines[p + 1] = n
@@ -255,8 +255,9 @@ def scan_records(data, names, name_offsets, parts=8, scratch: Scratch | None = N
     bounds, line0 = _segments(data, parts)
     n, nk = int(line0[parts]), len(name_offsets) - 1
     kind, start, end, value, escaped = (scratch or Scratch()).arrays(n, nk)
-    status, first, where, line_start = _scan_parts(data, names, name_offsets, bounds, line0, kind, start, end, value,
-                                                   escaped)
+    status, first, where, line_start = _scan_parts(
+        data, names, name_offsets, bounds, line0, kind, start, end, value, escaped
+    )
     return status, kind, start, end, value, escaped, first, where, line_start
 
 
@@ -278,8 +279,23 @@ def _scan_parts(data, names, name_offsets, bounds, line0, kind, start, end, valu
         end[lo:hi] = 0
         value[lo:hi] = 0
         escaped[lo:hi] = False
-        status[p] = _scan_lines(data, bounds[p], bounds[p + 1], lo, hi, names, name_offsets,
-                                kind, start, end, value, escaped, firsts[p], wheres[p], line_start)
+        status[p] = _scan_lines(
+            data,
+            bounds[p],
+            bounds[p + 1],
+            lo,
+            hi,
+            names,
+            name_offsets,
+            kind,
+            start,
+            end,
+            value,
+            escaped,
+            firsts[p],
+            wheres[p],
+            line_start,
+        )
     first = np.full(nk, -1, dtype=np.int64)
     for p in range(parts):  # the first piece that fails decides (an unknown key there is learned first)
         if status[p] != CLEAN:
@@ -291,11 +307,15 @@ def _scan_parts(data, names, name_offsets, bounds, line0, kind, start, end, valu
 
 
 @njit
-def _scan_lines(data, i, hi, line_lo, line_hi, names, name_offsets, kind, start, end, value, escaped, first, where,
-                line_start):
+def _scan_lines(
+    data, i, hi, line_lo, line_hi, names, name_offsets, kind, start, end, value, escaped, first, where, line_start
+):
     """Scan the lines ``line_lo:line_hi`` of ``data[i:hi]`` into the arrays (see ``scan_records``); the status."""
-    null, true, false = np.frombuffer(b"null", np.uint8), np.frombuffer(b"true", np.uint8), \
-        np.frombuffer(b"false", np.uint8)
+    null, true, false = (
+        np.frombuffer(b"null", np.uint8),
+        np.frombuffer(b"true", np.uint8),
+        np.frombuffer(b"false", np.uint8),
+    )
     nk = len(name_offsets) - 1
     after = np.full(nk + 1, -1, dtype=np.int64)  # the key that last followed each key (nk: a line's start):
     # lines of one file mostly repeat one order of keys, so the guess, compared in place, saves the key's scan and
@@ -390,7 +410,7 @@ def block_cuts(data, block_size):
     return np.array(cuts, dtype=np.int64)
 
 
-@njit(inline='always')
+@njit(inline="always")
 def _copy_bytes(out, at, data, lo, n):
     """``out[at:at + n] = data[lo:lo + n]`` a word at a time, the last word overlapping the one before (so that
     nothing past ``at + n`` is written: other threads write there)."""

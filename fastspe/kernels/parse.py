@@ -33,8 +33,23 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit, prange
-from .parse_bytes import (BARE_BAD, LABEL_MARKUP, LEAD, LETTER, LINE_BREAK, M_LETTER, SPACE, STRIP, TAG_CASE,
-                          TAG_FENCE, TAG_INLINE, TAG_LABEL, TAG_MARKUP, lower, skip_until)
+from .parse_bytes import (
+    BARE_BAD,
+    LABEL_MARKUP,
+    LEAD,
+    LETTER,
+    LINE_BREAK,
+    M_LETTER,
+    SPACE,
+    STRIP,
+    TAG_CASE,
+    TAG_FENCE,
+    TAG_INLINE,
+    TAG_LABEL,
+    TAG_MARKUP,
+    lower,
+    skip_until,
+)
 from .parse_list import clean_list, comma_letters, list_moves, list_tags
 
 PLAN, NO_PLAN, UNDECIDED = 0, 2, -1
@@ -250,7 +265,7 @@ def write_codes(data, list_start, list_end, byte_class, other_codes, other_offse
         k = other_index[a]
         if k >= 0:
             lo = other_offsets[k]
-            codes[at:at + other_offsets[k + 1] - lo] = other_codes[lo:other_offsets[k + 1]]
+            codes[at : at + other_offsets[k + 1] - lo] = other_codes[lo : other_offsets[k + 1]]
         elif list_end[a] > list_start[a] and comma_letters(data, list_start[a], list_end[a], codes, at, True) < 0:
             list_moves(data, list_start[a], list_end[a], byte_class, codes, at, True)
     return codes

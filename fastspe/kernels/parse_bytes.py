@@ -27,7 +27,15 @@ WRAP = 16384  # an ASCII bracket or quote: stripped from the ends of a list by t
 
 # normalization tags, one bit each; TAG_NAMES[k] is the reference's name of bit 1 << k
 TAG_CASE, TAG_SEPARATORS, TAG_MARKUP, TAG_PUNCTUATION, TAG_LABEL, TAG_INLINE, TAG_FENCE, TAG_WORDS = (
-    1, 2, 4, 8, 16, 32, 64, 128)
+    1,
+    2,
+    4,
+    8,
+    16,
+    32,
+    64,
+    128,
+)
 TAG_NAMES = ("case", "separators", "markup", "punctuation", "label", "inline", "fence", "words")
 
 

@@ -11,9 +11,27 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit
-from .parse_bytes import (END_PUNCT, LETTER_SEP, LIST_MARKUP, SPACE, STRIP, TAG_CASE, TAG_MARKUP, TAG_PUNCTUATION,
-                          TAG_SEPARATORS, TAG_WORDS, TOKEN, TOKEN_SEP, TOKEN_TRIM, WRAP, lower, skip, skip_back,
-                          skip_until, trim)
+from .parse_bytes import (
+    END_PUNCT,
+    LETTER_SEP,
+    LIST_MARKUP,
+    SPACE,
+    STRIP,
+    TAG_CASE,
+    TAG_MARKUP,
+    TAG_PUNCTUATION,
+    TAG_SEPARATORS,
+    TAG_WORDS,
+    TOKEN,
+    TOKEN_SEP,
+    TOKEN_TRIM,
+    WRAP,
+    lower,
+    skip,
+    skip_back,
+    skip_until,
+    trim,
+)
 from ..domains.vocabulary import DIRECTIONS
 
 INVALID_CODE = DIRECTIONS.invalid_code  # the parser reads U/D/L/R (codes 0..3); every other token is this

@@ -17,9 +17,15 @@ CHUNK = 256  # plans per parallel work item: scratch buffers are allocated once 
 @njit(inline="always")
 def new_outputs(n):
     """The seven output arrays of ``n`` plans, in ``Domain.replay``'s order and dtypes."""
-    return (np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.bool_))
+    return (
+        np.empty(n, dtype=np.int8),
+        np.empty(n, dtype=np.int8),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int32),
+        np.empty(n, dtype=np.int32),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.bool_),
+    )
 
 
 @njit(inline="always")

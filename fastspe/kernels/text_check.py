@@ -38,7 +38,7 @@ def _stray_bytes(data, lo, hi):
     tested against the four letters), the tail a byte at a time."""
     lo, hi = _clamp(data, lo, hi)
     whole = (hi - lo) // 8 * 8
-    words = data[lo:lo + whole].view(np.uint64)
+    words = data[lo : lo + whole].view(np.uint64)
     u, d, l, r = _LETTERS
     stray = np.uint64(0)
     for k in range(words.size):
@@ -68,10 +68,16 @@ def _phase_words(data):
     """``data`` as eight arrays of words, the p-th starting at byte p: the word at any byte ``at`` is
     ``words[at % 8][at // 8]`` (zero-copy views; the words that would run past the end are left out)."""
     n = data.size
-    return (data[0:n // 8 * 8].view(np.uint64), data[1:1 + (n - 1) // 8 * 8].view(np.uint64),
-            data[2:2 + (n - 2) // 8 * 8].view(np.uint64), data[3:3 + (n - 3) // 8 * 8].view(np.uint64),
-            data[4:4 + (n - 4) // 8 * 8].view(np.uint64), data[5:5 + (n - 5) // 8 * 8].view(np.uint64),
-            data[6:6 + (n - 6) // 8 * 8].view(np.uint64), data[7:7 + (n - 7) // 8 * 8].view(np.uint64))
+    return (
+        data[0 : n // 8 * 8].view(np.uint64),
+        data[1 : 1 + (n - 1) // 8 * 8].view(np.uint64),
+        data[2 : 2 + (n - 2) // 8 * 8].view(np.uint64),
+        data[3 : 3 + (n - 3) // 8 * 8].view(np.uint64),
+        data[4 : 4 + (n - 4) // 8 * 8].view(np.uint64),
+        data[5 : 5 + (n - 5) // 8 * 8].view(np.uint64),
+        data[6 : 6 + (n - 6) // 8 * 8].view(np.uint64),
+        data[7 : 7 + (n - 7) // 8 * 8].view(np.uint64),
+    )
 
 
 @njit

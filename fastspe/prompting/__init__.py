@@ -13,6 +13,21 @@ from .spec import PAPER_SPEC, SPEC_VERSION, PromptSpec, Shot
 from .template import PromptTemplate
 from .variants import given_prompt_spec, prompt_spec, system_text
 
-__all__ = ["PromptSpec", "Shot", "PromptTemplate", "PAPER_SPEC", "SPEC_VERSION", "COT_INSTRUCTION", "prompt_spec",
-           "system_text", "given_prompt_spec", "user_texts", "refuse_evaluated_shots", "keep_prompts", "read_specs",
-           "spec_of", "prompt_text_of", "warn_one_text"]
+__all__ = [
+    "PromptSpec",
+    "Shot",
+    "PromptTemplate",
+    "PAPER_SPEC",
+    "SPEC_VERSION",
+    "COT_INSTRUCTION",
+    "prompt_spec",
+    "system_text",
+    "given_prompt_spec",
+    "user_texts",
+    "refuse_evaluated_shots",
+    "keep_prompts",
+    "read_specs",
+    "spec_of",
+    "prompt_text_of",
+    "warn_one_text",
+]

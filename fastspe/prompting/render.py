@@ -16,8 +16,10 @@ __all__ = ["COT_INSTRUCTION", "user_texts", "row_fields", "cot_text", "plain_val
 
 # Replaces the paper prompt's answer instruction ("Return only MOVES: ..."): reasoning first, and the same answer
 # form last (the scorer parses the last MOVES: label of an answer).
-COT_INSTRUCTION = ("Think step by step: reason about the moves before you answer.\n"
-                   "Then end your answer with one final line: MOVES: followed by {answer_form}.")
+COT_INSTRUCTION = (
+    "Think step by step: reason about the moves before you answer.\n"
+    "Then end your answer with one final line: MOVES: followed by {answer_form}."
+)
 
 
 def _prompt_parts(domain, row: Mapping) -> dict[str, str]:
@@ -51,8 +53,9 @@ def cot_text(paper: str, parts: Mapping[str, str], domain_name: str = "") -> str
     first and the final ``MOVES:`` line last."""
     answer = parts.get("answer", "")
     if not answer or paper.count(answer) != 1:
-        raise ContractError(f"domain {domain_name!r}: prompt_fields()['answer'] must be the answer instruction, once "
-                            f"in the prompt")
+        raise ContractError(
+            f"domain {domain_name!r}: prompt_fields()['answer'] must be the answer instruction, once in the prompt"
+        )
     return paper.replace(answer, COT_INSTRUCTION.format(answer_form=parts["answer_form"]))
 
 
@@ -72,8 +75,10 @@ def user_texts(spec: PromptSpec, domain, frame) -> list[str]:
         try:
             texts.append(template.render(fields))
         except KeyError as exc:  # a row without a field the first one had
-            raise UserError(f"{template.source}: template field {{{exc.args[0]}}} is missing for "
-                            f"{domain.unit} {row.get('board_id')!r}") from None
+            raise UserError(
+                f"{template.source}: template field {{{exc.args[0]}}} is missing for "
+                f"{domain.unit} {row.get('board_id')!r}"
+            ) from None
     return texts
 
 
@@ -81,7 +86,9 @@ def warn_one_text(spec: PromptSpec, domain, texts: list) -> None:
     """Warn when a template gives every board of a run the same message: it names no field of a board (only the
     rules, say), so each paid trial asks one question. A warning, not an error: a probe may mean it."""
     if spec.variant == TEMPLATE and len(texts) > 1 and len(set(texts)) == 1:
-        warnings.warn(f"{spec.template_source or spec.template_name}: the template gives all "
-                      f"{count(len(texts), domain.unit)} the same message: it names no field that tells them apart "
-                      f"(such as {{prompt}} or the start state's), so every trial asks the same question",
-                      stacklevel=3)
+        warnings.warn(
+            f"{spec.template_source or spec.template_name}: the template gives all "
+            f"{count(len(texts), domain.unit)} the same message: it names no field that tells them apart "
+            f"(such as {{prompt}} or the start state's), so every trial asks the same question",
+            stacklevel=3,
+        )

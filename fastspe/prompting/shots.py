@@ -35,8 +35,9 @@ def draw_shots(shots_bank, n: int, seed: int, spec: PromptSpec) -> tuple[Shot, .
     if not 1 <= n <= MAX_SHOTS:
         raise UserError(f"--shots must be between 1 and {MAX_SHOTS}, got {n}")
     if n > len(shots_bank):
-        raise UserError(f"--shots {n}: the shots bank {shots_bank.source} has only "
-                        f"{count(len(shots_bank), shots_bank.domain.unit)}")
+        raise UserError(
+            f"--shots {n}: the shots bank {shots_bank.source} has only {count(len(shots_bank), shots_bank.domain.unit)}"
+        )
     domain = shots_bank.domain
     rows = [int(i) for i in np.random.default_rng(seed).permutation(len(shots_bank))[:n]]
     frame = shots_bank.rows_frame(rows)
@@ -54,8 +55,13 @@ def draw_shots(shots_bank, n: int, seed: int, spec: PromptSpec) -> tuple[Shot, .
 def with_shots(spec: PromptSpec, shots_bank, n: int, seed: int = 0) -> PromptSpec:
     """``spec`` with ``n`` worked examples drawn from ``shots_bank`` (a ``Bank``)."""
     shots = draw_shots(shots_bank, n, seed, spec)
-    return dataclasses.replace(spec, shots=shots, shots_seed=int(seed), shots_source=str(shots_bank.source),
-                               shots_domain=shots_bank.domain.name)
+    return dataclasses.replace(
+        spec,
+        shots=shots,
+        shots_seed=int(seed),
+        shots_source=str(shots_bank.source),
+        shots_domain=shots_bank.domain.name,
+    )
 
 
 def refuse_evaluated_shots(spec: PromptSpec, bank) -> None:
@@ -65,12 +71,16 @@ def refuse_evaluated_shots(spec: PromptSpec, bank) -> None:
         return
     domain = bank.domain
     if spec.shots_domain and spec.shots_domain != domain.name:
-        raise UserError(f"--shots-bank {spec.shots_source}: a {spec.shots_domain} bank; the boards asked are "
-                        f"{domain.name} {domain.unit}s")
+        raise UserError(
+            f"--shots-bank {spec.shots_source}: a {spec.shots_domain} bank; the boards asked are "
+            f"{domain.name} {domain.unit}s"
+        )
     states = {s.state: s for s in spec.shots}
     for row in bank.frame[["board_id", *domain.state_columns]].to_dict("records"):
         shot = states.get(state_key(domain, row))
         if shot is not None:
-            raise UserError(f"--shots-bank {spec.shots_source}: shot {domain.unit} {shot.board_id!r} has the start "
-                            f"state of {domain.unit} {row['board_id']!r} of the bank being evaluated; worked "
-                            f"examples must come from other {domain.unit}s (another --shots-bank or --shots-seed)")
+            raise UserError(
+                f"--shots-bank {spec.shots_source}: shot {domain.unit} {shot.board_id!r} has the start "
+                f"state of {domain.unit} {row['board_id']!r} of the bank being evaluated; worked "
+                f"examples must come from other {domain.unit}s (another --shots-bank or --shots-seed)"
+            )

@@ -76,10 +76,16 @@ class PromptSpec:
     @cached_property  # (every trial's log fields carry it: hashed once)
     def sha256(self) -> str:
         """The spec's hash (hex): the same hash, the same messages for every board."""
-        body = {"version": SPEC_VERSION, "variant": self.variant, "template": self.template, "system": self.system,
-                "shots": [[s.board_id, s.user, s.assistant] for s in self.shots]}
-        return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False,
-                                         separators=(",", ":")).encode("utf-8")).hexdigest()
+        body = {
+            "version": SPEC_VERSION,
+            "variant": self.variant,
+            "template": self.template,
+            "system": self.system,
+            "shots": [[s.board_id, s.user, s.assistant] for s in self.shots],
+        }
+        return hashlib.sha256(
+            json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        ).hexdigest()
 
     @property
     def suffix(self) -> str:
@@ -123,24 +129,44 @@ class PromptSpec:
 
     def sidecar_record(self) -> dict:
         """The spec as the prompts sidecar keeps it (``from_record`` reads it back)."""
-        return {"record": SPEC_RECORD, "prompt_spec_sha256": self.sha256, "prompt_spec_version": SPEC_VERSION,
-                "prompt_variant": self.label, "variant": self.variant, "template": self.template,
-                "template_name": self.template_name, "system": self.system,
-                "shots": [{"board_id": s.board_id, "user": s.user, "assistant": s.assistant, "state": s.state}
-                          for s in self.shots],
-                "shots_seed": self.shots_seed, "shots_source": self.shots_source, "shots_domain": self.shots_domain}
+        return {
+            "record": SPEC_RECORD,
+            "prompt_spec_sha256": self.sha256,
+            "prompt_spec_version": SPEC_VERSION,
+            "prompt_variant": self.label,
+            "variant": self.variant,
+            "template": self.template,
+            "template_name": self.template_name,
+            "system": self.system,
+            "shots": [
+                {"board_id": s.board_id, "user": s.user, "assistant": s.assistant, "state": s.state} for s in self.shots
+            ],
+            "shots_seed": self.shots_seed,
+            "shots_source": self.shots_source,
+            "shots_domain": self.shots_domain,
+        }
 
     @classmethod
     def from_record(cls, rec: dict) -> "PromptSpec":
         """A spec from its sidecar record; a ``UserError`` when the record is not one of this version."""
         if rec.get("prompt_spec_version") != SPEC_VERSION:
-            raise UserError(f"a prompt spec of version {rec.get('prompt_spec_version')!r}; this fastspe reads "
-                            f"{SPEC_VERSION}")
-        shots = tuple(Shot(str(s["board_id"]), s["user"], s["assistant"], s.get("state", ""))
-                      for s in rec.get("shots") or ())
-        return cls(rec["variant"], rec.get("template"), rec.get("template_name") or "", rec.get("system"), shots,
-                   int(rec.get("shots_seed") or 0), rec.get("shots_source") or "",
-                   rec.get("template_name") or "template", rec.get("shots_domain") or "")
+            raise UserError(
+                f"a prompt spec of version {rec.get('prompt_spec_version')!r}; this fastspe reads {SPEC_VERSION}"
+            )
+        shots = tuple(
+            Shot(str(s["board_id"]), s["user"], s["assistant"], s.get("state", "")) for s in rec.get("shots") or ()
+        )
+        return cls(
+            rec["variant"],
+            rec.get("template"),
+            rec.get("template_name") or "",
+            rec.get("system"),
+            shots,
+            int(rec.get("shots_seed") or 0),
+            rec.get("shots_source") or "",
+            rec.get("template_name") or "template",
+            rec.get("shots_domain") or "",
+        )
 
 
 PAPER_SPEC = PromptSpec()

@@ -36,15 +36,18 @@ class PromptTemplate:
         try:
             parts = list(string.Formatter().parse(text))
         except ValueError as exc:  # a lone "{" or "}"
-            raise UserError(f"{source}: not a prompt template ({exc}; write {{{{ and }}}} for literal "
-                            f"braces)") from None
+            raise UserError(
+                f"{source}: not a prompt template ({exc}; write {{{{ and }}}} for literal braces)"
+            ) from None
         for _, field, spec, conversion in parts:
             if field is None:
                 continue
             if not field.isidentifier() or spec or conversion:
                 shown = field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-                raise UserError(f"{source}: template field {{{shown}}} is not a plain name (write {{name}}; "
-                                f"{{{{ and }}}} for literal braces)")
+                raise UserError(
+                    f"{source}: template field {{{shown}}} is not a plain name (write {{name}}; "
+                    f"{{{{ and }}}} for literal braces)"
+                )
             if field not in fields:
                 fields.append(field)
         return cls(name or Path(source).stem, text, source, tuple(fields))
@@ -64,8 +67,10 @@ class PromptTemplate:
         """Refuse a field that ``known`` (one row's fields) lacks, naming it and the fields there are."""
         for field in self.fields:
             if field not in known:
-                raise UserError(f"{self.source}: template field {{{field}}} is neither a bank column nor a prompt "
-                                f"part of the {domain_name} domain; fields: {', '.join(sorted(known))}")
+                raise UserError(
+                    f"{self.source}: template field {{{field}}} is neither a bank column nor a prompt "
+                    f"part of the {domain_name} domain; fields: {', '.join(sorted(known))}"
+                )
 
     def render(self, fields: Mapping[str, str]) -> str:
         """The template with each field replaced by its text (``check_fields`` first)."""

@@ -36,15 +36,18 @@ def system_text(value: str) -> str:
             raise UserError(f"--system {value}: the file is empty")
         return text
     if _looks_like_a_path(value):
-        raise UserError(f"--system {value}: no such file (a system text of one word that looks like a file name "
-                        f"is refused as a typo)")
+        raise UserError(
+            f"--system {value}: no such file (a system text of one word that looks like a file name "
+            f"is refused as a typo)"
+        )
     if not value.strip():
         raise UserError("--system: give a text or a file (an empty system prompt is no system prompt)")
     return value
 
 
-def prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None,
-                shots_seed: int = 0) -> PromptSpec:
+def prompt_spec(
+    prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None, shots_seed: int = 0
+) -> PromptSpec:
     """The spec of a prompt variant.
 
     prompt : ``paper`` (the domain's prompt, the default), ``cot`` (chain of thought, then the final ``MOVES:``
@@ -75,8 +78,9 @@ def prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, 
     return spec
 
 
-def given_prompt_spec(prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None,
-                      shots_seed: int = 0) -> PromptSpec:
+def given_prompt_spec(
+    prompt: str = PAPER, system: str | None = None, shots: int = 0, shots_bank=None, shots_seed: int = 0
+) -> PromptSpec:
     """The spec of the prompt options as given (``fastspe run``'s, or the inspect task's parameters, which arrive
     untyped): ``system`` a text or a file (``system_text``); a value of the wrong kind is one ``UserError``, before
     any file is read."""

@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 
 from ..domains.contract import Domain
 from ..errors import UserError
-from .spec import (END_ANSWER, END_MAX_ROUNDS, END_MAX_TURNS, END_SOLVED, FEEDBACK, TOOLS, TURN, ProtocolSpec)
+from .spec import END_ANSWER, END_MAX_ROUNDS, END_MAX_TURNS, END_SOLVED, FEEDBACK, TOOLS, TURN, ProtocolSpec
 from .texts import feedback, tool_definition, tool_result
 
 OK = "ok"
@@ -70,8 +70,10 @@ class Protocol:
         if not spec.multi_turn:
             raise UserError("--protocol oneshot has no conversation")
         if not domain.plays_out:
-            raise UserError(f"--protocol {spec.name} plays the model's moves out on the {domain.unit}, which the "
-                            f"{domain.name} domain cannot do (it has no Domain.playout); run it one-shot")
+            raise UserError(
+                f"--protocol {spec.name} plays the model's moves out on the {domain.unit}, which the "
+                f"{domain.name} domain cannot do (it has no Domain.playout); run it one-shot"
+            )
         self.spec, self.domain, self._row_of = spec, domain, row_of
         self.tools = [tool_definition(domain)] if spec.name == TOOLS else None
 
@@ -96,8 +98,9 @@ class Protocol:
             # model wrote beside its calls is kept apart (unscored), so the turn stays inspectable.
             kept = {"last_turn_text": text} if text else {}
             return self._closing(conv, END_MAX_TURNS, response="", **kept, **fields)
-        conv.messages.append({"role": "assistant", "content": text or None,
-                              "tool_calls": [c.as_message() for c in calls]})
+        conv.messages.append(
+            {"role": "assistant", "content": text or None, "tool_calls": [c.as_message() for c in calls]}
+        )
         conv.messages.extend({"role": "tool", "tool_call_id": c.id, "content": r} for c, r in zip(calls, results))
         return TurnOutcome({"status": TURN, "turn": conv.turn, **fields}, final=False)
 
@@ -112,15 +115,26 @@ class Protocol:
         return TurnOutcome({"status": TURN, "turn": conv.turn, "feedback": said}, final=False)
 
     def _closing(self, conv: Conversation, reason: str, **fields) -> TurnOutcome:
-        return TurnOutcome({"status": OK, "turn": conv.turn, **fields, "turns": conv.turn,
-                            "tool_call_count": conv.tool_calls, "end_reason": reason}, final=True)
+        return TurnOutcome(
+            {
+                "status": OK,
+                "turn": conv.turn,
+                **fields,
+                "turns": conv.turn,
+                "tool_call_count": conv.tool_calls,
+                "end_reason": reason,
+            },
+            final=True,
+        )
 
     def resumed(self, conv: Conversation, rec: dict, where: str) -> None:
         """Replay the logged answered turn ``rec`` (``status`` "turn") into ``conv``; a UserError naming ``where``
         when the log does not continue the conversation or its texts differ from those derived again."""
         if rec.get("turn") != conv.turn + 1 or not isinstance(rec.get("response"), str):
-            raise UserError(f"{where}: turn {rec.get('turn')!r} of trial {rec.get('trial_id')} does not follow turn "
-                            f"{conv.turn} with an answer; the log is damaged: write to another --out")
+            raise UserError(
+                f"{where}: turn {rec.get('turn')!r} of trial {rec.get('trial_id')} does not follow turn "
+                f"{conv.turn} with an answer; the log is damaged: write to another --out"
+            )
         try:
             calls = tuple(ToolCall.of_record(c) for c in rec.get("tool_calls") or ())
         except ValueError as exc:
@@ -129,6 +143,8 @@ class Protocol:
         sent = {k: rec.get(k) for k in ("tool_results", "feedback")}
         derived = {k: outcome.fields.get(k) for k in sent}
         if outcome.final or sent != derived:
-            raise UserError(f"{where}: the texts sent back in turn {rec['turn']} of trial {rec.get('trial_id')} are not "
-                            f"what this fastspe derives from its answer (the domain's playout changed?); its "
-                            f"conversation cannot go on as the model saw it: give --condition NEW_NAME or another --out")
+            raise UserError(
+                f"{where}: the texts sent back in turn {rec['turn']} of trial {rec.get('trial_id')} are not "
+                f"what this fastspe derives from its answer (the domain's playout changed?); its "
+                f"conversation cannot go on as the model saw it: give --condition NEW_NAME or another --out"
+            )

@@ -19,11 +19,19 @@ from .tool_text import MOVES_ARGUMENT, TOOL_NAME, apply_moves_result, moves_desc
 
 def tool_definition(domain: Domain) -> dict:
     """The ``apply_moves`` tool in the OpenAI chat format (the Anthropic provider converts it)."""
-    return {"type": "function", "function": {
-        "name": TOOL_NAME, "description": tool_description(domain),
-        "parameters": {"type": "object", "properties": {MOVES_ARGUMENT: {"type": "string",
-                                                                         "description": moves_description(domain)}},
-                       "required": [MOVES_ARGUMENT], "additionalProperties": False}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": TOOL_NAME,
+            "description": tool_description(domain),
+            "parameters": {
+                "type": "object",
+                "properties": {MOVES_ARGUMENT: {"type": "string", "description": moves_description(domain)}},
+                "required": [MOVES_ARGUMENT],
+                "additionalProperties": False,
+            },
+        },
+    }
 
 
 def read_plan(domain: Domain, text: str) -> str | None:
@@ -56,14 +64,15 @@ def tool_result(domain: Domain, row: Mapping, name: str, arguments: str, index: 
     if index >= MAX_CALLS_PER_TURN:
         return f"error: at most {MAX_CALLS_PER_TURN} tool calls are played per turn; this one was not"
     if len(arguments) > MAX_ARGUMENT_CHARS:
-        return (f"error: the arguments are {len(arguments):,} characters long; at most {MAX_ARGUMENT_CHARS:,} are "
-                f"read")
+        return f"error: the arguments are {len(arguments):,} characters long; at most {MAX_ARGUMENT_CHARS:,} are read"
     if name != TOOL_NAME:
         return f"error: there is no tool {name!r}; the one tool is {TOOL_NAME}"
     moves = tool_moves(arguments)
     if moves is None:
-        return (f"error: the arguments must be a JSON object with one string, {MOVES_ARGUMENT}, e.g. "
-                f"{{\"{MOVES_ARGUMENT}\": \"{','.join(domain.vocabulary.tokens[:3])}\"}}")
+        return (
+            f"error: the arguments must be a JSON object with one string, {MOVES_ARGUMENT}, e.g. "
+            f'{{"{MOVES_ARGUMENT}": "{",".join(domain.vocabulary.tokens[:3])}"}}'
+        )
     return apply_moves_result(domain, row, moves)
 
 
@@ -80,8 +89,10 @@ def feedback(domain: Domain, row: Mapping, answer: str) -> tuple[str, bool]:
     """The verifier's word on ``answer`` for bank row ``row`` and whether its plan solves it: the first illegal move
     and why with the state before it, "legal, but not at the goal" with the state after the plan, or a format
     failure; each but the solved one asks for the whole plan again."""
-    again = (f"Try again: give the whole plan from the start {domain.unit} on a final line: MOVES: followed by "
-             f"{answer_form(domain, row)}.")
+    again = (
+        f"Try again: give the whole plan from the start {domain.unit} on a final line: MOVES: followed by "
+        f"{answer_form(domain, row)}."
+    )
     plan = read_plan(domain, answer)
     if plan is None:
         return f"No plan could be read from your answer (a format failure). {again}", False

@@ -15,8 +15,7 @@ from ..domains.contract import Domain, Playout
 from ..domains.vocabulary import INVALID_SYMBOL
 from ..scoring.parse_reference import parse_answer
 
-__all__ = ["TOOL_NAME", "MOVES_ARGUMENT", "tool_description", "moves_description", "apply_moves_result",
-           "playout_text"]
+__all__ = ["TOOL_NAME", "MOVES_ARGUMENT", "tool_description", "moves_description", "apply_moves_result", "playout_text"]
 
 TOOL_NAME = "apply_moves"
 MOVES_ARGUMENT = "moves"
@@ -25,16 +24,20 @@ MOVES_ARGUMENT = "moves"
 def tool_description(domain: Domain) -> str:
     """What the tool says it does (the model reads it with the tool's definition)."""
     unit = domain.unit
-    return (f"Play moves from the START {unit} (always the start, not the last result) and see the {unit} after them, "
-            f"written as the prompt writes it; or the first illegal move, why it is illegal and the {unit} before it. "
-            f"It does not answer for you: give your final plan in your answer.")
+    return (
+        f"Play moves from the START {unit} (always the start, not the last result) and see the {unit} after them, "
+        f"written as the prompt writes it; or the first illegal move, why it is illegal and the {unit} before it. "
+        f"It does not answer for you: give your final plan in your answer."
+    )
 
 
 def moves_description(domain: Domain) -> str:
     """What the tool says of its one parameter, ``moves``."""
     tokens = domain.vocabulary.tokens
-    return (f"The moves in order, comma-separated, in the same letters as a plan ({', '.join(tokens)}), "
-            f"e.g. \"{','.join(tokens[:3])}\"")
+    return (
+        f"The moves in order, comma-separated, in the same letters as a plan ({', '.join(tokens)}), "
+        f'e.g. "{",".join(tokens[:3])}"'
+    )
 
 
 def apply_moves_result(domain: Domain, row: Mapping, moves_text: str) -> str:

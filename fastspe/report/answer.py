@@ -28,8 +28,9 @@ def answer_lines(text: str, width: int = WIDTH, most: int = MOST_SHOWN) -> list[
     shown = printable(text[:most])
     lines = []
     for line in shown.split("\n"):
-        lines += textwrap.wrap(line, width, replace_whitespace=False, drop_whitespace=False,
-                               break_on_hyphens=False) or [""]
+        lines += textwrap.wrap(
+            line, width, replace_whitespace=False, drop_whitespace=False, break_on_hyphens=False
+        ) or [""]
     out = [head] + ["  " + line for line in lines]
     if len(text) > most:
         out.append(f"  ... cut here: {count(len(text) - most, 'more character')} (the HTML page, --html, shows all)")
@@ -39,5 +40,7 @@ def answer_lines(text: str, width: int = WIDTH, most: int = MOST_SHOWN) -> list[
 def answer_html(text: str) -> str:
     """The answer as a section of a page: escaped, whitespace kept, wrapped by the browser."""
     body = html_text(text) if text else "<i>(empty)</i>"
-    return (f"<h2>Answer as received ({html.escape(count(len(text), 'character'))})</h2>"
-            f'<pre id="answer" class="answer">{body}</pre>')
+    return (
+        f"<h2>Answer as received ({html.escape(count(len(text), 'character'))})</h2>"
+        f'<pre id="answer" class="answer">{body}</pre>'
+    )

@@ -22,8 +22,9 @@ def conversation_lines(turns: list[dict]) -> list[str]:
         return []
     last = turns[-1]
     calls = sum(len(t.get("tool_calls") or ()) for t in turns)
-    head = f"conversation ({last.get('protocol') or 'multi-turn'}): {count(len(turns), 'turn')}" + \
-        (f", {count(calls, 'tool call')}" if calls or last.get("protocol") == "tools" else "")
+    head = f"conversation ({last.get('protocol') or 'multi-turn'}): {count(len(turns), 'turn')}" + (
+        f", {count(calls, 'tool call')}" if calls or last.get("protocol") == "tools" else ""
+    )
     ended = last.get("end_reason") if last.get("status") == "ok" else None
     lines = [head + (f", ended: {ended}" if ended else ", not ended (the run stopped inside it)")]
     for rec in turns:
@@ -35,8 +36,9 @@ def conversation_lines(turns: list[dict]) -> list[str]:
             if said:  # what the model wrote beside its calls (its reasoning, a plan it did not answer with)
                 lines += [f"turn {n}: said", *_block(str(said))]
             for i, call in enumerate(tool_calls):
-                lines.append(f"turn {n}: called {printable(str(call.get('name')))} "
-                             f"{printable(str(call.get('arguments')))}")
+                lines.append(
+                    f"turn {n}: called {printable(str(call.get('name')))} {printable(str(call.get('arguments')))}"
+                )
                 if i < len(results):
                     lines += ["  result:", *_block(str(results[i]))]
         elif rec.get("status") == "ok":

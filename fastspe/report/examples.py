@@ -55,8 +55,9 @@ def chosen(positions: np.ndarray, complete: np.ndarray, excess: np.ndarray) -> d
     return out
 
 
-def write_examples(out: Path, bank: pd.DataFrame, domain, verdicts: pd.DataFrame, order: Sequence[str],
-                   cohort: str) -> list[Example]:
+def write_examples(
+    out: Path, bank: pd.DataFrame, domain, verdicts: pd.DataFrame, order: Sequence[str], cohort: str
+) -> list[Example]:
     """Write the example pages of ``cohort`` under ``out/examples/`` and return them in (condition, depth) order;
     none when the bank lacks what its domain's viewer reads (``Domain.trace_columns``: a bank of board facts only) or
     the domain has none."""

@@ -64,12 +64,27 @@ WIDE, NARROW = 7.0, 3.5  # inches: a two-column figure*, one column
 WRAP = 22  # characters a line of a condition label
 GUTTER_WIDTH = 0.35  # of a depth column
 CELL_FONT = 6.5  # largest size of a heatmap cell's number; smaller when cells are narrow
-_RC = {"svg.hashsalt": "fastspe", "svg.fonttype": "path", "pdf.fonttype": 42,  # TrueType: venues refuse Type 3
-       "font.family": "DejaVu Sans", "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
-       "xtick.labelsize": 7, "ytick.labelsize": 7, "legend.fontsize": 7, "figure.titlesize": 9,
-       "path.simplify": False, "figure.autolayout": False, "figure.constrained_layout.use": False}
-_META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-         "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+_RC = {
+    "svg.hashsalt": "fastspe",
+    "svg.fonttype": "path",
+    "pdf.fonttype": 42,  # TrueType: venues refuse Type 3
+    "font.family": "DejaVu Sans",
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "figure.titlesize": 9,
+    "path.simplify": False,
+    "figure.autolayout": False,
+    "figure.constrained_layout.use": False,
+}
+_META = {
+    "png": {"Software": None},
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+}
 _LINE = 1.25 * 7 / 72  # inches a line of 7 pt label text takes
 # Condition colours with markers and dashes that tell lines apart in grayscale too: black and Okabe-Ito's
 # bluish green and reddish purple, then Tol's wine, olive, teal and a violet; no orange, blue or grey, which
@@ -78,9 +93,11 @@ COLORS = ("#000000", "#009e73", "#cc79a7", "#882255", "#999933", "#44aa99", "#6a
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
 DASHES = ("-", "--", ":", "-.")
 # no "fi" in a multi-line text: matplotlib drops the "-liga" feature (see _freeze) on multi-line texts
-TRAJECTORY_PANELS = (("fail_at_dstar", "earliest illegal move / d*\n(illegal plans)"),
-                     ("closest", "closest approach min_h / d*\n(incomplete outputs)"),
-                     ("revisit_rate", "share revisiting a state\n(all outputs)"))
+TRAJECTORY_PANELS = (
+    ("fail_at_dstar", "earliest illegal move / d*\n(illegal plans)"),
+    ("closest", "closest approach min_h / d*\n(incomplete outputs)"),
+    ("revisit_rate", "share revisiting a state\n(all outputs)"),
+)
 
 
 def plain(text) -> str:
@@ -106,10 +123,12 @@ def _row_height(texts: Sequence[str], least: float) -> float:
 
 def _styled(build):
     """Run ``build`` under the package's rc settings (sizes at build time, hash salt and fonts at save)."""
+
     @functools.wraps(build)
     def run(*args, **kwargs):
         with rc_context(_RC):
             return build(*args, **kwargs)
+
     return run
 
 
@@ -125,7 +144,7 @@ def _freeze(fig: Figure) -> None:
     all afterwards (not even the "none" placeholder): with one, ``savefig`` draws the whole figure an
     extra time before drawing it for real, which doubled the cost of every file."""
     if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 shapes "fi" into a ligature, which the PDF
-        for text in fig.findobj(Text):     # can't map back to letters (unsearchable) and embeds as a 2nd font
+        for text in fig.findobj(Text):  # can't map back to letters (unsearchable) and embeds as a 2nd font
             text.set_fontfeatures(["-liga"])
     engine = fig.get_layout_engine()
     for _ in range(4):  # make room for what the layout's 100 dpi measure leaves cut at a dpi the files use
@@ -214,8 +233,13 @@ def _depth_rows(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 @_styled
-def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: str,
-                   labels: Mapping[str, str] | None = None, titles: bool = True) -> Figure:
+def heatmap_figure(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    primary: str,
+    labels: Mapping[str, str] | None = None,
+    titles: bool = True,
+) -> Figure:
     """Figure 1 from the grouping == "depth" rows (R, Q, E estimates) of the metrics frame."""
     rows = _depth_rows(metrics)
     columns = heatmap_columns(rows, primary)
@@ -234,8 +258,12 @@ def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: st
     for p, metric in enumerate(HEAT_METRICS):
         ax = fig.add_subplot(grid[0, p], sharey=first)
         first = first or ax
-        values = np.array([[np.nan if c is None else 100.0 * estimate.get((cond, *c, metric), np.nan)
-                            for c in columns] for cond in conditions]).reshape(n_rows, len(columns))
+        values = np.array(
+            [
+                [np.nan if c is None else 100.0 * estimate.get((cond, *c, metric), np.nan) for c in columns]
+                for cond in conditions
+            ]
+        ).reshape(n_rows, len(columns))
         low, high = heat_scale(values)
         norm = Normalize(low, high, clip=True)
         rgba = np.where(np.isnan(values)[..., None], UNDEFINED, CMAP(norm(np.nan_to_num(values))))
@@ -250,8 +278,9 @@ def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: st
         ax.spines[:].set_visible(False)
         if p:
             ax.tick_params(labelleft=False)
-        bar = fig.colorbar(ScalarMappable(norm=norm, cmap=CMAP), cax=fig.add_subplot(grid[1, p]),
-                           orientation="horizontal")
+        bar = fig.colorbar(
+            ScalarMappable(norm=norm, cmap=CMAP), cax=fig.add_subplot(grid[1, p]), orientation="horizontal"
+        )
         bar.set_ticks(np.linspace(low, high, 3), labels=[f"{t:.0f}" for t in np.linspace(low, high, 3)])
         bar.ax.tick_params(labelsize=6, length=2)
         bar.set_label("orange poorer, blue better; grey n/a", fontsize=6)
@@ -274,21 +303,41 @@ def heatmap_figure(metrics: pd.DataFrame, conditions: Sequence[str], primary: st
             for j in shown:
                 v = values[i, j]
                 dark = not np.isnan(v) and abs(norm(v) - 0.5) > 0.35
-                ax.text(centers[j], i + 0.5, "n/a" if np.isnan(v) else f"{v:.1f}", ha="center", va="center",
-                        fontsize=size, color="white" if dark else "black", gid="cell")
+                ax.text(
+                    centers[j],
+                    i + 0.5,
+                    "n/a" if np.isnan(v) else f"{v:.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if dark else "black",
+                    gid="cell",
+                )
     return fig
 
 
-def figure1_heatmap(metrics: pd.DataFrame, conditions: Sequence[str], primary: str, stem: str | Path,
-                    labels: Mapping[str, str] | None = None, titles: bool = True, dpi: int = DPI) -> list[Path]:
+def figure1_heatmap(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    primary: str,
+    stem: str | Path,
+    labels: Mapping[str, str] | None = None,
+    titles: bool = True,
+    dpi: int = DPI,
+) -> list[Path]:
     """Write Figure 1 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see
     ``heatmap_figure``."""
     return _save(heatmap_figure(metrics, conditions, primary, labels, titles), stem, dpi)
 
 
 @_styled
-def bars_figure(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str,
-                labels: Mapping[str, str] | None = None, titles: bool = True) -> Figure:
+def bars_figure(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    cohort: str,
+    labels: Mapping[str, str] | None = None,
+    titles: bool = True,
+) -> Figure:
     """Figure 2 from the grouping == "pooled" rows of ``cohort`` in the metrics frame."""
     pooled = metrics[(metrics["grouping"] == "pooled") & (metrics["cohort"] == cohort)]
     table = pooled.set_index(["condition", "metric"])[["estimate", "lo", "hi"]]
@@ -298,15 +347,26 @@ def bars_figure(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str,
     row_h = _row_height(names, 0.3)
     fig = _figure(NARROW, len(conditions) * row_h + (1.15 if titles else 0.85))
     ax = fig.subplots()
-    for off, metric, style, name in ((-height / 2, "E", {"facecolor": "white", "hatch": "//////"},
-                                      "E, among completed outputs"),
-                                     (height / 2, "SPE", {"facecolor": INK}, "SPE, all outputs")):
+    for off, metric, style, name in (
+        (-height / 2, "E", {"facecolor": "white", "hatch": "//////"}, "E, among completed outputs"),
+        (height / 2, "SPE", {"facecolor": INK}, "SPE, all outputs"),
+    ):
         est, lo, hi = table.reindex([(c, metric) for c in conditions]).to_numpy(float).T
         shown = np.nan_to_num(est)
         err = np.vstack([np.nan_to_num(np.clip(shown - lo, 0, None)), np.nan_to_num(np.clip(hi - shown, 0, None))])
         defined = ~np.isnan(est)  # no bar at all for n/a: a zero-width bar's edge would read as a 0
-        ax.barh((y + off)[defined], shown[defined], height, edgecolor=INK, linewidth=0.6, label=name,
-                xerr=err[:, defined], capsize=2, error_kw={"elinewidth": 0.7, "capthick": 0.7}, **style)
+        ax.barh(
+            (y + off)[defined],
+            shown[defined],
+            height,
+            edgecolor=INK,
+            linewidth=0.6,
+            label=name,
+            xerr=err[:, defined],
+            capsize=2,
+            error_kw={"elinewidth": 0.7, "capthick": 0.7},
+            **style,
+        )
         _bar_notes(ax, y + off, est, hi, height, metric)
     ax.set_yticks(y, names)
     ax.set_ylim(len(conditions) - 0.5, -0.5)
@@ -331,15 +391,34 @@ def _bar_notes(ax, rows: np.ndarray, est: np.ndarray, hi: np.ndarray, height: fl
             ax.text(0.012, yi, f"{metric} n/a ({why})", va="center", fontsize=6, color=INK)
             continue
         if v == 0:
-            ax.plot([0, 0], [yi - height / 2, yi + height / 2], color=INK, linewidth=2.0, solid_capstyle="butt",
-                    clip_on=False)
+            ax.plot(
+                [0, 0],
+                [yi - height / 2, yi + height / 2],
+                color=INK,
+                linewidth=2.0,
+                solid_capstyle="butt",
+                clip_on=False,
+            )
         if v < SMALL:
-            ax.text(max(v, np.nan_to_num(top, nan=v)) + 0.015, yi, "0" if v == 0 else f"{v:.3f}", va="center",
-                    fontsize=6, color=INK)
+            ax.text(
+                max(v, np.nan_to_num(top, nan=v)) + 0.015,
+                yi,
+                "0" if v == 0 else f"{v:.3f}",
+                va="center",
+                fontsize=6,
+                color=INK,
+            )
 
 
-def figure2_bars(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str, stem: str | Path,
-                 labels: Mapping[str, str] | None = None, titles: bool = True, dpi: int = DPI) -> list[Path]:
+def figure2_bars(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    cohort: str,
+    stem: str | Path,
+    labels: Mapping[str, str] | None = None,
+    titles: bool = True,
+    dpi: int = DPI,
+) -> list[Path]:
     """Write Figure 2 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see ``bars_figure``."""
     return _save(bars_figure(metrics, conditions, cohort, labels, titles), stem, dpi)
 
@@ -354,9 +433,14 @@ def _ratio_ticks(ax, values: np.ndarray) -> None:
 
 
 @_styled
-def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], primary: str,
-                      labels: Mapping[str, str] | None = None, titles: bool = True,
-                      positions: Mapping[str, str] | None = None) -> Figure:
+def trajectory_figure(
+    trajectory: pd.DataFrame,
+    conditions: Sequence[str],
+    primary: str,
+    labels: Mapping[str, str] | None = None,
+    titles: bool = True,
+    positions: Mapping[str, str] | None = None,
+) -> Figure:
     """Figure 3 from ``trajectories.trajectory_frame``: its depth rows of the ``primary`` cohort; a panel more per
     failure position of the domain's (``Domain.failure_positions``) the frame has, beside the first illegal move's."""
     panels = list(TRAJECTORY_PANELS)
@@ -376,8 +460,16 @@ def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], prima
         values = rows[column].reindex(pd.MultiIndex.from_product([conditions, depths])).to_numpy(float)
         values = values.reshape(len(conditions), len(depths))
         for i, name in enumerate(names):
-            ax.plot(depths, values[i], color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)],
-                    linestyle=DASHES[i % len(DASHES)], linewidth=1.0, markersize=3.5, label=name)
+            ax.plot(
+                depths,
+                values[i],
+                color=COLORS[i % len(COLORS)],
+                marker=MARKERS[i % len(MARKERS)],
+                linestyle=DASHES[i % len(DASHES)],
+                linewidth=1.0,
+                markersize=3.5,
+                label=name,
+            )
         ax.set_xticks(depths, [str(d) for d in depths])
         if depths:  # the same limits in a panel with no data
             pad = 0.06 * (depths[-1] - depths[0]) or 1.0
@@ -393,9 +485,16 @@ def trajectory_figure(trajectory: pd.DataFrame, conditions: Sequence[str], prima
     return fig
 
 
-def figure3_trajectories(trajectory: pd.DataFrame, conditions: Sequence[str], labels: Mapping[str, str] | None,
-                         primary: str, stem: str | Path, titles: bool = True, dpi: int = DPI,
-                         positions: Mapping[str, str] | None = None) -> list[Path]:
+def figure3_trajectories(
+    trajectory: pd.DataFrame,
+    conditions: Sequence[str],
+    labels: Mapping[str, str] | None,
+    primary: str,
+    stem: str | Path,
+    titles: bool = True,
+    dpi: int = DPI,
+    positions: Mapping[str, str] | None = None,
+) -> list[Path]:
     """Write Figure 3 to ``stem``.png/.svg/.pdf (returned in that order; ``dpi`` the PNG's); see
     ``trajectory_figure``."""
     return _save(trajectory_figure(trajectory, conditions, primary, labels, titles, positions), stem, dpi)
@@ -415,9 +514,21 @@ def trend_figure(trend: pd.DataFrame, metric: str, cohort: str, titles: bool = T
     for i, (cond, name) in enumerate(zip(conditions, names)):
         part = rows[rows["condition"] == cond].set_index("label").reindex(runs)
         est = part["estimate"].to_numpy(float)
-        err = np.vstack([np.clip(est - part["lo"].to_numpy(float), 0, None), np.clip(part["hi"].to_numpy(float) - est, 0, None)])
-        ax.errorbar(x, est, yerr=np.nan_to_num(err), color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)],
-                    linestyle=DASHES[i % len(DASHES)], linewidth=1.0, markersize=3.5, capsize=2, label=name)
+        err = np.vstack(
+            [np.clip(est - part["lo"].to_numpy(float), 0, None), np.clip(part["hi"].to_numpy(float) - est, 0, None)]
+        )
+        ax.errorbar(
+            x,
+            est,
+            yerr=np.nan_to_num(err),
+            color=COLORS[i % len(COLORS)],
+            marker=MARKERS[i % len(MARKERS)],
+            linestyle=DASHES[i % len(DASHES)],
+            linewidth=1.0,
+            markersize=3.5,
+            capsize=2,
+            label=name,
+        )
     ax.set_xticks(x, [wrapped(r, 14) for r in runs])
     ax.set_ylabel(f"{plain(metric)} (95% interval)")
     ax.spines[["top", "right"]].set_visible(False)
@@ -428,7 +539,8 @@ def trend_figure(trend: pd.DataFrame, metric: str, cohort: str, titles: bool = T
     return fig
 
 
-def figure_trend(trend: pd.DataFrame, metric: str, cohort: str, stem: str | Path, titles: bool = True,
-                 dpi: int = PRINT_DPI) -> list[Path]:
+def figure_trend(
+    trend: pd.DataFrame, metric: str, cohort: str, stem: str | Path, titles: bool = True, dpi: int = PRINT_DPI
+) -> list[Path]:
     """Write the trend figure to ``stem``.png/.svg/.pdf (``dpi`` the PNG's); see ``trend_figure``."""
     return _save(trend_figure(trend, metric, cohort, titles), stem, dpi)

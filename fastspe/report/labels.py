@@ -48,11 +48,12 @@ def _pairs_from_json(path: Path, data) -> list[tuple[int, object, object]]:
         pairs = []
         for i, item in enumerate(data, start=1):
             if not isinstance(item, dict) or set(item) != {"condition", "label"}:
-                raise InputError(f"{path}: item {i}: expected {{\"condition\": ..., \"label\": ...}}")
+                raise InputError(f'{path}: item {i}: expected {{"condition": ..., "label": ...}}')
             pairs.append((i, item["condition"], item["label"]))
         return pairs
-    raise InputError(f"{path}: a labels file holds an object (condition -> label) or a list of "
-                     "{\"condition\", \"label\"} objects")
+    raise InputError(
+        f'{path}: a labels file holds an object (condition -> label) or a list of {{"condition", "label"}} objects'
+    )
 
 
 def _pairs_from_csv(path: Path, text: str) -> list[tuple[int, object, object]]:
@@ -88,15 +89,23 @@ def read_labels(path) -> Labels:
     seen_labels: dict = {}
     for n, cond, label in pairs:
         for what, value in (("condition", cond), ("label", label)):
-            if not isinstance(value, str) or not value.strip() or len(value) > MAX_LABEL \
-                    or any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in value):
-                raise InputError(f"{path}: {where} {n}: {what} {value!r} must be non-empty text of at most "
-                                 f"{MAX_LABEL} characters without control characters")
+            if (
+                not isinstance(value, str)
+                or not value.strip()
+                or len(value) > MAX_LABEL
+                or any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in value)
+            ):
+                raise InputError(
+                    f"{path}: {where} {n}: {what} {value!r} must be non-empty text of at most "
+                    f"{MAX_LABEL} characters without control characters"
+                )
         if cond in mapping:
             raise InputError(f"{path}: {where} {n}: condition {cond!r} is labelled twice")
         if label in seen_labels:
-            raise InputError(f"{path}: {where} {n}: label {label!r} is also the label of {seen_labels[label]!r}; "
-                             "two conditions would look the same")
+            raise InputError(
+                f"{path}: {where} {n}: label {label!r} is also the label of {seen_labels[label]!r}; "
+                "two conditions would look the same"
+            )
         mapping[cond] = label
         seen_labels[label] = cond
     if not mapping:

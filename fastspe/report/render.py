@@ -20,9 +20,22 @@ import pandas as pd
 from ..boundary.files import write_table, write_text
 
 # Math in caption templates and headers, and how Markdown shows it.
-_MATH_TEXT = {r"\times": "×", r"\in": "∈", r"\Delta ": "Δ", r"\Delta": "Δ",
-              r"\min": "min", r"\geq": "≥", r"\leq": "≤", r"\bar{d}^*_c": "Dc", "d^*": "d*",
-              r"\%": "%", r"\,": " ", "{": "", "}": "", "_": ""}
+_MATH_TEXT = {
+    r"\times": "×",
+    r"\in": "∈",
+    r"\Delta ": "Δ",
+    r"\Delta": "Δ",
+    r"\min": "min",
+    r"\geq": "≥",
+    r"\leq": "≤",
+    r"\bar{d}^*_c": "Dc",
+    "d^*": "d*",
+    r"\%": "%",
+    r"\,": " ",
+    "{": "",
+    "}": "",
+    "_": "",
+}
 _PLACEHOLDER = re.compile(r"«(\w+)»")
 # Marks that change how Markdown renders text (emphasis, code, links, raw HTML, table cells); a
 # backslash before each makes it literal. Line breaks would end a table row and control characters
@@ -31,12 +44,23 @@ _MARKDOWN_MARK = re.compile(r"([\\`*_\[\]<>|#!~$])")
 # Bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) would reverse the text after them in a rendered
 # table, as on a terminal: spaces too.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 # Column names of the metric tables as LaTeX (math letters); others are escaped text.
 _METRIC_TEX = {m: f"${m}$" for m in ("N", "C", "I", "R", "Q", "E", "G", "O", "H")}
-_METRIC_TEX.update({"SPE": "SPE", "Dc": r"$\bar{d}^*_c$", "condition": "Condition", "cohort": "Cohort",
-                    "depth": r"$d^*$"})
+_METRIC_TEX.update(
+    {"SPE": "SPE", "Dc": r"$\bar{d}^*_c$", "condition": "Condition", "cohort": "Cohort", "depth": r"$d^*$"}
+)
 
 
 def markdown_text(text) -> str:
@@ -153,8 +177,10 @@ def markdown_rows(table) -> str:
         return f"*{empty_text(table, markdown=True)}*\n"
     text = table.formatted()
     shown = table.shown_columns()
-    lines = ["| " + " | ".join(markdown_text(c) for c in shown) + " |",
-             "|" + "|".join("---:" if _numeric(table.frame, c) else ":---" for c in shown) + "|"]
+    lines = [
+        "| " + " | ".join(markdown_text(c) for c in shown) + " |",
+        "|" + "|".join("---:" if _numeric(table.frame, c) else ":---" for c in shown) + "|",
+    ]
     lines += ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in _rows(text)]
     return "\n".join(lines) + "\n"
 
@@ -168,8 +194,14 @@ def to_markdown(table) -> str:
 
 def to_latex(table) -> str:
     """A booktabs ``table`` (``\\usepackage{booktabs}``), math-mode symbols, ``\\label{tab:NAME}``."""
-    head = [r"% needs \usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small",
-            rf"\caption{{{caption_latex(table)}}}", rf"\label{{tab:{table.name}}}"]
+    head = [
+        r"% needs \usepackage{booktabs}",
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption_latex(table)}}}",
+        rf"\label{{tab:{table.name}}}",
+    ]
     if not len(table.frame):  # a sentence, not a header-only tabular
         return "\n".join([*head, rf"\emph{{{_empty_latex(table)}}}", r"\end{table}", ""])
     text = table.formatted()
@@ -177,8 +209,18 @@ def to_latex(table) -> str:
     align = "".join("r" if _numeric(table.frame, c) else "l" for c in shown)
     body = [" & ".join(table.tex_headers.get(c) or header_latex(c) for c in shown) + r" \\", r"\midrule"]
     body += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in _rows(text)]
-    return "\n".join([*head, rf"\begin{{tabular}}{{{align}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}",
-                      r"\end{table}", ""])
+    return "\n".join(
+        [
+            *head,
+            rf"\begin{{tabular}}{{{align}}}",
+            r"\toprule",
+            *body,
+            r"\bottomrule",
+            r"\end{tabular}",
+            r"\end{table}",
+            "",
+        ]
+    )
 
 
 def write_table_files(table, folder: str | Path) -> list[Path]:

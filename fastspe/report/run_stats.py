@@ -27,10 +27,24 @@ from ..boundary.responses import OK
 from ..boundary.run_log_attempts import ATTEMPT_SCHEMA, NUMBER_FIELDS, read_attempts
 from ..protocols.spec import TURN  # an answered turn that does not end its conversation
 
-COLUMNS = ["condition", "answers", "attempts", "retries_per_answer", "failed_attempts", "rate_limited",
-           "trials_without_answer", "input_tokens_mean", "output_tokens_mean", "output_tokens_p95",
-           "reasoning_tokens_mean", "latency_p50_s", "latency_p95_s", "cost_usd", "cost_per_answer_usd",
-           "cost_per_completed_plan_usd"]
+COLUMNS = [
+    "condition",
+    "answers",
+    "attempts",
+    "retries_per_answer",
+    "failed_attempts",
+    "rate_limited",
+    "trials_without_answer",
+    "input_tokens_mean",
+    "output_tokens_mean",
+    "output_tokens_p95",
+    "reasoning_tokens_mean",
+    "latency_p50_s",
+    "latency_p95_s",
+    "cost_usd",
+    "cost_per_answer_usd",
+    "cost_per_completed_plan_usd",
+]
 COUNT_COLUMNS = ["answers", "attempts", "failed_attempts", "rate_limited", "trials_without_answer"]
 # Of multi-turn protocols (``fastspe.protocols``), present only when a condition's answers end conversations.
 CONVERSATION_COLUMNS = ["turns_mean", "turns_max", "tool_calls_mean", "tool_calls_max"]
@@ -38,6 +52,7 @@ RATE_LIMIT, HTTP_TOO_MANY = "rate_limit", 429
 PERCENTILE_METHOD = "linear"  # numpy's default: interpolate between the two nearest ranks
 
 # -- statistics ------------------------------------------------------------------------------------
+
 
 def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per condition of the run logs ``paths`` (one path or several, concatenated).
@@ -97,16 +112,23 @@ def run_stats(paths, conditions: Sequence[str] | None = None, verdicts: pd.DataF
 def _columns(attempts: pa.Table) -> tuple[list[str], dict[str, np.ndarray]]:
     """The condition names and the attempts as NumPy columns: conditions and board ids as integer codes
     (no Python string per line), ``ok`` and ``rate_limited`` as flags, numbers with NaN where missing."""
+
     def codes(name: str):
         return pc.dictionary_encode(attempts[name].combine_chunks())
 
     condition = codes("condition")
-    columns = {"condition": condition.indices.to_numpy(), "board": codes("board_id").indices.to_numpy(),
-               "trial": attempts["trial"].to_numpy(), "ok": pc.equal(attempts["status"], OK).to_numpy(),
-               "turn_line": pc.equal(attempts["status"], TURN).to_numpy(),
-               **{col: attempts[col].to_numpy() for col in NUMBER_FIELDS}}
+    columns = {
+        "condition": condition.indices.to_numpy(),
+        "board": codes("board_id").indices.to_numpy(),
+        "trial": attempts["trial"].to_numpy(),
+        "ok": pc.equal(attempts["status"], OK).to_numpy(),
+        "turn_line": pc.equal(attempts["status"], TURN).to_numpy(),
+        **{col: attempts[col].to_numpy() for col in NUMBER_FIELDS},
+    }
     limited = pc.fill_null(pc.equal(attempts["error_type"], RATE_LIMIT), False).to_numpy()
-    columns["rate_limited"] = ~columns["ok"] & ~columns["turn_line"] & (limited | (columns["http_status"] == HTTP_TOO_MANY))
+    columns["rate_limited"] = (
+        ~columns["ok"] & ~columns["turn_line"] & (limited | (columns["http_status"] == HTTP_TOO_MANY))
+    )
     return condition.dictionary.to_pylist(), columns
 
 
@@ -136,17 +158,25 @@ def _condition_stats(rows: dict[str, np.ndarray], completed: Mapping[str, int] |
     requests = int((~trial_keys.assign(turn=np.nan_to_num(rows["turn"], nan=1.0)).duplicated()).sum())
     retries = attempts - requests
     return {
-        "condition": name, "answers": answers, "attempts": attempts,
+        "condition": name,
+        "answers": answers,
+        "attempts": attempts,
         "retries_per_answer": retries / trials if trials else np.nan,
-        "failed_attempts": int((~answered).sum()), "rate_limited": int(rows["rate_limited"].sum()),
+        "failed_attempts": int((~answered).sum()),
+        "rate_limited": int(rows["rate_limited"].sum()),
         "trials_without_answer": trials - answers,
-        "input_tokens_mean": _mean(done["input_tokens"]), "output_tokens_mean": _mean(done["output_tokens"]),
+        "input_tokens_mean": _mean(done["input_tokens"]),
+        "output_tokens_mean": _mean(done["output_tokens"]),
         "output_tokens_p95": _percentile(done["output_tokens"], 95),
         "reasoning_tokens_mean": _mean(done["reasoning_tokens"]),
-        "latency_p50_s": _percentile(done["latency_s"], 50), "latency_p95_s": _percentile(done["latency_s"], 95),
-        "cost_usd": cost, "cost_per_answer_usd": cost / answers if answers else np.nan,
+        "latency_p50_s": _percentile(done["latency_s"], 50),
+        "latency_p95_s": _percentile(done["latency_s"], 95),
+        "cost_usd": cost,
+        "cost_per_answer_usd": cost / answers if answers else np.nan,
         "cost_per_completed_plan_usd": cost / plans if plans else np.nan,
-        "turns_mean": _mean(turns), "turns_max": _max(turns), "tool_calls_mean": _mean(calls),
+        "turns_mean": _mean(turns),
+        "turns_max": _max(turns),
+        "tool_calls_mean": _mean(calls),
         "tool_calls_max": _max(calls),
     }
 
@@ -168,25 +198,43 @@ def _percentile(values: np.ndarray, q: float) -> float:
 
 # -- the report table ------------------------------------------------------------------------------
 
-_HEADERS = {"condition": "condition", "answers": "answers", "attempts": "attempts",
-            "retries_per_answer": "retries/trial", "failed_attempts": "failed", "rate_limited": "429s",
-            "trials_without_answer": "unanswered", "input_tokens_mean": "in tokens", "output_tokens_mean": "out tokens",
-            "output_tokens_p95": "out tokens p95", "reasoning_tokens_mean": "reasoning tokens",
-            "latency_p50_s": "latency p50 (s)", "latency_p95_s": "latency p95 (s)", "cost_usd": "cost (USD)",
-            "cost_per_answer_usd": "USD/answer", "cost_per_completed_plan_usd": "USD/completed plan",
-            "turns_mean": "turns/trial", "turns_max": "turns max", "tool_calls_mean": "tool calls/trial",
-            "tool_calls_max": "tool calls max"}
-_FORMATS = {**dict.fromkeys(COUNT_COLUMNS, ",d"), "retries_per_answer": ".2f",
-            **dict.fromkeys(["input_tokens_mean", "output_tokens_mean", "output_tokens_p95", "reasoning_tokens_mean"],
-                            ",.0f"),
-            **dict.fromkeys(["latency_p50_s", "latency_p95_s"], ".2f"),
-            **dict.fromkeys(["cost_usd", "cost_per_answer_usd", "cost_per_completed_plan_usd"], ",.4f"),
-            **dict.fromkeys(["turns_mean", "tool_calls_mean"], ".2f"), **dict.fromkeys(["turns_max", "tool_calls_max"],
-                                                                                      ",.0f")}
+_HEADERS = {
+    "condition": "condition",
+    "answers": "answers",
+    "attempts": "attempts",
+    "retries_per_answer": "retries/trial",
+    "failed_attempts": "failed",
+    "rate_limited": "429s",
+    "trials_without_answer": "unanswered",
+    "input_tokens_mean": "in tokens",
+    "output_tokens_mean": "out tokens",
+    "output_tokens_p95": "out tokens p95",
+    "reasoning_tokens_mean": "reasoning tokens",
+    "latency_p50_s": "latency p50 (s)",
+    "latency_p95_s": "latency p95 (s)",
+    "cost_usd": "cost (USD)",
+    "cost_per_answer_usd": "USD/answer",
+    "cost_per_completed_plan_usd": "USD/completed plan",
+    "turns_mean": "turns/trial",
+    "turns_max": "turns max",
+    "tool_calls_mean": "tool calls/trial",
+    "tool_calls_max": "tool calls max",
+}
+_FORMATS = {
+    **dict.fromkeys(COUNT_COLUMNS, ",d"),
+    "retries_per_answer": ".2f",
+    **dict.fromkeys(["input_tokens_mean", "output_tokens_mean", "output_tokens_p95", "reasoning_tokens_mean"], ",.0f"),
+    **dict.fromkeys(["latency_p50_s", "latency_p95_s"], ".2f"),
+    **dict.fromkeys(["cost_usd", "cost_per_answer_usd", "cost_per_completed_plan_usd"], ",.4f"),
+    **dict.fromkeys(["turns_mean", "tool_calls_mean"], ".2f"),
+    **dict.fromkeys(["turns_max", "tool_calls_max"], ",.0f"),
+}
 HEADING = "Run cost, tokens and latency per condition"
-CAPTION = ("Tokens (means, p95) and latency (p50, p95; percentiles interpolated linearly) over completed attempts; "
-           "retries per trial with an attempt; cost over all attempts, n/a where the log holds none (a run given no "
-           "--price-in/--price-out records no cost; a baseline costs 0); n/a elsewhere: not recorded.")
+CAPTION = (
+    "Tokens (means, p95) and latency (p50, p95; percentiles interpolated linearly) over completed attempts; "
+    "retries per trial with an attempt; cost over all attempts, n/a where the log holds none (a run given no "
+    "--price-in/--price-out records no cost; a baseline costs 0); n/a elsewhere: not recorded."
+)
 
 
 def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None):
@@ -197,8 +245,13 @@ def run_stats_table(stats: pd.DataFrame, labels: Mapping[str, str] | None = None
     frame = stats[[c for c in COLUMNS + CONVERSATION_COLUMNS if c in stats.columns]].copy()
     if labels:
         frame["condition"] = [labels.get(c, c) for c in frame["condition"]]
-    return Table("run_stats", CAPTION, frame.rename(columns=_HEADERS),
-                 {_HEADERS[col]: spec for col, spec in _FORMATS.items()}, heading=HEADING)
+    return Table(
+        "run_stats",
+        CAPTION,
+        frame.rename(columns=_HEADERS),
+        {_HEADERS[col]: spec for col, spec in _FORMATS.items()},
+        heading=HEADING,
+    )
 
 
 __all__ = ["COLUMNS", "run_stats", "run_stats_table"]

@@ -28,9 +28,16 @@ from .trajectories import position_columns
 
 __all__ = ["Table", "paper_tables", "condition_order", "primary_cohort", "check_table_inputs", "trajectory_table"]
 # fastspe 0.1 reached the renderers through this module, and named check_table_inputs check_verdicts
-__getattr__ = moved_names(__name__, {**{name: "fastspe.report.render" for name in (
-    "to_markdown", "to_latex", "write_table_files", "markdown_text", "latex_escape")},
-    "check_verdicts": "fastspe.report.tables:check_table_inputs"})
+__getattr__ = moved_names(
+    __name__,
+    {
+        **{
+            name: "fastspe.report.render"
+            for name in ("to_markdown", "to_latex", "write_table_files", "markdown_text", "latex_escape")
+        },
+        "check_verdicts": "fastspe.report.tables:check_table_inputs",
+    },
+)
 
 PRIMARY = "primary"
 H_THRESHOLD = 0.9
@@ -40,9 +47,22 @@ MISSING = "n/a"  # how an undefined value prints
 def error_kinds(domain) -> tuple[str, ...]:
     """The error kinds of a domain, in code order (the sliding puzzle's boundary, obstacle, invalid_action, format)."""
     return tuple(k for k in domain.error_names if k)
+
+
 RATE = ".3f"
-_NEEDED = ["board_id", "condition", "cohort", STRATUM, "depth", "status", "error_kind", "parse_mode", "optimal",
-           "economy", "excess"]
+_NEEDED = [
+    "board_id",
+    "condition",
+    "cohort",
+    STRATUM,
+    "depth",
+    "status",
+    "error_kind",
+    "parse_mode",
+    "optimal",
+    "economy",
+    "excess",
+]
 _FORMATS = {"R": RATE, "Q": RATE, "E": RATE, "G": ".2f", "SPE": RATE, "C": RATE, "Dc": ".1f"}
 
 
@@ -89,8 +109,10 @@ class Table:
             cells = [_cell(v, spec) for v in self.frame[col]]
             if self.interval_cells and col in self.intervals:
                 lo, hi = (self.frame[c] for c in self.intervals[col])
-                cells = [c if c == MISSING or _cell(a, spec) == MISSING else f"{c} [{_cell(a, spec)}, {_cell(b, spec)}]"
-                         for c, a, b in zip(cells, lo, hi)]
+                cells = [
+                    c if c == MISSING or _cell(a, spec) == MISSING else f"{c} [{_cell(a, spec)}, {_cell(b, spec)}]"
+                    for c, a, b in zip(cells, lo, hi)
+                ]
             out[col] = cells
         return out
 
@@ -125,8 +147,10 @@ def check_table_inputs(verdicts: Verdicts | pd.DataFrame, domain=None) -> None:
         bad = ~values.isin(known).to_numpy()
         if bad.any():
             i = int(bad.argmax())
-            raise InputError(f"verdicts: row {i + 1} (board_id {str(verdicts['board_id'].iat[i])!r}): {col} "
-                             f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}")
+            raise InputError(
+                f"verdicts: row {i + 1} (board_id {str(verdicts['board_id'].iat[i])!r}): {col} "
+                f"{values.iat[i]!r} is not one of {', '.join(map(repr, known))}"
+            )
 
 
 def primary_cohort(frame: pd.DataFrame) -> str:
@@ -151,13 +175,19 @@ def condition_order(metrics: pd.DataFrame, cohort: str | None = None) -> list[st
 
 # -- views of the metrics frame ----------------------------------------------------------------------
 
+
 def _pick(metrics: pd.DataFrame, grouping: str, cohort: str | None = None) -> pd.DataFrame:
     rows = metrics[metrics["grouping"] == grouping]
     return rows if cohort is None else rows[rows["cohort"] == cohort]
 
 
-def _wide(rows: pd.DataFrame, index: Sequence[str], metrics: Sequence[str], conditions: Sequence[str],
-          with_intervals: bool = False) -> pd.DataFrame:
+def _wide(
+    rows: pd.DataFrame,
+    index: Sequence[str],
+    metrics: Sequence[str],
+    conditions: Sequence[str],
+    with_intervals: bool = False,
+) -> pd.DataFrame:
     """One row per ``index`` value, a column per metric (and ``M_lo``, ``M_hi``), conditions in order."""
     rows = rows[rows["metric"].isin(metrics) & rows["condition"].isin(conditions)]
     values = ["estimate", "lo", "hi"] if with_intervals else ["estimate"]
@@ -185,8 +215,13 @@ def _intervals_of(metrics: Sequence[str]) -> dict:
     return {m: (f"{m}_lo", f"{m}_hi") for m in metrics}
 
 
-def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
-                   interval_cells: bool = False, protocols: Mapping[str, str] | None = None) -> Table:
+def table1_primary(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    cohort: str = PRIMARY,
+    interval_cells: bool = False,
+    protocols: Mapping[str, str] | None = None,
+) -> Table:
     """Table 1: pooled R, Q, E, G, SPE and Dc (Section 3.3) per condition on ``cohort``, with intervals; rows grouped
     by protocol (a first column) when ``protocols`` (condition -> protocol) holds more than one."""
     shown = ("R", "Q", "E", "G", "SPE", "Dc")
@@ -194,13 +229,20 @@ def table1_primary(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str
     mean_depth = _mean_depth(metrics, cohort)
     depths = ", ".join(str(d) for d in sorted({int(d) for d in _pick(metrics, "depth", cohort)["depth"]}))
     frame, grouped = _by_protocol(frame, protocols)
-    return Table("table1_primary", "Cohort «cohort»: $R$ over all outputs, $Q$ over legal plans, "
-                 "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
-                 "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
-                 f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.{grouped}", frame,
-                 dict(_FORMATS), number="1", values={"cohort": cohort, **({"unaided": UNAIDED} if grouped else {})},
-                 intervals=_intervals_of(shown), interval_cells=interval_cells,
-                 heading=f"Primary results pooled over $d^* \\in$ {{{depths}}}")
+    return Table(
+        "table1_primary",
+        "Cohort «cohort»: $R$ over all outputs, $Q$ over legal plans, "
+        "$E$ and $G$ over completed plans; SPE $= R \\times Q \\times E$ includes every failure. "
+        "$\\bar{d}^*_c$ is the mean certified depth of completed plans (the cohort's outputs average "
+        f"$d^*={mean_depth:.1f}$): a lower value means successes come from shorter boards.{grouped}",
+        frame,
+        dict(_FORMATS),
+        number="1",
+        values={"cohort": cohort, **({"unaided": UNAIDED} if grouped else {})},
+        intervals=_intervals_of(shown),
+        interval_cells=interval_cells,
+        heading=f"Primary results pooled over $d^* \\in$ {{{depths}}}",
+    )
 
 
 def _by_protocol(frame: pd.DataFrame, protocols: Mapping[str, str] | None) -> tuple[pd.DataFrame, str]:
@@ -250,19 +292,31 @@ def table2_outcomes(verdicts: pd.DataFrame, conditions: Sequence[str], cohort: s
     frame = counts.groupby("condition", sort=False).sum().reset_index()
     frame["total"] = frame[list(parts)].sum(axis=1)
     frame = _in_order(frame, conditions)
-    return Table("table2_outcomes", "Outcomes on the «cohort» cohort, summing to each condition's outputs; illegal "
-                 "plans split by the kind of their first error.", frame, number="2", values={"cohort": cohort},
-                 heading="Mutually exclusive primary outcomes")
+    return Table(
+        "table2_outcomes",
+        "Outcomes on the «cohort» cohort, summing to each condition's outputs; illegal "
+        "plans split by the kind of their first error.",
+        frame,
+        number="2",
+        values={"cohort": cohort},
+        heading="Mutually exclusive primary outcomes",
+    )
 
 
 def table3_rates(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY) -> Table:
     """Table 3: completion, optimal completion and illegal-plan percentages."""
     frame = _wide(_pick(metrics, "pooled", cohort), ["condition"], ("C", "O", "I"), conditions)
     frame = frame.assign(**{f"{c}_pct": 100.0 * frame[c] for c in ("C", "O", "I")}).drop(columns=["C", "O", "I"])
-    return Table("table3_rates", "Completion ($C$), optimal completion ($O$) and illegal plans ($I$) on the "
-                 "«cohort» cohort, in percent of all outputs.", frame, {f"{c}_pct": ".1f" for c in ("C", "O", "I")},
-                 number="3", values={"cohort": cohort},
-                 heading="Primary completion, optimal completion and illegal-plan percentages")
+    return Table(
+        "table3_rates",
+        "Completion ($C$), optimal completion ($O$) and illegal plans ($I$) on the "
+        "«cohort» cohort, in percent of all outputs.",
+        frame,
+        {f"{c}_pct": ".1f" for c in ("C", "O", "I")},
+        number="3",
+        values={"cohort": cohort},
+        heading="Primary completion, optimal completion and illegal-plan percentages",
+    )
 
 
 def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY, domain=None) -> Table:
@@ -276,11 +330,21 @@ def table4_blocks(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str 
     mean.columns = [f"{stratum}={k}" for k in mean.columns]
     frame = _in_order(mean.reset_index(), conditions)
     words, short = found.stratum_words
-    tex = {c: f"${found.stratum_tex}={c.partition('=')[2]}$" for c in frame.columns if c != "condition"} \
-        if found.stratum_tex else {}
-    return Table("table4_blocks", f"Completion % on the «cohort» cohort by {words}, averaged equally over the "
-                 "depths.", frame, {c: ".1f" for c in frame.columns if c != "condition"}, number="4",
-                 values={"cohort": cohort}, heading=f"Primary completion percentages by {short}", tex_headers=tex)
+    tex = (
+        {c: f"${found.stratum_tex}={c.partition('=')[2]}$" for c in frame.columns if c != "condition"}
+        if found.stratum_tex
+        else {}
+    )
+    return Table(
+        "table4_blocks",
+        f"Completion % on the «cohort» cohort by {words}, averaged equally over the depths.",
+        frame,
+        {c: ".1f" for c in frame.columns if c != "condition"},
+        number="4",
+        values={"cohort": cohort},
+        heading=f"Primary completion percentages by {short}",
+        tex_headers=tex,
+    )
 
 
 def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str = PRIMARY) -> Table:
@@ -294,24 +358,40 @@ def table5_stress(metrics: pd.DataFrame, conditions: Sequence[str], primary: str
         frame = _wide(rows, ["cohort", "condition"], shown, conditions)
         frame = _in_order(frame, conditions, first=["cohort"])
     several = rows["cohort"].nunique() > 1
-    return Table("table5_stress", "Every cohort besides «cohort», pooled over its depths and never with «cohort».",
-                 frame, dict(_FORMATS), number="5", values={"cohort": primary},
-                 heading=f"Separate stress cohort{'s' if several else ''}",
-                 empty="No rows: the bank has no cohort besides «cohort», so there is no stress cohort to report.")
+    return Table(
+        "table5_stress",
+        "Every cohort besides «cohort», pooled over its depths and never with «cohort».",
+        frame,
+        dict(_FORMATS),
+        number="5",
+        values={"cohort": primary},
+        heading=f"Separate stress cohort{'s' if several else ''}",
+        empty="No rows: the bank has no cohort besides «cohort», so there is no stress cohort to report.",
+    )
 
 
-def table6_intervals(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
-                     shown: Sequence[str] = ("R", "Q", "E", "G", "SPE", "Dc")) -> Table:
+def table6_intervals(
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    cohort: str = PRIMARY,
+    shown: Sequence[str] = ("R", "Q", "E", "G", "SPE", "Dc"),
+) -> Table:
     """Table 6: pooled estimates with their percentile intervals and draws used."""
     rows = _pick(metrics, "pooled", cohort)
     rows = rows[rows["metric"].isin(shown)]
     mrank = {m: i for i, m in enumerate(shown)}
     rows = _in_order(rows.assign(_m=rows["metric"].map(mrank)).sort_values("_m", kind="stable"), conditions)
     frame = rows[["condition", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("table6_intervals", "Estimates on the «cohort» cohort with 95% percentile intervals (stratified "
-                 "whole-board bootstrap); draws_used counts the draws in which the metric is defined.", frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, number="6", values={"cohort": cohort},
-                 heading="Primary 95% percentile intervals")
+    return Table(
+        "table6_intervals",
+        "Estimates on the «cohort» cohort with 95% percentile intervals (stratified "
+        "whole-board bootstrap); draws_used counts the draws in which the metric is defined.",
+        frame,
+        {"estimate": ".3f", "lo": ".3f", "hi": ".3f"},
+        number="6",
+        values={"cohort": cohort},
+        heading="Primary 95% percentile intervals",
+    )
 
 
 def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
@@ -322,9 +402,14 @@ def depth_table(metrics: pd.DataFrame, conditions: Sequence[str]) -> Table:
     # metrics cover every cohort at every depth of the bank; a depth a cohort does not test has no outputs
     tested = frame.groupby(["cohort", "depth"], observed=True)["N"].transform(lambda n: n.fillna(0).gt(0).any())
     frame = frame[tested.astype(bool)].reset_index(drop=True)
-    return Table("by_depth", "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$, per cohort (the depths "
-                 "each cohort tests).", frame,
-                 dict(_FORMATS), intervals=_intervals_of(shown), heading="Results by certified depth")
+    return Table(
+        "by_depth",
+        "$R$, $Q$, $E$, $G$ and SPE at each certified depth $d^*$, per cohort (the depths each cohort tests).",
+        frame,
+        dict(_FORMATS),
+        intervals=_intervals_of(shown),
+        heading="Results by certified depth",
+    )
 
 
 def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
@@ -340,8 +425,9 @@ def h_threshold(completion_by_depth: pd.Series, threshold: float = H_THRESHOLD):
     return best
 
 
-def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY,
-              threshold: float = H_THRESHOLD) -> Table:
+def h90_table(
+    metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PRIMARY, threshold: float = H_THRESHOLD
+) -> Table:
     """H.9 per condition with the completion % at each depth it rests on.
 
     The tested lengths are the cohort's depths that any condition answered; a condition with no
@@ -358,10 +444,15 @@ def h90_table(metrics: pd.DataFrame, conditions: Sequence[str], cohort: str = PR
         frame[f"C_pct_d{depth}"] = 100.0 * wide[depth].to_numpy()
     name = "H" + f"{threshold:g}".lstrip("0")  # H.9, as the paper writes it
     frame = _in_order(frame, conditions).rename(columns={"H": name})
-    return Table("h90", f"The largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ at every "
-                 "depth up to it, with the completion % it rests on (n/a: fails at the shortest).", frame,
-                 {c: ".1f" for c in frame.columns if c.startswith("C_pct")}, values={"cohort": cohort},
-                 heading=f"Reliable horizon $H_{{{name[1:]}}}$")
+    return Table(
+        "h90",
+        f"The largest «cohort» depth with completion $\\geq {100 * threshold:g}\\%$ at every "
+        "depth up to it, with the completion % it rests on (n/a: fails at the shortest).",
+        frame,
+        {c: ".1f" for c in frame.columns if c.startswith("C_pct")},
+        values={"cohort": cohort},
+        heading=f"Reliable horizon $H_{{{name[1:]}}}$",
+    )
 
 
 def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
@@ -375,40 +466,58 @@ def format_audit(verdicts: pd.DataFrame, conditions: Sequence[str]) -> Table:
     counts.insert(0, "N", 1)
     counts["condition"] = v["condition"].to_numpy()
     frame = _in_order(counts.groupby("condition", sort=False).sum().reset_index(), conditions)
-    return Table("format_audit", "All cohorts: answers in the exact MOVES: form, answers normalized to a plan, "
-                 "answers with no plan (format failures), several MOVES: lines, and truncated answers.", frame,
-                 heading="Format audit")
+    return Table(
+        "format_audit",
+        "All cohorts: answers in the exact MOVES: form, answers normalized to a plan, "
+        "answers with no plan (format failures), several MOVES: lines, and truncated answers.",
+        frame,
+        heading="Format audit",
+    )
 
 
 def paired_table(paired: pd.DataFrame, cohort: str = PRIMARY, metric: str = "SPE") -> Table:
     """Pooled paired differences metric(A) - metric(B) (from ``intervals.paired_differences``)."""
     rows = paired[(paired["grouping"] == "pooled") & (paired["cohort"] == cohort) & (paired["metric"] == metric)]
     frame = rows[["condition_a", "condition_b", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
-    return Table("paired_differences", f"{metric}(A) - {metric}(B) on the «cohort» cohort for conditions adjacent in "
-                 "the ranking, with 95% intervals from the same bootstrap draws (the same boards in every draw).",
-                 frame,
-                 {"estimate": ".3f", "lo": ".3f", "hi": ".3f"}, values={"cohort": cohort},
-                 heading=f"Paired differences of {metric}")
+    return Table(
+        "paired_differences",
+        f"{metric}(A) - {metric}(B) on the «cohort» cohort for conditions adjacent in "
+        "the ranking, with 95% intervals from the same bootstrap draws (the same boards in every draw).",
+        frame,
+        {"estimate": ".3f", "lo": ".3f", "hi": ".3f"},
+        values={"cohort": cohort},
+        heading=f"Paired differences of {metric}",
+    )
 
 
-def trajectory_table(trajectories: pd.DataFrame, conditions: Sequence[str],
-                     positions: Mapping[str, str] | None = None) -> Table:
+def trajectory_table(
+    trajectories: pd.DataFrame, conditions: Sequence[str], positions: Mapping[str, str] | None = None
+) -> Table:
     """Where plans fail and how close they get, per cohort, condition and depth (and pooled, depth ``all``),
     from ``trajectories.trajectory_frame`` (the frame Figure 3 draws, too); ``positions``: the domain's failure
     positions (``Domain.failure_positions``, column -> name) the frame has columns of."""
     frame = _in_order(trajectories, conditions, first=["cohort"])
-    formats = {"fail_at_L": ".2f", "fail_at_dstar": ".2f", "revisit_rate": ".3f", "closest": ".2f",
-               "goal_midway_rate": ".3f"}
-    caption = ("Per cohort, condition and certified depth: the first illegal move "
-               "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
-               "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
-               "that pass through the goal before their last move.")
+    formats = {
+        "fail_at_L": ".2f",
+        "fail_at_dstar": ".2f",
+        "revisit_rate": ".3f",
+        "closest": ".2f",
+        "goal_midway_rate": ".3f",
+    }
+    caption = (
+        "Per cohort, condition and certified depth: the first illegal move "
+        "as a fraction of the plan's length $L$ and of $d^*$ (illegal plans), the share of plans that "
+        "revisit a state, the closest approach $\\min h / d^*$ (plans that do not complete) and the share "
+        "that pass through the goal before their last move."
+    )
     for column, name in (positions or {}).items():
         share, at_L, at_dstar = position_columns(column)
         if at_L in frame.columns:
             formats.update({share: ".3f", at_L: ".2f", at_dstar: ".2f"})
-            caption += (f" Beside them, the {name}: the share of plans that do not complete and "
-                        f"have one, and its position as a fraction of $L$ and of $d^*$ among those.")
+            caption += (
+                f" Beside them, the {name}: the share of plans that do not complete and "
+                f"have one, and its position as a fraction of $L$ and of $d^*$ among those."
+            )
     return Table("trajectories", caption, frame, formats, heading="Where plans fail")
 
 
@@ -423,10 +532,17 @@ def labelled(table: Table, labels: Mapping[str, str] | None) -> Table:
     return replace(table, frame=frame)
 
 
-def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, conditions: Sequence[str],
-                 paired: pd.DataFrame | None = None, labels: Mapping[str, str] | None = None,
-                 interval_cells: bool = False, extra: Sequence[Table] = (), domain=None,
-                 protocols: Mapping[str, str] | None = None) -> list[Table]:
+def paper_tables(
+    verdicts: Verdicts | pd.DataFrame,
+    metrics: pd.DataFrame,
+    conditions: Sequence[str],
+    paired: pd.DataFrame | None = None,
+    labels: Mapping[str, str] | None = None,
+    interval_cells: bool = False,
+    extra: Sequence[Table] = (),
+    domain=None,
+    protocols: Mapping[str, str] | None = None,
+) -> list[Table]:
     """Tables 1-6, by depth, H.9 and the format audit (and paired differences when given), in the
     order of ``conditions``, with ``labels`` shown for condition keys; Table 1's rows grouped by protocol when
     ``protocols`` (condition -> protocol, ``stats.protocol_names.condition_protocols``) holds more than one.
@@ -442,12 +558,17 @@ def paper_tables(verdicts: Verdicts | pd.DataFrame, metrics: pd.DataFrame, condi
     else:
         domain = verdicts_domain(verdicts, domain=domain)
     primary = primary_cohort(metrics)
-    tables = [table1_primary(metrics, conditions, primary, interval_cells, protocols),
-              table2_outcomes(verdicts, conditions, primary, domain), table3_rates(metrics, conditions, primary),
-              table4_blocks(metrics, conditions, primary, domain),
-              table5_stress(metrics, conditions, primary), table6_intervals(metrics, conditions, primary),
-              depth_table(metrics, conditions), h90_table(metrics, conditions, primary),
-              format_audit(verdicts, conditions)]
+    tables = [
+        table1_primary(metrics, conditions, primary, interval_cells, protocols),
+        table2_outcomes(verdicts, conditions, primary, domain),
+        table3_rates(metrics, conditions, primary),
+        table4_blocks(metrics, conditions, primary, domain),
+        table5_stress(metrics, conditions, primary),
+        table6_intervals(metrics, conditions, primary),
+        depth_table(metrics, conditions),
+        h90_table(metrics, conditions, primary),
+        format_audit(verdicts, conditions),
+    ]
     if paired is not None:
         tables.append(paired_table(paired, primary))
     return [labelled(t, labels) for t in [*tables, *extra]]

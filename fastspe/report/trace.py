@@ -16,8 +16,18 @@ from typing import Sequence
 
 from ..domains.codes import SHARED_REASONS
 
-__all__ = ["Illegal", "Trace", "TracePage", "SHARED_REASONS", "verdict_value", "format_failure",
-           "step_note", "verdict_lines", "trace_lines", "move_table"]
+__all__ = [
+    "Illegal",
+    "Trace",
+    "TracePage",
+    "SHARED_REASONS",
+    "verdict_value",
+    "format_failure",
+    "step_note",
+    "verdict_lines",
+    "trace_lines",
+    "move_table",
+]
 
 
 @dataclass(frozen=True)
@@ -89,9 +99,15 @@ class Trace:
 
     def disagreements(self) -> list[str]:
         """What this replay and the verdict row say differently (empty when they agree)."""
-        found = {"status": self.status, "L": len(self.moves), "first_error": self.first_error,
-                 "error_kind": self.illegal.kind if self.illegal else "", "final_h": self.final.h,
-                 "min_h": self.closest.h, "revisits": len(self.revisits)}
+        found = {
+            "status": self.status,
+            "L": len(self.moves),
+            "first_error": self.first_error,
+            "error_kind": self.illegal.kind if self.illegal else "",
+            "final_h": self.final.h,
+            "min_h": self.closest.h,
+            "revisits": len(self.revisits),
+        }
         out = []
         for name, mine in found.items():
             if name not in self.verdict:
@@ -169,8 +185,11 @@ def verdict_lines(trace: Trace) -> list[str]:
     out = [f"status {trace.status} · L = {len(trace.moves)} · h {trace.steps[0].h} -> {trace.final.h}"]
     if trace.illegal is not None:
         bad = trace.illegal
-        out.append("first illegal: none taken, " + bad.reason if bad.kind == "format" else
-                   f"first illegal: move {bad.number} ({bad.move!r}): {bad.reason} (first_error = {bad.number - 1})")
+        out.append(
+            "first illegal: none taken, " + bad.reason
+            if bad.kind == "format"
+            else f"first illegal: move {bad.number} ({bad.move!r}): {bad.reason} (first_error = {bad.number - 1})"
+        )
     close = trace.closest
     out.append(f"closest to the goal: h = {close.h} at step {close.number}")
     revisits = trace.revisits

@@ -26,8 +26,18 @@ from typing import Iterable
 
 import pandas as pd
 
-TRAJECTORY_COLUMNS = ["cohort", "condition", "depth", "outputs", "illegal", "fail_at_L", "fail_at_dstar",
-                      "revisit_rate", "closest", "goal_midway_rate"]
+TRAJECTORY_COLUMNS = [
+    "cohort",
+    "condition",
+    "depth",
+    "outputs",
+    "illegal",
+    "fail_at_L",
+    "fail_at_dstar",
+    "revisit_rate",
+    "closest",
+    "goal_midway_rate",
+]
 _KEYS = ["cohort", "condition"]
 _SUMS = {"outputs": "sum", "illegal": "sum"}
 
@@ -43,15 +53,20 @@ def trajectory_frame(verdicts: pd.DataFrame, positions: Iterable[str] = ()) -> p
     status = verdicts["status"]
     located = status.eq("illegal") & (verdicts["first_error"] >= 0)
     dstar = verdicts["depth"].where(verdicts["depth"] > 0)
-    per_output = pd.DataFrame({
-        "cohort": verdicts["cohort"], "condition": verdicts["condition"], "depth": verdicts["depth"],
-        "outputs": 1, "illegal": status.eq("illegal").astype(int),
-        "fail_at_L": (verdicts["first_error"] / verdicts["L"]).where(located),
-        "fail_at_dstar": (verdicts["first_error"] / dstar).where(located),
-        "revisit_rate": (verdicts["revisits"] > 0).astype(float),
-        "closest": (verdicts["min_h"] / dstar).where(status.ne("complete")),
-        "goal_midway_rate": verdicts["goal_midway"].astype(float),
-    })
+    per_output = pd.DataFrame(
+        {
+            "cohort": verdicts["cohort"],
+            "condition": verdicts["condition"],
+            "depth": verdicts["depth"],
+            "outputs": 1,
+            "illegal": status.eq("illegal").astype(int),
+            "fail_at_L": (verdicts["first_error"] / verdicts["L"]).where(located),
+            "fail_at_dstar": (verdicts["first_error"] / dstar).where(located),
+            "revisit_rate": (verdicts["revisits"] > 0).astype(float),
+            "closest": (verdicts["min_h"] / dstar).where(status.ne("complete")),
+            "goal_midway_rate": verdicts["goal_midway"].astype(float),
+        }
+    )
     columns = list(TRAJECTORY_COLUMNS)
     for name in (p for p in positions if p in verdicts.columns):
         at = verdicts[name]

@@ -73,6 +73,7 @@ _SCRIPT_FRAME = """
 })();
 """
 
+
 def _json_script(value) -> str:
     """JSON for an inline ``<script>``: ``<`` as ``\\u003c`` (no ``</script>``, no ``<!--``), and the line
     separators JavaScript once refused."""
@@ -92,9 +93,10 @@ def _move_items(trace: Trace) -> str:
         items.append(f'<li class="{marks.strip()}" title="{html.escape(title)}">{html.escape(step.move)}</li>')
     bad = trace.illegal
     if bad is not None and bad.kind != "format":
-        items.append(f'<li class="bad" title="{html.escape(f"move {bad.number}: {bad.reason}")}">'
-                     f'{html.escape(bad.move)}</li>')
-        items += [f'<li class="rest">{html.escape(move)}</li>' for move in trace.moves[bad.number:]]
+        items.append(
+            f'<li class="bad" title="{html.escape(f"move {bad.number}: {bad.reason}")}">{html.escape(bad.move)}</li>'
+        )
+        items += [f'<li class="rest">{html.escape(move)}</li>' for move in trace.moves[bad.number :]]
     return "".join(items)
 
 
@@ -106,28 +108,35 @@ def trace_page(trace: Trace, answer: str | None = None) -> str:
     summary = "".join(f"<li>{html_text(line)}</li>" for line in trace.summary_lines())
     last = len(trace.steps) - 1
     bad = trace.illegal
-    illegal = "" if bad is None else bad.reason if bad.kind == "format" else \
-        f"move {bad.number} ({bad.move}): {bad.reason}"
+    illegal = (
+        "" if bad is None else bad.reason if bad.kind == "format" else f"move {bad.number} ({bad.move}): {bad.reason}"
+    )
     data = {**part.data, "steps": part.steps, "illegal": illegal}
     script = _SCRIPT_FRAME.replace("%DRAW%", part.draw).replace("%MOVED%", part.moved)
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width,initial-scale=1">',
-        f"<title>{html_text(title)}</title><style>{_CSS}{part.css}</style></head><body>",
-        f"<h1>{html_text(title)}</h1>", f"<ul>{summary}</ul>",
-        *part.stage,
-        '<div class="controls"><button id="prev" type="button">&larr; prev</button>',
-        f'<input id="step" type="range" min="0" max="{last}" value="0" aria-label="step">',
-        '<button id="next" type="button">next &rarr;</button></div>',
-        '<p id="step-label" aria-live="polite"></p>',
-        f'<h2>Moves ({len(trace.moves)})</h2><ol id="moves">{_move_items(trace)}</ol>',
-        f'<p class="legend"><span>{html.escape(part.legend)}</span><span>blue: the current move</span>'
-        "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
-        "<span>wavy underline: a revisited state</span>"
-        "<span>grey: not played (after the first illegal move)</span></p>",
-        *([] if answer is None else [answer_html(answer)]),
-        f'<script type="application/json" id="trace-data">{_json_script(data)}</script>',
-        f"<script>{script}</script>", "</body></html>\n"])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width,initial-scale=1">',
+            f"<title>{html_text(title)}</title><style>{_CSS}{part.css}</style></head><body>",
+            f"<h1>{html_text(title)}</h1>",
+            f"<ul>{summary}</ul>",
+            *part.stage,
+            '<div class="controls"><button id="prev" type="button">&larr; prev</button>',
+            f'<input id="step" type="range" min="0" max="{last}" value="0" aria-label="step">',
+            '<button id="next" type="button">next &rarr;</button></div>',
+            '<p id="step-label" aria-live="polite"></p>',
+            f'<h2>Moves ({len(trace.moves)})</h2><ol id="moves">{_move_items(trace)}</ol>',
+            f'<p class="legend"><span>{html.escape(part.legend)}</span><span>blue: the current move</span>'
+            "<span>red: the first illegal move</span><span>green bar: closest to the goal</span>"
+            "<span>wavy underline: a revisited state</span>"
+            "<span>grey: not played (after the first illegal move)</span></p>",
+            *([] if answer is None else [answer_html(answer)]),
+            f'<script type="application/json" id="trace-data">{_json_script(data)}</script>',
+            f"<script>{script}</script>",
+            "</body></html>\n",
+        ]
+    )
 
 
 def write_trace_page(trace: Trace, path, answer: str | None = None) -> None:

@@ -23,8 +23,15 @@ from ..boundary.verdicts import Verdicts, as_verdicts, verdicts_domain
 from ..domains.contract import STRATUM
 from ..executor import Executor
 from ..extras import check_installed
-from ..stats.intervals import (DEFAULT_DRAWS, DEFAULT_SEED, REPORT_GROUPINGS, bootstrap_draws, bootstrap_intervals,
-                        pack_sums, paired_differences)
+from ..stats.intervals import (
+    DEFAULT_DRAWS,
+    DEFAULT_SEED,
+    REPORT_GROUPINGS,
+    bootstrap_draws,
+    bootstrap_intervals,
+    pack_sums,
+    paired_differences,
+)
 from ..boundary.files import atomic_dir, write_table, write_text
 from .labels import Labels
 from ..stats.metrics import board_sums
@@ -90,8 +97,10 @@ def report_folder(out_dir) -> Path:
                 why = f"a folder that holds {e.name}/, which is not part of a fastspe report"
                 break
     if why:
-        raise UserError(f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
-                        "name a new folder or one that holds a fastspe report")
+        raise UserError(
+            f"{out_dir}: will not write a report there ({why}): a report folder is replaced whole; "
+            "name a new folder or one that holds a fastspe report"
+        )
     return real
 
 
@@ -108,14 +117,16 @@ def display_names(order: Sequence[str], labels: Labels | None) -> dict:
     seen: dict = {}
     for cond, name in names.items():
         if name in seen:
-            raise UserError(f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; "
-                            "give them distinct labels")
+            raise UserError(
+                f"conditions {seen[name]!r} and {cond!r} would both be shown as {name!r}; give them distinct labels"
+            )
         seen[name] = cond
     return names
 
 
-def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, stage: Stage,
-            executor: Executor | None = None) -> pd.DataFrame | None:
+def _paired(
+    sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, stage: Stage, executor: Executor | None = None
+) -> pd.DataFrame | None:
     """Paired differences of conditions adjacent in ``order``, pooled per cohort, from the same draws."""
     if len(order) < 2:
         return None
@@ -124,18 +135,27 @@ def _paired(sums: pd.DataFrame, order: Sequence[str], draws: int, seed: int, sta
     starts = range(0, len(pairs), PAIRS_PER_PASS)  # bounded memory for many conditions
     parts = []
     for n, i in enumerate(starts):
-        chunk = pairs[i:i + PAIRS_PER_PASS]
+        chunk = pairs[i : i + PAIRS_PER_PASS]
         conds = list(dict.fromkeys(c for pair in chunk for c in pair))
         tick = lambda done, _, n=n: stage("paired differences", n * draws + done, len(starts) * draws)  # noqa: E731
-        parts.append(paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick, executor), chunk,
-                                        LEVEL))
+        parts.append(
+            paired_differences(bootstrap_draws(pooled.select(conds), draws, seed, tick, executor), chunk, LEVEL)
+        )
     return pd.concat(parts, ignore_index=True)
 
 
-def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, out_dir, draws: int = DEFAULT_DRAWS,
-                 seed: int = DEFAULT_SEED, progress: Stage | None = None, figures: bool = True,
-                 options: ReportOptions | None = None, executor: Executor | None = None,
-                 figure_server=None) -> Path:
+def write_report(
+    bank: Bank | pd.DataFrame,
+    verdicts: Verdicts | pd.DataFrame,
+    out_dir,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    progress: Stage | None = None,
+    figures: bool = True,
+    options: ReportOptions | None = None,
+    executor: Executor | None = None,
+    figure_server=None,
+) -> Path:
     """Write the report directory and return the path of ``report.md``.
 
     Parameters
@@ -162,8 +182,12 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     was, never a mix of old and new files. Files in ``out_dir`` that are not the report's (the demo's
     bank and verdicts, say) are kept.
     """
-    expect(verdicts, "verdicts", (Verdicts, pd.DataFrame), "a Verdicts (read_verdicts) or a DataFrame of verdicts "
-           "(score_responses)")
+    expect(
+        verdicts,
+        "verdicts",
+        (Verdicts, pd.DataFrame),
+        "a Verdicts (read_verdicts) or a DataFrame of verdicts (score_responses)",
+    )
     expect_path(out_dir, "out_dir")
     options = options or ReportOptions(figures=figures)
     server = figure_server
@@ -191,13 +215,31 @@ def write_report(bank: Bank | pd.DataFrame, verdicts: Verdicts | pd.DataFrame, o
     return path
 
 
-def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: int, stage: Stage,
-           options: ReportOptions, executor, server) -> Path:
+def _write(
+    bank,
+    checked: Verdicts,
+    sums,
+    final: Path,
+    runs,
+    draws: int,
+    seed: int,
+    stage: Stage,
+    options: ReportOptions,
+    executor,
+    server,
+) -> Path:
     verdicts, domain = checked.frame, checked.domain
     bank = bank.frame if isinstance(bank, Bank) else bank
     protocols = condition_protocols(checked)  # (a condition of two protocols fails before the bootstrap)
-    metrics = bootstrap_intervals(sums, draws=draws, seed=seed, level=LEVEL, groupings=REPORT_GROUPINGS,
-                                  progress=lambda done, total: stage("bootstrap", done, total), executor=executor)
+    metrics = bootstrap_intervals(
+        sums,
+        draws=draws,
+        seed=seed,
+        level=LEVEL,
+        groupings=REPORT_GROUPINGS,
+        progress=lambda done, total: stage("bootstrap", done, total),
+        executor=executor,
+    )
     primary = primary_cohort(metrics)
     ranking = condition_order(metrics, primary)
     order = options.labels.ordered(ranking) if options.labels else ranking
@@ -205,14 +247,16 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
     trajectories = trajectory_frame(verdicts, domain.failure_positions)  # Figure 3 draws the table's numbers
     with atomic_dir(final) as out:
         try:
-            figures = server and _Figures(server, out, trajectories, metrics, order, names, primary, options,
-                                          domain.failure_positions)
+            figures = server and _Figures(
+                server, out, trajectories, metrics, order, names, primary, options, domain.failure_positions
+            )
             paired = _paired(sums, order, draws, seed, stage, executor)
             extra = _extra_tables(checked, trajectories, bank, order, runs)
-            tables = paper_tables(checked, metrics, order, paired, names, options.interval_cells, extra, domain,
-                                  protocols)
+            tables = paper_tables(
+                checked, metrics, order, paired, names, options.interval_cells, extra, domain, protocols
+            )
             fixes = _tool_effects(checked, order, names, draws, seed, stage, executor)
-            tables[len(tables) - len(extra):len(tables) - len(extra)] = fixes  # beside the paired differences
+            tables[len(tables) - len(extra) : len(tables) - len(extra)] = fixes  # beside the paired differences
             total = len(tables) + 3 * bool(figures)
             write_table(metrics_long(metrics, domain), out / "metrics.csv", formulas_escaped=True)
             for n, table in enumerate(tables, start=1):
@@ -220,8 +264,9 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
                 stage("tables and figures", n, total)
             examples = write_examples(out, bank, domain, verdicts, order, primary)
             drawn = figures.finish(lambda n: stage("tables and figures", len(tables) + n, total)) if figures else []
-            md, page = pages(out, method_text(bank, domain, verdicts, draws, seed), tables, drawn, examples, names,
-                             domain.stratum)
+            md, page = pages(
+                out, method_text(bank, domain, verdicts, draws, seed), tables, drawn, examples, names, domain.stratum
+            )
             write_text(md, out / "report.md")
             write_text(page, out / "report.html")
         except BaseException:
@@ -231,9 +276,16 @@ def _write(bank, checked: Verdicts, sums, final: Path, runs, draws: int, seed: i
     return final / "report.md"
 
 
-def _tool_effects(verdicts: Verdicts, order: Sequence[str], names: dict, draws: int, seed: int, stage: Stage,
-                  executor: Executor | None) -> list[Table]:
-    """"What the tool fixes" when the report's conditions hold a condition and its protocol variant (``NAME``,
+def _tool_effects(
+    verdicts: Verdicts,
+    order: Sequence[str],
+    names: dict,
+    draws: int,
+    seed: int,
+    stage: Stage,
+    executor: Executor | None,
+) -> list[Table]:
+    """ "What the tool fixes" when the report's conditions hold a condition and its protocol variant (``NAME``,
     ``NAME+tools``): one table of every such pair, or none."""
     shown = set(order)
     pairs = [p for p in protocol_pairs(verdicts) if p[0] in shown and p[1] in shown]
@@ -252,15 +304,21 @@ def _run_stats(runs: Sequence, verdicts: pd.DataFrame):
     return run_stats(list(runs), conditions=sorted(map(str, verdicts["condition"].unique())), verdicts=verdicts)
 
 
-def _extra_tables(verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str],
-                  runs) -> list[Table]:
-    extra = [trajectory_table(trajectories, order, verdicts.domain.failure_positions),
-             *verdicts.domain.report_tables(verdicts, bank, order)]
+def _extra_tables(
+    verdicts: Verdicts, trajectories: pd.DataFrame, bank: pd.DataFrame, order: Sequence[str], runs
+) -> list[Table]:
+    extra = [
+        trajectory_table(trajectories, order, verdicts.domain.failure_positions),
+        *verdicts.domain.report_tables(verdicts, bank, order),
+    ]
     if runs is not None:
         from .run_stats import run_stats_table
 
-        extra.append(run_stats_table(runs.set_index("condition").reindex([c for c in order if c in set(
-            runs["condition"])]).reset_index()))
+        extra.append(
+            run_stats_table(
+                runs.set_index("condition").reindex([c for c in order if c in set(runs["condition"])]).reset_index()
+            )
+        )
     return extra
 
 
@@ -269,19 +327,39 @@ class _Figures:
     numbers are known, beside the tables; ``finish`` waits for them. The files are the same bytes whichever
     process draws them."""
 
-    def __init__(self, server, out: Path, trajectories, metrics, order, names, primary, options: ReportOptions,
-                 positions=None):
+    def __init__(
+        self, server, out: Path, trajectories, metrics, order, names, primary, options: ReportOptions, positions=None
+    ):
         folder, module = out / "figures", f"{__package__}.figures"
         self.positions = dict(positions or {})  # the domain's failure positions: a panel each in Figure 3
         look = {"titles": options.titles, **({"dpi": options.dpi} if options.dpi is not None else {})}
         self.primary, self.gutter = primary, metrics["cohort"].nunique() > 1
-        self.pending = [server.submit(module, "figure1_heatmap", metrics, order, primary,
-                                      folder / "figure1_horizon_metrics", labels=names, **look),
-                        server.submit(module, "figure2_bars", metrics, order, primary, folder / "figure2_economy_spe",
-                                      labels=names, **look),
-                        server.submit(module, "figure3_trajectories", trajectories, order, names, primary,
-                                      folder / "figure3_trajectories", **look,
-                                      **({"positions": self.positions} if self.positions else {}))]
+        self.pending = [
+            server.submit(
+                module,
+                "figure1_heatmap",
+                metrics,
+                order,
+                primary,
+                folder / "figure1_horizon_metrics",
+                labels=names,
+                **look,
+            ),
+            server.submit(
+                module, "figure2_bars", metrics, order, primary, folder / "figure2_economy_spe", labels=names, **look
+            ),
+            server.submit(
+                module,
+                "figure3_trajectories",
+                trajectories,
+                order,
+                names,
+                primary,
+                folder / "figure3_trajectories",
+                **look,
+                **({"positions": self.positions} if self.positions else {}),
+            ),
+        ]
 
     def finish(self, tick) -> list[tuple[str, list[Path]]]:
         """The figures as (title, caption, paths); ``tick(n)`` after the n-th is written."""
@@ -290,20 +368,31 @@ class _Figures:
             paths += pending.result()
             tick(n)
         primary = self.primary
-        gutter = (f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter
-                  else "")
-        return [("Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
-                 "R, Q and E in percent per condition and certified depth d*: blue better and orange poorer on each "
-                 f"panel's stated linear scale, grey n/a where a factor is undefined{gutter}. Q conditions on legal "
-                 "plans; E is the mean d*/L among completions.", fig1),
-                (f"Figure 2: Conditional economy E and joint SPE on the {primary} cohort",
-                 "E among completed outputs (hatched) and SPE over all outputs (solid) per condition, with 95% "
-                 "bootstrap intervals (whole boards resampled within strata, trials kept together). A zero is a "
-                 "stub labelled 0; n/a: no completed plan, so E is undefined, while SPE counts every failure.", fig2),
-                (f"Figure 3: Where plans fail on the {primary} cohort, by certified depth",
-                 "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), "
-                 + "".join(f"the {name} as a fraction of d* (plans that do not complete and have one), "
-                           for name in self.positions.values())
-                 + "the closest approach min h / d* (plans that do not complete), and the share of plans that "
-                 "revisit a state.", fig3)]
-
+        gutter = f"; the white gutter separates the {primary} depths from the other cohorts'" if self.gutter else ""
+        return [
+            (
+                "Figure 1: Three factors of SPE = R × Q × E across certified depths, one row per condition",
+                "R, Q and E in percent per condition and certified depth d*: blue better and orange poorer on each "
+                f"panel's stated linear scale, grey n/a where a factor is undefined{gutter}. Q conditions on legal "
+                "plans; E is the mean d*/L among completions.",
+                fig1,
+            ),
+            (
+                f"Figure 2: Conditional economy E and joint SPE on the {primary} cohort",
+                "E among completed outputs (hatched) and SPE over all outputs (solid) per condition, with 95% "
+                "bootstrap intervals (whole boards resampled within strata, trials kept together). A zero is a "
+                "stub labelled 0; n/a: no completed plan, so E is undefined, while SPE counts every failure.",
+                fig2,
+            ),
+            (
+                f"Figure 3: Where plans fail on the {primary} cohort, by certified depth",
+                "One line per condition: the earliest illegal move as a fraction of d* (illegal plans), "
+                + "".join(
+                    f"the {name} as a fraction of d* (plans that do not complete and have one), "
+                    for name in self.positions.values()
+                )
+                + "the closest approach min h / d* (plans that do not complete), and the share of plans that "
+                "revisit a state.",
+                fig3,
+            ),
+        ]

@@ -14,8 +14,17 @@ from dataclasses import replace
 from ..errors import UserError
 from ..extras import require
 from .generation import GenerationSettings
-from .base import (Completion, ToolCall, api_key_from_env, as_messages, classify_sdk_error, key_secrets,
-                   request_id_from, resolve_base_url, response_failures)
+from .base import (
+    Completion,
+    ToolCall,
+    api_key_from_env,
+    as_messages,
+    classify_sdk_error,
+    key_secrets,
+    request_id_from,
+    resolve_base_url,
+    response_failures,
+)
 from .http_client import sdk_http_client
 from .pacing import rate_limits
 from .openai_runner import OPTIONAL_INT, OPTIONAL_STR, TRIAL_HEADER, typed
@@ -55,8 +64,12 @@ class AnthropicMessages:
         key = api_key_from_env("anthropic", base_url)
         self.secrets = key_secrets(key)
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
-            http_client=sdk_http_client(anthropic, timeout, max_connections))
+            api_key=key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=sdk_http_client(anthropic, timeout, max_connections),
+        )
 
     @staticmethod
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
@@ -65,21 +78,28 @@ class AnthropicMessages:
         if settings.max_tokens is None:
             settings = replace(settings, max_tokens=DEFAULT_MAX_TOKENS)
         if settings.reasoning_effort is not None:
-            raise UserError("anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
-                            "(>= 1024) for extended thinking instead")
+            raise UserError(
+                "anthropic: models take no --reasoning-effort; give --thinking-budget TOKENS "
+                "(>= 1024) for extended thinking instead"
+            )
         if settings.seed is not None:
             raise UserError("Anthropic's messages API has no sampling seed; leave --seed out for anthropic: models")
         budget = settings.thinking_budget
         if budget is not None:
             if budget >= settings.max_tokens:
-                raise UserError(f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
-                                f"(thinking tokens count toward it); raise --max-tokens")
+                raise UserError(
+                    f"--thinking-budget {budget} must be below --max-tokens {settings.max_tokens} "
+                    f"(thinking tokens count toward it); raise --max-tokens"
+                )
             if settings.temperature not in (None, 1):
-                raise UserError(f"with --thinking-budget Anthropic takes no --temperature but 1, "
-                                f"got {settings.temperature}")
+                raise UserError(
+                    f"with --thinking-budget Anthropic takes no --temperature but 1, got {settings.temperature}"
+                )
             if settings.top_p is not None and settings.top_p < THINKING_MIN_TOP_P:
-                raise UserError(f"with --thinking-budget Anthropic takes --top-p only in "
-                                f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}")
+                raise UserError(
+                    f"with --thinking-budget Anthropic takes --top-p only in "
+                    f"{THINKING_MIN_TOP_P}..1, got {settings.top_p}"
+                )
         return settings
 
     def request(self, messages, settings: GenerationSettings, tools: list | None = None) -> dict:
@@ -96,22 +116,28 @@ class AnthropicMessages:
             kwargs["stop_sequences"] = list(settings.stop)
         # Via extra_body: recent SDKs dropped the temperature and top_p arguments and older ones lack
         # thinking; servers take all three in the body.
-        extra = {"temperature": settings.temperature, "top_p": settings.top_p,
-                 "thinking": {"type": "enabled", "budget_tokens": settings.thinking_budget}
-                 if settings.thinking_budget is not None else None}
+        extra = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "thinking": {"type": "enabled", "budget_tokens": settings.thinking_budget}
+            if settings.thinking_budget is not None
+            else None,
+        }
         extra = {**(settings.extra_body or {}), **{k: v for k, v in extra.items() if v is not None}}
         if extra:
             kwargs["extra_body"] = extra
         return kwargs
 
-    def complete(self, messages, settings: GenerationSettings, trial_id: str = "",
-                 tools: list | None = None) -> Completion:
+    def complete(
+        self, messages, settings: GenerationSettings, trial_id: str = "", tools: list | None = None
+    ) -> Completion:
         """Send one request of a conversation (a prompt's text: a fresh single-message one) offering ``tools``;
         raise ``AttemptError`` on any failure."""
         kwargs = self.request(messages, settings, tools)
         try:
             raw = self._client.messages.with_raw_response.create(
-                **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None)
+                **kwargs, extra_headers={TRIAL_HEADER: trial_id} if trial_id else None
+            )
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
@@ -143,8 +169,9 @@ def completion_of(msg, headers=None, http_status: int = 200) -> Completion:
         output_tokens=usage.output_tokens if usage else None,
         reasoning_tokens=None,  # thinking tokens are inside output_tokens; no separate count
         raw_finish_reason=msg.stop_reason,
-        tool_calls=tuple(ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
-                         for b in msg.content if b.type == "tool_use"),
+        tool_calls=tuple(
+            ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False)) for b in msg.content if b.type == "tool_use"
+        ),
     )
 
 
@@ -159,14 +186,28 @@ def lean_completion(response) -> Completion | None:
         return None
     headers = response.headers
     request_id = request_id_from(headers)
-    if not (type(msg) is dict and type(blocks) is list and type(usage) is dict and typed(msg, "model", OPTIONAL_STR)
-            and typed(msg, "stop_reason", OPTIONAL_STR) and typed(usage, "input_tokens", OPTIONAL_INT)
-            and typed(usage, "output_tokens", OPTIONAL_INT) and (request_id or typed(msg, "id", OPTIONAL_STR))):
+    if not (
+        type(msg) is dict
+        and type(blocks) is list
+        and type(usage) is dict
+        and typed(msg, "model", OPTIONAL_STR)
+        and typed(msg, "stop_reason", OPTIONAL_STR)
+        and typed(usage, "input_tokens", OPTIONAL_INT)
+        and typed(usage, "output_tokens", OPTIONAL_INT)
+        and (request_id or typed(msg, "id", OPTIONAL_STR))
+    ):
         return None
-    if not all(type(b) is dict and typed(b, "type", (str,)) and b["type"] in KNOWN_BLOCKS
-               and (b["type"] != "text" or typed(b, "text", (str,)))
-               and (b["type"] != "tool_use" or (typed(b, "id", (str,)) and typed(b, "name", (str,))
-                                                and typed(b, "input", (dict,)))) for b in blocks):
+    if not all(
+        type(b) is dict
+        and typed(b, "type", (str,))
+        and b["type"] in KNOWN_BLOCKS
+        and (b["type"] != "text" or typed(b, "text", (str,)))
+        and (
+            b["type"] != "tool_use"
+            or (typed(b, "id", (str,)) and typed(b, "name", (str,)) and typed(b, "input", (dict,)))
+        )
+        for b in blocks
+    ):
         return None
     stop = msg["stop_reason"]
     return Completion(
@@ -180,8 +221,11 @@ def lean_completion(response) -> Completion | None:
         output_tokens=usage["output_tokens"],
         reasoning_tokens=None,
         raw_finish_reason=stop,
-        tool_calls=tuple(ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
-                         for b in blocks if b["type"] == "tool_use"),
+        tool_calls=tuple(
+            ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
+            for b in blocks
+            if b["type"] == "tool_use"
+        ),
     )
 
 
@@ -193,8 +237,11 @@ EMPTY_ANSWER = "(empty answer)"
 def messages_api_tool(tool: dict) -> dict:
     """A tool of the OpenAI chat format (``{"type": "function", "function": ...}``) as the messages API has it."""
     function = tool["function"]
-    return {"name": function["name"], "description": function.get("description", ""),
-            "input_schema": function["parameters"]}
+    return {
+        "name": function["name"],
+        "description": function.get("description", ""),
+        "input_schema": function["parameters"],
+    }
 
 
 def messages_api_conversation(messages: list) -> tuple[str | None, list]:
@@ -211,8 +258,15 @@ def messages_api_conversation(messages: list) -> tuple[str | None, list]:
             role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]
         elif role == "assistant" and m.get("tool_calls"):
             blocks = [{"type": "text", "text": m["content"]}] if (m.get("content") or "").strip() else []
-            blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
-                        "input": _tool_input(c["function"]["arguments"])} for c in m["tool_calls"]]
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": c["id"],
+                    "name": c["function"]["name"],
+                    "input": _tool_input(c["function"]["arguments"]),
+                }
+                for c in m["tool_calls"]
+            ]
         else:
             blocks = None
         if blocks is None and not (turns and turns[-1]["role"] == role):

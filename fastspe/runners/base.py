@@ -70,9 +70,12 @@ def api_key_from_env(provider: str, base_url: str | None) -> str:
     key = os.environ.get(var, "").strip()
     if key:
         if len(key) < MIN_SECRET_CHARS:
-            warnings.warn(f"{var} is only {count(len(key), 'character')} long, too short to be a secret API key; it is "
-                          f"sent as is but not scrubbed from error texts in logs and messages (real keys are "
-                          f"much longer)", stacklevel=2)
+            warnings.warn(
+                f"{var} is only {count(len(key), 'character')} long, too short to be a secret API key; it is "
+                f"sent as is but not scrubbed from error texts in logs and messages (real keys are "
+                f"much longer)",
+                stacklevel=2,
+            )
         return key
     if provider == "openai" and base_url:
         return PLACEHOLDER_KEY
@@ -113,11 +116,19 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
         if exc.status_code == 404:
             message += base_url_hint(sdk.__name__, _request_path(exc))
         if 300 <= exc.status_code < 400:  # the client follows no redirect: another host's answer is no answer
-            message = redact_error(f"{type(exc).__name__}: redirect not followed: HTTP {exc.status_code} from "
-                                   f"{origin_of(exc)} to {public_url(headers.get('location')) or 'no Location'}",
-                                   secrets)
-        return AttemptError(kind, message, http_status=exc.status_code, retry_after=parse_retry_after(headers),
-                            request_id=request_id_from(headers), rate_limits=rate_limits(headers))
+            message = redact_error(
+                f"{type(exc).__name__}: redirect not followed: HTTP {exc.status_code} from "
+                f"{origin_of(exc)} to {public_url(headers.get('location')) or 'no Location'}",
+                secrets,
+            )
+        return AttemptError(
+            kind,
+            message,
+            http_status=exc.status_code,
+            retry_after=parse_retry_after(headers),
+            request_id=request_id_from(headers),
+            rate_limits=rate_limits(headers),
+        )
     if isinstance(exc, sdk.APITimeoutError):
         return AttemptError(TIMEOUT, redact_error(f"{type(exc).__name__}: {transport_failure(exc)}", secrets))
     if isinstance(exc, sdk.APIConnectionError):
@@ -129,10 +140,12 @@ def classify_sdk_error(exc: BaseException, sdk, secrets=()) -> AttemptError:
 
 
 # What went wrong, and why in a user's words, for the socket errors a wrong address or a dead server gives.
-SOCKET_FAILURES = ((ConnectionRefusedError, "connection refused", "the server is not listening"),
-                   (socket.gaierror, "host not found", "its name does not resolve"),
-                   (ConnectionResetError, "connection reset", "the server dropped the connection"),
-                   (ConnectionAbortedError, "connection aborted", "the server dropped the connection"))
+SOCKET_FAILURES = (
+    (ConnectionRefusedError, "connection refused", "the server is not listening"),
+    (socket.gaierror, "host not found", "its name does not resolve"),
+    (ConnectionResetError, "connection reset", "the server dropped the connection"),
+    (ConnectionAbortedError, "connection aborted", "the server dropped the connection"),
+)
 
 
 def transport_failure(exc: BaseException) -> str:
@@ -182,11 +195,15 @@ def base_url_hint(sdk_name: str, path: str) -> str:
     """A hint for a 404 whose path suggests a base URL with ``/v1`` too many or too few: the Anthropic SDK adds
     ``/v1/messages`` to its base URL itself, the OpenAI one only ``/chat/completions``."""
     if sdk_name == "anthropic" and "/v1/v1/" in path:
-        return (" (the base URL ends in /v1, which the Anthropic SDK adds itself: give --base-url http://HOST:PORT "
-                "or ANTHROPIC_BASE_URL without /v1)")
+        return (
+            " (the base URL ends in /v1, which the Anthropic SDK adds itself: give --base-url http://HOST:PORT "
+            "or ANTHROPIC_BASE_URL without /v1)"
+        )
     if sdk_name == "openai" and not path.startswith("/v1/") and "/v1/" not in path:
-        return (" (an OpenAI-compatible server's base URL usually ends in /v1: --base-url http://HOST:PORT/v1; "
-                "the SDK adds only /chat/completions)")
+        return (
+            " (an OpenAI-compatible server's base URL usually ends in /v1: --base-url http://HOST:PORT/v1; "
+            "the SDK adds only /chat/completions)"
+        )
     return ""
 
 

@@ -63,17 +63,24 @@ def check_batch_provider(model: str) -> None:
     """A ValueError for providers whose batch API fastspe does not speak yet."""
     provider_name = model.replace("/", ":", 1).split(":", 1)[0]
     if provider_name not in ADAPTERS:
-        raise ParameterError("{batch} with {provider}: is not supported (only openai: and anthropic: models have a "
-                             "batch API); run without {batch}", "batch", provider=provider_name)
+        raise ParameterError(
+            "{batch} with {provider}: is not supported (only openai: and anthropic: models have a "
+            "batch API); run without {batch}",
+            "batch",
+            provider=provider_name,
+        )
 
 
 def check_batch_protocol(protocol: ProtocolSpec) -> None:
     """A UserError for a multi-turn protocol: a batch holds one request per trial, a conversation many, each
     waiting on the answer before it."""
     if protocol.multi_turn:
-        raise ParameterError("{batch} sends one request per trial; {protocol} {name} holds a conversation of several "
-                             "turns, each sent after the answer before it: run it without {batch}",
-                             ("batch", "protocol"), name=protocol.name)
+        raise ParameterError(
+            "{batch} sends one request per trial; {protocol} {name} holds a conversation of several "
+            "turns, each sent after the answer before it: run it without {batch}",
+            ("batch", "protocol"),
+            name=protocol.name,
+        )
 
 
 @dataclass
@@ -123,11 +130,25 @@ def _open_batches(path: Path, condition: str) -> tuple[dict, dict, set]:
     return opened, logged, known
 
 
-def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int = 3, timeout: float = 120.0,
-              policy: RetryPolicy = RetryPolicy(), settings: GenerationSettings = GenerationSettings(),
-              pricing: Pricing = Pricing(), budget: float | None = None, poll_interval: float = 30.0,
-              progress: Progress | None = None, stop: threading.Event | None = None,
-              condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC, prompt=None) -> BatchSummary:
+def run_batch(
+    bank,
+    model: str,
+    out,
+    *,
+    base_url: str | None = None,
+    trials: int = 3,
+    timeout: float = 120.0,
+    policy: RetryPolicy = RetryPolicy(),
+    settings: GenerationSettings = GenerationSettings(),
+    pricing: Pricing = Pricing(),
+    budget: float | None = None,
+    poll_interval: float = 30.0,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+    condition: str | None = None,
+    protocol: ProtocolSpec = ONESHOT_SPEC,
+    prompt=None,
+) -> BatchSummary:
     """Answer every trial of ``bank`` with ``model`` through the Batch API, appending to ``out``.
 
     The parameters are ``run_model``'s (``prompt``: a ``PromptSpec``, None the paper prompt); ``poll_interval`` is
@@ -138,8 +159,9 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     check_batch_provider(model)
     check_batch_protocol(protocol)
     if not 0 <= poll_interval < float("inf"):
-        raise ParameterError("{poll_interval} must be a finite number of seconds >= 0, got {got}", "poll_interval",
-                             got=poll_interval)
+        raise ParameterError(
+            "{poll_interval} must be a finite number of seconds >= 0, got {got}", "poll_interval", got=poll_interval
+        )
     request = RunRequest(model, out, base_url, trials, settings, pricing, budget, condition)
     job = plan_run(bank, request if prompt is None else dataclasses.replace(request, prompt=prompt))
     summary = job.summary(BatchSummary)
@@ -149,9 +171,21 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
     try:
         with RunLog(out, secrets=provider.secrets) as log:
             job.boards.keep_texts(out, job.pending)  # what is asked is on disk before it is sent
-            run = _BatchRun(summary, provider, log, job.boards, trials, job.identity, job.settings,
-                            batch_pricing(pricing), policy, Budget(budget, job.scan.spent_usd), poll_interval,
-                            progress, stop or threading.Event())
+            run = _BatchRun(
+                summary,
+                provider,
+                log,
+                job.boards,
+                trials,
+                job.identity,
+                job.settings,
+                batch_pricing(pricing),
+                policy,
+                Budget(budget, job.scan.spent_usd),
+                poll_interval,
+                progress,
+                stop or threading.Event(),
+            )
             run.run()
     finally:
         provider.close()
@@ -161,9 +195,22 @@ def run_batch(bank, model: str, out, *, base_url: str | None = None, trials: int
 class _BatchRun:
     """One ``run_batch`` call: rounds of (resume or submit, poll, collect) until nothing is left to send."""
 
-    def __init__(self, summary: BatchSummary, provider, log: RunLog, boards, trials: int, identity: dict,
-                 settings: GenerationSettings, pricing: Pricing, policy: RetryPolicy, wallet: Budget,
-                 poll_interval: float, progress: Progress | None, stop: threading.Event):
+    def __init__(
+        self,
+        summary: BatchSummary,
+        provider,
+        log: RunLog,
+        boards,
+        trials: int,
+        identity: dict,
+        settings: GenerationSettings,
+        pricing: Pricing,
+        policy: RetryPolicy,
+        wallet: Budget,
+        poll_interval: float,
+        progress: Progress | None,
+        stop: threading.Event,
+    ):
         self.summary, self.provider, self.api, self.log = summary, provider, ADAPTERS[provider.provider](provider), log
         self.boards, self.trials, self.identity, self.settings = boards, trials, identity, settings
         self.pricing, self.policy, self.wallet = pricing, policy, wallet
@@ -216,15 +263,19 @@ class _BatchRun:
     # --- submitting ------------------------------------------------------------------------------------------
 
     def _submit(self, todo: list[Trial]) -> None:
-        worst = [self.pricing.cost(conversation_tokens_upper(t.opening), self.settings.max_tokens)
-                 if self.pricing.priced else 0.0 for t in todo]
+        worst = [
+            self.pricing.cost(conversation_tokens_upper(t.opening), self.settings.max_tokens)
+            if self.pricing.priced
+            else 0.0
+            for t in todo
+        ]
         fits = 0
         while fits < len(todo) and self.wallet.reserve(worst[fits]):  # the budget holds with every answer at worst
             fits += 1
         todo = todo[:fits]
         for start in range(0, fits, MAX_REQUESTS):
-            chunk = todo[start:start + MAX_REQUESTS]
-            self._create(chunk, sum(worst[start:start + MAX_REQUESTS]))
+            chunk = todo[start : start + MAX_REQUESTS]
+            self._create(chunk, sum(worst[start : start + MAX_REQUESTS]))
             for t in chunk:  # counted only once its batch exists: a refused batch sent nothing
                 if t.trial_id in self.last_error:  # a retry: count it by the sort of its last failure
                     self.retries[t.trial_id][self.last_error[t.trial_id].kind != RATE_LIMIT] += 1
@@ -235,9 +286,17 @@ class _BatchRun:
         prepared = self.api.prepare(chunk, self.settings)
         entry = _Open(uuid.uuid4().hex, [t.trial_id for t in chunk], time.time())
         # Written and fsynced before the batch exists, so that a run killed during creation looks it up.
-        self.log.append({"event": PENDING, "condition": self.condition, "batch_provider": self.provider.provider,
-                         "token": entry.token, "created_after": entry.created_after, "custom_ids": entry.custom_ids,
-                         "timestamp": timestamp_now()})
+        self.log.append(
+            {
+                "event": PENDING,
+                "condition": self.condition,
+                "batch_provider": self.provider.provider,
+                "token": entry.token,
+                "created_after": entry.created_after,
+                "custom_ids": entry.custom_ids,
+                "timestamp": timestamp_now(),
+            }
+        )
         self.reserved[entry.token] = reserved
         try:
             batch_id = self.api.create(prepared, entry.token)
@@ -250,8 +309,16 @@ class _BatchRun:
         self.states["submitted"] += 1
 
     def _mark_submitted(self, token: str, batch_id: str) -> None:
-        self.log.append({"event": SUBMITTED, "condition": self.condition, "batch_provider": self.provider.provider,
-                         "token": token, "batch_id": batch_id, "timestamp": timestamp_now()})
+        self.log.append(
+            {
+                "event": SUBMITTED,
+                "condition": self.condition,
+                "batch_provider": self.provider.provider,
+                "token": token,
+                "batch_id": batch_id,
+                "timestamp": timestamp_now(),
+            }
+        )
 
     # --- resuming, polling, collecting -----------------------------------------------------------------------
 
@@ -296,8 +363,14 @@ class _BatchRun:
             if trial is None or cid in logged:  # answered meanwhile, or logged before a kill
                 continue
             made[trial.row, trial.trial] += 1
-            rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
-                               self.provider.base_url, self.settings.as_dict())
+            rec = trial_fields(
+                trial,
+                self.condition,
+                self.provider.provider,
+                self.provider.model,
+                self.provider.base_url,
+                self.settings.as_dict(),
+            )
             rec.update(attempt=int(made[trial.row, trial.trial]), timestamp=timestamp_now(), latency_s=None)
             answer, error = results.get(cid, (None, missing))
             if error is None:
@@ -329,8 +402,14 @@ class _BatchRun:
 
     def _mark_done(self, entry: _Open, batch_id: str | None = None, error: str | None = None) -> None:
         """Close ``entry``'s pending marker: collected (``batch_id``) or never created (``error``: why not)."""
-        record = {"event": DONE, "condition": self.condition, "batch_provider": self.provider.provider,
-                  "token": entry.token, "batch_id": batch_id, "timestamp": timestamp_now()}
+        record = {
+            "event": DONE,
+            "condition": self.condition,
+            "batch_provider": self.provider.provider,
+            "token": entry.token,
+            "batch_id": batch_id,
+            "timestamp": timestamp_now(),
+        }
         if error is not None:
             record["error"] = error
         self.log.append(record)
@@ -340,6 +419,11 @@ class _BatchRun:
             self.states["submitted"] = sum(e.status == "submitted" for e in live)
             self.states["in_progress"] = sum(e.status == "in_progress" for e in live)
         if self.progress is not None:
-            self.progress(self.answered, self.total, answered=self.answered, failed=len(self.last_error),
-                          spent_usd=self.wallet.spent, **self.states)
-
+            self.progress(
+                self.answered,
+                self.total,
+                answered=self.answered,
+                failed=len(self.last_error),
+                spent_usd=self.wallet.spent,
+                **self.states,
+            )

@@ -79,22 +79,24 @@ class _Adapter:
         except AttemptError as exc:
             server = self.runner.base_url
             if exc.http_status in NO_BATCH_API:
-                message = (f"{server} has no batch API ({endpoint} answered HTTP {exc.http_status}); nothing was "
-                           f"sent: run without --batch, or give a --base-url that serves batches")
+                message = (
+                    f"{server} has no batch API ({endpoint} answered HTTP {exc.http_status}); nothing was "
+                    f"sent: run without --batch, or give a --base-url that serves batches"
+                )
             else:
                 message = f"creating a batch at {server} failed ({endpoint}): {exc.message}"
             absent = before_create or (exc.http_status is not None and exc.http_status < 500)
             raise CreateFailed(exc, redact_error(message, self.runner.secrets), absent) from None
 
     def error(self, kind: str, message: str, status=None, request_id=None) -> AttemptError:
-        return AttemptError(kind, redact_error(message, self.runner.secrets), http_status=status,
-                            request_id=request_id)
+        return AttemptError(kind, redact_error(message, self.runner.secrets), http_status=status, request_id=request_id)
 
     def unreadable(self, where: str, why: str, request_id=None) -> AttemptError:
         """The failure of a request whose result line is damaged (worth another try: the line, not the request,
         is at fault)."""
-        return self.error(BAD_RESPONSE, f"{where}: {why}", request_id=request_id if isinstance(request_id, str)
-                          else None)
+        return self.error(
+            BAD_RESPONSE, f"{where}: {why}", request_id=request_id if isinstance(request_id, str) else None
+        )
 
     def body(self, trial, settings) -> dict:
         """The JSON body the online mode sends for ``trial`` (``extra_body`` merged in)."""
@@ -127,9 +129,11 @@ class _Adapter:
                 else:
                     outcome = read_line(obj, at)
             if cid is None:
-                warnings.warn(f"{outcome[1].message}; its request cannot be told, so the line is skipped (a request "
-                              f"without a readable result counts as a failed attempt and is sent again)",
-                              stacklevel=2)
+                warnings.warn(
+                    f"{outcome[1].message}; its request cannot be told, so the line is skipped (a request "
+                    f"without a readable result counts as a failed attempt and is sent again)",
+                    stacklevel=2,
+                )
                 continue
             keep(results, cid, outcome)
         return results
@@ -140,22 +144,42 @@ class OpenAIBatches(_Adapter):
 
     ENDPOINT = "/v1/chat/completions"
     TOKEN_KEY = "fastspe_token"
-    STATES = {"validating": "submitted", "in_progress": "in_progress", "finalizing": "in_progress",
-              "cancelling": "in_progress", "completed": "ended", "failed": "ended", "expired": "ended",
-              "cancelled": "ended"}
+    STATES = {
+        "validating": "submitted",
+        "in_progress": "in_progress",
+        "finalizing": "in_progress",
+        "cancelling": "in_progress",
+        "completed": "ended",
+        "failed": "ended",
+        "expired": "ended",
+        "cancelled": "ended",
+    }
 
     def prepare(self, trials, settings):
         """Upload the requests (no batch exists yet: a failure here leaves nothing to find); the file id."""
-        lines = (json.dumps({"custom_id": t.trial_id, "method": "POST", "url": self.ENDPOINT,
-                             "body": self.body(t, settings)}) for t in trials)
+        lines = (
+            json.dumps(
+                {"custom_id": t.trial_id, "method": "POST", "url": self.ENDPOINT, "body": self.body(t, settings)}
+            )
+            for t in trials
+        )
         data = ("\n".join(lines) + "\n").encode("utf-8")
-        return self.creating("POST /v1/files", lambda: self.client.files.create(
-            file=("fastspe-batch.jsonl", data), purpose="batch"), before_create=True).id
+        return self.creating(
+            "POST /v1/files",
+            lambda: self.client.files.create(file=("fastspe-batch.jsonl", data), purpose="batch"),
+            before_create=True,
+        ).id
 
     def create(self, prepared, token: str) -> str:
-        return self.creating("POST /v1/batches", lambda: self.client.batches.create(
-            input_file_id=prepared, endpoint=self.ENDPOINT, completion_window="24h",
-            metadata={self.TOKEN_KEY: token})).id
+        return self.creating(
+            "POST /v1/batches",
+            lambda: self.client.batches.create(
+                input_file_id=prepared,
+                endpoint=self.ENDPOINT,
+                completion_window="24h",
+                metadata={self.TOKEN_KEY: token},
+            ),
+        ).id
 
     def retrieve(self, batch_id: str) -> BatchState:
         batch = self.call(lambda: self.client.batches.retrieve(batch_id))
@@ -180,8 +204,9 @@ class OpenAIBatches(_Adapter):
         for label, file_id in (("output", batch.output_file_id), ("error", batch.error_file_id)):
             if file_id:
                 data = self.call(lambda: self.client.files.content(file_id)).content
-                for cid, outcome in self.read_lines(data, f"batch {batch.id}: {label} file {file_id}",
-                                                    self._result).items():
+                for cid, outcome in self.read_lines(
+                    data, f"batch {batch.id}: {label} file {file_id}", self._result
+                ).items():
                     keep(results, cid, outcome)
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
         why = "; ".join(f"{e.code}: {e.message}" for e in errors) or "no readable result for this request"
@@ -197,16 +222,16 @@ class OpenAIBatches(_Adapter):
         response = response or {}
         status, body, request_id = response.get("status_code"), response.get("body"), response.get("request_id")
         request_id = request_id if isinstance(request_id, str) else None
-        if status is not None and (isinstance(status, bool) or not isinstance(status, int)
-                                   or not 100 <= status <= 599):
+        if status is not None and (isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599):
             return None, self.unreadable(where, f"status_code {status!r} is not an HTTP status", request_id)
         if status == 200:
             try:
                 parsed = self.sdk.types.chat.ChatCompletion.model_validate(body)
                 return openai_completion(parsed, request_id=request_id), None
             except (ValueError, TypeError, AttributeError, IndexError) as exc:
-                return None, self.unreadable(where, f"an answer that is not a chat completion "
-                                                    f"({type(exc).__name__}: {exc})", request_id)
+                return None, self.unreadable(
+                    where, f"an answer that is not a chat completion ({type(exc).__name__}: {exc})", request_id
+                )
         detail = _dict(_dict(body).get("error")) or _dict(line.get("error"))
         message = ": ".join(str(x) for x in (detail.get("code"), detail.get("message")) if x)
         if not message:  # an error body (or error) that is plain text
@@ -224,17 +249,24 @@ class AnthropicBatches(_Adapter):
     not record is found by its creation time and request count, and only when exactly one batch fits."""
 
     # Anthropic's error types as fastspe's failure kinds.
-    KINDS = {"rate_limit_error": RATE_LIMIT, "api_error": SERVER, "overloaded_error": SERVER,
-             "authentication_error": FATAL, "permission_error": FATAL, "not_found_error": FATAL,
-             "billing_error": FATAL}
+    KINDS = {
+        "rate_limit_error": RATE_LIMIT,
+        "api_error": SERVER,
+        "overloaded_error": SERVER,
+        "authentication_error": FATAL,
+        "permission_error": FATAL,
+        "not_found_error": FATAL,
+        "billing_error": FATAL,
+    }
 
     def prepare(self, trials, settings):
         """The batch's requests (sent inline with the create)."""
         return [{"custom_id": t.trial_id, "params": self.body(t, settings)} for t in trials]
 
     def create(self, prepared, token: str) -> str:
-        return self.creating("POST /v1/messages/batches",
-                             lambda: self.client.messages.batches.create(requests=prepared)).id
+        return self.creating(
+            "POST /v1/messages/batches", lambda: self.client.messages.batches.create(requests=prepared)
+        ).id
 
     def retrieve(self, batch_id: str) -> BatchState:
         batch = self.call(lambda: self.client.messages.batches.retrieve(batch_id))
@@ -256,17 +288,22 @@ class AnthropicBatches(_Adapter):
                 raise
             return None  # no batch endpoints: the batch was never created
         if len(fits) > 1:
-            raise UserError(f"a run was killed while creating a batch of {n} requests and {len(fits)} batches "
-                            f"of that size were created since ({', '.join(fits)}); append "
-                            f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
-                            f"naming the right one to the log, or cancel the others")
+            raise UserError(
+                f"a run was killed while creating a batch of {n} requests and {len(fits)} batches "
+                f"of that size were created since ({', '.join(fits)}); append "
+                f'{{"event": "batch_submitted", "token": "{token}", "batch_id": ID, "condition": ...}} '
+                f"naming the right one to the log, or cancel the others"
+            )
         return fits[0] if fits else None
 
     def results(self, state: BatchState) -> tuple[dict, AttemptError]:
         # The raw JSONL, not the SDK's decoder: one damaged line would stop it, and every later answer with it.
         batch = state.raw
-        data = self.call(lambda: self.client.get(batch.results_url, cast_to=bytes,
-                                                 options={"headers": {"Accept": "application/binary"}}))
+        data = self.call(
+            lambda: self.client.get(
+                batch.results_url, cast_to=bytes, options={"headers": {"Accept": "application/binary"}}
+            )
+        )
         results = self.read_lines(data, f"batch {batch.id}: results", self._result)
         return results, self.error(BAD_RESPONSE, "no readable result for this request")
 
@@ -284,8 +321,10 @@ class AnthropicBatches(_Adapter):
             detail = _dict(_dict(result.get("error")).get("error"))
             error_type = detail.get("type")
             error_type = error_type if isinstance(error_type, str) else None
-            return None, self.error(self.KINDS.get(error_type, CLIENT if error_type == "invalid_request_error"
-                                                   else SERVER), f"{error_type}: {detail.get('message', '')}")
+            return None, self.error(
+                self.KINDS.get(error_type, CLIENT if error_type == "invalid_request_error" else SERVER),
+                f"{error_type}: {detail.get('message', '')}",
+            )
         if kind in ("expired", "canceled"):  # expired: worth another try; canceled would end the same way again
             return None, self.error(TIMEOUT if kind == "expired" else CLIENT, f"request {kind}")
         return None, self.unreadable(where, f"result type {kind!r} is none of succeeded, errored, canceled, expired")

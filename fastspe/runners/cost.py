@@ -30,8 +30,9 @@ class Pricing:
 
     def __post_init__(self):
         if not (0 <= self.price_in < math.inf and 0 <= self.price_out < math.inf):
-            raise UserError(f"prices must be finite numbers >= 0, got --price-in {self.price_in} "
-                            f"--price-out {self.price_out}")
+            raise UserError(
+                f"prices must be finite numbers >= 0, got --price-in {self.price_in} --price-out {self.price_out}"
+            )
 
     @property
     def priced(self) -> bool:

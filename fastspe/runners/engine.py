@@ -90,9 +90,17 @@ class BoardPrompts:
 
     def trial(self, condition: str, row: int, t: int) -> Trial:
         text = self.prompts[row]
-        return Trial(trial_id(condition, self.board_ids[row], self.hashes[row], t), self.board_ids[row], int(t),
-                     text, int(row), self.domain.prompt_version, self.domain.prompt_sha256, self.spec.opening(text),
-                     self.spec.record_fields())
+        return Trial(
+            trial_id(condition, self.board_ids[row], self.hashes[row], t),
+            self.board_ids[row],
+            int(t),
+            text,
+            int(row),
+            self.domain.prompt_version,
+            self.domain.prompt_sha256,
+            self.spec.opening(text),
+            self.spec.record_fields(),
+        )
 
     def keep_texts(self, out, trials) -> None:
         """Keep the spec and the user messages of ``trials`` in the prompts sidecar of the log ``out`` (under the
@@ -108,8 +116,9 @@ def plan_trials(bank: pd.DataFrame, condition: str, trials: int, prompt: PromptS
     return [boards.trial(condition, row, t) for row in range(len(boards.board_ids)) for t in range(trials)]
 
 
-def scan_pending(out, condition: str, boards: BoardPrompts, trials: int,
-                 settings: dict, keep_turns: bool = False) -> tuple[LogScan, list[Trial]]:
+def scan_pending(
+    out, condition: str, boards: BoardPrompts, trials: int, settings: dict, keep_turns: bool = False
+) -> tuple[LogScan, list[Trial]]:
     """The log's state for ``condition`` and the planned trials it has no completed answer for (``keep_turns``: and
     the answered turns of their conversations)."""
     check_trials(trials)
@@ -131,15 +140,24 @@ def settings_for(model: str, settings: GenerationSettings) -> GenerationSettings
 def _provider_parts(model: str, base_url: str | None):
     provider_name, name = split_model(model)
     if provider_name not in PROVIDERS:
-        raise ParameterError("{model} {given!r}: unknown provider {provider!r}; use one of {choices}", "model",
-                             given=model, provider=provider_name, choices=", ".join([*PROVIDERS, BASELINE]))
+        raise ParameterError(
+            "{model} {given!r}: unknown provider {provider!r}; use one of {choices}",
+            "model",
+            given=model,
+            provider=provider_name,
+            choices=", ".join([*PROVIDERS, BASELINE]),
+        )
     return provider_name, name, resolve_base_url(provider_name, base_url)
 
 
 def _identity_settings(provider_name: str, name: str, settings: dict, prompt: PromptSpec | None = None) -> dict:
     """The record fields that one condition keeps equal across its attempts (the prompt's too, for a model)."""
-    return {"provider": provider_name, "requested_model": name, **settings,
-            **(prompt.identity_fields() if prompt is not None else {})}
+    return {
+        "provider": provider_name,
+        "requested_model": name,
+        **settings,
+        **(prompt.identity_fields() if prompt is not None else {}),
+    }
 
 
 @dataclass(frozen=True)
@@ -158,14 +176,22 @@ class RunRequest:
     prompt: PromptSpec = PAPER_SPEC  # what each trial asks (``fastspe.prompting.prompt_spec``)
 
 
-def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
-                 settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
-                 condition: str | None = None, protocol: ProtocolSpec = ONESHOT_SPEC,
-                 prompt: PromptSpec = PAPER_SPEC) -> RunEstimate:
+def estimate_run(
+    bank: pd.DataFrame,
+    model: str,
+    out,
+    *,
+    base_url: str | None = None,
+    trials: int = 3,
+    settings: GenerationSettings = GenerationSettings(),
+    pricing: Pricing = Pricing(),
+    condition: str | None = None,
+    protocol: ProtocolSpec = ONESHOT_SPEC,
+    prompt: PromptSpec = PAPER_SPEC,
+) -> RunEstimate:
     """What ``run_model`` would send now (after resume) and what it may cost; needs no key. Under a multi-turn
     protocol the counts are of each conversation's first request (its length is the model's choice)."""
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, protocol,
-                                    prompt))
+    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, None, condition, protocol, prompt))
     condition, settings, pending, n_planned = job.condition, job.settings, job.pending, job.planned
     tok_est = sum(input_tokens_estimate(t.opening_text) for t in pending)
     tok_up = sum(input_tokens_upper(t.opening_text) for t in pending)
@@ -174,8 +200,18 @@ def estimate_run(bank: pd.DataFrame, model: str, out, *, base_url: str | None = 
     if pricing.priced:
         cost_est = pricing.cost(tok_est, 0)  # output length is unknown before the run
         cost_up = pricing.cost(tok_up, out_up) if out_up is not None else None
-    return RunEstimate(condition, n_planned, n_planned - len(pending), len(pending), tok_est, tok_up, out_up,
-                       cost_est, cost_up, settings)
+    return RunEstimate(
+        condition,
+        n_planned,
+        n_planned - len(pending),
+        len(pending),
+        tok_est,
+        tok_up,
+        out_up,
+        cost_est,
+        cost_up,
+        settings,
+    )
 
 
 @dataclass(frozen=True)
@@ -200,8 +236,9 @@ class RunPlan:
 
     def rescan(self) -> tuple[LogScan, list[Trial]]:
         """The log's state and pending trials now (under the log's lock: another run may have answered some)."""
-        return scan_pending(self.request.out, self.condition, self.boards, self.request.trials, self.identity,
-                            self.protocol is not None)
+        return scan_pending(
+            self.request.out, self.condition, self.boards, self.request.trials, self.identity, self.protocol is not None
+        )
 
     def resumed_conversations(self, scan: LogScan) -> dict:
         """(bank row, trial) -> the conversation of each unfinished trial with answered turns in the log, rebuilt
@@ -216,9 +253,14 @@ class RunPlan:
 
     def summary(self, kind=RunSummary) -> RunSummary:
         """A summary of the run as planned, before anything is sent."""
-        return kind(self.condition, str(self.request.out), planned=self.planned,
-                    already_complete=self.planned - len(self.pending), skipped_log_lines=self.scan.torn_lines,
-                    settings=self.settings)
+        return kind(
+            self.condition,
+            str(self.request.out),
+            planned=self.planned,
+            already_complete=self.planned - len(self.pending),
+            skipped_log_lines=self.scan.torn_lines,
+            settings=self.settings,
+        )
 
 
 def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
@@ -230,20 +272,26 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     settings = _settings_for(provider_name, r.settings)
     if r.protocol.multi_turn and provider_name == "anthropic" and settings.thinking_budget is not None:
         # a tool-use turn after extended thinking must send the thinking blocks back, which fastspe does not keep
-        raise ParameterError("{thinking_budget} with {protocol} {name} is not supported for anthropic: models; run "
-                             "the protocol without extended thinking", ("thinking_budget", "protocol"),
-                             name=r.protocol.name)
+        raise ParameterError(
+            "{thinking_budget} with {protocol} {name} is not supported for anthropic: models; run "
+            "the protocol without extended thinking",
+            ("thinking_budget", "protocol"),
+            name=r.protocol.name,
+        )
     if r.budget is not None and r.pricing.price_out > 0 and settings.max_tokens is None:
-        raise ParameterError("{budget} needs {max_tokens}, so that the cost of a request has an upper bound",
-                             ("budget", "max_tokens"))
+        raise ParameterError(
+            "{budget} needs {max_tokens}, so that the cost of a request has an upper bound", ("budget", "max_tokens")
+        )
     bank = as_bank(bank)
     boards = BoardPrompts.of(bank, r.prompt)
     protocol = None
     if r.protocol.multi_turn:  # refused here for a domain that cannot play moves out
         frame = bank.frame
         protocol = Protocol(r.protocol, bank.domain, lambda row: frame.iloc[row].to_dict())
-    identity = {**_identity_settings(provider_name, name, settings.as_dict(), r.prompt),
-                **r.protocol.scanned_identity()}
+    identity = {
+        **_identity_settings(provider_name, name, settings.as_dict(), r.prompt),
+        **r.protocol.scanned_identity(),
+    }
     # refuses other settings before any key is read
     scan, pending = scan_pending(r.out, condition, boards, r.trials, identity, protocol is not None)
     plan = RunPlan(r, provider_name, name, condition, settings, boards, identity, scan, pending, protocol)
@@ -252,13 +300,29 @@ def plan_run(bank: pd.DataFrame, request: RunRequest) -> RunPlan:
     return plan
 
 
-def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = None, trials: int = 3,
-              max_connections: int = 4, timeout: float = 120.0, policy: RetryPolicy = RetryPolicy(),
-              settings: GenerationSettings = GenerationSettings(), pricing: Pricing = Pricing(),
-              budget: float | None = None, seed: int = 0, progress: Progress | None = None,
-              stop: threading.Event | None = None, notify: Callable[[str], None] | None = None,
-              condition: str | None = None, rpm: float | None = None, tpm: float | None = None,
-              protocol: ProtocolSpec = ONESHOT_SPEC, prompt: PromptSpec = PAPER_SPEC) -> RunSummary:
+def run_model(
+    bank: pd.DataFrame,
+    model: str,
+    out,
+    *,
+    base_url: str | None = None,
+    trials: int = 3,
+    max_connections: int = 4,
+    timeout: float = 120.0,
+    policy: RetryPolicy = RetryPolicy(),
+    settings: GenerationSettings = GenerationSettings(),
+    pricing: Pricing = Pricing(),
+    budget: float | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+    notify: Callable[[str], None] | None = None,
+    condition: str | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
+    protocol: ProtocolSpec = ONESHOT_SPEC,
+    prompt: PromptSpec = PAPER_SPEC,
+) -> RunSummary:
     """Answer every trial of ``bank`` with ``model`` (``openai:NAME`` or ``anthropic:NAME``), appending to ``out``.
 
     What is asked (``model``, ``out``, ``base_url``, ``trials``, ``settings``, ``pricing``, ``budget``,
@@ -310,22 +374,36 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     """
     if not 0 < timeout < math.inf:
         raise ParameterError("{timeout} must be a finite number of seconds > 0, got {got}", "timeout", got=timeout)
-    job = plan_run(bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition, protocol,
-                                    prompt))
+    job = plan_run(
+        bank, RunRequest(model, out, base_url, trials, settings, pricing, budget, condition, protocol, prompt)
+    )
     summary = job.summary()
     if not job.pending:
         return summary
-    provider = PROVIDERS[job.provider_name](job.name, base_url=base_url, timeout=timeout,
-                                            max_connections=max_connections)
+    provider = PROVIDERS[job.provider_name](
+        job.name, base_url=base_url, timeout=timeout, max_connections=max_connections
+    )
     with RunLog(out, secrets=provider.secrets) as log:
         scan, pending = job.rescan()  # under the log's lock: another run may have finished trials meanwhile
         job.boards.keep_texts(out, pending)  # what is asked is on disk before it is sent
         summary.already_complete = job.planned - len(pending)
         summary.skipped_log_lines = scan.torn_lines
-        sender = Sender(job.condition, provider, log, job.settings, pricing, policy, Budget(budget, scan.spent_usd),
-                        AdaptiveLimiter(max_connections), Pacer(rpm, tpm), scan.attempts, seed,
-                        stop or threading.Event(), protocol=job.protocol,
-                        resumed=job.resumed_conversations(scan) if job.protocol is not None else {})
+        sender = Sender(
+            job.condition,
+            provider,
+            log,
+            job.settings,
+            pricing,
+            policy,
+            Budget(budget, scan.spent_usd),
+            AdaptiveLimiter(max_connections),
+            Pacer(rpm, tpm),
+            scan.attempts,
+            seed,
+            stop or threading.Event(),
+            protocol=job.protocol,
+            resumed=job.resumed_conversations(scan) if job.protocol is not None else {},
+        )
         try:
             sender.send_all(summary, pending, progress, notify or (lambda message: None))
         finally:
@@ -333,8 +411,16 @@ def run_model(bank: pd.DataFrame, model: str, out, *, base_url: str | None = Non
     return summary
 
 
-def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed: int = 0,
-                 progress: Progress | None = None, condition: str | None = None) -> RunSummary:
+def run_baseline(
+    bank: pd.DataFrame,
+    planner: str,
+    out,
+    *,
+    trials: int = 3,
+    seed: int = 0,
+    progress: Progress | None = None,
+    condition: str | None = None,
+) -> RunSummary:
     """Answer ``bank`` with an offline baseline planner, appending its rows to the run log ``out``.
 
     Rows come from the bank's domain (``Domain.baseline_responses(frame, planner, trials, seed)``); each is
@@ -365,8 +451,9 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
         for start in range(0, len(rows), per_slice):
             # planned a slice at a time (each board's RNG stream is its own: same answers as one pass),
             # so the first batch is on disk at once and memory stays flat
-            answers = bank.domain.baseline_responses(bank.frame.iloc[rows[start:start + per_slice]], planner, trials,
-                                                     seed)
+            answers = bank.domain.baseline_responses(
+                bank.frame.iloc[rows[start : start + per_slice]], planner, trials, seed
+            )
             batch = []
             for row in answers.to_dict("records"):
                 trial = todo.get((str(row["board_id"]), int(row["trial"])))
@@ -374,15 +461,23 @@ def run_baseline(bank: pd.DataFrame, planner: str, out, *, trials: int = 3, seed
                     continue
                 rec = trial_fields(trial, condition, BASELINE, planner, None, settings)
                 rec.update({k: v for k, v in row.items() if k not in rec})
-                rec.update(status=OK, attempt=1, response=row["response"], returned_model=planner,
-                           timestamp=timestamp_now(), latency_s=0.0, cost_usd=0.0)
+                rec.update(
+                    status=OK,
+                    attempt=1,
+                    response=row["response"],
+                    returned_model=planner,
+                    timestamp=timestamp_now(),
+                    latency_s=0.0,
+                    cost_usd=0.0,
+                )
                 batch.append(rec)
             _write_baseline_batch(log, batch, summary, len(pending), progress)
     return summary
 
 
-def _write_baseline_batch(log: RunLog, batch: list[dict], summary: RunSummary, pending: int,
-                          progress: Progress | None) -> None:
+def _write_baseline_batch(
+    log: RunLog, batch: list[dict], summary: RunSummary, pending: int, progress: Progress | None
+) -> None:
     """Append ``batch`` with one fsync, then count it (never before it is on disk)."""
     log.append_many(batch)
     summary.completed += len(batch)

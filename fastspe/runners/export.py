@@ -26,9 +26,15 @@ def export_records(boards: BoardPrompts, condition: str, trials: int):
     for row in range(len(boards.board_ids)):
         for t in range(trials):
             trial = boards.trial(condition, row, t)
-            yield {"trial_id": trial.trial_id, "board_id": trial.board_id, "condition": condition,
-                   "trial": trial.trial, "messages": trial.opening, "prompt_text_sha256": prompt_hash(trial.prompt),
-                   **trial.variant_fields}
+            yield {
+                "trial_id": trial.trial_id,
+                "board_id": trial.board_id,
+                "condition": condition,
+                "trial": trial.trial,
+                "messages": trial.opening,
+                "prompt_text_sha256": prompt_hash(trial.prompt),
+                **trial.variant_fields,
+            }
 
 
 def export_prompts(bank, out, condition: str, trials: int = 3, prompt: PromptSpec = PAPER_SPEC) -> int:
@@ -55,5 +61,7 @@ def _refuse_other_file(path) -> None:
     if not (isinstance(obj, dict) and "messages" in obj):
         from ..errors import UserError
 
-        raise UserError(f"{path} exists and is not a prompt export (its first line has no messages); an export "
-                        f"replaces its file whole, so give --out another name")
+        raise UserError(
+            f"{path} exists and is not a prompt export (its first line has no messages); an export "
+            f"replaces its file whole, so give --out another name"
+        )

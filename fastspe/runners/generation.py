@@ -22,12 +22,25 @@ MAX_TOKENS = 10_000_000  # no answer needs more; turns typos (1e30) into errors
 # Request keys that only fastspe sets: the model, the one fresh prompt, a whole (not streamed) answer.
 RESERVED_BODY_KEYS = ("model", "messages", "stream")
 # Request keys each setting sends; --extra-body may not send them too (which value would count?).
-BODY_KEYS = {"temperature": ("temperature",), "max_tokens": ("max_tokens", "max_completion_tokens"),
-             "top_p": ("top_p",), "seed": ("seed",), "stop": ("stop", "stop_sequences"),
-             "reasoning_effort": ("reasoning_effort",), "thinking_budget": ("thinking",)}
-OPTION_NAMES = {"temperature": "--temperature", "max_tokens": "--max-tokens", "top_p": "--top-p", "seed": "--seed",
-                "stop": "--stop", "reasoning_effort": "--reasoning-effort", "thinking_budget": "--thinking-budget",
-                "extra_body": "--extra-body"}
+BODY_KEYS = {
+    "temperature": ("temperature",),
+    "max_tokens": ("max_tokens", "max_completion_tokens"),
+    "top_p": ("top_p",),
+    "seed": ("seed",),
+    "stop": ("stop", "stop_sequences"),
+    "reasoning_effort": ("reasoning_effort",),
+    "thinking_budget": ("thinking",),
+}
+OPTION_NAMES = {
+    "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "top_p": "--top-p",
+    "seed": "--seed",
+    "stop": "--stop",
+    "reasoning_effort": "--reasoning-effort",
+    "thinking_budget": "--thinking-budget",
+    "extra_body": "--extra-body",
+}
 
 
 def _whole(value, low: int, high: int) -> bool:
@@ -72,11 +85,14 @@ class GenerationSettings:
         if self.stop is not None and not all(isinstance(s, str) and s for s in self.stop):
             raise UserError(f"each --stop must be a non-empty text, got {list(self.stop)!r}")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
-            raise UserError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
-                            f"got {self.reasoning_effort!r}")
+            raise UserError(
+                f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, got {self.reasoning_effort!r}"
+            )
         if self.thinking_budget is not None and not _whole(self.thinking_budget, MIN_THINKING_BUDGET, MAX_TOKENS):
-            raise UserError(f"--thinking-budget must be a whole number of tokens >= {MIN_THINKING_BUDGET}, "
-                            f"got {self.thinking_budget!r}")
+            raise UserError(
+                f"--thinking-budget must be a whole number of tokens >= {MIN_THINKING_BUDGET}, "
+                f"got {self.thinking_budget!r}"
+            )
         for name, keys in BODY_KEYS.items():
             taken = [k for k in keys if getattr(self, name) is not None and k in (self.extra_body or {})]
             if taken:
@@ -91,13 +107,22 @@ class GenerationSettings:
 
     def sent(self) -> str:
         """The settings given, shortly (``temperature=0.7 reasoning_effort=high``), for dry runs and summaries."""
-        given = [f"{k}={json.dumps(v, separators=(',', ':'))}" if isinstance(v, (list, dict)) else f"{k}={v}"
-                 for k, v in self.as_dict().items() if v is not None]
+        given = [
+            f"{k}={json.dumps(v, separators=(',', ':'))}" if isinstance(v, (list, dict)) else f"{k}={v}"
+            for k, v in self.as_dict().items()
+            if v is not None
+        ]
         return " ".join(given) or "none (the server's defaults)"
 
 
-_JSON_TYPES = {"list": "an array", "str": "a string", "int": "a number", "float": "a number", "bool": "true/false",
-               "NoneType": "null"}
+_JSON_TYPES = {
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "bool": "true/false",
+    "NoneType": "null",
+}
 
 
 def check_extra_body(body) -> dict:
@@ -108,8 +133,7 @@ def check_extra_body(body) -> dict:
         raise UserError(f"must be a JSON object like '{{\"key\": value}}', got {got}")
     for key in RESERVED_BODY_KEYS:
         if key in body:
-            raise UserError(f"must not set {key!r}: fastspe sends it"
-                            + (" (give --model)" if key == "model" else ""))
+            raise UserError(f"must not set {key!r}: fastspe sends it" + (" (give --model)" if key == "model" else ""))
     try:
         # A JSON round trip: the body must be sendable as is and equal its copy read back from the log.
         text = json.dumps(body, allow_nan=False, ensure_ascii=False)
@@ -118,8 +142,9 @@ def check_extra_body(body) -> dict:
     except RecursionError:
         raise UserError(_TOO_DEEP) from None
     except UnicodeEncodeError as exc:
-        raise UserError(f"must hold only valid Unicode text, got the lone surrogate "
-                        f"{exc.object[exc.start:exc.end]!r}") from None
+        raise UserError(
+            f"must hold only valid Unicode text, got the lone surrogate {exc.object[exc.start : exc.end]!r}"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise UserError(f"must hold only finite JSON values ({exc})") from None
 
@@ -152,10 +177,12 @@ def split_model(model: str) -> tuple[str, str]:
     text = str(model)
     cuts = [i for i in (text.find(":"), text.find("/")) if i >= 0]
     cut = min(cuts) if cuts else -1
-    provider, name = (text[:cut], text[cut + 1:]) if cut >= 0 else ("", "")
+    provider, name = (text[:cut], text[cut + 1 :]) if cut >= 0 else ("", "")
     if not provider or not name:
-        raise UserError(f"--model {model!r}: use PROVIDER:MODEL (or PROVIDER/MODEL), e.g. openai:gpt-4o, "
-                        f"anthropic:claude-sonnet-4-5, or baseline:greedy")
+        raise UserError(
+            f"--model {model!r}: use PROVIDER:MODEL (or PROVIDER/MODEL), e.g. openai:gpt-4o, "
+            f"anthropic:claude-sonnet-4-5, or baseline:greedy"
+        )
     return provider, name
 
 
@@ -169,5 +196,8 @@ def default_condition(model: str, prompt=None, protocol=None) -> str:
     """A run's condition when none is named: ``PROVIDER:MODEL``, then the prompt's suffix and the protocol's, each
     only when not the default (``openai:gpt-4o+cot+tools``); ``prompt`` and ``protocol`` are a ``PromptSpec`` and a
     ``ProtocolSpec`` (None: the default)."""
-    return canonical_model(model) + (prompt.suffix if prompt is not None else "") + \
-        (protocol.suffix if protocol is not None else "")
+    return (
+        canonical_model(model)
+        + (prompt.suffix if prompt is not None else "")
+        + (protocol.suffix if protocol is not None else "")
+    )

@@ -30,15 +30,18 @@ def sdk_http_client(sdk, timeout: float, max_connections: int):
     between requests), redirects not followed, and ``timeout`` seconds for each request from start to end."""
     httpx = httpx_of(sdk)
     client = _deadline_class(sdk)(
-        timeout=timeout, follow_redirects=False,
-        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections))
+        timeout=timeout,
+        follow_redirects=False,
+        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+    )
     client.deadline_s = timeout
     transports = [client._transport, *client._mounts.values()]  # (the mounts: proxies from the environment)
     for transport in transports:
         pool = getattr(transport, "_pool", None)
         if pool is not None:
-            pool._network_backend = DeadlineBackend(pool._network_backend, sys.modules[type(pool).__module__
-                                                                                       .split(".")[0]])
+            pool._network_backend = DeadlineBackend(
+                pool._network_backend, sys.modules[type(pool).__module__.split(".")[0]]
+            )
     if not isinstance(client._transport._pool._network_backend, DeadlineBackend):  # an httpx we do not know
         raise RuntimeError("the SDK's HTTP client has no connection pool to bound requests in")
     return client

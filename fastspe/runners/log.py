@@ -47,22 +47,29 @@ def check_log_path(path, export: bool = False) -> Path:
     prompt export, replaced whole), a prompt export."""
     p = Path(path)
     if p.suffix.lower() != ".jsonl":
-        raise UserError(f"{path}: {'an export' if export else 'a run log'} is JSONL; give --out a name ending in "
-                        f".jsonl")
+        raise UserError(
+            f"{path}: {'an export' if export else 'a run log'} is JSONL; give --out a name ending in .jsonl"
+        )
     if p.name.lower().endswith(SIDECAR_SUFFIX):
-        raise UserError(f"{path}: the name of a prompts sidecar (the texts kept beside "
-                        f"{p.name[:-len(SIDECAR_SUFFIX)]}.jsonl); give --out another .jsonl name")
+        raise UserError(
+            f"{path}: the name of a prompts sidecar (the texts kept beside "
+            f"{p.name[: -len(SIDECAR_SUFFIX)]}.jsonl); give --out another .jsonl name"
+        )
     if p.is_file():
         try:
             obj = json.loads(first_line(p))
         except (UnicodeDecodeError, json.JSONDecodeError):
             obj = None
         if isinstance(obj, dict) and "initial" in obj and "certificate" in obj:
-            raise UserError(f"{path} is a bank (its first line has initial and certificate), not a run log; "
-                            f"give --out another .jsonl name")
+            raise UserError(
+                f"{path} is a bank (its first line has initial and certificate), not a run log; "
+                f"give --out another .jsonl name"
+            )
         if not export and isinstance(obj, dict) and "messages" in obj and "status" not in obj:
-            raise UserError(f"{path} is a prompt export (its first line has messages), not a run log; give --out "
-                            f"another .jsonl name")
+            raise UserError(
+                f"{path} is a prompt export (its first line has messages), not a run log; give --out "
+                f"another .jsonl name"
+            )
     return p
 
 
@@ -72,7 +79,7 @@ def secret_forms(secret: str) -> list[str]:
     forms = {secret, urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
     for prefix in KEY_PREFIXES:
         if secret.startswith(prefix) and len(secret) - len(prefix) >= MIN_BARE_KEY:
-            forms.add(secret[len(prefix):])
+            forms.add(secret[len(prefix) :])
             break
     raw = secret.encode("utf-8")
     for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
@@ -123,8 +130,11 @@ class RunLog:
         """Write ``records`` as JSON lines with one flush and fsync for all: free answers (baselines) are
         written in batches, since a sync per line costs more than computing them. A crash loses at most
         the lines of the batch being written; count them as done only after this returns."""
-        data = b"".join(json.dumps(self._jsonable(r), ensure_ascii=False, allow_nan=False,
-                                   default=_json_default).encode("utf-8") + b"\n" for r in records)
+        data = b"".join(
+            json.dumps(self._jsonable(r), ensure_ascii=False, allow_nan=False, default=_json_default).encode("utf-8")
+            + b"\n"
+            for r in records
+        )
         if data:
             self._write_bytes(data)
 
@@ -154,8 +164,6 @@ def _json_default(obj):
     if hasattr(obj, "tolist"):  # numpy scalars and arrays
         return obj.tolist()
     return str(obj)
-
-
 
 
 def read_run_log(path) -> tuple[list[dict], int]:
@@ -206,8 +214,15 @@ class LogScan:
     turns: dict = field(default_factory=dict)
 
 
-def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: dict,
-                 prompt_hashes: list | None = None, keep_turns: bool = False) -> LogScan:
+def scan_run_log(
+    path,
+    condition: str,
+    board_rows: dict,
+    trials: int,
+    settings: dict,
+    prompt_hashes: list | None = None,
+    keep_turns: bool = False,
+) -> LogScan:
     """Stream the run log ``path`` and gather what resuming ``condition`` needs (memory: the two arrays).
 
     A trial is (condition, board_id, trial index); ``board_rows`` maps the bank's board ids to rows,
@@ -237,8 +252,20 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
         try:
             rec = json.loads(raw)
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: JSON, or a 4,300-digit int
-            bad_lines.append((lineno, getattr(exc, "msg", "not UTF-8" if isinstance(exc, UnicodeDecodeError)
-                                               else "nested too deep" if isinstance(exc, RecursionError) else str(exc))))
+            bad_lines.append(
+                (
+                    lineno,
+                    getattr(
+                        exc,
+                        "msg",
+                        "not UTF-8"
+                        if isinstance(exc, UnicodeDecodeError)
+                        else "nested too deep"
+                        if isinstance(exc, RecursionError)
+                        else str(exc),
+                    ),
+                )
+            )
             continue
         if not isinstance(rec, dict):
             bad_lines.append((lineno, "not a JSON object"))
@@ -252,30 +279,44 @@ def scan_run_log(path, condition: str, board_rows: dict, trials: int, settings: 
         if n in marked or (n == lineno and not ends_with_newline):
             scan.torn_lines += 1
         else:
-            raise UserError(f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
-                            f"damaged. Keep a copy, then append {{\"event\": \"torn_line\", \"line\": {n}}} to the "
-                            f"log to skip it, or write to another --out")
+            raise UserError(
+                f"{path}: line {n} is not a JSON object ({why}) and no run left it torn; the log is "
+                f'damaged. Keep a copy, then append {{"event": "torn_line", "line": {n}}} to the '
+                f"log to skip it, or write to another --out"
+            )
     return scan
 
 
-def _take_attempt(scan: LogScan, rec: dict, path: Path, lineno: int, board_rows: dict, trials: int, settings: dict,
-                  prompt_hashes: list | None, keep_turns: bool = False) -> None:
+def _take_attempt(
+    scan: LogScan,
+    rec: dict,
+    path: Path,
+    lineno: int,
+    board_rows: dict,
+    trials: int,
+    settings: dict,
+    prompt_hashes: list | None,
+    keep_turns: bool = False,
+) -> None:
     """Fold one attempt record of the scanned condition into ``scan``."""
     for name, wanted in settings.items():
         if rec.get(name) != wanted:
             raise UserError(
                 f"{path}: line {lineno}: condition {rec['condition']!r} was run with {name} {rec.get(name)!r}, this "
                 f"run asks for {name} {wanted!r}; one condition keeps one set of settings, so give --condition "
-                f"NEW_NAME to run these settings as another condition in this log, or use another --out")
+                f"NEW_NAME to run these settings as another condition in this log, or use another --out"
+            )
     scan.spent_usd += float(rec.get("cost_usd") or 0.0)
     row = board_rows.get(rec.get("board_id"))
     trial = rec.get("trial")
     if row is None or isinstance(trial, bool) or not isinstance(trial, int) or not 0 <= trial < trials:
         return  # a board or trial this run does not plan
     if prompt_hashes is not None and rec.get("prompt_text_sha256") not in (None, prompt_hashes[row]):
-        raise UserError(f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
-                        f"asked with another prompt than this bank's board (the bank or the prompt changed); "
-                        f"give --condition NEW_NAME or use another --out")
+        raise UserError(
+            f"{path}: line {lineno}: board {rec['board_id']!r} of condition {rec['condition']!r} was "
+            f"asked with another prompt than this bank's board (the bank or the prompt changed); "
+            f"give --condition NEW_NAME or use another --out"
+        )
     attempt = rec.get("attempt")
     if isinstance(attempt, int) and attempt > scan.attempts[row, trial]:
         scan.attempts[row, trial] = attempt

@@ -15,8 +15,17 @@ from __future__ import annotations
 from ..errors import UserError
 from ..extras import require
 from .generation import GenerationSettings
-from .base import (Completion, ToolCall, api_key_from_env, as_messages, classify_sdk_error, key_secrets,
-                   request_id_from, resolve_base_url, response_failures)
+from .base import (
+    Completion,
+    ToolCall,
+    api_key_from_env,
+    as_messages,
+    classify_sdk_error,
+    key_secrets,
+    request_id_from,
+    resolve_base_url,
+    response_failures,
+)
 from .http_client import sdk_http_client
 from .pacing import rate_limits
 
@@ -56,8 +65,12 @@ class OpenAIChat:
         # compatible servers know max_tokens.
         self._max_tokens_param = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
         self._client = openai.OpenAI(
-            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout,
-            http_client=sdk_http_client(openai, timeout, max_connections))
+            api_key=key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=sdk_http_client(openai, timeout, max_connections),
+        )
         self._raw_header = raw_response_header(openai)
         self._answer_type = openai.types.chat.ChatCompletion
 
@@ -65,11 +78,13 @@ class OpenAIChat:
     def effective_settings(settings: GenerationSettings) -> GenerationSettings:
         """``settings`` as sent; a ValueError (before any request) for those the wire format lacks."""
         if settings.thinking_budget is not None:
-            raise UserError("--thinking-budget is Anthropic's extended thinking; for openai: models give "
-                            "--reasoning-effort instead")
+            raise UserError(
+                "--thinking-budget is Anthropic's extended thinking; for openai: models give --reasoning-effort instead"
+            )
         if settings.stop is not None and len(settings.stop) > MAX_STOP_SEQUENCES:
-            raise UserError(f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, "
-                            f"got {len(settings.stop)}")
+            raise UserError(
+                f"openai: models take at most {MAX_STOP_SEQUENCES} --stop sequences, got {len(settings.stop)}"
+            )
         return settings
 
     def request(self, messages, settings: GenerationSettings, tools: list | None = None) -> dict:
@@ -78,9 +93,13 @@ class OpenAIChat:
         kwargs: dict = {"model": self.model, "messages": as_messages(messages)}
         if tools:
             kwargs["tools"] = tools
-        optional = {"temperature": settings.temperature, self._max_tokens_param: settings.max_tokens,
-                    "top_p": settings.top_p, "seed": settings.seed,
-                    "stop": list(settings.stop) if settings.stop else None}
+        optional = {
+            "temperature": settings.temperature,
+            self._max_tokens_param: settings.max_tokens,
+            "top_p": settings.top_p,
+            "seed": settings.seed,
+            "stop": list(settings.stop) if settings.stop else None,
+        }
         kwargs.update((k, v) for k, v in optional.items() if v is not None)
         extra = dict(settings.extra_body or {})
         if settings.reasoning_effort is not None:
@@ -96,19 +115,23 @@ class OpenAIChat:
         extra = kwargs.pop("extra_body", {})
         return {**kwargs, **extra}
 
-    def complete(self, messages, settings: GenerationSettings, trial_id: str = "",
-                 tools: list | None = None) -> Completion:
+    def complete(
+        self, messages, settings: GenerationSettings, trial_id: str = "", tools: list | None = None
+    ) -> Completion:
         """Send one request of a conversation (a prompt's text: a fresh single-message chat) offering ``tools``;
         raise ``AttemptError`` on any failure."""
         headers = {self._raw_header: "true", TRIAL_HEADER: trial_id} if trial_id else {self._raw_header: "true"}
         try:
-            raw = self._client.post("/chat/completions", body=self.body(messages, settings, tools),
-                                    cast_to=self._answer_type, options={"headers": headers})
+            raw = self._client.post(
+                "/chat/completions",
+                body=self.body(messages, settings, tools),
+                cast_to=self._answer_type,
+                options={"headers": headers},
+            )
         except self._sdk.APIError as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
         try:
-            return (lean_completion(raw.http_response)
-                    or completion_of(raw.parse(), raw.headers, raw.status_code))
+            return lean_completion(raw.http_response) or completion_of(raw.parse(), raw.headers, raw.status_code)
         except response_failures(self._sdk) as exc:
             raise classify_sdk_error(exc, self._sdk, self.secrets) from None
 
@@ -138,9 +161,11 @@ def completion_of(body, headers=None, http_status: int = 200, request_id: str | 
         reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
         # (a server that writes no id, name or arguments: texts still, so the logged call reads back on resume;
         # no id: the call's place in the answer)
-        tool_calls=tuple(ToolCall(_text(c.id, f"call_{i}"), _text(c.function.name), _text(c.function.arguments))
-                         for i, c in enumerate(choice.message.tool_calls or ())
-                         if getattr(c, "function", None) is not None),
+        tool_calls=tuple(
+            ToolCall(_text(c.id, f"call_{i}"), _text(c.function.name), _text(c.function.arguments))
+            for i, c in enumerate(choice.message.tool_calls or ())
+            if getattr(c, "function", None) is not None
+        ),
     )
 
 
@@ -176,9 +201,15 @@ def lean_completion(response) -> Completion | None:
         return None
     headers = response.headers
     request_id = request_id_from(headers)
-    if not (type(body) is dict and type(choice) is dict and type(message) is dict
-            and typed(body, "model", OPTIONAL_STR) and typed(message, "content", OPTIONAL_STR)
-            and typed(choice, "finish_reason", OPTIONAL_STR) and (request_id or typed(body, "id", OPTIONAL_STR))):
+    if not (
+        type(body) is dict
+        and type(choice) is dict
+        and type(message) is dict
+        and typed(body, "model", OPTIONAL_STR)
+        and typed(message, "content", OPTIONAL_STR)
+        and typed(choice, "finish_reason", OPTIONAL_STR)
+        and (request_id or typed(body, "id", OPTIONAL_STR))
+    ):
         return None
     counts = token_counts(usage)
     calls = tool_calls_of(message)
@@ -209,8 +240,13 @@ def tool_calls_of(message: dict) -> tuple | None:
     out = []
     for call in calls:
         function = call.get("function") if type(call) is dict else None
-        if not (type(function) is dict and call.get("type") == "function" and typed(call, "id", (str,))
-                and typed(function, "name", (str,)) and typed(function, "arguments", (str,))):
+        if not (
+            type(function) is dict
+            and call.get("type") == "function"
+            and typed(call, "id", (str,))
+            and typed(function, "name", (str,))
+            and typed(function, "arguments", (str,))
+        ):
             return None
         out.append(ToolCall(call["id"], function["name"], function["arguments"]))
     return tuple(out)
@@ -221,8 +257,11 @@ def token_counts(usage) -> tuple | None:
     (all None for no usage); None where the SDK's parser must decide."""
     if usage is None:
         return None, None, None
-    if not (type(usage) is dict and typed(usage, "prompt_tokens", OPTIONAL_INT)
-            and typed(usage, "completion_tokens", OPTIONAL_INT)):
+    if not (
+        type(usage) is dict
+        and typed(usage, "prompt_tokens", OPTIONAL_INT)
+        and typed(usage, "completion_tokens", OPTIONAL_INT)
+    ):
         return None
     details = usage.get("completion_tokens_details")
     if details is None:

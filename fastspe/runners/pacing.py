@@ -66,17 +66,22 @@ def rate_limits(headers, now: float | None = None) -> RateLimits | None:
     now = time.time() if now is None else now
     get = headers.get
     if get("x-ratelimit-remaining-requests") is not None or get("x-ratelimit-remaining-tokens") is not None:
-        return RateLimits(_int(get("x-ratelimit-remaining-requests")),
-                          parse_duration(get("x-ratelimit-reset-requests") or ""),
-                          _int(get("x-ratelimit-remaining-tokens")),
-                          parse_duration(get("x-ratelimit-reset-tokens") or ""))
+        return RateLimits(
+            _int(get("x-ratelimit-remaining-requests")),
+            parse_duration(get("x-ratelimit-reset-requests") or ""),
+            _int(get("x-ratelimit-remaining-tokens")),
+            parse_duration(get("x-ratelimit-reset-tokens") or ""),
+        )
     prefix = "anthropic-ratelimit-"
     if get(prefix + "requests-remaining") is not None or get(prefix + "tokens-remaining") is not None:
         tokens = get(prefix + "tokens-remaining") or get(prefix + "input-tokens-remaining")
         reset = get(prefix + "tokens-reset") or get(prefix + "input-tokens-reset")
-        return RateLimits(_int(get(prefix + "requests-remaining")),
-                          _seconds_until(get(prefix + "requests-reset"), now) if get(prefix + "requests-reset") else None,
-                          _int(tokens), _seconds_until(reset, now) if reset else None)
+        return RateLimits(
+            _int(get(prefix + "requests-remaining")),
+            _seconds_until(get(prefix + "requests-reset"), now) if get(prefix + "requests-reset") else None,
+            _int(tokens),
+            _seconds_until(reset, now) if reset else None,
+        )
     return None
 
 
@@ -123,8 +128,10 @@ class Pacer:
             self._in_flight = max(0, self._in_flight - 1)
             if limits is None:
                 return
-            for left, reset in ((limits.requests_left, limits.requests_reset),
-                                (limits.tokens_left, limits.tokens_reset)):
+            for left, reset in (
+                (limits.requests_left, limits.requests_reset),
+                (limits.tokens_left, limits.tokens_reset),
+            ):
                 if left is not None and reset is not None and left <= self._in_flight:
                     self._paused_until = max(self._paused_until, self._clock() + min(reset, MAX_WAIT))
 

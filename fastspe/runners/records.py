@@ -89,27 +89,59 @@ def timestamp_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def trial_fields(trial: Trial, condition: str, provider: str, model: str, base_url: str | None,
-                 settings: dict) -> dict:
+def trial_fields(trial: Trial, condition: str, provider: str, model: str, base_url: str | None, settings: dict) -> dict:
     """The fields every attempt record of ``trial`` starts with: what was asked, of whom, with which settings,
     by which fastspe and prompt."""
-    return {"board_id": trial.board_id, "condition": condition, "trial": trial.trial, "trial_id": trial.trial_id,
-            "provider": provider, "requested_model": model, "base_url": public_url(base_url), **settings,
-            "fastspe_version": __version__, "prompt_version": trial.prompt_version,
-            "prompt_sha256": trial.prompt_sha256, "prompt_text_sha256": prompt_hash(trial.prompt),
-            **trial.variant_fields}
+    return {
+        "board_id": trial.board_id,
+        "condition": condition,
+        "trial": trial.trial,
+        "trial_id": trial.trial_id,
+        "provider": provider,
+        "requested_model": model,
+        "base_url": public_url(base_url),
+        **settings,
+        "fastspe_version": __version__,
+        "prompt_version": trial.prompt_version,
+        "prompt_sha256": trial.prompt_sha256,
+        "prompt_text_sha256": prompt_hash(trial.prompt),
+        **trial.variant_fields,
+    }
 
 
 def answer_fields(answer, cost: float | None) -> dict:
     """The fields of a completed attempt's record (online or batch)."""
-    return dict(status=OK, response=answer.text, error_type=None, error=None, http_status=answer.http_status,
-                returned_model=answer.returned_model, request_id=answer.request_id, finish_reason=answer.finish_reason,
-                raw_finish_reason=answer.raw_finish_reason, input_tokens=answer.input_tokens,
-                output_tokens=answer.output_tokens, reasoning_tokens=answer.reasoning_tokens, cost_usd=cost)
+    return dict(
+        status=OK,
+        response=answer.text,
+        error_type=None,
+        error=None,
+        http_status=answer.http_status,
+        returned_model=answer.returned_model,
+        request_id=answer.request_id,
+        finish_reason=answer.finish_reason,
+        raw_finish_reason=answer.raw_finish_reason,
+        input_tokens=answer.input_tokens,
+        output_tokens=answer.output_tokens,
+        reasoning_tokens=answer.reasoning_tokens,
+        cost_usd=cost,
+    )
 
 
 def error_fields(error: AttemptError) -> dict:
     """The fields of a failed attempt's record (online or batch)."""
-    return dict(status=ERROR, response=None, error_type=error.kind, error=error.message,
-                http_status=error.http_status, returned_model=None, request_id=error.request_id, finish_reason=None,
-                raw_finish_reason=None, input_tokens=None, output_tokens=None, reasoning_tokens=None, cost_usd=None)
+    return dict(
+        status=ERROR,
+        response=None,
+        error_type=error.kind,
+        error=error.message,
+        http_status=error.http_status,
+        returned_model=None,
+        request_id=error.request_id,
+        finish_reason=None,
+        raw_finish_reason=None,
+        input_tokens=None,
+        output_tokens=None,
+        reasoning_tokens=None,
+        cost_usd=None,
+    )

@@ -47,8 +47,15 @@ class AttemptError(Exception):
         What the response's rate-limit headers said is left.
     """
 
-    def __init__(self, kind: str, message: str, http_status: int | None = None,
-                 retry_after: float | None = None, request_id: str | None = None, rate_limits=None):
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+        request_id: str | None = None,
+        rate_limits=None,
+    ):
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -139,7 +146,7 @@ class RetryPolicy:
 
     def delay(self, error: AttemptError, retry: int, rng: random.Random) -> float:
         """Seconds to wait before retry number ``retry`` (0-based, of this error's sort)."""
-        backoff = min(self.max_delay, self.base_delay * (2.0 ** retry)) * rng.uniform(0.5, 1.0)
+        backoff = min(self.max_delay, self.base_delay * (2.0**retry)) * rng.uniform(0.5, 1.0)
         if error.retry_after is not None:
             # The server knows best, up to the cap; a little jitter keeps workers from waking together.
             return min(error.retry_after, self.retry_after_cap) + rng.uniform(0.0, 0.1 * self.base_delay)

@@ -29,8 +29,7 @@ from .log import ERROR, RunLog
 from .pacing import Pacer
 from .records import Progress, RunSummary, Trial, answer_fields, error_fields, timestamp_now, trial_fields
 from .base import redact_error
-from .retry import (FATAL, RATE_LIMIT, STOPPED, UNEXPECTED, AdaptiveLimiter, AttemptError, RetryCounters,
-                    RetryPolicy)
+from .retry import FATAL, RATE_LIMIT, STOPPED, UNEXPECTED, AdaptiveLimiter, AttemptError, RetryCounters, RetryPolicy
 
 RETRIED = "retried"  # a tally beside the failure kinds: attempts that were retries
 
@@ -86,16 +85,27 @@ class Sender:
         # recorded in every attempt's line: the settings, and a multi-turn protocol's identity
         self._settings_dict = {**self.settings.as_dict(), **(self.protocol.spec.identity() if self.protocol else {})}
 
-    def send_all(self, summary: RunSummary, pending: list[Trial], progress: Progress | None = None,
-                 notify: Callable[[str], None] = lambda message: None) -> None:
+    def send_all(
+        self,
+        summary: RunSummary,
+        pending: list[Trial],
+        progress: Progress | None = None,
+        notify: Callable[[str], None] = lambda message: None,
+    ) -> None:
         """Send ``pending`` on a thread pool bounded by the limiter; fill in ``summary``."""
         tally = Tally()
 
         def report() -> None:
             if progress is not None:
-                progress(sum(tally.outcomes.values()), len(pending), answered=tally.answered, failed=tally.failed,
-                         retried=self.counters.get(RETRIED), rate_limited=self.counters.get(RATE_LIMIT),
-                         spent_usd=self.wallet.spent)
+                progress(
+                    sum(tally.outcomes.values()),
+                    len(pending),
+                    answered=tally.answered,
+                    failed=tally.failed,
+                    retried=self.counters.get(RETRIED),
+                    rate_limited=self.counters.get(RATE_LIMIT),
+                    spent_usd=self.wallet.spent,
+                )
 
         report()  # the total at once, before the first answer
         # More threads than slots: a trial sleeping in its retry backoff holds a thread but no slot, so the
@@ -145,8 +155,9 @@ class Sender:
                 report()
         except KeyboardInterrupt:
             summary.interrupted = True
-            notify("stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to "
-                   "abandon them")
+            notify(
+                "stopping: waiting for the requests in flight so their answers are logged; Ctrl-C again to abandon them"
+            )
         finally:
             if futures:  # interrupted or a worker failed: send nothing more
                 self._stop()
@@ -292,8 +303,14 @@ class Sender:
         finally:
             if not released:
                 self.limiter.release(slot, STOPPED if error is None else error.kind)
-        rec = trial_fields(trial, self.condition, self.provider.provider, self.provider.model,
-                           self.provider.base_url, self._settings_dict)
+        rec = trial_fields(
+            trial,
+            self.condition,
+            self.provider.provider,
+            self.provider.model,
+            self.provider.base_url,
+            self._settings_dict,
+        )
         rec.update(attempt=attempt, timestamp=ts, latency_s=round(latency, 4))
         if conv is not None:
             rec["turn"] = conv.turn + 1

@@ -40,8 +40,13 @@ def metadata_columns(outputs: pa.Table, skip: set[str]) -> list[str]:
     keep = []
     for field in outputs.schema:
         kind = field.type
-        if field.name in skip or pa.types.is_nested(kind) and field.name not in JSON_TEXT \
-                or pa.types.is_binary(kind) or pa.types.is_dictionary(kind):
+        if (
+            field.name in skip
+            or pa.types.is_nested(kind)
+            and field.name not in JSON_TEXT
+            or pa.types.is_binary(kind)
+            or pa.types.is_dictionary(kind)
+        ):
             continue
         keep.append(field.name)
     return keep
@@ -54,6 +59,14 @@ def frame_metadata(responses: pd.DataFrame, skip: set[str]) -> list[str]:
         if col in skip:
             continue
         kind = pd.api.types.infer_dtype(responses[col], skipna=True)
-        if col in JSON_TEXT or kind in ("string", "integer", "floating", "boolean", "mixed-integer-float", "empty", "datetime"):
+        if col in JSON_TEXT or kind in (
+            "string",
+            "integer",
+            "floating",
+            "boolean",
+            "mixed-integer-float",
+            "empty",
+            "datetime",
+        ):
             keep.append(col)
     return keep

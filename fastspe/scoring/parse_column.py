@@ -27,8 +27,16 @@ from ..kernels import parse as _kernel
 from ..kernels import parse_bytes as _classes
 from ..domains.vocabulary import DIRECTIONS, Vocabulary
 
-__all__ = ["MODE_EXACT", "MODE_NORMALIZED", "MODE_NO_PLAN", "MODE_NAMES", "ParsedColumn", "parse_column",
-           "moves_strings", "warm_parser"]
+__all__ = [
+    "MODE_EXACT",
+    "MODE_NORMALIZED",
+    "MODE_NO_PLAN",
+    "MODE_NAMES",
+    "ParsedColumn",
+    "parse_column",
+    "moves_strings",
+    "warm_parser",
+]
 
 MODE_EXACT, MODE_NORMALIZED, MODE_NO_PLAN = 0, 1, 2
 MODE_NAMES = (_ref.EXACT, _ref.NORMALIZED, _ref.NO_PLAN)  # indexed by the mode codes
@@ -84,8 +92,10 @@ class ParsedColumn:
     def to_plans(self) -> list[_ref.ParsedPlan]:
         """The answers as ``fastspe.scoring.parse_reference.ParsedPlan`` tuples (one Python object each: for checks)."""
         moves = self.plan_strings().to_pylist()
-        return [_ref.ParsedPlan(m, MODE_NAMES[k], norm, bool(mult))
-                for m, k, norm, mult in zip(moves, self.mode, self.normalization, self.multiple)]
+        return [
+            _ref.ParsedPlan(m, MODE_NAMES[k], norm, bool(mult))
+            for m, k, norm, mult in zip(moves, self.mode, self.normalization, self.multiple)
+        ]
 
 
 def moves_strings(codes: np.ndarray, offsets: np.ndarray) -> pa.Array:
@@ -114,28 +124,35 @@ def _byte_classes() -> np.ndarray:
     for b in range(128):  # every pattern is ASCII: a byte of a multi-byte character is in no class
         ch = chr(b)
         spacing = ch in " \t"
-        table[b] = ((_classes.LETTER if ch in _ref._ASCII_LETTERS else 0)
-                    | (_classes.LEAD if _ref._LEAD.fullmatch(ch) else 0)
-                    | (_classes.SPACE if spacing else 0)
-                    | (_classes.STRIP if ch.isspace() else 0)
-                    | (_classes.BARE_BAD if not _DIRECTIONS.bare.fullmatch(ch) else 0)
-                    | (_classes.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
-                    | (_classes.TOKEN if ch.isalnum() else 0)
-                    | (_classes.M_LETTER if ch in "mM" else 0)
-                    | (_classes.LINE_BREAK if ch in "\r\n" else 0)
-                    | (_classes.LIST_MARKUP if ch in _ref._MARKUP else 0)
-                    | (_classes.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
-                    | (_classes.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
-                    | (_classes.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
-                    | (_classes.WRAP if ch in _ref._WRAP else 0)
-                    | (_classes.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0))
+        table[b] = (
+            (_classes.LETTER if ch in _ref._ASCII_LETTERS else 0)
+            | (_classes.LEAD if _ref._LEAD.fullmatch(ch) else 0)
+            | (_classes.SPACE if spacing else 0)
+            | (_classes.STRIP if ch.isspace() else 0)
+            | (_classes.BARE_BAD if not _DIRECTIONS.bare.fullmatch(ch) else 0)
+            | (_classes.LABEL_MARKUP if not spacing and _ref._STRONG.fullmatch(f"MOVES{ch}:") else 0)
+            | (_classes.TOKEN if ch.isalnum() else 0)
+            | (_classes.M_LETTER if ch in "mM" else 0)
+            | (_classes.LINE_BREAK if ch in "\r\n" else 0)
+            | (_classes.LIST_MARKUP if ch in _ref._MARKUP else 0)
+            | (_classes.END_PUNCT if "punctuation" in _cleaning_tags("U" + ch) else 0)
+            | (_classes.LETTER_SEP if _ref._LETTER_SEPS.fullmatch(ch) else 0)
+            | (_classes.TOKEN_SEP if not _ref._TOKEN.fullmatch(ch) else 0)
+            | (_classes.WRAP if ch in _ref._WRAP else 0)
+            | (_classes.TOKEN_TRIM if "punctuation" in _reading_tags("X" + ch) else 0)
+        )
     return table
 
 
 _BYTE_CLASS = _byte_classes()
 # the normalization string of each tag mask, "+"-joined in sorted order as the reference writes it
-_NORMALIZATION_OF_TAGS = np.array(["+".join(sorted(name for k, name in enumerate(_classes.TAG_NAMES) if mask >> k & 1))
-                                   for mask in range(1 << len(_classes.TAG_NAMES))], dtype=object)
+_NORMALIZATION_OF_TAGS = np.array(
+    [
+        "+".join(sorted(name for k, name in enumerate(_classes.TAG_NAMES) if mask >> k & 1))
+        for mask in range(1 << len(_classes.TAG_NAMES))
+    ],
+    dtype=object,
+)
 
 
 class _Texts(NamedTuple):
@@ -168,11 +185,15 @@ def _arrow_texts(arr: pa.Array | pa.ChunkedArray) -> _Texts:
     _, offset_buf, data_buf = arr.buffers()
     n = len(arr)
     offset_type = np.int32 if pa.types.is_string(arr.type) else np.int64
-    offsets = np.frombuffer(offset_buf, dtype=offset_type)[arr.offset:arr.offset + n + 1].astype(np.int64) if n \
+    offsets = (
+        np.frombuffer(offset_buf, dtype=offset_type)[arr.offset : arr.offset + n + 1].astype(np.int64)
+        if n
         else np.zeros(1, np.int64)
+    )
     data = np.frombuffer(data_buf if data_buf is not None else b"", dtype=np.uint8)
-    return _Texts(data, offsets, lambda idx: arr.take(pa.array(idx, type=pa.int64())).to_pylist(),
-                  np.empty(0, dtype=np.int64))
+    return _Texts(
+        data, offsets, lambda idx: arr.take(pa.array(idx, type=pa.int64())).to_pylist(), np.empty(0, dtype=np.int64)
+    )
 
 
 def _unsliced(column: pa.ChunkedArray) -> pa.Array | None:
@@ -185,8 +206,10 @@ def _unsliced(column: pa.ChunkedArray) -> pa.Array | None:
     buffers = first.buffers()
     at = first.offset
     for chunk in chunks:
-        if chunk.offset != at or any((x is None) != (y is None) or x is not None and x.address != y.address
-                                     for x, y in zip(chunk.buffers(), buffers)):
+        if chunk.offset != at or any(
+            (x is None) != (y is None) or x is not None and x.address != y.address
+            for x, y in zip(chunk.buffers(), buffers)
+        ):
             return None
         at += len(chunk)
     if buffers[1].size < 4 * (at + 1):
@@ -207,8 +230,9 @@ def _sequence_texts(items: Sequence) -> _Texts:
         arr = None
     if arr is None:
         text = [x if isinstance(x, str) and _utf8_encodable(x) else None for x in items]
-        not_text = np.array([i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None],
-                            dtype=np.int64)
+        not_text = np.array(
+            [i for i, (x, t) in enumerate(zip(items, text)) if x is not None and t is None], dtype=np.int64
+        )
         arr = pa.array(text, type=pa.large_string())
     return _arrow_texts(arr)._replace(items_at=lambda idx: [items[i] for i in idx], not_text=not_text)
 
@@ -248,8 +272,9 @@ def parse_column(texts, strict: bool = False, vocabulary: Vocabulary = DIRECTION
         raise UserTypeError(f"vocabulary must be a fastspe.domains.vocabulary.Vocabulary, got {vocabulary!r}")
     col = _column_texts(texts)
     if vocabulary == DIRECTIONS and len(col.data) > REFERENCE_BYTES:
-        verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(col.data, col.offsets,
-                                                                                      _BYTE_CLASS)
+        verdict, n_moves, list_start, list_end, multiple, tags = _kernel.scan_answers(
+            col.data, col.offsets, _BYTE_CLASS
+        )
         verdict[col.not_text] = _kernel.UNDECIDED
     else:  # the kernel knows U/D/L/R only, and a small column is read sooner than the kernel loads
         n = len(col.offsets) - 1
@@ -283,17 +308,20 @@ def parse_column(texts, strict: bool = False, vocabulary: Vocabulary = DIRECTION
         n_moves[undecided] = [len(p.moves) for p in plans]
     other_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
     np.cumsum(n_moves[undecided], out=other_offsets[1:])
-    other_codes = vocabulary.code_of_byte[np.frombuffer("".join(p.moves for p in plans).encode("ascii"),
-                                                        dtype=np.uint8)]
+    other_codes = vocabulary.code_of_byte[
+        np.frombuffer("".join(p.moves for p in plans).encode("ascii"), dtype=np.uint8)
+    ]
     offsets = np.zeros(len(mode) + 1, dtype=np.int64)
     np.cumsum(n_moves, out=offsets[1:])
     if len(undecided) == len(mode):  # the reference's codes are every answer's, in order
         codes = other_codes
     else:
-        codes = _kernel.write_codes(col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets,
-                                    other_index, offsets)
-    return ParsedColumn(codes, offsets, mode, normalization, tuple(names), multiple, len(mode) - len(undecided),
-                        vocabulary)
+        codes = _kernel.write_codes(
+            col.data, list_start, list_end, _BYTE_CLASS, other_codes, other_offsets, other_index, offsets
+        )
+    return ParsedColumn(
+        codes, offsets, mode, normalization, tuple(names), multiple, len(mode) - len(undecided), vocabulary
+    )
 
 
 def warm_parser() -> None:

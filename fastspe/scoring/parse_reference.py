@@ -128,8 +128,11 @@ def _compile(v: Vocabulary) -> _Grammar:
     symbol_of = dict(zip(v.tokens, v.symbols))
     one_char = all(len(t) == 1 for t in v.tokens)
     # longest first: A10 is tried before A1 (a full match would backtrack to it anyway; this saves the steps)
-    token = _char_class(v.tokens) if one_char else \
-        "(?:" + "|".join(re.escape(t) for t in sorted(v.tokens, key=len, reverse=True)) + ")"
+    token = (
+        _char_class(v.tokens)
+        if one_char
+        else "(?:" + "|".join(re.escape(t) for t in sorted(v.tokens, key=len, reverse=True)) + ")"
+    )
     body = rf"{token}(?:[ \t]*,[ \t]*{token})*"
     letters = {c for t in v.tokens for c in t + t.swapcase()}
     if v.runs:
@@ -152,7 +155,11 @@ def _compile(v: Vocabulary) -> _Grammar:
         one_char={**{ord(t): symbol_of[t] for t in v.tokens}, **dict.fromkeys(map(ord, ", \t"))} if one_char else None,
         symbol_of=symbol_of,
         folded={t.lower(): s for t, s in symbol_of.items()},
-        spaced=spaced, runs=v.runs, run=run, other_case=other_case, run_symbols=run_symbols,
+        spaced=spaced,
+        runs=v.runs,
+        run=run,
+        other_case=other_case,
+        run_symbols=run_symbols,
         words=words,
         glyphs={g: symbol_of[t] for g, t in v.glyphs.items()},
         never_moves=re.compile("|".join(map(re.escape, separators))),
@@ -195,7 +202,7 @@ def _clean_body(body: str, tags: set) -> str:
         before = s
         m = _TRAILING_COMMENT.search(s)
         if m and m.start() > 0:  # "U, D (2 moves)": a closing remark, not part of the list
-            s = s[:m.start()].rstrip()
+            s = s[: m.start()].rstrip()
             tags.add("comment")
         if s[0] in _MARKUP or s[-1] in _MARKUP:
             s = s.strip(_MARKUP).strip()
@@ -310,19 +317,18 @@ def _find_labels(text: str) -> list[_Label]:
         i = m.start()
         if i and text[i - 1] in _ASCII_LETTERS:
             continue
-        lead = text[text.rfind("\n", 0, i) + 1:i]
+        lead = text[text.rfind("\n", 0, i) + 1 : i]
         at_start = _LEAD.fullmatch(lead) is not None
-        found[i] = _Label(i, m.end(), "MOVES", bool(m.group(1)) or (at_start and bool(lead.strip())),
-                          not at_start)
+        found[i] = _Label(i, m.end(), "MOVES", bool(m.group(1)) or (at_start and bool(lead.strip())), not at_start)
     low = text.translate(_ASCII_LOWER)
     if "move" in low:
         for m in _WEAK.finditer(low):
             i = m.start()
             if i in found:
                 continue
-            lead = text[text.rfind("\n", 0, i) + 1:i]
+            lead = text[text.rfind("\n", 0, i) + 1 : i]
             if _LEAD.fullmatch(lead):
-                word = text[i:i + 5] if low.startswith("moves", i) else text[i:i + 4]
+                word = text[i : i + 5] if low.startswith("moves", i) else text[i : i + 4]
                 found[i] = _Label(i, m.end(), word, bool(m.group(1)) or bool(lead.strip()), False)
     return [found[i] for i in sorted(found)]
 
@@ -342,7 +348,7 @@ def _labelled(text: str, label: _Label, tags: set, g: _Grammar) -> str:
             tags.add("fence")
     end = text.find("\n", label.end)
     end = len(text) if end < 0 else end
-    body = text[label.end:end]
+    body = text[label.end : end]
     s = _clean_body(body, tags)
     moves = _tokens_to_moves(s, tags, g) if s else ""
     # the list may start on the next line (bare label) or go on after a trailing comma

@@ -35,9 +35,12 @@ __all__ = ["Rewards", "RewardScorer", "reward", "STATUS_NAMES", "MODE_NAMES"]
 
 def __getattr__(name: str):
     if name == "ERROR_NAMES":  # the sliding puzzle's error names, before each domain had its own
-        warnings.warn("fastspe.scoring.rewards.ERROR_NAMES is the default domain's; use RewardScorer(bank).error_names "
-                      "(each domain names its own); the old name goes away in the release after 0.2",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "fastspe.scoring.rewards.ERROR_NAMES is the default domain's; use RewardScorer(bank).error_names "
+            "(each domain names its own); the old name goes away in the release after 0.2",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return domain_named(DEFAULT_DOMAIN).error_names
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -112,32 +115,49 @@ class RewardScorer:
     def check_prompts(self, rows: np.ndarray, board_ids, prompt_hashes) -> None:
         """``UserError`` for the first answer whose prompt hash is not the hash of its board's prompt."""
         if self.bank is None:
-            raise UserError("prompt_hashes need the bank's boards to render their prompts; give RewardScorer the bank, "
-                            "not a packed one")
+            raise UserError(
+                "prompt_hashes need the bank's boards to render their prompts; give RewardScorer the bank, "
+                "not a packed one"
+            )
         if len(prompt_hashes) != len(rows):
             raise UserError(f"{len(rows)} board ids but {len(prompt_hashes)} prompt hashes; give one per text")
         found = self.bank.prompt_hashes.check(rows, prompt_hashes)
         if found.mismatches:
             i = int(np.flatnonzero(found.mismatched)[0])
             bad = board_ids[i].as_py() if isinstance(board_ids, (pa.Array, pa.ChunkedArray)) else board_ids[i]
-            raise UserError(f"prompt_hashes[{i}] is not the hash of the prompt the bank gives board {bad!r} "
-                            f"({found.mismatches} such answers): they were made for another bank's boards")
+            raise UserError(
+                f"prompt_hashes[{i}] is not the hash of the prompt the bank gives board {bad!r} "
+                f"({found.mismatches} such answers): they were made for another bank's boards"
+            )
 
     def __call__(self, board_ids, texts, prompt_hashes=None) -> Rewards:
         for name, value in (("board_ids", board_ids), ("texts", texts)):
             if isinstance(value, (str, bytes)):
-                raise UserTypeError(f"{name} must be a sequence (a list or an Arrow array), one per answer, not one "
-                                    f"{type(value).__name__}")
+                raise UserTypeError(
+                    f"{name} must be a sequence (a list or an Arrow array), one per answer, not one "
+                    f"{type(value).__name__}"
+                )
         if len(board_ids) != len(texts):
             raise UserError(f"{len(board_ids)} board ids but {len(texts)} texts; give one board id per text")
         rows = self.rows(board_ids)
         if prompt_hashes is not None:
             self.check_prompts(rows, board_ids, prompt_hashes)
         r = replay_answers(self.tables, rows, texts, self.parse, self.format_failure)
-        return Rewards(status=r.status, error_kind=r.kind, parse_mode=r.parsed.mode, L=r.L,
-                       first_error=r.first_error, depth=r.depth, economy=r.economy,
-                       spe=np.where(r.complete, r.economy, 0.0), optimal=r.optimal,
-                       final_h=r.final_h, min_h=r.min_h, cost=r.cost, cost_unit=r.cost_unit)
+        return Rewards(
+            status=r.status,
+            error_kind=r.kind,
+            parse_mode=r.parsed.mode,
+            L=r.L,
+            first_error=r.first_error,
+            depth=r.depth,
+            economy=r.economy,
+            spe=np.where(r.complete, r.economy, 0.0),
+            optimal=r.optimal,
+            final_h=r.final_h,
+            min_h=r.min_h,
+            cost=r.cost,
+            cost_unit=r.cost_unit,
+        )
 
 
 def reward(bank, board_ids, texts, prompt_hashes=None, **options) -> Rewards:

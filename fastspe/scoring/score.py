@@ -22,13 +22,19 @@ import pyarrow.compute as pc
 from .._names import moved_names
 from ..boundary.banks import Bank, as_bank
 from ..prompting.variant_check import accept_variants
-from ..boundary.prompt_hashes import (CHECK_KEY, CHECKED, HASH_COLUMN, IGNORED, UnhashedAnswers, check_frame,
-                                      unhashed_warning)
+from ..boundary.prompt_hashes import (
+    CHECK_KEY,
+    CHECKED,
+    HASH_COLUMN,
+    IGNORED,
+    UnhashedAnswers,
+    check_frame,
+    unhashed_warning,
+)
 from ..errors import UserError
 from ..boundary.parquet import parquet_stream
 from ..boundary.response_stream import NeedsLineReader, ResponseChecker, response_tables
-from ..boundary.responses import (KEY, POSITION, combine_responses, read_responses, response_paths,
-                                  validate_responses)
+from ..boundary.responses import KEY, POSITION, combine_responses, read_responses, response_paths, validate_responses
 from ..boundary.verdicts import FRAME_DOMAIN, VERDICT_COLUMNS, derived_columns
 from ..boundary.verdict_files import write_verdicts
 from ..boundary.verdict_schema import COST_COLUMNS, JSON_TEXT, json_cells, metadata_column, typed_verdicts
@@ -55,6 +61,8 @@ def _not_metadata(domain) -> set[str]:
     """The columns of a responses file that no verdict carries as metadata: the verdict columns, as ``domain`` names
     them (its stratum), and ``_NOT_VERDICT``."""
     return set(domain.named(VERDICT_COLUMNS)) | set(domain.verdict_extra_columns) | _NOT_VERDICT
+
+
 Progress = Callable[[int, int | None], None]
 
 
@@ -106,14 +114,16 @@ class Replayed:
     excess: np.ndarray
 
 
-def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenient",
-                   format_failure: str = "illegal") -> Replayed:
+def replay_answers(
+    tables: Packed, rows: np.ndarray, texts, parse: str = "lenient", format_failure: str = "illegal"
+) -> Replayed:
     """Parse ``texts`` (Arrow strings or a sequence) and replay each on bank row ``rows[i]``."""
     _check_options(parse, format_failure)
     domain = domain_named(tables.domain)
     parsed = parse_column(texts, strict=parse == "strict", vocabulary=domain.vocabulary)
     status, kind, first_error, final_h, min_h, revisits, midway = domain.replay(
-        tables, rows, parsed.codes, parsed.offsets)
+        tables, rows, parsed.codes, parsed.offsets
+    )
     no_plan = parsed.mode == MODE_NO_PLAN
     if format_failure == "illegal":
         status[no_plan] = ILLEGAL
@@ -124,15 +134,39 @@ def replay_answers(tables: Packed, rows: np.ndarray, texts, parse: str = "lenien
     depth = tables.depth[rows]
     complete = status == COMPLETE
     unit = domain.cost_unit(tables)  # d* counts moves (cost L) unless the domain says otherwise
-    cost = L if unit == "moves" else np.asarray(
-        domain.plan_costs(tables, rows, parsed.codes, parsed.offsets, status), dtype=np.int64)
+    cost = (
+        L
+        if unit == "moves"
+        else np.asarray(domain.plan_costs(tables, rows, parsed.codes, parsed.offsets, status), dtype=np.int64)
+    )
     optimal, economy, excess = derived_columns(cost, complete, depth)
-    return Replayed(L, status, kind, first_error, final_h, min_h, revisits, midway, depth, complete, economy, parsed,
-                    cost, unit, optimal, excess)
+    return Replayed(
+        L,
+        status,
+        kind,
+        first_error,
+        final_h,
+        min_h,
+        revisits,
+        midway,
+        depth,
+        complete,
+        economy,
+        parsed,
+        cost,
+        unit,
+        optimal,
+        excess,
+    )
 
 
-def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
-                  format_failure: str = "illegal", replayed: dict | None = None) -> pa.Table:
+def verdict_table(
+    tables: Packed,
+    outputs: pa.Table,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    replayed: dict | None = None,
+) -> pa.Table:
     """Verdict rows (``VERDICT_COLUMNS`` then scalar metadata) of checked outputs.
 
     ``outputs`` has ``board_id, condition, trial, response, row`` (the bank row) and any metadata;
@@ -161,12 +195,28 @@ def verdict_table(tables: Packed, outputs: pa.Table, parse: str = "lenient",
     return with_domain(pa.table(columns), domain)
 
 
-_REPLAYED = ("L", "status", "error_kind", "first_error", "parse_mode", "normalization", "multiple_moves",
-             "final_h", "min_h", "revisits", "goal_midway", "optimal", "economy", "excess", "moves")
+_REPLAYED = (
+    "L",
+    "status",
+    "error_kind",
+    "first_error",
+    "parse_mode",
+    "normalization",
+    "multiple_moves",
+    "final_h",
+    "min_h",
+    "revisits",
+    "goal_midway",
+    "optimal",
+    "economy",
+    "excess",
+    "moves",
+)
 
 
-def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "lenient",
-                     format_failure: str = "illegal") -> dict:
+def replayed_columns(
+    tables: Packed, rows: np.ndarray, texts, parse: str = "lenient", format_failure: str = "illegal"
+) -> dict:
     """The verdict columns that parsing and replaying give (``_REPLAYED``), from the outputs' bank rows and
     answer texts alone: the part of a verdict that an executor runs elsewhere."""
     domain = domain_named(tables.domain)
@@ -190,8 +240,11 @@ def replayed_columns(tables: Packed, rows: np.ndarray, texts, parse: str = "leni
         "moves": domain.vocabulary.plan_strings(p.codes, p.offsets),
     }
     extras = domain.verdict_extras(tables, rows, columns) if domain.verdict_extra_columns else {}  # none for most
-    costs = {} if r.cost_unit == "moves" else {
-        "cost": r.cost, "cost_unit": _coded(np.zeros(len(rows), np.int32), pa.array([r.cost_unit], pa.string()))}
+    costs = (
+        {}
+        if r.cost_unit == "moves"
+        else {"cost": r.cost, "cost_unit": _coded(np.zeros(len(rows), np.int32), pa.array([r.cost_unit], pa.string()))}
+    )
     return {**columns, **{name: np.asarray(extras[name], np.int64) for name in domain.verdict_extra_columns}, **costs}
 
 
@@ -236,26 +289,34 @@ def _coded(codes: np.ndarray, names: pa.Array) -> pa.Array:
 
 def _frame_outputs(resp: pd.DataFrame, tables: Packed) -> pa.Table:
     """Validated responses (a DataFrame) as the Arrow outputs ``verdict_table`` takes."""
-    columns = {"board_id": pa.array(resp["board_id"].astype(str).to_numpy(object), pa.string()),
-               "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
-               "trial": pa.array(resp["trial"].to_numpy(np.int64)),
-               "response": pa.array(resp["response"].to_numpy(object), pa.string())}
+    columns = {
+        "board_id": pa.array(resp["board_id"].astype(str).to_numpy(object), pa.string()),
+        "condition": pa.array(resp["condition"].astype(str).to_numpy(object), pa.string()),
+        "trial": pa.array(resp["trial"].to_numpy(np.int64)),
+        "response": pa.array(resp["response"].to_numpy(object), pa.string()),
+    }
     for col in frame_metadata(resp, _not_metadata(domain_named(tables.domain))):
         if col in JSON_TEXT:
             columns[col] = json_cells(resp[col].tolist())
             continue
         try:
-            columns[col] = pa.array(resp[col].to_numpy(object) if resp[col].dtype == object else resp[col],
-                                    from_pandas=True)
+            columns[col] = pa.array(
+                resp[col].to_numpy(object) if resp[col].dtype == object else resp[col], from_pandas=True
+            )
         except (pa.ArrowException, TypeError, ValueError):
             continue  # values of mixed kinds: not carried
     table = pa.table(columns)
     return table.append_column("row", pa.array(tables.rows_of(table.column("board_id"))))
 
 
-def score_responses(bank, responses: pd.DataFrame, parse: str = "lenient",
-                    format_failure: str = "illegal", source: str = "responses",
-                    ignore_prompt_hash: bool = False) -> pd.DataFrame:
+def score_responses(
+    bank,
+    responses: pd.DataFrame,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    source: str = "responses",
+    ignore_prompt_hash: bool = False,
+) -> pd.DataFrame:
     """One verdict row per output (columns ``VERDICT_COLUMNS`` then scalar metadata).
 
     Parameters
@@ -342,10 +403,18 @@ class ScoreSummary:
         self.scored = self.complete + self.legal_noncompletion + self.illegal
 
 
-def score_file(bank: pa.Table | Bank | pd.DataFrame, responses, out, parse: str = "lenient",
-               format_failure: str = "illegal", skip_invalid: bool = False, progress: Progress | None = None,
-               chunk_bytes: int | None = None, executor: Executor | None = None,
-               ignore_prompt_hash: bool = False) -> ScoreSummary:
+def score_file(
+    bank: pa.Table | Bank | pd.DataFrame,
+    responses,
+    out,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    chunk_bytes: int | None = None,
+    executor: Executor | None = None,
+    ignore_prompt_hash: bool = False,
+) -> ScoreSummary:
     """Score a responses file or run log into a verdicts file, batch by batch.
 
     Parameters
@@ -380,8 +449,19 @@ def score_file(bank: pa.Table | Bank | pd.DataFrame, responses, out, parse: str 
     summary = ScoreSummary()
     if fmt == "parquet":
         try:
-            _stream(bank, tables, paths, out, parse, format_failure, summary, progress, chunk_bytes, executor,
-                    ignore_prompt_hash)
+            _stream(
+                bank,
+                tables,
+                paths,
+                out,
+                parse,
+                format_failure,
+                summary,
+                progress,
+                chunk_bytes,
+                executor,
+                ignore_prompt_hash,
+            )
             return summary
         except NeedsLineReader:
             summary = ScoreSummary(streamed=False)
@@ -391,8 +471,7 @@ def score_file(bank: pa.Table | Bank | pd.DataFrame, responses, out, parse: str 
 
     def checked(path) -> pd.DataFrame:
         resp = read_responses(path, bank=ids, skip_invalid=skip_invalid, positions=True)
-        found = check_frame(bank, resp, path, "row" if table_format(path) == "parquet" else "line",
-                            ignore_prompt_hash)
+        found = check_frame(bank, resp, path, "row" if table_format(path) == "parquet" else "line", ignore_prompt_hash)
         summary.unhashed += found.unhashed
         summary.mismatched += found.mismatches
         return resp.drop(columns=[POSITION])
@@ -416,9 +495,19 @@ def _names(paths) -> str:
     return ", ".join(map(str, paths))
 
 
-def _stream(bank: Bank, tables: Packed, paths: list, out, parse, format_failure, summary: ScoreSummary,
-            progress: Progress | None, chunk_bytes: int | None, executor: Executor | None = None,
-            ignore_prompt_hash: bool = False) -> None:
+def _stream(
+    bank: Bank,
+    tables: Packed,
+    paths: list,
+    out,
+    parse,
+    format_failure,
+    summary: ScoreSummary,
+    progress: Progress | None,
+    chunk_bytes: int | None,
+    executor: Executor | None = None,
+    ignore_prompt_hash: bool = False,
+) -> None:
     """Read, check, score and write batch by batch; the next batch is read and the last one written (both
     mostly outside the GIL: Arrow's JSON reader, hashing, Parquet compression) while this one is scored
     (by ``executor``, which may score several batches ahead elsewhere; they come back in order). An answer
@@ -430,6 +519,7 @@ def _stream(bank: Bank, tables: Packed, paths: list, out, parse, format_failure,
     kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
     batches = (table for path in paths for table in response_tables(path, **kwargs))
     with parquet_stream(out, "verdicts") as write, ThreadPoolExecutor(2, thread_name_prefix="fastspe-io") as io:
+
         def checked_write(verdicts: pa.Table) -> None:
             try:
                 typed = typed_verdicts(verdicts, f"verdicts to write to {out}", tables.domain)

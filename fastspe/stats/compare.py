@@ -33,8 +33,15 @@ import pandas as pd
 
 from ..errors import UserError, expect
 from ..executor import Executor
-from .intervals import (DEFAULT_DRAWS, DEFAULT_GROUPINGS, DEFAULT_LEVEL, DEFAULT_SEED, bootstrap_draws, pack_sums,
-                        paired_differences)
+from .intervals import (
+    DEFAULT_DRAWS,
+    DEFAULT_GROUPINGS,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    bootstrap_draws,
+    pack_sums,
+    paired_differences,
+)
 from ..boundary.verdicts import verdicts_domain
 from ..domains.contract import STRATUM
 from .metrics import board_sums
@@ -42,8 +49,21 @@ from .metrics import board_sums
 DEFAULT_METRICS = ("SPE", "C", "R", "Q", "E")
 DEFAULT_MARGIN = 0.02
 REGRESSION, IMPROVEMENT, NO_CHANGE = "regression", "improvement", "no clear change"
-COLUMNS = ["cohort", "candidate", "baseline", "metric", "depth", STRATUM, "estimate", "lo", "hi", "draws_used",
-           "p_value", "p_adjusted", "verdict"]  # STRATUM: the domain's second stratum (``k``, ``boxes``)
+COLUMNS = [
+    "cohort",
+    "candidate",
+    "baseline",
+    "metric",
+    "depth",
+    STRATUM,
+    "estimate",
+    "lo",
+    "hi",
+    "draws_used",
+    "p_value",
+    "p_adjusted",
+    "verdict",
+]  # STRATUM: the domain's second stratum (``k``, ``boxes``)
 POOLED = "pooled"  # the grouping that gates CI; the others are Holm-adjusted per table
 FAMILY = ("candidate", "cohort")  # the rows one Holm adjustment spans (by depth and by stratum together)
 KNOWN_METRICS = ("C", "I", "R", "Q", "E", "G", "O", "SPE", "Dc")
@@ -84,8 +104,12 @@ class Comparison:
     def regressions(self) -> pd.DataFrame:
         """Pooled primary-cohort rows whose verdict is ``regression``."""
         t = self.table
-        return t[(t["cohort"] == self.primary) & (t["depth"] == "all") & (t[self.stratum] == "all")
-                 & (t["verdict"] == REGRESSION)]
+        return t[
+            (t["cohort"] == self.primary)
+            & (t["depth"] == "all")
+            & (t[self.stratum] == "all")
+            & (t["verdict"] == REGRESSION)
+        ]
 
 
 def verdict(estimate: float, lo: float, hi: float, margin: float, lower_is_better: bool = False) -> str:
@@ -148,15 +172,26 @@ def _sign_tests(sums: pd.DataFrame, baseline: str, candidate: str) -> list[SignT
     for name, boards in rate.groupby(cohort.reindex(rate.index), sort=True):
         diff = boards[candidate] - boards[baseline]
         wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
-        out.append(SignTest(candidate, str(name), len(boards), wins, losses, len(boards) - wins - losses,
-                            sign_test_p(wins, losses)))
+        out.append(
+            SignTest(
+                candidate, str(name), len(boards), wins, losses, len(boards) - wins - losses, sign_test_p(wins, losses)
+            )
+        )
     return out
 
 
-def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | None = None,
-            metrics: Sequence[str] = DEFAULT_METRICS, margin: float = DEFAULT_MARGIN, draws: int = DEFAULT_DRAWS,
-            seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None,
-            domain=None) -> Comparison:
+def compare(
+    verdicts: pd.DataFrame,
+    baseline: str,
+    candidates: Sequence[str] | None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    margin: float = DEFAULT_MARGIN,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    executor: Executor | None = None,
+    domain=None,
+) -> Comparison:
     """Paired differences candidate - baseline, pooled per cohort, by depth and by the second stratum, with
     verdicts.
 
@@ -185,8 +220,9 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     candidates = [c for c in present if c != baseline] if candidates is None else list(candidates)
     missing = [c for c in candidates if c not in present]
     if missing or not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
-        raise UserError(f"candidates {candidates} must be distinct conditions other than the baseline, among "
-                        f"{', '.join(present)}")
+        raise UserError(
+            f"candidates {candidates} must be distinct conditions other than the baseline, among {', '.join(present)}"
+        )
     primary = "primary" if "primary" in set(sums["cohort"]) else str(sorted(sums["cohort"].unique())[0])
     parts, signs, boards = [], [], {}
     for cand in candidates:
@@ -210,34 +246,62 @@ def compare(verdicts: pd.DataFrame, baseline: str, candidates: Sequence[str] | N
     for _, family in table[rows].groupby(list(FAMILY), sort=False):
         table.loc[family.index, "p_adjusted"] = holm(family["p_value"].to_numpy())
     alpha = 1.0 - level
-    table["verdict"] = [verdict(e, lo, hi, margin, m in LOWER_IS_BETTER) if g == POOLED or q < alpha else NO_CHANGE
-                        for e, lo, hi, m, g, q in zip(table["estimate"], table["lo"], table["hi"], table["metric"],
-                                                      table["grouping"], table["p_adjusted"])]
+    table["verdict"] = [
+        verdict(e, lo, hi, margin, m in LOWER_IS_BETTER) if g == POOLED or q < alpha else NO_CHANGE
+        for e, lo, hi, m, g, q in zip(
+            table["estimate"], table["lo"], table["hi"], table["metric"], table["grouping"], table["p_adjusted"]
+        )
+    ]
     mrank = {m: i for i, m in enumerate(metrics)}
     crank = {c: i for i, c in enumerate(candidates)}
     gorder = {"pooled": 0, "depth": 1, "stratum": 2}
-    table = table.assign(_c=table["candidate"].map(crank), _g=table["grouping"].map(gorder),
-                         _m=table["metric"].map(mrank)).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
+    table = table.assign(
+        _c=table["candidate"].map(crank), _g=table["grouping"].map(gorder), _m=table["metric"].map(mrank)
+    ).sort_values(["_c", "cohort", "_g", "_m"], kind="stable")
     stratum = found.stratum
     table = table[found.named(COLUMNS)].reset_index(drop=True)
-    return Comparison(table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level),
-                      stratum)
+    return Comparison(
+        table, signs, boards, primary, baseline, float(margin), int(draws), int(seed), float(level), stratum
+    )
 
 
 def summary_json(result: Comparison) -> dict:
     """``compare.json``: the verdicts, the sign tests and the settings."""
+
     def clean(v):
         return None if isinstance(v, float) and not math.isfinite(v) else v
 
-    rows = [{k: clean(v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-            for row in result.table.to_dict("records")]
-    return {"baseline": result.baseline, "primary_cohort": result.primary, "margin": result.margin,
-            "draws": result.draws, "seed": result.seed, "boards": result.boards,
-            "rows_adjusted": f"Holm, per candidate and cohort over the rows by depth and by {result.stratum}; pooled rows "
-                             "unadjusted",
-            "regression": bool(len(result.regressions())), "rows": rows,
-            "sign_tests": [{**s.__dict__} for s in result.signs]}
+    rows = [
+        {k: clean(v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+        for row in result.table.to_dict("records")
+    ]
+    return {
+        "baseline": result.baseline,
+        "primary_cohort": result.primary,
+        "margin": result.margin,
+        "draws": result.draws,
+        "seed": result.seed,
+        "boards": result.boards,
+        "rows_adjusted": f"Holm, per candidate and cohort over the rows by depth and by {result.stratum}; pooled rows "
+        "unadjusted",
+        "regression": bool(len(result.regressions())),
+        "rows": rows,
+        "sign_tests": [{**s.__dict__} for s in result.signs],
+    }
 
 
-__all__ = ["compare", "Comparison", "SignTest", "verdict", "sign_test_p", "bootstrap_p_values", "holm", "summary_json",
-           "DEFAULT_METRICS", "DEFAULT_MARGIN", "REGRESSION", "IMPROVEMENT", "NO_CHANGE"]
+__all__ = [
+    "compare",
+    "Comparison",
+    "SignTest",
+    "verdict",
+    "sign_test_p",
+    "bootstrap_p_values",
+    "holm",
+    "summary_json",
+    "DEFAULT_METRICS",
+    "DEFAULT_MARGIN",
+    "REGRESSION",
+    "IMPROVEMENT",
+    "NO_CHANGE",
+]

@@ -38,8 +38,7 @@ import pyarrow as pa
 
 from .. import errors
 from ..boundary.errors import InputError
-from ..boundary.history_store import (PARTS, Run, StoreFiles, footer_digest, is_text_map, is_whole,
-                                      label_problem)
+from ..boundary.history_store import PARTS, Run, StoreFiles, footer_digest, is_text_map, is_whole, label_problem
 from ..boundary.parquet import read_parquet, table_digest, write_parquet
 from ..boundary.verdicts import Verdicts, as_verdicts
 from ..boundary.verdict_files import read_verdicts, write_verdicts
@@ -80,6 +79,7 @@ def bank_hash(bank_table) -> str:
 
 # ---- the store ----------------------------------------------------------------------------------------
 
+
 class History:
     """A history store (see the module docstring)."""
 
@@ -100,8 +100,15 @@ class History:
         known = ", ".join(repr(r.label) for r in runs) or "none"
         raise InputError(f"{self.root}: no run labelled {label!r} (runs: {known})")
 
-    def add(self, bank_table, verdicts: Verdicts | pd.DataFrame, label: str, meta: Mapping[str, str] | None = None,
-            draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> Run:
+    def add(
+        self,
+        bank_table,
+        verdicts: Verdicts | pd.DataFrame,
+        label: str,
+        meta: Mapping[str, str] | None = None,
+        draws: int = DEFAULT_DRAWS,
+        seed: int = DEFAULT_SEED,
+    ) -> Run:
         """Keep ``verdicts`` under ``label``; refuses a label in use and a bank other than the store's.
 
         The bootstrap runs before the lock is taken; the checks, the number, the two files and the index
@@ -139,12 +146,17 @@ class History:
     def _refuse(self, runs: list[Run], label: str, digest: str) -> None:
         if any(r.label == label for r in runs):
             number = next(r.number for r in runs if r.label == label)
-            raise ParameterError("label", label, f"is already in the history (run {number} of {self.index}); "
-                                                 "labels name one run each")
+            raise ParameterError(
+                "label", label, f"is already in the history (run {number} of {self.index}); labels name one run each"
+            )
         if runs and runs[0].bank_hash != digest:
-            raise ParameterError("store", str(self.root), f"this bank (hash {digest[:12]}) is not the bank of the "
-                                                          f"stored runs (hash {runs[0].bank_hash[:12]}); keep "
-                                                          "another bank's runs in another store")
+            raise ParameterError(
+                "store",
+                str(self.root),
+                f"this bank (hash {digest[:12]}) is not the bank of the "
+                f"stored runs (hash {runs[0].bank_hash[:12]}); keep "
+                "another bank's runs in another store",
+            )
 
     def verdicts(self, label: str) -> Verdicts:
         run = self.run(label)
@@ -162,8 +174,9 @@ class History:
         for run in runs:
             m = self.metrics(run)
             if metric not in set(m["metric"]):
-                raise ParameterError("metric", metric, f"is not in the history; choose among "
-                                                       f"{', '.join(sorted(m['metric'].unique()))}")
+                raise ParameterError(
+                    "metric", metric, f"is not in the history; choose among {', '.join(sorted(m['metric'].unique()))}"
+                )
             parts.append(m[m["metric"] == metric].assign(run=run.number, label=run.label))
         out = pd.concat(parts, ignore_index=True)
         return out[["run", "label", "cohort", "condition", "metric", "estimate", "lo", "hi", "N"]]
@@ -177,12 +190,19 @@ def paired_runs(history: History, label_a: str, label_b: str) -> tuple[pd.DataFr
     hold the very same verdicts are compared with a warning saying so.
     """
     if label_a == label_b:
-        raise ParameterError("label_b", label_b, "is the baseline run too: a run compared with itself shows no "
-                                                 "change by construction; name two different runs")
+        raise ParameterError(
+            "label_b",
+            label_b,
+            "is the baseline run too: a run compared with itself shows no "
+            "change by construction; name two different runs",
+        )
     run_a, run_b = history.run(label_a), history.run(label_b)
     if run_a.digests["verdicts"] == run_b.digests["verdicts"]:
-        warnings.warn(f"runs {run_a.number} ({label_a!r}) and {run_b.number} ({label_b!r}) hold identical "
-                      "verdicts (the same content digest): they were added from the same file", stacklevel=2)
+        warnings.warn(
+            f"runs {run_a.number} ({label_a!r}) and {run_b.number} ({label_b!r}) hold identical "
+            "verdicts (the same content digest): they were added from the same file",
+            stacklevel=2,
+        )
     a, b = history.verdicts(label_a).frame, history.verdicts(label_b).frame
     shared = sorted(set(a["condition"]) & set(b["condition"]))
     if shared:
@@ -191,6 +211,11 @@ def paired_runs(history: History, label_a: str, label_b: str) -> tuple[pd.DataFr
         pairs = [(a["condition"].iat[0], b["condition"].iat[0])]
     else:
         raise InputError(f"runs {label_a!r} and {label_b!r} share no condition; nothing to pair")
-    named = pd.concat([a.assign(condition=f"{label_a}/" + a["condition"].astype(str)),
-                       b.assign(condition=f"{label_b}/" + b["condition"].astype(str))], ignore_index=True)
+    named = pd.concat(
+        [
+            a.assign(condition=f"{label_a}/" + a["condition"].astype(str)),
+            b.assign(condition=f"{label_b}/" + b["condition"].astype(str)),
+        ],
+        ignore_index=True,
+    )
     return named, [(f"{label_a}/{x}", f"{label_b}/{y}") for x, y in pairs]

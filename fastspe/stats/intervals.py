@@ -30,8 +30,11 @@ DEFAULT_SEED = 20261012
 DEFAULT_LEVEL = 0.95
 # Strata and groupings name the domain's second stratum (k, boxes) ``STRATUM``: each frame's domain names it
 DEFAULT_STRATA = ("cohort", STRATUM, "depth")
-DEFAULT_GROUPINGS: Mapping[str, tuple[str, ...]] = {"pooled": ("cohort",), "depth": ("cohort", "depth"),
-                                                    "stratum": ("cohort", STRATUM)}
+DEFAULT_GROUPINGS: Mapping[str, tuple[str, ...]] = {
+    "pooled": ("cohort",),
+    "depth": ("cohort", "depth"),
+    "stratum": ("cohort", STRATUM),
+}
 # The report's groupings: the defaults plus each stratum cell (cohort x stratum x depth), which Table 4 averages.
 REPORT_GROUPINGS: Mapping[str, tuple[str, ...]] = {**DEFAULT_GROUPINGS, "stratum_depth": ("cohort", STRATUM, "depth")}
 METRICS = kb.METRIC_NAMES
@@ -88,9 +91,19 @@ class PackedSums:
         if unknown:
             raise UserError(f"unknown conditions {unknown}; the sums hold {list(self.conditions)}")
         pos = [self.conditions.index(c) for c in conditions]
-        return PackedSums(np.ascontiguousarray(self.sums[:, pos, :]), conditions, self.boards, self.strata_start,
-                          self.strata_size, self.cell_of, self.group_of_cell, self.groups, self.strata,
-                          self.groupings, self.domain)
+        return PackedSums(
+            np.ascontiguousarray(self.sums[:, pos, :]),
+            conditions,
+            self.boards,
+            self.strata_start,
+            self.strata_size,
+            self.cell_of,
+            self.group_of_cell,
+            self.groups,
+            self.strata,
+            self.groupings,
+            self.domain,
+        )
 
 
 @dataclass(frozen=True)
@@ -117,14 +130,18 @@ def _sums_of(sums, draws, domain) -> pd.DataFrame:
     """Board sums as given, or made from verdicts (``Verdicts`` or a verdicts DataFrame): intervals straight from
     verdicts. The call ``bootstrap_intervals(bank, verdicts)`` is named as what it is, not printed."""
     if isinstance(draws, (pd.DataFrame, Verdicts)):
-        raise UserTypeError(f"draws must be an integer, got a {type(draws).__name__}: pass the verdicts alone, first "
-                            "(bootstrap_intervals(verdicts); the verdicts carry their boards' facts)")
-    if isinstance(sums, Verdicts) or (isinstance(sums, pd.DataFrame) and "status" in sums.columns
-                                      and "n" not in sums.columns):
+        raise UserTypeError(
+            f"draws must be an integer, got a {type(draws).__name__}: pass the verdicts alone, first "
+            "(bootstrap_intervals(verdicts); the verdicts carry their boards' facts)"
+        )
+    if isinstance(sums, Verdicts) or (
+        isinstance(sums, pd.DataFrame) and "status" in sums.columns and "n" not in sums.columns
+    ):
         return board_sums(sums, domain)
     if not isinstance(sums, pd.DataFrame):
-        raise UserTypeError(f"sums must be verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), "
-                            f"got {shown(sums)}")
+        raise UserTypeError(
+            f"sums must be verdicts (a Verdicts or a DataFrame) or their board_sums (a DataFrame), got {shown(sums)}"
+        )
     return sums
 
 
@@ -144,8 +161,12 @@ def _check_columns(cols, what: str) -> tuple[str, ...]:
 
 
 def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
-    require_columns(sums, ["condition", "board_id", *needed, *SUM_COLUMNS], "board sums",
-                    "make them with fastspe.stats.metrics.board_sums(verdicts)")
+    require_columns(
+        sums,
+        ["condition", "board_id", *needed, *SUM_COLUMNS],
+        "board sums",
+        "make them with fastspe.stats.metrics.board_sums(verdicts)",
+    )
     if sums.empty:
         raise UserError("board sums are empty: there is nothing to resample")
     keys = ["condition", "board_id", *needed]
@@ -158,19 +179,25 @@ def _check_sums(sums: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
     bad[:, :5] |= values[:, :5] != np.round(values[:, :5])
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise UserError(f"board sums row {sums.index[row]}: {SUM_COLUMNS[col]} = {sums[SUM_COLUMNS[col]].iloc[row]!r} "
-                        "is not a non-negative finite number (counts must be whole)")
+        raise UserError(
+            f"board sums row {sums.index[row]}: {SUM_COLUMNS[col]} = {sums[SUM_COLUMNS[col]].iloc[row]!r} "
+            "is not a non-negative finite number (counts must be whole)"
+        )
     n, legal, complete, illegal, optimal = (values[:, i] for i in range(5))
     broken = (legal + illegal != n) | (complete > legal) | (optimal > complete)
     if broken.any():
         row = sums.index[broken.argmax()]
-        raise UserError(f"board sums row {row}: counts are inconsistent (need legal + illegal = n, "
-                        "optimal <= complete <= legal); recompute them with fastspe.stats.metrics.board_sums")
+        raise UserError(
+            f"board sums row {row}: counts are inconsistent (need legal + illegal = n, "
+            "optimal <= complete <= legal); recompute them with fastspe.stats.metrics.board_sums"
+        )
     dup = sums.duplicated(["condition", "board_id"]).to_numpy()
     if dup.any():
         r = sums.index[dup.argmax()]
-        raise UserError(f"board sums row {r}: (condition, board_id) = ({sums.at[r, 'condition']!r}, "
-                        f"{sums.at[r, 'board_id']!r}) appears more than once")
+        raise UserError(
+            f"board sums row {r}: (condition, board_id) = ({sums.at[r, 'condition']!r}, "
+            f"{sums.at[r, 'board_id']!r}) appears more than once"
+        )
     out = sums[keys].copy()
     out[SUM_COLUMNS] = values
     return out.reset_index(drop=True)
@@ -182,9 +209,13 @@ def _in_domain(domain: Domain, strata: tuple, groupings: dict) -> tuple[tuple, d
     return tuple(domain.named(strata)), {name: tuple(domain.named(cols)) for name, cols in groupings.items()}
 
 
-def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
-              groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
-              conditions: Sequence[str] | None = None, domain=None) -> PackedSums:
+def pack_sums(
+    sums: pd.DataFrame,
+    strata: Sequence[str] = DEFAULT_STRATA,
+    groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
+    conditions: Sequence[str] | None = None,
+    domain=None,
+) -> PackedSums:
     """Validate board sums and pack them for the bootstrap kernel.
 
     Parameters
@@ -230,8 +261,11 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
         bid = clash.index[clash.argmax()]
         col = per_board.columns[(per_board.loc[bid] > 1).argmax()]
         raise UserError(f"board {bid!r} has more than one {col} across conditions; its attributes must agree")
-    boards = (frame.drop_duplicates("board_id")[["board_id", *cell_cols]]
-              .sort_values([*cell_cols, "board_id"], kind="stable").reset_index(drop=True))
+    boards = (
+        frame.drop_duplicates("board_id")[["board_id", *cell_cols]]
+        .sort_values([*cell_cols, "board_id"], kind="stable")
+        .reset_index(drop=True)
+    )
     stratum = boards.groupby(list(strata), sort=True).ngroup().to_numpy(np.int64)
     cell = boards.groupby(cell_cols, sort=True).ngroup().to_numpy(np.int64)
     strata_size = np.bincount(stratum).astype(np.int64)
@@ -252,8 +286,19 @@ def pack_sums(sums: pd.DataFrame, strata: Sequence[str] = DEFAULT_STRATA,
     b = pd.Index(boards["board_id"]).get_indexer(frame["board_id"])
     c = pd.Index(conditions).get_indexer(frame["condition"])
     packed[b, c, :] = frame[SUM_COLUMNS].to_numpy(np.float64)
-    return PackedSums(packed, conditions, boards, strata_start, strata_size, cell, group_of_cell, groups,
-                      tuple(strata), groupings, found)
+    return PackedSums(
+        packed,
+        conditions,
+        boards,
+        strata_start,
+        strata_size,
+        cell,
+        group_of_cell,
+        groups,
+        tuple(strata),
+        groupings,
+        found,
+    )
 
 
 def draw_indices(packed: PackedSums, draws: int, seed: int = DEFAULT_SEED) -> np.ndarray:
@@ -269,13 +314,19 @@ def draw_range(arrays: tuple, draws: tuple[int, int], n_groups: int, seed: int, 
     sums, cell_of, group_of_cell, strata_start, strata_size = arrays
     first, count = draws
     out = np.empty((count, n_groups, sums.shape[1], len(METRICS)), dtype=np.float64)
-    kb.bootstrap_metrics_into(out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first,
-                              block)
+    kb.bootstrap_metrics_into(
+        out, sums, cell_of, group_of_cell, n_groups, strata_start, strata_size, seed, first, block
+    )
     return out
 
 
-def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
-                    progress: Progress | None = None, executor: Executor | None = None) -> BootstrapDraws:
+def bootstrap_draws(
+    packed: PackedSums,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    progress: Progress | None = None,
+    executor: Executor | None = None,
+) -> BootstrapDraws:
     """Run the kernel: every metric of every group and condition in every draw.
 
     The draws take ``draws x groups x conditions x 64`` bytes (5,000 draws x 14 groups x 7
@@ -296,7 +347,7 @@ def bootstrap_draws(packed: PackedSums, draws: int = DEFAULT_DRAWS, seed: int = 
     arrays = (packed.sums, packed.cell_of, packed.group_of_cell, packed.strata_start, packed.strata_size)
     chunks = (executor or in_process)(draw_range, arrays, ranges, n_groups, seed, block)
     for (d0, n), chunk in zip(ranges, chunks):
-        samples[d0:d0 + n] = chunk
+        samples[d0 : d0 + n] = chunk
         if progress is not None:
             progress(d0 + n, draws)
     estimates = kb.point_metrics(packed.sums, packed.cell_of, packed.group_of_cell, n_groups)
@@ -365,14 +416,22 @@ def interval_table(boot: BootstrapDraws, level: float = DEFAULT_LEVEL) -> pd.Dat
     low, high, used = kb.nan_percentile_intervals(boot.samples.reshape(draws, -1), q_low, q_high)
     shape = (n_groups, n_cond, n_metrics)
     est, n = _estimate_lookup(packed, packed.conditions)
-    out = _long_frame(packed, packed.conditions, None, low.reshape(shape), high.reshape(shape), used.reshape(shape),
-                      lambda g, p, m: est[g, p, m])
+    out = _long_frame(
+        packed,
+        packed.conditions,
+        None,
+        low.reshape(shape),
+        high.reshape(shape),
+        used.reshape(shape),
+        lambda g, p, m: est[g, p, m],
+    )
     out["N"] = n.reshape(-1).repeat(n_metrics)
     return out
 
 
-def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | None = None,
-                       level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def paired_differences(
+    boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | None = None, level: float = DEFAULT_LEVEL
+) -> pd.DataFrame:
     """Intervals for metric(A) - metric(B) from the same draws (paired: same boards in each draw).
 
     Parameters
@@ -386,7 +445,7 @@ def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | 
     packed = boot.packed
     conds = packed.conditions
     if pairs is None:
-        pairs = [(a, b) for i, a in enumerate(conds) for b in conds[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(conds) for b in conds[i + 1 :]]
     pairs = [tuple(p) for p in pairs]
     for p in pairs:
         if len(p) != 2 or p[0] not in conds or p[1] not in conds:
@@ -401,16 +460,30 @@ def paired_differences(boot: BootstrapDraws, pairs: Iterable[tuple[str, str]] | 
     low, high, used = kb.nan_percentile_intervals(diff.reshape(draws, -1), q_low, q_high)
     shape = (n_groups, n_pairs, n_metrics)
     est, _ = _estimate_lookup(packed, conds)
-    return _long_frame(packed, [a for a, _ in pairs], [b for _, b in pairs], low.reshape(shape), high.reshape(shape),
-                       used.reshape(shape), lambda g, p, m: est[g, ia[p], m] - est[g, ib[p], m])
+    return _long_frame(
+        packed,
+        [a for a, _ in pairs],
+        [b for _, b in pairs],
+        low.reshape(shape),
+        high.reshape(shape),
+        used.reshape(shape),
+        lambda g, p, m: est[g, ia[p], m] - est[g, ib[p], m],
+    )
 
 
-def bootstrap_intervals(sums: pd.DataFrame | Verdicts, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
-                        level: float = DEFAULT_LEVEL, strata: Sequence[str] = DEFAULT_STRATA,
-                        groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
-                        conditions: Sequence[str] | None = None,
-                        memory_budget: int = MEMORY_BUDGET, progress: Progress | None = None,
-                        executor: Executor | None = None, domain=None) -> pd.DataFrame:
+def bootstrap_intervals(
+    sums: pd.DataFrame | Verdicts,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    strata: Sequence[str] = DEFAULT_STRATA,
+    groupings: Mapping[str, Sequence[str]] = DEFAULT_GROUPINGS,
+    conditions: Sequence[str] | None = None,
+    memory_budget: int = MEMORY_BUDGET,
+    progress: Progress | None = None,
+    executor: Executor | None = None,
+    domain=None,
+) -> pd.DataFrame:
     """``interval_table`` for every condition, holding at most ``memory_budget`` bytes of draws.
 
     Conditions are bootstrapped in chunks; a draw picks the same boards whatever the chunk, so the
@@ -430,7 +503,7 @@ def bootstrap_intervals(sums: pd.DataFrame | Verdicts, draws: int = DEFAULT_DRAW
     starts = range(0, len(packed.conditions), chunk)
     parts = []
     for n, i in enumerate(starts):
-        part = packed.select(packed.conditions[i:i + chunk]) if chunk < len(packed.conditions) else packed
+        part = packed.select(packed.conditions[i : i + chunk]) if chunk < len(packed.conditions) else packed
         tick = None if progress is None else (lambda done, _, n=n: progress(n * draws + done, len(starts) * draws))
         parts.append(interval_table(bootstrap_draws(part, draws, seed, tick, executor), level))
     out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

@@ -59,17 +59,19 @@ def board_sums(verdicts: Verdicts | pd.DataFrame, domain=None) -> pd.DataFrame:
     status = verdicts["status"]
     complete = (status == "complete").to_numpy()
     info_columns = found.named(BOARD_INFO)
-    parts = pd.DataFrame({
-        **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + info_columns},
-        "n": 1,
-        "legal": (status != "illegal").to_numpy(np.int64),
-        "complete": complete.astype(np.int64),
-        "illegal": (status == "illegal").to_numpy(np.int64),
-        "optimal": optimal.astype(np.int64),
-        "economy_sum": np.where(complete, economy, 0.0),
-        "excess_sum": np.where(complete, excess, 0.0),
-        "depth_sum": np.where(complete, verdicts["depth"].to_numpy(np.int64), 0),
-    })
+    parts = pd.DataFrame(
+        {
+            **{c: verdicts[c].to_numpy() for c in BOARD_KEYS + info_columns},
+            "n": 1,
+            "legal": (status != "illegal").to_numpy(np.int64),
+            "complete": complete.astype(np.int64),
+            "illegal": (status == "illegal").to_numpy(np.int64),
+            "optimal": optimal.astype(np.int64),
+            "economy_sum": np.where(complete, economy, 0.0),
+            "excess_sum": np.where(complete, excess, 0.0),
+            "depth_sum": np.where(complete, verdicts["depth"].to_numpy(np.int64), 0),
+        }
+    )
     sums = parts.groupby(BOARD_KEYS, sort=True)[SUM_COLUMNS].sum()
     info = parts.groupby(BOARD_KEYS, sort=True)[info_columns].first()
     out = pd.concat([info, sums], axis=1).reset_index()[BOARD_KEYS + info_columns + SUM_COLUMNS]
@@ -92,12 +94,26 @@ def metrics_from_sums(sums: pd.DataFrame) -> pd.DataFrame:
         O = sums["optimal"].to_numpy(np.float64) / n
         SPE = sums["economy_sum"].to_numpy(np.float64) / n
         Dc = np.where(done > 0, sums["depth_sum"].to_numpy(np.float64) / done, np.nan)
-    return pd.DataFrame({"N": sums["n"].to_numpy(np.int64), "C": C, "I": I, "R": R, "Q": Q, "E": E, "G": G,
-                         "O": O, "SPE": SPE, "Dc": Dc}, index=sums.index)
+    return pd.DataFrame(
+        {
+            "N": sums["n"].to_numpy(np.int64),
+            "C": C,
+            "I": I,
+            "R": R,
+            "Q": Q,
+            "E": E,
+            "G": G,
+            "O": O,
+            "SPE": SPE,
+            "Dc": Dc,
+        },
+        index=sums.index,
+    )
 
 
-def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("cohort", "condition"),
-                    domain=None) -> pd.DataFrame:
+def compute_metrics(
+    verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("cohort", "condition"), domain=None
+) -> pd.DataFrame:
     """Metrics per group: the ``by`` columns followed by ``N, C, I, R, Q, E, G, O, SPE, Dc``.
 
     Parameters
@@ -119,14 +135,19 @@ def compute_metrics(verdicts: Verdicts | pd.DataFrame, by: Sequence[str] = ("coh
         raise UserError(f"cannot group by {wrong}; choose from {', '.join(groupable)}")
     if len(set(by)) != len(by):
         raise UserError(f"group columns repeat: {by}")
-    is_sums = (not isinstance(verdicts, Verdicts) and set(SUM_COLUMNS) <= set(verdicts.columns)
-               and "status" not in verdicts.columns)
+    is_sums = (
+        not isinstance(verdicts, Verdicts)
+        and set(SUM_COLUMNS) <= set(verdicts.columns)
+        and "status" not in verdicts.columns
+    )
     if is_sums:
         dup = verdicts.duplicated(BOARD_KEYS).to_numpy()
         if dup.any():
             i = int(dup.argmax())
-            raise InputError(f"board sums: row {i + 1}: (condition, board_id) {tuple(verdicts[BOARD_KEYS].iloc[i])} "
-                             "appears more than once; form them once with fastspe.stats.metrics.board_sums")
+            raise InputError(
+                f"board sums: row {i + 1}: (condition, board_id) {tuple(verdicts[BOARD_KEYS].iloc[i])} "
+                "appears more than once; form them once with fastspe.stats.metrics.board_sums"
+            )
     sums = verdicts if is_sums else board_sums(verdicts, found)
     if by:
         grouped = sums.groupby(by, sort=True)[SUM_COLUMNS].sum().reset_index()

@@ -31,18 +31,27 @@ from .intervals import ALL, DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, bootstra
 from .metrics import board_sums
 from .protocol_names import condition_protocols
 
-__all__ = ["ToolEffect", "tool_effect", "protocol_effects", "tool_effect_json", "EFFECT_METRICS", "CHANGES",
-           "TOOL_CALLS"]
+__all__ = [
+    "ToolEffect",
+    "tool_effect",
+    "protocol_effects",
+    "tool_effect_json",
+    "EFFECT_METRICS",
+    "CHANGES",
+    "TOOL_CALLS",
+]
 
 EFFECT_METRICS = ("R", "Q", "E", "SPE")
 GROUPINGS = {"pooled": ("cohort",), "depth": ("cohort", "depth")}
 TOOL_CALLS = "tool_call_count"
 COMPLETE, INCOMPLETE, ILLEGAL = STATUS_NAMES
 # (name, baseline statuses, candidate statuses): each plan changed this way, both directions
-CHANGES = (("illegal_to_legal", (ILLEGAL,), (COMPLETE, INCOMPLETE)),
-           ("legal_to_illegal", (COMPLETE, INCOMPLETE), (ILLEGAL,)),
-           ("incomplete_to_complete", (INCOMPLETE,), (COMPLETE,)),
-           ("complete_to_incomplete", (COMPLETE,), (INCOMPLETE,)))
+CHANGES = (
+    ("illegal_to_legal", (ILLEGAL,), (COMPLETE, INCOMPLETE)),
+    ("legal_to_illegal", (COMPLETE, INCOMPLETE), (ILLEGAL,)),
+    ("incomplete_to_complete", (INCOMPLETE,), (COMPLETE,)),
+    ("complete_to_incomplete", (COMPLETE,), (INCOMPLETE,)),
+)
 _KEY = ["board_id", "trial"]
 
 
@@ -86,8 +95,10 @@ def _paired_rows(frame: pd.DataFrame, baseline: str, candidate: str) -> tuple[pd
             raise UserError(f"condition {name!r} has no verdicts; conditions present: {present}")
     keys = base[_KEY].merge(cand[_KEY], on=_KEY, how="outer", indicator=True)
     both = keys[keys["_merge"] == "both"][_KEY].sort_values(_KEY, kind="stable")
-    unpaired = {"baseline_only": int((keys["_merge"] == "left_only").sum()),
-                "candidate_only": int((keys["_merge"] == "right_only").sum())}
+    unpaired = {
+        "baseline_only": int((keys["_merge"] == "left_only").sum()),
+        "candidate_only": int((keys["_merge"] == "right_only").sum()),
+    }
     if both.empty:
         raise UserError(f"{candidate!r} and {baseline!r} share no trial (the same board_id and trial): nothing to pair")
     return both.merge(base, on=_KEY, how="left"), both.merge(cand, on=_KEY, how="left"), unpaired
@@ -117,9 +128,17 @@ def _outcomes(base: pd.DataFrame, cand: pd.DataFrame, has_tool_calls: bool) -> p
     return pd.DataFrame(rows)
 
 
-def tool_effect(verdicts: Verdicts | pd.DataFrame, baseline: str, candidate: str, draws: int = DEFAULT_DRAWS,
-                seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None,
-                domain=None, progress=None) -> ToolEffect:
+def tool_effect(
+    verdicts: Verdicts | pd.DataFrame,
+    baseline: str,
+    candidate: str,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    executor: Executor | None = None,
+    domain=None,
+    progress=None,
+) -> ToolEffect:
     """Candidate - baseline on the trials both answered (see the module docstring).
 
     Parameters
@@ -149,14 +168,31 @@ def tool_effect(verdicts: Verdicts | pd.DataFrame, baseline: str, candidate: str
     diff = diff.sort_values(["cohort", "_g", "depth", "_m"], kind="stable", key=_depth_key)
     differences = diff[["cohort", "depth", "metric", "estimate", "lo", "hi", "draws_used"]].reset_index(drop=True)
     has_tool_calls = TOOL_CALLS in cand.columns and cand[TOOL_CALLS].notna().any()
-    return ToolEffect(baseline, candidate, (protocols[baseline], protocols[candidate]), differences,
-                      _outcomes(base, cand, has_tool_calls), unpaired,
-                      int(base["board_id"].nunique()), boot.draws, boot.seed, float(level), bool(has_tool_calls))
+    return ToolEffect(
+        baseline,
+        candidate,
+        (protocols[baseline], protocols[candidate]),
+        differences,
+        _outcomes(base, cand, has_tool_calls),
+        unpaired,
+        int(base["board_id"].nunique()),
+        boot.draws,
+        boot.seed,
+        float(level),
+        bool(has_tool_calls),
+    )
 
 
-def protocol_effects(verdicts: Verdicts | pd.DataFrame, baseline: str, candidates, draws: int = DEFAULT_DRAWS,
-                     seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL, executor: Executor | None = None,
-                     domain=None) -> list[ToolEffect]:
+def protocol_effects(
+    verdicts: Verdicts | pd.DataFrame,
+    baseline: str,
+    candidates,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    executor: Executor | None = None,
+    domain=None,
+) -> list[ToolEffect]:
     """``tool_effect`` of each candidate whose answers came from another protocol than the baseline's (``compare``'s
     "What the tool fixes"); empty when they all share the baseline's protocol (verdicts without ``protocol``)."""
     frame = verdicts.frame if isinstance(verdicts, Verdicts) else verdicts
@@ -168,9 +204,11 @@ def protocol_effects(verdicts: Verdicts | pd.DataFrame, baseline: str, candidate
         if asked.get(c) == asked.get(baseline):
             same.append(c)
         else:  # its difference would be the prompt's as much as the protocol's
-            warnings.warn(f"{c!r} was asked another prompt than {baseline!r} (prompt_spec_sha256); left out of "
-                          f"\"What the tool fixes\", which pairs a protocol against none on the same prompt",
-                          stacklevel=2)
+            warnings.warn(
+                f"{c!r} was asked another prompt than {baseline!r} (prompt_spec_sha256); left out of "
+                f'"What the tool fixes", which pairs a protocol against none on the same prompt',
+                stacklevel=2,
+            )
     return [tool_effect(verdicts, baseline, c, draws, seed, level, executor, domain) for c in same]
 
 
@@ -192,6 +230,7 @@ def _depth_key(column: pd.Series) -> pd.Series:
 
 def tool_effect_json(effect: ToolEffect) -> dict:
     """The effect as JSON-ready values (``null`` for an undefined number)."""
+
     def clean(v):
         v = v.item() if hasattr(v, "item") else v
         return None if isinstance(v, float) and not math.isfinite(v) else v
@@ -199,15 +238,24 @@ def tool_effect_json(effect: ToolEffect) -> dict:
     diffs: dict = {}
     for r in effect.differences.to_dict("records"):
         diffs.setdefault((r["cohort"], r["depth"]), {})[r["metric"]] = {
-            k: clean(r[k]) for k in ("estimate", "lo", "hi", "draws_used")}
+            k: clean(r[k]) for k in ("estimate", "lo", "hi", "draws_used")
+        }
     rows = []
     for r in effect.outcomes.to_dict("records"):
         row = {k: clean(v) for k, v in r.items() if k != "transitions"}
         if not effect.has_tool_calls:
             row.pop("tool_calls_per_complete")
-        rows.append({**row, "differences": diffs.get((r["cohort"], r["depth"]), {}),
-                     "transitions": r["transitions"]})
-    return {"baseline": effect.baseline, "candidate": effect.candidate, "baseline_protocol": effect.protocols[0],
-            "candidate_protocol": effect.protocols[1], "paired_trials": effect.paired_trials,
-            "paired_boards": effect.paired_boards, "unpaired_trials": dict(effect.unpaired), "draws": effect.draws,
-            "seed": effect.seed, "level": effect.level, "rows": rows}
+        rows.append({**row, "differences": diffs.get((r["cohort"], r["depth"]), {}), "transitions": r["transitions"]})
+    return {
+        "baseline": effect.baseline,
+        "candidate": effect.candidate,
+        "baseline_protocol": effect.protocols[0],
+        "candidate_protocol": effect.protocols[1],
+        "paired_trials": effect.paired_trials,
+        "paired_boards": effect.paired_boards,
+        "unpaired_trials": dict(effect.unpaired),
+        "draws": effect.draws,
+        "seed": effect.seed,
+        "level": effect.level,
+        "rows": rows,
+    }

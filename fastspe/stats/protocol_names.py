@@ -35,8 +35,10 @@ def condition_protocols(verdicts: Verdicts | pd.DataFrame) -> dict[str, str]:
     if mixed.any():
         name = kinds.loc[mixed, "condition"].iloc[0]
         found = sorted(kinds.loc[kinds["condition"] == name, "protocol"])
-        raise InputError(f"verdicts: condition {name!r} holds answers of protocols {', '.join(found)}; one condition "
-                         "is one run's settings: score each protocol's run under its own condition name")
+        raise InputError(
+            f"verdicts: condition {name!r} holds answers of protocols {', '.join(found)}; one condition "
+            "is one run's settings: score each protocol's run under its own condition name"
+        )
     return dict(sorted(zip(kinds["condition"], kinds["protocol"])))
 
 

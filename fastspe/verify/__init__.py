@@ -11,8 +11,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the objects __getattr__ ha
     from .verdicts import compare_verdicts, Difference, FIELDS, rederive, verify_verdicts_files
 
 _NAMES = {
-    "FIELDS": "verdicts", "Difference": "verdicts", "parse_plan": "answer_format", "rederive": "verdicts",
-    "compare_verdicts": "verdicts", "verify_verdicts_files": "verdicts",
+    "FIELDS": "verdicts",
+    "Difference": "verdicts",
+    "parse_plan": "answer_format",
+    "rederive": "verdicts",
+    "compare_verdicts": "verdicts",
+    "verify_verdicts_files": "verdicts",
 }
 __all__ = ["compare_verdicts", "Difference", "FIELDS", "parse_plan", "rederive", "verify_verdicts_files"]
 __dir__ = face_dir(__all__)

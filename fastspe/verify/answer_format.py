@@ -61,11 +61,17 @@ def _rules(vocabulary: Vocabulary) -> _Rules:
     letters = frozenset("".join(vocabulary.tokens).lower() + "".join(vocabulary.tokens).upper())
     words = {w: spelt[t] for w, t in vocabulary.words.items()}
     arrow_is_glyph = "→" in vocabulary.glyphs
-    return _Rules(spelt, {t.lower(): sym for t, sym in spelt.items()}, vocabulary.runs, letters, words,
-                  {g: spelt[t] for g, t in vocabulary.glyphs.items()},
-                  ARROW_SEPARATORS if arrow_is_glyph else ARROW_SEPARATORS + ("→",), arrow_is_glyph,
-                  frozenset(letters | set("".join(words).lower() + "".join(words).upper()) | set(vocabulary.glyphs)
-                            | FORMAT))
+    return _Rules(
+        spelt,
+        {t.lower(): sym for t, sym in spelt.items()},
+        vocabulary.runs,
+        letters,
+        words,
+        {g: spelt[t] for g, t in vocabulary.glyphs.items()},
+        ARROW_SEPARATORS if arrow_is_glyph else ARROW_SEPARATORS + ("→",),
+        arrow_is_glyph,
+        frozenset(letters | set("".join(words).lower() + "".join(words).upper()) | set(vocabulary.glyphs) | FORMAT),
+    )
 
 
 class Plan(NamedTuple):
@@ -86,7 +92,7 @@ def _trailing_remark(s: str) -> int:
     if not s.endswith(")"):
         return -1
     open_at = s.rfind("(")
-    if open_at < 0 or ")" in s[open_at + 1:-1]:
+    if open_at < 0 or ")" in s[open_at + 1 : -1]:
         return -1
     while open_at and (s[open_at - 1].isspace() or s[open_at - 1] in ",;"):
         open_at -= 1
@@ -215,7 +221,7 @@ def _labels(text: str) -> list[_Label]:
     for line in text.split("\n"):
         lead = len(line) - len(line.lstrip(LEAD))
         for m in _CAPITAL.finditer(line):
-            before = line[:m.start()]
+            before = line[: m.start()]
             at_start = m.start() <= lead
             tags = {"markup"} if m.group(1) or (at_start and before.strip()) else set()
             if not at_start:
@@ -234,17 +240,17 @@ def _labels(text: str) -> list[_Label]:
 
 def _after_label(text: str, label: _Label, tags: set, rules: _Rules) -> str:
     tags |= label.tags
-    if sum(map(_is_fence, text[:label.start].split("\n"))) % 2:
+    if sum(map(_is_fence, text[: label.start].split("\n"))) % 2:
         tags.add("fence")
     line_end = text.find("\n", label.end)
     line_end = len(text) if line_end < 0 else line_end
-    body = text[label.end:line_end]
+    body = text[label.end : line_end]
     s = _strip_list(body, tags)
     moves = _list_moves(s, tags, rules) if s else ""
     if s and not body.rstrip().endswith(","):
         return moves
     # a bare label's list starts on a later line; a trailing comma carries the list on
-    for line in text[line_end + 1:].split("\n"):
+    for line in text[line_end + 1 :].split("\n"):
         if not line.strip() or _is_fence(line):
             continue
         more = _only_moves(line, rules)

@@ -47,12 +47,32 @@ from .answer_format import parse_plan
 __all__ = ["FIELDS", "COST_FIELDS", "Difference", "rederive", "compare_verdicts", "verify_verdicts_files"]
 
 KEY = ("condition", "board_id", "trial")
-FIELDS = ("cohort", STRATUM, "layout", "depth", "L", "status", "error_kind", "first_error", "parse_mode",
-          "normalization", "multiple_moves", "truncated", "final_h", "min_h", "revisits", "goal_midway",
-          "optimal", "economy", "excess", "moves")
+FIELDS = (
+    "cohort",
+    STRATUM,
+    "layout",
+    "depth",
+    "L",
+    "status",
+    "error_kind",
+    "first_error",
+    "parse_mode",
+    "normalization",
+    "multiple_moves",
+    "truncated",
+    "final_h",
+    "min_h",
+    "revisits",
+    "goal_midway",
+    "optimal",
+    "economy",
+    "excess",
+    "moves",
+)
 COST_FIELDS = ("cost", "cost_unit")  # a bank whose d* counts something else than moves (verdict_schema.COST_TYPES)
 CUT_OFF = {"length", "max_tokens", "max_output_tokens", "model_length", "token_limit"}
 Progress = Callable[[int, int], None]
+
 
 def _truncated(meta: dict) -> bool:
     """Cut off by the length limit, as the response's metadata says (only a true flag or the text "true")."""
@@ -62,30 +82,49 @@ def _truncated(meta: dict) -> bool:
     return any(isinstance(meta.get(f), str) and meta[f].lower() in CUT_OFF for f in ("finish_reason", "stop_reason"))
 
 
-def rederive(domain: Domain, board: VerifierBoard, response: str, parse: str = "lenient",
-             format_failure: str = "illegal", meta: dict | None = None, verifier: Verifier | None = None) -> dict:
+def rederive(
+    domain: Domain,
+    board: VerifierBoard,
+    response: str,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    meta: dict | None = None,
+    verifier: Verifier | None = None,
+) -> dict:
     """Every compared verdict field of one answer (``FIELDS``, the stratum under the domain's column), re-derived:
     the answer read by ``answer_format`` with the domain's vocabulary, the plan replayed by the domain's independent
     ``verifier``."""
     plan = parse_plan(response, strict=parse == "strict", vocabulary=domain.vocabulary)
     out = (verifier or domain.verifier).replay(board, plan.moves)
     if plan.mode == "no_plan":
-        out["status"], out["error_kind"] = ("illegal", "format") if format_failure == "illegal" \
-            else ("legal_noncompletion", "")
+        out["status"], out["error_kind"] = (
+            ("illegal", "format") if format_failure == "illegal" else ("legal_noncompletion", "")
+        )
     L, complete = len(plan.moves), out["status"] == "complete"
     unit = getattr(board, "cost_unit", "moves")  # what d* counts: an answer costs L moves unless the board says
     cost = L if unit == "moves" else int(out[unit])
     out[domain.stratum] = board.stratum
-    out.update(cohort=board.cohort, layout=board.tag, depth=board.depth, L=L,
-               parse_mode=plan.mode, normalization=plan.normalization, multiple_moves=plan.multiple,
-               truncated=_truncated(meta or {}), optimal=complete and cost == board.depth,
-               economy=(board.depth / cost if cost else 1.0) if complete else math.nan,
-               excess=float(cost - board.depth) if complete else math.nan, moves=plan.moves, cost=cost,
-               cost_unit=unit)
+    out.update(
+        cohort=board.cohort,
+        layout=board.tag,
+        depth=board.depth,
+        L=L,
+        parse_mode=plan.mode,
+        normalization=plan.normalization,
+        multiple_moves=plan.multiple,
+        truncated=_truncated(meta or {}),
+        optimal=complete and cost == board.depth,
+        economy=(board.depth / cost if cost else 1.0) if complete else math.nan,
+        excess=float(cost - board.depth) if complete else math.nan,
+        moves=plan.moves,
+        cost=cost,
+        cost_unit=unit,
+    )
     return out
 
 
 # ---- comparison -----------------------------------------------------------------------------------------------
+
 
 class Difference(NamedTuple):
     """One disagreement: a field whose stored and re-derived values differ, or a missing row (field
@@ -148,9 +187,12 @@ def _as_text(v):
     return "" if not _present(v) else v if isinstance(v, str) else str(v)
 
 
-_KIND = {**dict.fromkeys(("depth", "L", "final_h", "min_h", "revisits"), _as_int), "first_error": _as_index,
-         **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
-         **dict.fromkeys(("economy", "excess"), _as_float)}
+_KIND = {
+    **dict.fromkeys(("depth", "L", "final_h", "min_h", "revisits"), _as_int),
+    "first_error": _as_index,
+    **dict.fromkeys(("multiple_moves", "truncated", "goal_midway", "optimal"), _as_flag),
+    **dict.fromkeys(("economy", "excess"), _as_float),
+}
 
 
 def _same(stored, derived) -> bool:
@@ -170,9 +212,16 @@ def _verifier(domain: Domain) -> Verifier:
     return domain.verifier
 
 
-def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataFrame,
-                     parse: str = "lenient", format_failure: str = "illegal",
-                     progress: Progress | None = None, notes: dict | None = None) -> tuple[list[Difference], int]:
+def compare_verdicts(
+    domain,
+    boards,
+    responses: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    progress: Progress | None = None,
+    notes: dict | None = None,
+) -> tuple[list[Difference], int]:
     """Re-derive the verdict of every output of ``responses`` and compare it with ``verdicts``.
 
     ``domain``: the bank's (a name or ``Domain``); ``boards`` maps board_id to its verifier's board
@@ -198,21 +247,30 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
     missing = [c for c in (*KEY, *fields) if c not in verdicts.columns]
     if missing:
         raise UserError(f"the verdicts lack columns {missing}; make them with `fastspe score`")
-    keys = list(zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text),
-                    verdicts["trial"].map(_as_int)))
+    keys = list(
+        zip(verdicts["condition"].map(_as_text), verdicts["board_id"].map(_as_text), verdicts["trial"].map(_as_int))
+    )
     stored_rows: dict[tuple, int] = {}
     diffs: list[Difference] = []
     for i, key in enumerate(keys):
         if key in stored_rows:
-            diffs.append(Difference(*key, "verdict", f"verdict appears again (data row {i + 1} of the "
-                                                     f"verdicts; first at data row {stored_rows[key] + 1})", None))
+            diffs.append(
+                Difference(
+                    *key,
+                    "verdict",
+                    f"verdict appears again (data row {i + 1} of the "
+                    f"verdicts; first at data row {stored_rows[key] + 1})",
+                    None,
+                )
+            )
         stored_rows.setdefault(key, i)
     columns = {f: verdicts[f].tolist() for f in (*fields, *extras)}
     meta_names = [c for c in ("truncated", "finish_reason", "stop_reason") if c in responses.columns]
     meta = zip(*(responses[c].tolist() for c in meta_names)) if meta_names else repeat(())
     total, answered = len(responses), set()
-    for n, (cond, bid, trial, text, values) in enumerate(zip(responses["condition"], responses["board_id"],
-                                                             responses["trial"], responses["response"], meta)):
+    for n, (cond, bid, trial, text, values) in enumerate(
+        zip(responses["condition"], responses["board_id"], responses["trial"], responses["response"], meta)
+    ):
         key = (str(cond), str(bid), int(trial))
         answered.add(key)
         row = stored_rows.get(key)
@@ -221,8 +279,7 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
             continue
         if key[1] not in boards:
             raise UserError(f"board_id {key[1]!r} of the responses is not in the bank")
-        derived = rederive(domain, boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)),
-                           verifier)
+        derived = rederive(domain, boards[key[1]], text, parse, format_failure, dict(zip(meta_names, values)), verifier)
         for f in fields:
             stored = kinds.get(f, _as_text)(columns[f][row])
             if not _same(stored, derived[f]):
@@ -240,8 +297,9 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
         if progress is not None and (n + 1) % 10_000 == 0:
             progress(n + 1, total)
     notes["fields"] += [f for f in extras if f in rederived]
-    diffs += [Difference(*key, "verdict", "a verdict with no response", None)
-              for key in stored_rows if key not in answered]
+    diffs += [
+        Difference(*key, "verdict", "a verdict with no response", None) for key in stored_rows if key not in answered
+    ]
     if progress is not None:
         progress(total, total)
     return diffs, len(keys)
@@ -249,8 +307,16 @@ def compare_verdicts(domain, boards, responses: pd.DataFrame, verdicts: pd.DataF
 
 # ---- files ----------------------------------------------------------------------------------------------------
 
-def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", format_failure: str = "illegal",
-                          progress: Progress | None = None, notes: dict | None = None) -> tuple[list[Difference], int]:
+
+def verify_verdicts_files(
+    bank,
+    responses,
+    verdicts,
+    parse: str = "lenient",
+    format_failure: str = "illegal",
+    progress: Progress | None = None,
+    notes: dict | None = None,
+) -> tuple[list[Difference], int]:
     """``compare_verdicts`` on files: a bank, the responses or run log it was scored from, a verdicts file.
 
     ``bank`` may be a checked bank table (``read_bank_table``) and ``responses`` checked responses (a DataFrame
@@ -260,13 +326,18 @@ def verify_verdicts_files(bank, responses, verdicts, parse: str = "lenient", for
     from ..boundary.verdict_rows import read_verdict_rows
 
     if parse not in ("lenient", "strict") or format_failure not in ("illegal", "noncompletion"):
-        raise UserError(f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
-                        f"{parse!r} and {format_failure!r}")
+        raise UserError(
+            f"parse must be lenient or strict and format_failure illegal or noncompletion, got "
+            f"{parse!r} and {format_failure!r}"
+        )
     table = read_bank_table(bank) if isinstance(bank, (str, os.PathLike)) else bank
     domain = domain_of(table)
     boards = _verifier(domain).boards(table)
-    answers = responses if isinstance(responses, pd.DataFrame) else \
-        read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
+    answers = (
+        responses
+        if isinstance(responses, pd.DataFrame)
+        else read_responses(responses, bank=pd.DataFrame({"board_id": list(boards)}))
+    )
     stored = read_verdict_rows(verdicts)
     try:
         return compare_verdicts(domain, boards, answers, stored, parse, format_failure, progress, notes)

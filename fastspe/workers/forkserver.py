@@ -48,7 +48,8 @@ def start_forkserver(preload) -> bool:
 
     ours = getattr(forkserver._forkserver, "_forkserver_pid", None) is None
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        list(dict.fromkeys((__name__, main_module(), *preload, "fastspe._numba.warm"))))
+        list(dict.fromkeys((__name__, main_module(), *preload, "fastspe._numba.warm")))
+    )
     forkserver.ensure_running()
     return ours
 

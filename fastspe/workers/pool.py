@@ -113,9 +113,11 @@ class Task:
                 self._failures += 1
                 if self._failures > RETRIES:
                     name = getattr(self._call[0], "__name__", self._call[0])
-                    raise WorkerDied(f"worker processes died {self._failures} times before a task ({name}) could "
-                                     f"finish: killed, out of memory, or they failed to start (a script that starts "
-                                     f"workers needs `if __name__ == \"__main__\":`)") from exc
+                    raise WorkerDied(
+                        f"worker processes died {self._failures} times before a task ({name}) could "
+                        f"finish: killed, out of memory, or they failed to start (a script that starts "
+                        f'workers needs `if __name__ == "__main__":`)'
+                    ) from exc
                 self._pool._restart(self._generation)
                 self._generation, self._future = self._pool._submit(self._call)
 
@@ -182,8 +184,12 @@ class ProcessPool:
             context = multiprocessing.get_context("forkserver")
             if self._alive is None:
                 self._alive = context.Pipe(duplex=False)
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_starts,
-                                                 initargs=(share_of_cores(self.workers), self._alive[0]))
+            self._executor = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=_worker_starts,
+                initargs=(share_of_cores(self.workers), self._alive[0]),
+            )
         try:
             return self._generation, self._executor.submit(_task, *call)
         except BrokenProcessPool:  # (a worker died before: the task that found out gave up)
@@ -232,7 +238,7 @@ def _remove_stale_folders() -> None:
     root = tempfile.gettempdir()
     with contextlib.suppress(OSError):
         for name in os.listdir(root):
-            pid = name[len(FOLDER_PREFIX):].partition("-")[0]
+            pid = name[len(FOLDER_PREFIX) :].partition("-")[0]
             if name.startswith(FOLDER_PREFIX) and pid.isdigit() and not _alive(int(pid)):
                 shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 

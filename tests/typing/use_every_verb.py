@@ -43,8 +43,18 @@ def pipeline(out: Path) -> list[str]:
     exported: fastspe.HubExport = fastspe.export_hub(checked, out / "hub")
     items = fastspe.BankItems(checked)
     own: float = fastspe.score_answer(None, items[0]) + items.score_answer("MOVES: U", items[1])
-    return [*domains, str(exported.rows), str(len(items)), str(own), str(summary.scored), str(len(metrics)), str(len(intervals)), str(len(table)),
-            compared.primary, report.name]
+    return [
+        *domains,
+        str(exported.rows),
+        str(len(items)),
+        str(own),
+        str(summary.scored),
+        str(len(metrics)),
+        str(len(intervals)),
+        str(len(table)),
+        compared.primary,
+        report.name,
+    ]
 
 
 def rewards(bank: pd.DataFrame) -> list[fastspe.Rewards]:

@@ -15,8 +15,14 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the objects __getattr__ ha
     from .prompt import board_text, prompt_sha256, render_prompt
 
 _NAMES = {
-    "Layout": "layout", "board_rows": "layout", "prompt_sha256": "prompt", "board_text": "prompt",
-    "render_prompt": "prompt", "BankTables": "pack", "DOMAIN": "domain", "solve": "planners.solver",
+    "Layout": "layout",
+    "board_rows": "layout",
+    "prompt_sha256": "prompt",
+    "board_text": "prompt",
+    "render_prompt": "prompt",
+    "BankTables": "pack",
+    "DOMAIN": "domain",
+    "solve": "planners.solver",
 }
 __all__ = ["BankTables", "board_rows", "board_text", "DOMAIN", "Layout", "prompt_sha256", "render_prompt", "solve"]
 __dir__ = face_dir(__all__)

@@ -40,6 +40,9 @@ search boards optimal (a bidirectional breadth-first search up to d* 30, a plain
 
 def dataset_card_notes(table) -> CardNotes:
     """The sliding puzzle's part of a bank's dataset card (``table``: the checked bank table)."""
-    return CardNotes(pretty_name="Certified sliding puzzles for innate LLM planning (fastspe)",
-                     certification=CERTIFICATION, columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
-                     tags=("sliding-puzzle", "15-puzzle"))
+    return CardNotes(
+        pretty_name="Certified sliding puzzles for innate LLM planning (fastspe)",
+        certification=CERTIFICATION,
+        columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
+        tags=("sliding-puzzle", "15-puzzle"),
+    )

@@ -26,8 +26,21 @@ class SlidingDomain(Domain):
     vocabulary = DIRECTIONS
 
     # banks: the columns and their check (bank.table), designs and the h-walk builder (bank.design, bank.build)
-    bank_columns = ("board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
-                    "certificate", "proposal_index", "seed")
+    bank_columns = (
+        "board_id",
+        "cohort",
+        "k",
+        "blocks",
+        "rows",
+        "cols",
+        "depth",
+        "h",
+        "initial",
+        "goal",
+        "certificate",
+        "proposal_index",
+        "seed",
+    )
     optional_columns = ("retreat", "certificate_kind")
     state_columns = ("rows", "cols", "blocks", "initial")
     jsonl_banks = True
@@ -58,9 +71,11 @@ class SlidingDomain(Domain):
     # baselines, the exact solver, the viewer, the report's retreat table, the command line
     planners = ("oracle", "greedy", "detour", "noisy", "random")
     baseline_responses = implemented_in(".planners.baselines:baseline_responses")
-    solver = ("IDA* with h, the paper's h(s), first within a node budget with no tables, then with additive pattern "
-              "databases built once per layout into the user's cache folder (FASTSPE_PDB_DIR overrides it); --input "
-              "lines are {id, rows, cols, blocks, board}")
+    solver = (
+        "IDA* with h, the paper's h(s), first within a node budget with no tables, then with additive pattern "
+        "databases built once per layout into the user's cache folder (FASTSPE_PDB_DIR overrides it); --input "
+        "lines are {id, rows, cols, blocks, board}"
+    )
     solve = implemented_in(".commands:solve")
     record_solver = implemented_in(".commands:record_solver")
     trace_columns = ("rows", "cols", "blocks", "initial", "depth")

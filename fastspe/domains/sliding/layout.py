@@ -62,7 +62,9 @@ class Layout:
         if len(set(blocks)) != len(blocks):
             raise UserError(f"blocked cells repeat: {sorted(blocks)}")
         if cells - len(blocks) < 2:
-            raise UserError(f"a layout needs at least 2 free cells, {rows}x{cols} with blocks {sorted(blocks)} has {cells - len(blocks)}")
+            raise UserError(
+                f"a layout needs at least 2 free cells, {rows}x{cols} with blocks {sorted(blocks)} has {cells - len(blocks)}"
+            )
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "cols", cols)
         object.__setattr__(self, "blocks", tuple(sorted(blocks)))
@@ -148,13 +150,16 @@ class Layout:
         huge = [v for v in values if abs(v) > 2**31]
         if huge:  # before NumPy, which cannot hold a 20-digit value (smaller ones: the detailed message below)
             shown = ", ".join(_short_int(v) for v in huge[:3]) + (", ..." if len(huge) > 3 else "")
-            raise UserError(f"{what}: values out of range [{shown}] (tiles are 1..{self.tiles}, 0 the blank, "
-                            f"-1 a blocked cell)")
+            raise UserError(
+                f"{what}: values out of range [{shown}] (tiles are 1..{self.tiles}, 0 the blank, -1 a blocked cell)"
+            )
         arr = np.array(values, dtype=np.int64)
         blocked_here = np.flatnonzero(arr == -1)
         if not np.array_equal(blocked_here, np.array(self.blocks, dtype=np.int64)):
             wrong = sorted(set(blocked_here.tolist()) ^ set(self.blocks))
-            raise UserError(f"{what}: blocked cells (-1) are at {blocked_here.tolist()}, the layout blocks {list(self.blocks)} (cells {wrong} differ)")
+            raise UserError(
+                f"{what}: blocked cells (-1) are at {blocked_here.tolist()}, the layout blocks {list(self.blocks)} (cells {wrong} differ)"
+            )
         free_vals = arr[~self.blocked]
         expected = np.arange(self.tiles + 1)
         if not np.array_equal(np.sort(free_vals), expected):

@@ -77,18 +77,29 @@ def packed_bank(table: pa.Table) -> BankTables:
     dist = np.full((nl, cells, cells), -1, dtype=np.int16)
     goal_cell = np.zeros((nl, max_tile + 1), dtype=np.int16)
     for i, lay in enumerate(layouts):
-        moves[i, :lay.cells] = lay.moves
-        dist[i, :lay.cells, :lay.cells] = lay.distances
-        goal_cell[i, :lay.tiles + 1] = lay.goal_cell
+        moves[i, : lay.cells] = lay.moves
+        dist[i, : lay.cells, : lay.cells] = lay.distances
+        goal_cell[i, : lay.tiles + 1] = lay.goal_cell
     tags = np.array([lay.tag for lay in layouts], dtype=object)[index]
     bits, _, _ = key_layout(cells, max_tile)
     cohort = table.column("cohort").combine_chunks().cast(pa.string())
     coded = pc.dictionary_encode(cohort)  # (a checked bank names every board's cohort: no nulls)
-    return BankTables(board_matrix(table.column("initial"), cells), index, moves, dist, goal_cell, bits,
-                      tags, table.column("board_id").combine_chunks().cast(pa.string()),
-                      table.column("depth").to_numpy(), table.column("k").to_numpy(),
-                      cohort.to_numpy(zero_copy_only=False), coded.indices.to_numpy().astype(np.int32),
-                      coded.dictionary, pa.array([lay.tag for lay in layouts], pa.string()))
+    return BankTables(
+        board_matrix(table.column("initial"), cells),
+        index,
+        moves,
+        dist,
+        goal_cell,
+        bits,
+        tags,
+        table.column("board_id").combine_chunks().cast(pa.string()),
+        table.column("depth").to_numpy(),
+        table.column("k").to_numpy(),
+        cohort.to_numpy(zero_copy_only=False),
+        coded.indices.to_numpy().astype(np.int32),
+        coded.dictionary,
+        pa.array([lay.tag for lay in layouts], pa.string()),
+    )
 
 
 def blocks_mask(blocks: pa.Array) -> np.ndarray:
@@ -130,7 +141,7 @@ def board_matrix(column, width: int | None = None) -> np.ndarray:
         width = max([len(b) for b in lists] + [width or 0])
         out = np.full((len(lists), width), -1, dtype=np.int8)
         for i, b in enumerate(lists):
-            out[i, :len(b)] = b
+            out[i, : len(b)] = b
         return out
     lengths = list_lengths(arrow)
     values = arrow.flatten().to_numpy(zero_copy_only=False).astype(np.int8, copy=False)
@@ -163,5 +174,14 @@ def replay_packed(packed: BankTables, rows: np.ndarray, codes: np.ndarray, offse
     """The domain's ``replay``: plan i on bank row ``rows[i]``, by the replay kernel over the stacked layout tables."""
     from .kernels.replay import replay_plans
 
-    return replay_plans(packed.boards, rows, codes, offsets, packed.layout_index[rows], packed.moves, packed.dist,
-                        packed.goal_cell, packed.bits)
+    return replay_plans(
+        packed.boards,
+        rows,
+        codes,
+        offsets,
+        packed.layout_index[rows],
+        packed.moves,
+        packed.dist,
+        packed.goal_cell,
+        packed.bits,
+    )

@@ -35,5 +35,11 @@ def playout(row: Mapping, plan: str) -> Playout:
         cells[blank], cells[target] = cells[target], 0
         return tuple(cells), ""
 
-    return play_out(tuple(int(v) for v in row["initial"]), plan, step, lambda board: board_text(board, rows, cols),
-                    lambda board: board == goal, SlidingDomain.error_reasons)
+    return play_out(
+        tuple(int(v) for v in row["initial"]),
+        plan,
+        step,
+        lambda board: board_text(board, rows, cols),
+        lambda board: board == goal,
+        SlidingDomain.error_reasons,
+    )

@@ -27,9 +27,7 @@ ANSWER_FORM = "comma-separated U,D,L,R"
 ANSWER_LINE = f"Return only MOVES: followed by {ANSWER_FORM}."
 
 PROMPT_TEMPLATE = (
-    "You are solving a {rows}-by-{cols} sliding puzzle.\n"
-    + RULES_TEXT + "\n"
-    + ANSWER_LINE + "\n"
+    "You are solving a {rows}-by-{cols} sliding puzzle.\n" + RULES_TEXT + "\n" + ANSWER_LINE + "\n"
     "Initial board:\n"
     "{initial}\n"
     "Goal board:\n"
@@ -59,15 +57,17 @@ def board_text(board: Sequence[int], rows: int, cols: int, what: str = "board") 
     """
     cells = list(board)
     if len(cells) != rows * cols:
-        raise UserError(f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
-                        f"pass rows= and cols= that match the board")
+        raise UserError(
+            f"{what} has {len(cells)} cells but a {rows}-by-{cols} board needs {rows * cols}; "
+            f"pass rows= and cols= that match the board"
+        )
     try:
         ints = [int(v) for v in cells]
     except (TypeError, ValueError):
         raise UserTypeError(f"{what} must hold integers, got {cells!r}") from None
     if any(i != v for i, v in zip(ints, cells)):
         raise UserTypeError(f"{what} must hold integers, got {cells!r}")
-    return "\n".join(" ".join(str(v) for v in ints[r * cols:(r + 1) * cols]) for r in range(rows))
+    return "\n".join(" ".join(str(v) for v in ints[r * cols : (r + 1) * cols]) for r in range(rows))
 
 
 def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, cols: int = 4) -> str:
@@ -88,9 +88,12 @@ def render_prompt(initial: Sequence[int], goal: Sequence[int], rows: int = 4, co
     if int(rows) < 1 or int(cols) < 1:
         raise UserError(f"rows and cols must be positive, got {rows} and {cols}")
     rows, cols = int(rows), int(cols)
-    return PROMPT_TEMPLATE.format(rows=rows, cols=cols,
-                                  initial=board_text(initial, rows, cols, "initial board"),
-                                  goal=board_text(goal, rows, cols, "goal board"))
+    return PROMPT_TEMPLATE.format(
+        rows=rows,
+        cols=cols,
+        initial=board_text(initial, rows, cols, "initial board"),
+        goal=board_text(goal, rows, cols, "goal board"),
+    )
 
 
 def render_row(row) -> str:
@@ -101,9 +104,15 @@ def render_row(row) -> str:
 def prompt_fields(row) -> dict[str, str]:
     """The named parts of one bank row's prompt (``Domain.prompt_fields``): rules, answer instruction, the boards."""
     rows, cols = int(row["rows"]), int(row["cols"])
-    return {"rules": RULES_TEXT, "answer": ANSWER_LINE, "answer_form": ANSWER_FORM, "rows": str(rows),
-            "cols": str(cols), "initial": board_text(row["initial"], rows, cols, "initial board"),
-            "goal": board_text(row["goal"], rows, cols, "goal board")}
+    return {
+        "rules": RULES_TEXT,
+        "answer": ANSWER_LINE,
+        "answer_form": ANSWER_FORM,
+        "rows": str(rows),
+        "cols": str(cols),
+        "initial": board_text(row["initial"], rows, cols, "initial board"),
+        "goal": board_text(row["goal"], rows, cols, "goal board"),
+    }
 
 
 def render_rows(frame) -> list[str]:
@@ -146,7 +155,7 @@ def _shape_prompts(frame, at, rows: int, cols: int) -> list:
     for values in boards:
         cells = values.take(keep).flatten().to_numpy(zero_copy_only=False).reshape(-1, rows * cols)
         column = [pc.cast(pa.array(cells[:, j].astype(np.int64)), pa.string()) for j in range(rows * cols)]
-        lines = [pc.binary_join_element_wise(*column[r * cols:(r + 1) * cols], " ") for r in range(rows)]
+        lines = [pc.binary_join_element_wise(*column[r * cols : (r + 1) * cols], " ") for r in range(rows)]
         texts.append(pc.binary_join_element_wise(*lines, "\n"))
     joined = pc.binary_join_element_wise(head.format(rows=rows, cols=cols), texts[0], middle, texts[1], "")
     out: list = [None] * len(at)

@@ -61,11 +61,20 @@ def retreat_table(verdicts: Verdicts | pd.DataFrame, bank: pd.DataFrame, conditi
     grouped = joined.groupby(keys, sort=True)[SUM_COLUMNS].sum().reset_index()
     frame = pd.concat([grouped[keys], metrics_from_sums(grouped)[SHOWN]], axis=1)
     rank = {c: i for i, c in enumerate(conditions)}
-    frame = (frame.assign(_r=frame["condition"].map(rank)).sort_values(["depth", "retreat", "_r"], kind="stable")
-             .drop(columns="_r").reset_index(drop=True))
-    return Table("by_retreat", "Completion $C$, economy $E$ and SPE by forced heuristic retreat $d^* - h$ at each "
-                 "certified depth $d^*$ with search-certified boards (retreat 0 includes h-walk boards).", frame,
-                 {"C": RATE, "E": RATE, "SPE": RATE}, heading="Results by forced heuristic retreat")
+    frame = (
+        frame.assign(_r=frame["condition"].map(rank))
+        .sort_values(["depth", "retreat", "_r"], kind="stable")
+        .drop(columns="_r")
+        .reset_index(drop=True)
+    )
+    return Table(
+        "by_retreat",
+        "Completion $C$, economy $E$ and SPE by forced heuristic retreat $d^* - h$ at each "
+        "certified depth $d^*$ with search-certified boards (retreat 0 includes h-walk boards).",
+        frame,
+        {"C": RATE, "E": RATE, "SPE": RATE},
+        heading="Results by forced heuristic retreat",
+    )
 
 
 def report_tables(verdicts, bank: pd.DataFrame, conditions: Sequence[str]) -> list[Table]:

@@ -26,7 +26,12 @@ def blank_targets(rows: int, cols: int, blocks: Iterable[int]) -> list[list[int]
         row = []
         for dr, dq in STEPS:
             rr, qq = r + dr, q + dq
-            row.append(BOUNDARY if not (0 <= rr < rows and 0 <= qq < cols)
-                       else OBSTACLE if rr * cols + qq in blocked else rr * cols + qq)
+            row.append(
+                BOUNDARY
+                if not (0 <= rr < rows and 0 <= qq < cols)
+                else OBSTACLE
+                if rr * cols + qq in blocked
+                else rr * cols + qq
+            )
         table.append(row)
     return table

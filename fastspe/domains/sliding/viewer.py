@@ -50,8 +50,10 @@ class SlidingTrace(Trace):
     moved_heading = "tile"
 
     def summary_lines(self) -> list[str]:
-        return [f"board {self.board_id} ({self.rows}x{self.cols}, blocks {list(self.blocks) or 'none'}, "
-                f"d* = {self.depth}) · condition {self.condition} · trial {self.trial}"] + verdict_lines(self)
+        return [
+            f"board {self.board_id} ({self.rows}x{self.cols}, blocks {list(self.blocks) or 'none'}, "
+            f"d* = {self.depth}) · condition {self.condition} · trial {self.trial}"
+        ] + verdict_lines(self)
 
     def moved_text(self, step: Step) -> str:
         return str(step.tile)
@@ -71,25 +73,38 @@ class SlidingTrace(Trace):
         return out
 
     def page(self) -> TracePage:
-        steps = [{"n": s.number, "move": s.move, "tile": s.tile, "h": s.h, "board": list(s.board),
-                  "note": step_note(self, s)} for s in self.steps]
-        stage = ['<div class="boards"><div><b>Board</b>',
-                 f'<div id="board" class="grid" style="grid-template-columns:repeat({self.cols},2.6em)">'
-                 + "".join('<div class="cell"></div>' for _ in self.steps[0].board) + "</div></div>",
-                 f"<div><b>Goal</b>{_static_grid(self.goal, self.cols)}</div></div>"]
-        return TracePage(stage, steps, _DRAW, '", tile " + s.tile', "yellow: the tile just moved",
-                         data={"cols": self.cols})
+        steps = [
+            {
+                "n": s.number,
+                "move": s.move,
+                "tile": s.tile,
+                "h": s.h,
+                "board": list(s.board),
+                "note": step_note(self, s),
+            }
+            for s in self.steps
+        ]
+        stage = [
+            '<div class="boards"><div><b>Board</b>',
+            f'<div id="board" class="grid" style="grid-template-columns:repeat({self.cols},2.6em)">'
+            + "".join('<div class="cell"></div>' for _ in self.steps[0].board)
+            + "</div></div>",
+            f"<div><b>Goal</b>{_static_grid(self.goal, self.cols)}</div></div>",
+        ]
+        return TracePage(
+            stage, steps, _DRAW, '", tile " + s.tile', "yellow: the tile just moved", data={"cols": self.cols}
+        )
 
 
 # the page draws a step by filling the grid's cells (the grid's style is report.viewer_html's)
-_DRAW = '''    for (var c = 0; c < cells.length; c++){
+_DRAW = """    for (var c = 0; c < cells.length; c++){
       var v = s.board[c];
       cells[c].textContent = v > 0 ? v : "";
       cells[c].className = "cell" + (v < 0 ? " block" : v === 0 ? " blank" : "") +
         (i > 0 && v === s.tile ? " moved" : "");
       cells[c].setAttribute("data-v", v);
     }
-'''
+"""
 
 
 def _static_grid(board, cols: int) -> str:
@@ -135,9 +150,20 @@ def plan_trace(bank_row: dict, verdict_row: dict) -> SlidingTrace:
     moves = str(verdict_row.get("moves") or "")
     steps, illegal = replay_moves(layout, bank_row["initial"], moves)
     illegal = format_failure(verdict_row) or illegal
-    return SlidingTrace(str(verdict_row["board_id"]), str(verdict_row["condition"]), int(verdict_row["trial"]),
-                        layout.rows, layout.cols, layout.blocks, tuple(int(v) for v in layout.goal),
-                        int(bank_row["depth"]), moves, tuple(steps), illegal, dict(verdict_row))
+    return SlidingTrace(
+        str(verdict_row["board_id"]),
+        str(verdict_row["condition"]),
+        int(verdict_row["trial"]),
+        layout.rows,
+        layout.cols,
+        layout.blocks,
+        tuple(int(v) for v in layout.goal),
+        int(bank_row["depth"]),
+        moves,
+        tuple(steps),
+        illegal,
+        dict(verdict_row),
+    )
 
 
 def cell_text(value: int, moved: bool = False) -> str:
@@ -152,4 +178,4 @@ def cell_text(value: int, moved: bool = False) -> str:
 def grid_lines(board, cols: int, moved_tile: int = 0) -> list[str]:
     """A board as text rows."""
     cells = [cell_text(v, moved=moved_tile > 0 and v == moved_tile) for v in board]
-    return ["".join(cells[i:i + cols]) for i in range(0, len(cells), cols)]
+    return ["".join(cells[i : i + cols]) for i in range(0, len(cells), cols)]

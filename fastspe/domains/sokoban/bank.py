@@ -37,9 +37,19 @@ from ...errors import UserError
 from ..designs import QuotaError, check_cohort, check_seed, design_cells, design_seed, is_json_int, load_design_file
 from .templates import ROOM_TEMPLATES, check_template_names, template_walls
 
-__all__ = ["SokobanCell", "SokobanDesign", "SOKOBAN_PAPER_SEED", "SOKOBAN_PAPER_DESIGN", "sokoban_paper_design",
-           "sokoban_carved_design", "sokoban_design_from_dict", "load_sokoban_design", "build_sokoban_bank",
-           "bank_from_levels", "xsb_text"]  # bank_from_levels: given levels' banks, from ``given`` (kept for old imports)
+__all__ = [
+    "SokobanCell",
+    "SokobanDesign",
+    "SOKOBAN_PAPER_SEED",
+    "SOKOBAN_PAPER_DESIGN",
+    "sokoban_paper_design",
+    "sokoban_carved_design",
+    "sokoban_design_from_dict",
+    "load_sokoban_design",
+    "build_sokoban_bank",
+    "bank_from_levels",
+    "xsb_text",
+]  # bank_from_levels: given levels' banks, from ``given`` (kept for old imports)
 
 SOKOBAN_PAPER_SEED = 20261010
 MAX_DEPTH = 120  # the deepest cell a design may ask for: deeper layers are rarely reached in a 10 x 10 room
@@ -96,10 +106,16 @@ def sokoban_paper_design(seed: int = SOKOBAN_PAPER_SEED) -> SokobanDesign:
     d* 10, 20, 30, 40, 20 each) and 80 stress levels (boxes 2, 3 x d* 50, 60, 20 each), every cell over the four
     ``DEFAULT_TEMPLATES`` (five levels each) and with a floor on pushes, ``PUSH_FLOORS``
     (docs/sokoban-design.md)."""
-    cells = [SokobanCell("primary", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
-             for d in (10, 20, 30, 40) for b in (1, 2, 3, 4)]
-    cells += [SokobanCell("stress", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
-              for d in (50, 60) for b in (2, 3)]
+    cells = [
+        SokobanCell("primary", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
+        for d in (10, 20, 30, 40)
+        for b in (1, 2, 3, 4)
+    ]
+    cells += [
+        SokobanCell("stress", b, d, 20, min_pushes=PUSH_FLOORS[d], templates=DEFAULT_TEMPLATES)
+        for d in (50, 60)
+        for b in (2, 3)
+    ]
     return SokobanDesign(check_seed(seed, "seed"), tuple(cells))
 
 
@@ -129,8 +145,10 @@ def sokoban_design_from_dict(spec, source: str = "design", seed: int | None = No
             raise UserError(f"{where} is missing {sorted(missing)}")
         extra = set(cell) - _CELL_KEYS
         if extra:
-            raise UserError(f"{where} has unknown keys {sorted(extra)} (allowed: cohort, boxes, depth or pushes, "
-                            f"count, min_pushes, templates)")
+            raise UserError(
+                f"{where} has unknown keys {sorted(extra)} (allowed: cohort, boxes, depth or pushes, "
+                f"count, min_pushes, templates)"
+            )
         if ("depth" in cell) == ("pushes" in cell):
             raise UserError(f"{where} needs exactly one of depth (d*, fewest moves) and pushes (of the certified plan)")
         cohort = cell["cohort"]
@@ -151,15 +169,20 @@ def sokoban_design_from_dict(spec, source: str = "design", seed: int | None = No
         if "templates" in cell:
             templates = check_template_names(cell["templates"], f"{where}.templates")
             if cell["count"] % len(templates):
-                raise UserError(f"{where}.count ({cell['count']}) must be a multiple of the {len(templates)} "
-                                "templates: each template gets the same number of levels")
+                raise UserError(
+                    f"{where}.count ({cell['count']}) must be a multiple of the {len(templates)} "
+                    "templates: each template gets the same number of levels"
+                )
         key = (cohort, cell["boxes"], horizon, cell[horizon])
         if key in seen:
-            raise UserError(f"{where} repeats cohort {cohort!r}, boxes {cell['boxes']}, {horizon} {cell[horizon]}: "
-                            f"merge their counts")
+            raise UserError(
+                f"{where} repeats cohort {cohort!r}, boxes {cell['boxes']}, {horizon} {cell[horizon]}: "
+                f"merge their counts"
+            )
         seen.add(key)
-        cells.append(SokobanCell(cohort, cell["boxes"], cell.get("depth"), cell["count"], cell.get("pushes"), floor,
-                                 templates))
+        cells.append(
+            SokobanCell(cohort, cell["boxes"], cell.get("depth"), cell["count"], cell.get("pushes"), floor, templates)
+        )
     return SokobanDesign(seed, tuple(cells))
 
 
@@ -169,23 +192,32 @@ def load_sokoban_design(name_or_path: str | None = None, seed: int | None = None
     design file."""
     paper = lambda s: sokoban_paper_design(SOKOBAN_PAPER_SEED if s is None else s)  # noqa: E731
     carved = lambda s: sokoban_carved_design(SOKOBAN_PAPER_SEED if s is None else s)  # noqa: E731
-    return load_design_file(name_or_path or "sokoban-paper",
-                            {"sokoban-paper": paper, "paper": paper, "sokoban-paper-v1": carved},
-                            sokoban_design_from_dict, seed)
+    return load_design_file(
+        name_or_path or "sokoban-paper",
+        {"sokoban-paper": paper, "paper": paper, "sokoban-paper-v1": carved},
+        sokoban_design_from_dict,
+        seed,
+    )
 
 
 def xsb_text(wall, goal, boxes, player: int, rows: int, cols: int) -> str:
     """The XSB drawing of a level given as arrays (cells row-major over ``cols``)."""
-    chars = np.where(np.asarray(wall[:rows * cols]), "#", " ").astype("<U1")
-    chars[np.asarray(goal[:rows * cols], dtype=bool)] = "."
+    chars = np.where(np.asarray(wall[: rows * cols]), "#", " ").astype("<U1")
+    chars[np.asarray(goal[: rows * cols], dtype=bool)] = "."
     for b in boxes:
         chars[b] = "*" if goal[b] else "$"
     chars[player] = "+" if goal[player] else "@"
-    return "\n".join("".join(chars[r * cols:(r + 1) * cols]).rstrip() for r in range(rows))
+    return "\n".join("".join(chars[r * cols : (r + 1) * cols]).rstrip() for r in range(rows))
 
 
-def _room_levels(boxes: int, template: str | None, members: list[tuple[int, SokobanCell, int]], seed: int,
-                 taken: set, progress: Progress | None):
+def _room_levels(
+    boxes: int,
+    template: str | None,
+    members: list[tuple[int, SokobanCell, int]],
+    seed: int,
+    taken: set,
+    progress: Progress | None,
+):
     """Fill the cells of one box count in one kind of room (a template, or carved: None): members are (design
     index, cell, quota); returns {design index: [(text, plan, pushes, depth)]}."""
     from .kernels.walks import CELLS, propose_levels
@@ -205,8 +237,20 @@ def _room_levels(boxes: int, template: str | None, members: list[tuple[int, Soko
         # only the targets of cells still short: reverse play stops at the deepest of them (a target's level in a
         # room does not depend on the others, so the bank is the same)
         targets = sorted({c.target for i, c, q in members if len(have[i]) < q}, key=lambda t: (t[0] < 0, t))
-        rooms = propose_levels(boxes, ROOM_SIDES[0], ROOM_SIDES[1], walls, t_rows, t_cols,
-                               np.array(targets, dtype=np.int64), REVERSE_CAP, seed, stream, start, n)
+        rooms = propose_levels(
+            boxes,
+            ROOM_SIDES[0],
+            ROOM_SIDES[1],
+            walls,
+            t_rows,
+            t_cols,
+            np.array(targets, dtype=np.int64),
+            REVERSE_CAP,
+            seed,
+            stream,
+            start,
+            n,
+        )
         start += n
         chunk = min(2 * chunk, MAX_ROOMS)
         wanted = _take_levels(rooms, targets, members, have, taken)
@@ -215,9 +259,11 @@ def _room_levels(boxes: int, template: str | None, members: list[tuple[int, Soko
     for i, cell, quota in members:
         if len(have[i]) < quota:
             room = "" if template is None else f" in template {template!r}"
-            raise QuotaError(f"cell {cell.name}: only {len(have[i])} of {quota} levels{room} after {start:,} rooms; "
-                             f"ask for fewer levels, another depth or a lower push floor (deep levels are rare, and "
-                             f"so are very shallow ones with many boxes)")
+            raise QuotaError(
+                f"cell {cell.name}: only {len(have[i])} of {quota} levels{room} after {start:,} rooms; "
+                f"ask for fewer levels, another depth or a lower push floor (deep levels are rare, and "
+                f"so are very shallow ones with many boxes)"
+            )
     return have
 
 
@@ -234,8 +280,9 @@ def _take_levels(rooms, targets, members, have, taken) -> list:
             into = next((i for i, c, _ in members if c.target == target and short[i] > 0), None)
             if into is None:
                 continue
-            level = parse_level(xsb_text(walls[r], goals[r], boxes_at[r, k], int(players[r, k]), int(rows[r]),
-                                         int(cols[r])))
+            level = parse_level(
+                xsb_text(walls[r], goals[r], boxes_at[r, k], int(players[r, k]), int(rows[r]), int(cols[r]))
+            )
             if level.text in taken:
                 continue
             taken.add(level.text)
@@ -249,14 +296,15 @@ def _certify(wanted, have, progress, need) -> None:
     from .kernels.search import FOUND, NODE_LIMIT
     from .solver import solve_levels
 
-    status, lengths, pushes, _, plans = solve_levels([w[2] for w in wanted], CERTIFY_LIMIT,
-                                                     max(w[3] for w in wanted))
+    status, lengths, pushes, _, plans = solve_levels([w[2] for w in wanted], CERTIFY_LIMIT, max(w[3] for w in wanted))
     for j, (into, text, _, depth, pulls) in enumerate(wanted):
         if status[j] == NODE_LIMIT:  # too costly to certify: skipped (the same on every machine)
             continue
         if status[j] != FOUND or lengths[j] != depth or pushes[j] != pulls:  # two exact searches disagree: a bug
-            raise RuntimeError(f"reverse play put a level at depth {depth} with {pulls} pushes but the solver says "
-                               f"status {status[j]}, length {lengths[j]}, pushes {pushes[j]}:\n{text}")
+            raise RuntimeError(
+                f"reverse play put a level at depth {depth} with {pulls} pushes but the solver says "
+                f"status {status[j]}, length {lengths[j]}, pushes {pushes[j]}:\n{text}"
+            )
         have[into].append((text, "".join(DIRECTIONS[int(d)] for d in plans[j, :depth]), int(pushes[j]), depth))
         if progress is not None:
             progress(1, need)
@@ -289,8 +337,10 @@ def build_sokoban_bank(design: SokobanDesign, seed: int | None = None, progress:
     for i, cell in enumerate(design.cells):
         width = max(3, len(str(cell.count - 1)))
         got = [level for template in cell.templates or (None,) for level in levels[i, template]]
-        rows += [(f"{cell.name}-{j:0{width}d}", cell.cohort, depth, text, cell.boxes, plan, pushes)
-                 for j, (text, plan, pushes, depth) in enumerate(got)]
+        rows += [
+            (f"{cell.name}-{j:0{width}d}", cell.cohort, depth, text, cell.boxes, plan, pushes)
+            for j, (text, plan, pushes, depth) in enumerate(got)
+        ]
     return _table(rows)
 
 
@@ -301,8 +351,12 @@ def _table(rows: list[tuple]) -> pa.Table:
 def check_design_options(args) -> None:
     """A design names its cohorts and certifies every level: ``--cohort``, ``--max-nodes``, ``--skip-unsolved`` and
     ``--objective`` go with ``--levels``."""
-    for option, dest in (("--cohort", "cohort"), ("--max-nodes", "max_nodes"), ("--skip-unsolved", "skip_unsolved"),
-                         ("--objective", "objective")):
+    for option, dest in (
+        ("--cohort", "cohort"),
+        ("--max-nodes", "max_nodes"),
+        ("--skip-unsolved", "skip_unsolved"),
+        ("--objective", "objective"),
+    ):
         if args is not None and getattr(args, dest, None) not in (None, False):
             raise UserError(f"{option} goes with --levels (a design names its cohorts and certifies every level)")
 

@@ -38,22 +38,37 @@ def plan_lengths(plans: pa.Array) -> np.ndarray:
     return pc.utf8_length(letters).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                             meaning: bool = True, fresh: bool = False) -> pa.Table:
+def check_sokoban_bank_table(
+    table: pa.Table, source: str = "bank", unit: str = "row", line_of=None, meaning: bool = True, fresh: bool = False
+) -> pa.Table:
     """Check a Sokoban bank table and return it in canonical types (text as ``string``, counts ``int64``): the
     domain's ``check_bank``. ``InputError`` names ``source``, the row and the board id."""
-    names = BANK_COLUMNS + tuple(c for c in OPTIONAL_COLUMNS
-                                 if c in table.column_names and table.column(c).null_count < table.num_rows)
-    at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, what="Sokoban bank",
-                       make="`fastspe bank build --domain sokoban`", rows="levels", filled=names)
+    names = BANK_COLUMNS + tuple(
+        c for c in OPTIONAL_COLUMNS if c in table.column_names and table.column(c).null_count < table.num_rows
+    )
+    at = rows_to_check(
+        table,
+        BANK_COLUMNS,
+        source,
+        unit,
+        line_of,
+        what="Sokoban bank",
+        make="`fastspe bank build --domain sokoban`",
+        rows="levels",
+        filled=names,
+    )
     cols = typed_columns(table, names, _TEXT + ("objective",), at, fresh)
     out = pa.table(cols)
     if "objective" in cols:
         objective = cols["objective"].to_numpy(zero_copy_only=False)
-        at.first(~np.isin(objective, OBJECTIVES), lambda i: f"objective is {objective[i]!r}, must be one of "
-                                                            f"{', '.join(OBJECTIVES)}")
-        at.first(objective != objective[0], lambda i: f"objective is {objective[i]!r} but row 1's is "
-                                                      f"{objective[0]!r}: a bank certifies one objective")
+        at.first(
+            ~np.isin(objective, OBJECTIVES),
+            lambda i: f"objective is {objective[i]!r}, must be one of {', '.join(OBJECTIVES)}",
+        )
+        at.first(
+            objective != objective[0],
+            lambda i: f"objective is {objective[i]!r} but row 1's is {objective[0]!r}: a bank certifies one objective",
+        )
     if not meaning:
         return out
     ints = {name: cols[name].to_numpy() for name in _INT + OPTIMUM_COLUMNS if name in cols}
@@ -65,27 +80,37 @@ def check_sokoban_bank_table(table: pa.Table, source: str = "bank", unit: str = 
         at.first((pushes < 0) | (pushes > depth), lambda i: f"pushes is {pushes[i]}, must be 0..depth ({depth[i]})")
         same = (("move_optimal_moves", moves), ("move_optimal_pushes", pushes))
     else:  # d* counts pushes: the certificate pushes depth times, in at least as many moves
-        at.first(pushes != depth, lambda i: f"the bank certifies fewest pushes, so depth ({depth[i]}) must equal "
-                                            f"pushes ({pushes[i]})")
-        at.first((depth < 0) | (moves < depth), lambda i: f"depth is {depth[i]}, must be 0..the certificate's "
-                                                          f"moves ({moves[i]})")
+        at.first(
+            pushes != depth,
+            lambda i: f"the bank certifies fewest pushes, so depth ({depth[i]}) must equal pushes ({pushes[i]})",
+        )
+        at.first(
+            (depth < 0) | (moves < depth),
+            lambda i: f"depth is {depth[i]}, must be 0..the certificate's moves ({moves[i]})",
+        )
         same = (("push_optimal_moves", moves), ("push_optimal_pushes", pushes))
     for name, value in same:  # the certificate is the objective's optimum: its moves and pushes
         if name in ints:
-            at.first(ints[name] != value, lambda i, n=name, v=value: f"{n} is {ints[n][i]} but the certificate's is "
-                                                                     f"{v[i]}")
+            at.first(
+                ints[name] != value, lambda i, n=name, v=value: f"{n} is {ints[n][i]} but the certificate's is {v[i]}"
+            )
     bad_letter = pc.match_substring_regex(cols["certificate"], r"[^UDLR,\s]").to_numpy(zero_copy_only=False)
     at.first(bad_letter, lambda i: "the certificate holds a letter that is not U, D, L or R")
     for prefix in ("move_optimal", "push_optimal"):
         if f"{prefix}_moves" in ints and f"{prefix}_pushes" in ints:
             m, p = ints[f"{prefix}_moves"], ints[f"{prefix}_pushes"]
-            at.first((p < 0) | (p > m), lambda i, x=prefix, m=m, p=p: f"{x}_pushes is {p[i]}, must be 0..{x}_moves "
-                                                                       f"({m[i]})")
-    for name, other, worse in (("move_optimal_moves", "push_optimal_moves", "longer"),
-                               ("push_optimal_pushes", "move_optimal_pushes", "pushier")):
+            at.first(
+                (p < 0) | (p > m), lambda i, x=prefix, m=m, p=p: f"{x}_pushes is {p[i]}, must be 0..{x}_moves ({m[i]})"
+            )
+    for name, other, worse in (
+        ("move_optimal_moves", "push_optimal_moves", "longer"),
+        ("push_optimal_pushes", "move_optimal_pushes", "pushier"),
+    ):
         if name in ints and other in ints:
-            at.first(ints[name] > ints[other], lambda i, n=name, o=other, w=worse: f"{n} ({ints[n][i]}) is {w} "
-                                                                                   f"than {o} ({ints[o][i]})")
+            at.first(
+                ints[name] > ints[other],
+                lambda i, n=name, o=other, w=worse: f"{n} ({ints[n][i]}) is {w} than {o} ({ints[o][i]})",
+            )
     for i, text in enumerate(cols["level"].to_pylist()):  # a level is parsed in Python: levels are few
         try:
             level = parse_level(text)

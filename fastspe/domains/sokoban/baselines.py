@@ -38,6 +38,7 @@ def sokoban_planner_name(planner: str) -> str:
     """``greedy`` or ``baseline:greedy`` -> ``greedy``; a ``UserError`` naming the choices otherwise."""
     return planner_name(planner, SOKOBAN_PLANNERS, "Sokoban ")
 
+
 def random_plan(depth: int, rng: np.random.Generator) -> str:
     """``depth`` moves drawn uniformly from U, D, L, R."""
     return "".join(DIRECTIONS[d] for d in rng.integers(0, 4, size=max(int(depth), 0)))
@@ -113,8 +114,9 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
     levels: dict[str, Level] = {}
     texts = []
     aims = bank["objective"].fillna("moves").tolist() if "objective" in bank.columns else ["moves"] * len(bank)
-    for bid, text, depth, cert, key, aim in zip(bank["board_id"], bank["level"], bank["depth"], bank["certificate"],
-                                                keys, aims):
+    for bid, text, depth, cert, key, aim in zip(
+        bank["board_id"], bank["level"], bank["depth"], bank["certificate"], keys, aims
+    ):
         level = levels.get(text)
         if level is None:
             try:
@@ -130,6 +132,10 @@ def sokoban_baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3
             else:
                 moves = random_plan(int(depth) if aim == "moves" else len(str(cert).replace(",", "")), rng)
             texts.append(ANSWER_PREFIX + ",".join(moves))
-    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts,
-                          [render_prompt(level, aim) for level, aim in zip(bank["level"], aims)])
-
+    return response_frame(
+        bank["board_id"].to_numpy(dtype=object),
+        name,
+        trials,
+        texts,
+        [render_prompt(level, aim) for level, aim in zip(bank["level"], aims)],
+    )

@@ -9,12 +9,12 @@ COLUMNS = {
     "cohort": "the cohort: `primary` or `stress` for the paper-shaped design, a design's or `--cohort`'s own",
     "depth": "d*, the certified optimum of the bank's objective (moves unless `objective` says pushes)",
     "level": "the level as XSB text: `#` wall, space floor, `.` goal, `$` box, `*` box on goal, `@` player, "
-             "`+` player on goal",
+    "`+` player on goal",
     "boxes": "the number of boxes (the second stratum)",
     "certificate": "an optimal plan: one U/D/L/R letter per player move (pushes included)",
     "pushes": "the certificate's pushes",
     "objective": "what the bank certifies: `moves` (fewest moves, then fewest pushes) or `pushes` (fewest pushes, "
-                 "then fewest moves)",
+    "then fewest moves)",
     "move_optimal_moves": "moves of the move-optimal plan",
     "move_optimal_pushes": "pushes of the move-optimal plan",
     "push_optimal_moves": "moves of the push-optimal plan",
@@ -38,6 +38,9 @@ with fewer pushes) exists; the rows it cannot prove are named on `UNPROVEN` line
 
 def dataset_card_notes(table) -> CardNotes:
     """Sokoban's part of a bank's dataset card (``table``: the checked bank table)."""
-    return CardNotes(pretty_name="Certified Sokoban levels for innate LLM planning (fastspe)",
-                     certification=CERTIFICATION, columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
-                     tags=("sokoban",))
+    return CardNotes(
+        pretty_name="Certified Sokoban levels for innate LLM planning (fastspe)",
+        certification=CERTIFICATION,
+        columns={c: d for c, d in COLUMNS.items() if c in table.column_names},
+        tags=("sokoban",),
+    )

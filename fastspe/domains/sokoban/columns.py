@@ -21,9 +21,18 @@ import pyarrow as pa
 
 __all__ = ["BANK_COLUMNS", "BANK_SCHEMA", "OPTIONAL_COLUMNS", "OPTIMUM_COLUMNS", "OBJECTIVES", "OPTIONAL_TYPES"]
 
-BANK_SCHEMA = pa.schema([("board_id", pa.string()), ("cohort", pa.string()), ("depth", pa.int64()),
-                         ("level", pa.string()), ("boxes", pa.int64()), ("certificate", pa.string()),
-                         ("pushes", pa.int64())], metadata={"fastspe.domain": "sokoban"})
+BANK_SCHEMA = pa.schema(
+    [
+        ("board_id", pa.string()),
+        ("cohort", pa.string()),
+        ("depth", pa.int64()),
+        ("level", pa.string()),
+        ("boxes", pa.int64()),
+        ("certificate", pa.string()),
+        ("pushes", pa.int64()),
+    ],
+    metadata={"fastspe.domain": "sokoban"},
+)
 BANK_COLUMNS = tuple(BANK_SCHEMA.names)
 OBJECTIVES = ("moves", "pushes")  # ``objective``: the first is the default (and what a bank without it certifies)
 OPTIMUM_COLUMNS = ("move_optimal_moves", "move_optimal_pushes", "push_optimal_moves", "push_optimal_pushes")

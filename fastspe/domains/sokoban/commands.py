@@ -19,28 +19,51 @@ from ..contract import BankVerification, GivenBank, Option, Ui
 DEFAULT_COHORT = "custom"
 
 BUILD_OPTIONS = (
-    Option(("--levels",), "bank these levels instead of a design: a .jsonl file of {id, level} lines (as solve --input "
-           "reads) or an XSB collection (levels separated by blank lines, ';' or Title: lines naming them), each "
-           "certified by the exact solver", {"metavar": "FILE"}),
+    Option(
+        ("--levels",),
+        "bank these levels instead of a design: a .jsonl file of {id, level} lines (as solve --input "
+        "reads) or an XSB collection (levels separated by blank lines, ';' or Title: lines naming them), each "
+        "certified by the exact solver",
+        {"metavar": "FILE"},
+    ),
     Option(("--cohort",), f"--levels: the cohort of the banked levels (default: {DEFAULT_COHORT})", {}),
-    Option(("--max-nodes",), "--levels: give up on a level after this many stored search states (default: "
-           "20,000,000)", {"type": "int:1:1000000000000", "dest": "max_nodes"}),
-    Option(("--skip-unsolved",), "--levels: bank every level that can be certified and report the others (a count, "
-           "and per level its line and why: too big, too many boxes, dead, unsolvable, node limit, refused) instead "
-           "of stopping at the first", {"action": "store_true", "dest": "skip_unsolved", "default": False}),
-    Option(("--objective",), "--levels: what d* (depth) counts: moves (fewest moves, then fewest pushes) or pushes "
-           "(fewest pushes, then fewest moves); the bank records both optima where the solver certifies both "
-           "(default: moves)", {"choices": ("moves", "pushes"), "default": None}),
+    Option(
+        ("--max-nodes",),
+        "--levels: give up on a level after this many stored search states (default: 20,000,000)",
+        {"type": "int:1:1000000000000", "dest": "max_nodes"},
+    ),
+    Option(
+        ("--skip-unsolved",),
+        "--levels: bank every level that can be certified and report the others (a count, "
+        "and per level its line and why: too big, too many boxes, dead, unsolvable, node limit, refused) instead "
+        "of stopping at the first",
+        {"action": "store_true", "dest": "skip_unsolved", "default": False},
+    ),
+    Option(
+        ("--objective",),
+        "--levels: what d* (depth) counts: moves (fewest moves, then fewest pushes) or pushes "
+        "(fewest pushes, then fewest moves); the bank records both optima where the solver certifies both "
+        "(default: moves)",
+        {"choices": ("moves", "pushes"), "default": None},
+    ),
 )
 SOLVE_OPTIONS = (
-    Option(("--level",), "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
-           {"metavar": "FILE"}),
-    Option(("--objective",), "what the plan minimises: moves (the fewest moves, then the fewest pushes) or pushes "
-           "(the fewest pushes, then the fewest moves) (default: moves)", {"choices": ("moves", "pushes")}),
+    Option(
+        ("--level",),
+        "an XSB level file (# wall, . goal, $ box, * box on goal, @ player, + player on goal)",
+        {"metavar": "FILE"},
+    ),
+    Option(
+        ("--objective",),
+        "what the plan minimises: moves (the fewest moves, then the fewest pushes) or pushes "
+        "(the fewest pushes, then the fewest moves) (default: moves)",
+        {"choices": ("moves", "pushes")},
+    ),
 )
 
 
 # ---- solve ----------------------------------------------------------------------------------------------------
+
 
 def solve(args, ui: Ui) -> dict:
     """``fastspe solve --level``: one level's optimal plan (``--objective``), as the JSON object the command prints;
@@ -57,8 +80,15 @@ def solve(args, ui: Ui) -> dict:
             sol = solve_level(text, args.max_nodes, objective, progress=lambda p: update(p.stored))
     except UserError as exc:  # the level's own message says the line and column; the file is the user's to find
         raise type(exc)(f"{args.level}: {exc}") from None
-    return {"length": sol.length, "pushes": sol.pushes, "moves": sol.moves, "objective": sol.objective,
-            "nodes": sol.nodes, "seconds": round(sol.seconds, 6), "level": text.strip("\n")}
+    return {
+        "length": sol.length,
+        "pushes": sol.pushes,
+        "moves": sol.moves,
+        "objective": sol.objective,
+        "nodes": sol.nodes,
+        "seconds": round(sol.seconds, 6),
+        "level": text.strip("\n"),
+    }
 
 
 def _objective(args) -> str:
@@ -82,6 +112,7 @@ def record_solver(args, ui: Ui):
 
 # ---- bank build and verify ------------------------------------------------------------------------------------
 
+
 def given_bank(args, ui: Ui) -> GivenBank | None:
     """``bank build --levels FILE``: every level certified (d*, both optima, an optimal plan) before anything is
     written; with ``--skip-unsolved`` the levels that cannot be are reported (``given.skip_report``) and left out."""
@@ -98,8 +129,17 @@ def given_bank(args, ui: Ui) -> GivenBank | None:
     objective = getattr(args, "objective", None) or "moves"
 
     def pieces(progress):
-        table = bank_from_levels(texts, ids, cohort, args.max_nodes, where, progress=progress, objective=objective,
-                                 skipped=skipped, searching=_long_search_lines(ui))
+        table = bank_from_levels(
+            texts,
+            ids,
+            cohort,
+            args.max_nodes,
+            where,
+            progress=progress,
+            objective=objective,
+            skipped=skipped,
+            searching=_long_search_lines(ui),
+        )
         for line in skip_report(skipped or [], len(given)):
             ui.say(line, err=True)
         if table.num_rows == 0:
@@ -121,8 +161,11 @@ def _long_search_lines(ui: Ui):
         step = int(at.seconds // LONG_SEARCH_SECONDS)
         if step >= 1 and said.get((name, objective)) != step:
             said[(name, objective)] = step
-            ui.say(f"{name}: fewest {objective}: {at.seconds:.0f} s, {at.stored:,} states stored, no plan under "
-                   f"{at.bound} {objective}", err=True)
+            ui.say(
+                f"{name}: fewest {objective}: {at.seconds:.0f} s, {at.stored:,} states stored, no plan under "
+                f"{at.bound} {objective}",
+                err=True,
+            )
 
     return searching
 
@@ -138,23 +181,34 @@ def verify(table, args, ui: Ui) -> BankVerification:
     unproven_of: dict = {}
     with ui.progress("bank verify", table.num_rows, "levels") as update:
         failures = verify_sokoban_bank(table, progress=update, skipped=skipped, unproven=unproven_of)
-    unproven = [(board_id, f"the certificate replays, but the search for the fewest "
-                           f"{' and the fewest '.join(unproven_of.get(board_id, ['moves']))} passed "
-                           f"{OPTIMALITY_STATES:,} states before it could rule out a better plan")
-                for board_id in skipped]
+    unproven = [
+        (
+            board_id,
+            f"the certificate replays, but the search for the fewest "
+            f"{' and the fewest '.join(unproven_of.get(board_id, ['moves']))} passed "
+            f"{OPTIMALITY_STATES:,} states before it could rule out a better plan",
+        )
+        for board_id in skipped
+    ]
     if failures:
         return BankVerification(failures, unproven, f"{len(failures)} of {table.num_rows} levels failed verification")
     aims = set(table.column("objective").to_pylist()) if "objective" in table.column_names else {"moves"}
     both = {"push_optimal_moves", "move_optimal_moves"} <= set(table.column_names)
     proved = "fewest moves and fewest pushes" if both else "fewest " + " and ".join(sorted(a or "moves" for a in aims))
-    checks = (f"each level parses, its certificate replays to every box on a goal with the stated depth and pushes, "
-              f"and an independent search ({proved})")
+    checks = (
+        f"each level parses, its certificate replays to every box on a goal with the stated depth and pushes, "
+        f"and an independent search ({proved})"
+    )
     if not skipped:
         return BankVerification([], [], f"ok: all {table.num_rows:,} levels verified ({checks} finds no better plan)")
     accepted = getattr(args, "accept_unproven", False)
-    return BankVerification([], unproven, f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
-                            f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
-                            f"optimal ({checks} of up to {OPTIMALITY_STATES:,} states per search)")
+    return BankVerification(
+        [],
+        unproven,
+        f"{'ok (unproven accepted)' if accepted else 'NOT PROVEN'}: all "
+        f"{table.num_rows:,} levels pass every check, but {len(skipped):,} are not proved "
+        f"optimal ({checks} of up to {OPTIMALITY_STATES:,} states per search)",
+    )
 
 
 OPTIONS = {"bank build": BUILD_OPTIONS, "solve": SOLVE_OPTIONS}

@@ -27,8 +27,17 @@ import numpy as np
 
 from .level import DIRECTIONS, Level
 
-__all__ = ["DEAD_NONE", "DEAD_UNKNOWN", "DEAD_NODE_LIMIT", "DeadMoves", "is_solvable", "are_solvable", "push_moves",
-           "frozen_boxes", "first_dead_moves"]
+__all__ = [
+    "DEAD_NONE",
+    "DEAD_UNKNOWN",
+    "DEAD_NODE_LIMIT",
+    "DeadMoves",
+    "is_solvable",
+    "are_solvable",
+    "push_moves",
+    "frozen_boxes",
+    "first_dead_moves",
+]
 
 DEAD_NONE = -1
 DEAD_UNKNOWN = -2
@@ -104,8 +113,10 @@ class DeadMoves:
         """The verdicts of (level, player, boxes) states: cached, solved (every box on a goal), or searched in one
         batch."""
         keys = [(level.text, region_key(level, player, boxes), boxes) for level, player, boxes in probes]
-        found = [True if all(level.goal[b] for b in boxes) else self._known(key)
-                 for key, (level, player, boxes) in zip(keys, probes)]
+        found = [
+            True if all(level.goal[b] for b in boxes) else self._known(key)
+            for key, (level, player, boxes) in zip(keys, probes)
+        ]
         asked = {key: probe for key, probe, f in zip(keys, probes, found) if f == "?"}
         answers = dict(zip(asked, self.batch(list(asked.values()), self.node_limit)))
         self.checks += len(asked)

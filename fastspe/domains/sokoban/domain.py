@@ -25,8 +25,13 @@ class SokobanDomain(Domain):
 
     # banks: the columns and their check (bank_table), designs and reverse play (bank), given levels (commands)
     bank_columns = ("board_id", "cohort", "depth", "level", "boxes", "certificate", "pushes")
-    optional_columns = ("objective", "move_optimal_moves", "move_optimal_pushes", "push_optimal_moves",
-                        "push_optimal_pushes")  # given levels' banks (columns.OPTIONAL_COLUMNS)
+    optional_columns = (
+        "objective",
+        "move_optimal_moves",
+        "move_optimal_pushes",
+        "push_optimal_moves",
+        "push_optimal_pushes",
+    )  # given levels' banks (columns.OPTIONAL_COLUMNS)
     state_columns = ("level",)
     summary_columns = ("cohort", "boxes", "depth")
     check_bank = implemented_in(".bank_table:check_sokoban_bank_table")
@@ -58,8 +63,10 @@ class SokobanDomain(Domain):
     # baselines, the exact solver, the viewer, the command line
     planners = ("oracle", "greedy", "random")
     baseline_responses = implemented_in(".baselines:sokoban_baseline_responses")
-    solver = ("move-optimal A* over (player, boxes) with an exact visited set; --input lines are {id, level}, the "
-              "level as XSB text")
+    solver = (
+        "move-optimal A* over (player, boxes) with an exact visited set; --input lines are {id, level}, the "
+        "level as XSB text"
+    )
     solve = implemented_in(".commands:solve")
     record_solver = implemented_in(".commands:record_solver")
     trace_columns = ("level", "depth")

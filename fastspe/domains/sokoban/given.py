@@ -65,9 +65,17 @@ def _solve(level, node_limit, objective: str, watch=None):
     return solve_level(level, node_limit, objective=objective)
 
 
-def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | None = None, where=None,
-                     progress: Progress | None = None, objective: str = "moves",
-                     skipped: list | None = None, searching: Callable | None = None) -> pa.Table:
+def bank_from_levels(
+    texts,
+    ids=None,
+    cohort: str = "custom",
+    node_limit: int | None = None,
+    where=None,
+    progress: Progress | None = None,
+    objective: str = "moves",
+    skipped: list | None = None,
+    searching: Callable | None = None,
+) -> pa.Table:
     """A bank of given levels (XSB texts), each certified by the exact solver for ``objective`` (see the module
     docstring): ``depth`` its d* (moves, or pushes), ``certificate`` an optimal plan, ``pushes`` its pushes, and the
     optional ``objective`` and optima columns. ``ids`` default to COHORT-000, ...; ``where[i]`` (e.g. "FILE: line
@@ -80,8 +88,10 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
         raise UserError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     both = push_objective_available()
     if objective != OBJECTIVES[0] and not both:
-        raise UserError("push-optimal solving needs a solver with the push objective (solve_level(..., "
-                        "objective='pushes')), which this build lacks: build with --objective moves")
+        raise UserError(
+            "push-optimal solving needs a solver with the push objective (solve_level(..., "
+            "objective='pushes')), which this build lacks: build with --objective moves"
+        )
     if not check_cohort(cohort):
         raise UserError(f"cohort must be a non-empty name of letters, digits, '_' or '.', got {cohort!r}")
     width = max(3, len(str(len(texts) - 1)))
@@ -92,8 +102,10 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
     first: dict[str, int] = {}
     for j, bid in enumerate(ids):
         if bid in first:
-            raise UserError(f"{_named(where[j], bid)}: ids must be distinct, and level {first[bid] + 1} has this one"
-                            + (f" ({where[first[bid]]})" if where[first[bid]] else ""))
+            raise UserError(
+                f"{_named(where[j], bid)}: ids must be distinct, and level {first[bid] + 1} has this one"
+                + (f" ({where[first[bid]]})" if where[first[bid]] else "")
+            )
         first[bid] = j
 
     left_out: dict[int, SkippedLevel] = {}
@@ -119,17 +131,25 @@ def bank_from_levels(texts, ids=None, cohort: str = "custom", node_limit: int | 
         # stores is the same) would weigh double in every mean; ``bank verify`` fails such a bank
         k = seen.setdefault(level.text, j)
         if k != j:
-            leave_out(j, "refused", f"the same level as {_named(where[k], ids[k])} (equal up to indentation and "
-                                    "trailing spaces); a bank holds each level once")
+            leave_out(
+                j,
+                "refused",
+                f"the same level as {_named(where[k], ids[k])} (equal up to indentation and "
+                "trailing spaces); a bank holds each level once",
+            )
             continue
         levels[j] = level
     rows = []
     for j, level in enumerate(levels):
         if level is not None:
-            watch = None if searching is None else (
-                lambda goal, at, name=_named(where[j], ids[j]): searching(name, goal, at))
-            row = _certified(level, node_limit, objective, both, lambda reason, message: leave_out(j, reason, message),
-                             watch)
+            watch = (
+                None
+                if searching is None
+                else (lambda goal, at, name=_named(where[j], ids[j]): searching(name, goal, at))
+            )
+            row = _certified(
+                level, node_limit, objective, both, lambda reason, message: leave_out(j, reason, message), watch
+            )
             if row is not None:
                 rows.append((ids[j], cohort, *row))
         if progress is not None:
@@ -163,8 +183,10 @@ def _table(rows: list[tuple], both: bool) -> pa.Table:
     names = list(BANK_SCHEMA.names) + ["objective", "move_optimal_moves", "move_optimal_pushes"]
     if both:
         names += ["push_optimal_moves", "push_optimal_pushes"]
-    schema = pa.schema([BANK_SCHEMA.field(n) if n in BANK_SCHEMA.names else pa.field(n, OPTIONAL_TYPES[n])
-                        for n in names], metadata=BANK_SCHEMA.metadata)
+    schema = pa.schema(
+        [BANK_SCHEMA.field(n) if n in BANK_SCHEMA.names else pa.field(n, OPTIONAL_TYPES[n]) for n in names],
+        metadata=BANK_SCHEMA.metadata,
+    )
     return pa.table({name: [r[k] for r in rows] for k, name in enumerate(names)}, schema=schema)
 
 

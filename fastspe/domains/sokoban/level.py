@@ -88,7 +88,7 @@ class Level:
         grid = room.reshape(self.rows, self.cols)
         for dr in (-1, 0, 1):
             for dq in (-1, 0, 1):
-                near[1 + dr:self.rows + 1 + dr, 1 + dq:self.cols + 1 + dq] |= grid
+                near[1 + dr : self.rows + 1 + dr, 1 + dq : self.cols + 1 + dq] |= grid
         near = near[1:-1, 1:-1].ravel()
         boxes, fixed = set(self.boxes), set(self.fixed)
         chars = []
@@ -103,7 +103,7 @@ class Level:
                 chars.append("*" if self.goal[c] else "$")
             else:
                 chars.append("." if self.goal[c] else " ")
-        return "\n".join("".join(chars[r * self.cols:(r + 1) * self.cols]).rstrip() for r in range(self.rows))
+        return "\n".join("".join(chars[r * self.cols : (r + 1) * self.cols]).rstrip() for r in range(self.rows))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Level) and self.text == other.text
@@ -227,14 +227,18 @@ def parse_level(text: str) -> Level:
         for q, ch in enumerate(line):
             where = (r + first, q)
             if ch not in _KNOWN:
-                raise LevelRefused(f"level {_where(*where)}: {ch!r} is not an XSB character "
-                                f"(# wall, space floor, . goal, $ box, * box on goal, @ player, + player on goal)")
+                raise LevelRefused(
+                    f"level {_where(*where)}: {ch!r} is not an XSB character "
+                    f"(# wall, space floor, . goal, $ box, * box on goal, @ player, + player on goal)"
+                )
             if ch == "#":
                 walls.add((r, q))
             if ch in _PLAYER:
                 if player is not None:
-                    raise LevelRefused(f"level {_where(*where)}: a second player (the first is at "
-                                    f"{_where(player[0] + first, player[1])})")
+                    raise LevelRefused(
+                        f"level {_where(*where)}: a second player (the first is at "
+                        f"{_where(player[0] + first, player[1])})"
+                    )
                 player = (r, q)
             if ch in _BOX:
                 boxes.append((r, q))
@@ -244,11 +248,14 @@ def parse_level(text: str) -> Level:
         raise LevelRefused("the level has no player (@, or + on a goal)")
     rows, cols = len(lines), max(len(line) for line in lines)
     room = _room(player, walls, rows, cols)
-    edge = next((s for s in sorted(room) if s[0] in (0, rows - 1) or s[1] in (0, cols - 1)
-                 or s[1] >= len(lines[s[0]])), None)
+    edge = next(
+        (s for s in sorted(room) if s[0] in (0, rows - 1) or s[1] in (0, cols - 1) or s[1] >= len(lines[s[0]])), None
+    )
     if edge is not None:
-        raise LevelRefused(f"level {_where(edge[0] + first, edge[1])}: the level is not closed by walls (the player "
-                        f"can walk off the drawing here)")
+        raise LevelRefused(
+            f"level {_where(edge[0] + first, edge[1])}: the level is not closed by walls (the player "
+            f"can walk off the drawing here)"
+        )
     # a box on a goal that the player cannot reach is walled in for good: a wall, still drawn as *
     fixed = {s for s in boxes if s not in room and s in goals}
     boxes = [s for s in boxes if s not in fixed]
@@ -256,17 +263,24 @@ def parse_level(text: str) -> Level:
     for kind, spots in (("box", boxes), ("goal", goals)):
         for spot in spots:
             if spot not in room:
-                raise LevelRefused(f"level {_where(spot[0] + first, spot[1])}: a {kind} the player cannot reach "
-                                f"(outside the room)")
+                raise LevelRefused(
+                    f"level {_where(spot[0] + first, spot[1])}: a {kind} the player cannot reach (outside the room)"
+                )
     if not 1 <= len(boxes) <= MAX_BOXES:
-        raise LevelRefused(f"the level has {_count(len(boxes), 'box')}{_walled(fixed)}; a level has 1 to {MAX_BOXES}",
-                           "too_many_boxes" if boxes else "refused")
+        raise LevelRefused(
+            f"the level has {_count(len(boxes), 'box')}{_walled(fixed)}; a level has 1 to {MAX_BOXES}",
+            "too_many_boxes" if boxes else "refused",
+        )
     if len(goals) != len(boxes):
-        raise LevelRefused(f"the level has {_count(len(boxes), 'box')} and {_count(len(goals), 'goal')}; it needs as "
-                        f"many goals as boxes")
+        raise LevelRefused(
+            f"the level has {_count(len(boxes), 'box')} and {_count(len(goals), 'goal')}; it needs as "
+            f"many goals as boxes"
+        )
     if set(boxes) <= set(goals):
-        raise LevelRefused("the level is solved at the start (every box is on a goal): its d* would be 0 moves, and "
-                        "an empty answer would score as optimal")
+        raise LevelRefused(
+            "the level is solved at the start (every box is on a goal): its d* would be 0 moves, and "
+            "an empty answer would score as optimal"
+        )
     # crop to the room, the walled-in boxes and the walls around them (diagonal neighbours included), as
     # ``Level.text`` draws it
     kept = room | fixed
@@ -274,8 +288,9 @@ def parse_level(text: str) -> Level:
     top, left = min(r for r, _ in drawn), min(q for _, q in drawn)
     rows, cols = max(r for r, _ in drawn) - top + 1, max(q for _, q in drawn) - left + 1
     if rows > MAX_SIDE or cols > MAX_SIDE:
-        raise LevelRefused(f"the level is {rows}x{cols}; a level is at most {MAX_SIDE}x{MAX_SIDE} (walls included)",
-                           "too_big")
+        raise LevelRefused(
+            f"the level is {rows}x{cols}; a level is at most {MAX_SIDE}x{MAX_SIDE} (walls included)", "too_big"
+        )
 
     def cell(spot):
         return (spot[0] - top) * cols + spot[1] - left
@@ -286,8 +301,15 @@ def parse_level(text: str) -> Level:
     goal[[cell(s) for s in goals]] = True
     wall.flags.writeable = False
     goal.flags.writeable = False
-    return Level(rows, cols, wall, goal, tuple(sorted(cell(s) for s in boxes)), cell(player),
-                 tuple(sorted(cell(s) for s in fixed)))
+    return Level(
+        rows,
+        cols,
+        wall,
+        goal,
+        tuple(sorted(cell(s) for s in boxes)),
+        cell(player),
+        tuple(sorted(cell(s) for s in fixed)),
+    )
 
 
 def _walled(fixed) -> str:

@@ -36,8 +36,10 @@ def read_given_levels(path) -> list[GivenLevel]:
     """The levels of ``path`` in file order (see the module docstring); an ``InputError`` when there are none."""
     levels = _json_levels(path) if Path(path).suffix.lower() == ".jsonl" else _collection_levels(path)
     if not levels:
-        raise InputError(f"{path}: no levels in the file (a .jsonl file of {{\"id\", \"level\"}} lines, or XSB "
-                         "levels separated by blank lines)")
+        raise InputError(
+            f'{path}: no levels in the file (a .jsonl file of {{"id", "level"}} lines, or XSB '
+            "levels separated by blank lines)"
+        )
     return levels
 
 

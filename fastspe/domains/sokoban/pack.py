@@ -50,10 +50,10 @@ def pack_levels(levels: Sequence[Level]) -> LevelTables:
     boxes = np.full((m, MAX_BOXES), -1, dtype=np.int16)
     nboxes = np.empty(m, dtype=np.int8)
     for i, lv in enumerate(levels):
-        moves[i, :lv.cells] = lv.moves
-        push[i, :lv.cells] = lv.push_distance
+        moves[i, : lv.cells] = lv.moves
+        push[i, : lv.cells] = lv.push_distance
         player[i] = lv.player
-        boxes[i, :len(lv.boxes)] = lv.boxes
+        boxes[i, : len(lv.boxes)] = lv.boxes
         nboxes[i] = len(lv.boxes)
     return LevelTables(moves, push, player, boxes, nboxes)
 
@@ -114,17 +114,27 @@ def pack_table(table: pa.Table) -> SokobanTables:
             except UserError as exc:
                 raise UserError(f"board {ids[i].as_py()!r}: {exc}") from None
         if len(lv.boxes) != stated[i]:
-            raise UserError(f"board {ids[i].as_py()!r}: its level has {len(lv.boxes)} boxes, the boxes column "
-                            f"says {stated[i]}")
+            raise UserError(
+                f"board {ids[i].as_py()!r}: its level has {len(lv.boxes)} boxes, the boxes column says {stated[i]}"
+            )
         levels[i] = lv
     sizes = np.array([lv.size for lv in levels], dtype=object)
     names, index = np.unique(sizes.astype(str), return_inverse=True) if len(sizes) else (np.array([], str), sizes)
     cohort = table.column("cohort").combine_chunks().cast(pa.string())
     coded = pc.dictionary_encode(cohort)
-    return SokobanTables(ids, table.column("depth").to_numpy().astype(np.int64), stated,
-                         table.column("pushes").to_numpy().astype(np.int64), coded.indices.to_numpy().astype(np.int32),
-                         coded.dictionary, np.asarray(index, dtype=np.int64), pa.array(list(names), pa.string()),
-                         levels, pack_levels(list(levels)), bank_objective(table))
+    return SokobanTables(
+        ids,
+        table.column("depth").to_numpy().astype(np.int64),
+        stated,
+        table.column("pushes").to_numpy().astype(np.int64),
+        coded.indices.to_numpy().astype(np.int32),
+        coded.dictionary,
+        np.asarray(index, dtype=np.int64),
+        pa.array(list(names), pa.string()),
+        levels,
+        pack_levels(list(levels)),
+        bank_objective(table),
+    )
 
 
 def replay_packed(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
@@ -133,8 +143,9 @@ def replay_packed(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, of
     from .kernels.replay import replay_levels
 
     t = packed.tables
-    return replay_levels(np.asarray(rows, dtype=np.int64), codes, offsets, t.moves, t.push_distance, t.player,
-                         t.boxes, t.nboxes)
+    return replay_levels(
+        np.asarray(rows, dtype=np.int64), codes, offsets, t.moves, t.push_distance, t.player, t.boxes, t.nboxes
+    )
 
 
 def cost_unit(packed: SokobanTables) -> str:
@@ -142,8 +153,9 @@ def cost_unit(packed: SokobanTables) -> str:
     return packed.objective
 
 
-def plan_costs(packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray,
-               status: np.ndarray) -> np.ndarray:
+def plan_costs(
+    packed: SokobanTables, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray, status: np.ndarray
+) -> np.ndarray:
     """The domain's ``plan_costs``: the pushes of each plan's legal prefix (``kernels.pushes``) on a push bank, the
     plan lengths on a move bank."""
     if packed.objective == "moves":

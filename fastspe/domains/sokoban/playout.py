@@ -29,6 +29,11 @@ def playout(row: Mapping, plan: str) -> Playout:
         player, boxes, _, error = level.step(*state, direction)
         return (None, error) if error else ((player, boxes), "")
 
-    return play_out((level.player, frozenset(level.boxes)), plan, step,
-                    lambda state: replace(level, player=state[0], boxes=tuple(sorted(state[1]))).text,
-                    lambda state: state[1] <= goals, SokobanDomain.error_reasons)  # (as many goals as boxes)
+    return play_out(
+        (level.player, frozenset(level.boxes)),
+        plan,
+        step,
+        lambda state: replace(level, player=state[0], boxes=tuple(sorted(state[1]))).text,
+        lambda state: state[1] <= goals,
+        SokobanDomain.error_reasons,
+    )  # (as many goals as boxes)

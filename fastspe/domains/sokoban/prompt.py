@@ -10,8 +10,15 @@ from __future__ import annotations
 from ..contract import prompt_hash as prompt_sha256
 from .level import parse_level
 
-__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "PROMPT_SHA256", "PUSH_PROMPT_TEMPLATE", "PUSH_PROMPT_SHA256",
-           "render_prompt", "prompt_fields"]
+__all__ = [
+    "PROMPT_VERSION",
+    "PROMPT_TEMPLATE",
+    "PROMPT_SHA256",
+    "PUSH_PROMPT_TEMPLATE",
+    "PUSH_PROMPT_SHA256",
+    "render_prompt",
+    "prompt_fields",
+]
 
 PROMPT_VERSION = "sokoban/1"
 
@@ -29,11 +36,7 @@ ANSWER_FORM = "comma-separated U,D,L,R"
 ANSWER_LINE = f"Return only MOVES: followed by {ANSWER_FORM}."
 
 PROMPT_TEMPLATE = (
-    "You are solving a {rows}-by-{cols} Sokoban level.\n"
-    + RULES_TEXT + "\n"
-    + ANSWER_LINE + "\n"
-    "Level:\n"
-    "{level}"
+    "You are solving a {rows}-by-{cols} Sokoban level.\n" + RULES_TEXT + "\n" + ANSWER_LINE + "\nLevel:\n{level}"
 )
 
 PROMPT_SHA256 = prompt_sha256(PROMPT_TEMPLATE)
@@ -42,8 +45,10 @@ PROMPT_SHA256 = prompt_sha256(PROMPT_TEMPLATE)
 # logs record the domain's template hash (``PROMPT_SHA256``) for both; each answer's ``prompt_text_sha256`` is the
 # rendered prompt's, so an answer to one is never scored against the other.
 MOVES_AIM = "Find a shortest complete sequence of moves that solves it (every push is a move)."
-PUSHES_AIM = ("Find a complete sequence of moves that solves it with the fewest pushes (a push is a move that moves a "
-              "box), and among those the fewest moves.")
+PUSHES_AIM = (
+    "Find a complete sequence of moves that solves it with the fewest pushes (a push is a move that moves a "
+    "box), and among those the fewest moves."
+)
 PUSH_RULES_TEXT = RULES_TEXT.replace(MOVES_AIM, PUSHES_AIM)
 PUSH_PROMPT_TEMPLATE = PROMPT_TEMPLATE.replace(MOVES_AIM, PUSHES_AIM)
 PUSH_PROMPT_SHA256 = prompt_sha256(PUSH_PROMPT_TEMPLATE)
@@ -74,5 +79,11 @@ def render_row(row) -> str:
 def prompt_fields(row) -> dict[str, str]:
     """The named parts of one bank row's prompt (``Domain.prompt_fields``): rules, answer instruction, the level."""
     level = parse_level(row["level"])
-    return {"rules": _RULES.get(_objective(row), RULES_TEXT), "answer": ANSWER_LINE, "answer_form": ANSWER_FORM,
-            "rows": str(level.rows), "cols": str(level.cols), "level": level.text}
+    return {
+        "rules": _RULES.get(_objective(row), RULES_TEXT),
+        "answer": ANSWER_LINE,
+        "answer_form": ANSWER_FORM,
+        "rows": str(level.rows),
+        "cols": str(level.cols),
+        "level": level.text,
+    }

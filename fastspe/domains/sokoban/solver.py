@@ -26,8 +26,18 @@ import numpy as np
 from .level import DIRECTIONS, Level, parse_level
 from ...errors import UserError, UserTypeError
 
-__all__ = ["SokobanSolution", "SokobanUnsolved", "SearchProgress", "solve_level", "is_solvable", "solve_levels",
-           "solve_level_record", "search_arrays", "DEFAULT_NODE_LIMIT", "OBJECTIVES"]
+__all__ = [
+    "SokobanSolution",
+    "SokobanUnsolved",
+    "SearchProgress",
+    "solve_level",
+    "is_solvable",
+    "solve_levels",
+    "solve_level_record",
+    "search_arrays",
+    "DEFAULT_NODE_LIMIT",
+    "OBJECTIVES",
+]
 
 DEFAULT_NODE_LIMIT = 20_000_000  # states stored: about 2 GB at the most (16 boxes), well under 4 GB
 OBJECTIVES = ("moves", "pushes")
@@ -94,8 +104,19 @@ def _search_loaded() -> None:
 
     tiny = parse_level("#####\n#@$.#\n#####")
     for objective in (MOVES, PUSHES, SOLVABLE):
-        push_search(tiny.wall, tiny.goal, np.array(tiny.boxes, dtype=np.int64), tiny.player, tiny.rows, tiny.cols,
-                    10, objective, True, True, np.zeros(4, dtype=np.int64))
+        push_search(
+            tiny.wall,
+            tiny.goal,
+            np.array(tiny.boxes, dtype=np.int64),
+            tiny.player,
+            tiny.rows,
+            tiny.cols,
+            10,
+            objective,
+            True,
+            True,
+            np.zeros(4, dtype=np.int64),
+        )
 
 
 def _objective(objective) -> int:
@@ -115,8 +136,19 @@ def _search(level: Level, limit: int, code: int, heuristic: bool, freeze: bool, 
 
     _search_loaded()
     board = np.zeros(4, dtype=np.int64)
-    args = (level.wall, level.goal, np.array(level.boxes, dtype=np.int64), level.player, level.rows, level.cols,
-            limit, code, heuristic, freeze, board)
+    args = (
+        level.wall,
+        level.goal,
+        np.array(level.boxes, dtype=np.int64),
+        level.player,
+        level.rows,
+        level.cols,
+        limit,
+        code,
+        heuristic,
+        freeze,
+        board,
+    )
     if progress is None:
         return push_search(*args)
     out: list = []
@@ -137,19 +169,29 @@ def _unsolved(status, stored: int, limit: int) -> SokobanUnsolved:
     from .kernels.push_search import DEAD_START, NO_PLAN
 
     if status == DEAD_START:
-        return SokobanUnsolved("the level is dead from the start: a box stands where no goal can be reached by "
-                               "pushes, the boxes cannot reach distinct goals, or a box off its goal is frozen",
-                               "dead")
+        return SokobanUnsolved(
+            "the level is dead from the start: a box stands where no goal can be reached by "
+            "pushes, the boxes cannot reach distinct goals, or a box off its goal is frozen",
+            "dead",
+        )
     if status == NO_PLAN:
-        return SokobanUnsolved(f"the level has no solution: all {stored:,} reachable states were searched",
-                               "unsolvable")
-    return SokobanUnsolved(f"the search stopped at the node limit ({limit:,} states) without a plan; raise the "
-                           f"limit to go on", "node_limit")
+        return SokobanUnsolved(
+            f"the level has no solution: all {stored:,} reachable states were searched", "unsolvable"
+        )
+    return SokobanUnsolved(
+        f"the search stopped at the node limit ({limit:,} states) without a plan; raise the limit to go on",
+        "node_limit",
+    )
 
 
-def solve_level(level, node_limit: int | None = None, objective: str = "moves",
-                progress: Callable[[SearchProgress], None] | None = None, breadth_first: bool = False,
-                prune: bool = True) -> SokobanSolution:
+def solve_level(
+    level,
+    node_limit: int | None = None,
+    objective: str = "moves",
+    progress: Callable[[SearchProgress], None] | None = None,
+    breadth_first: bool = False,
+    prune: bool = True,
+) -> SokobanSolution:
     """The optimal plan of ``level`` (a ``Level`` or XSB text) for ``objective`` ("moves" or "pushes", see the
     module docstring), or ``SokobanUnsolved`` saying why not; at most ``node_limit`` states stored.
 
@@ -213,9 +255,9 @@ def search_arrays(levels):
     rows = np.zeros(n, dtype=np.int64)
     cols = np.zeros(n, dtype=np.int64)
     for i, lv in enumerate(levels):
-        walls[i, :lv.cells] = lv.wall
-        goals[i, :lv.cells] = lv.goal
-        boxes[i, :len(lv.boxes)] = lv.boxes
+        walls[i, : lv.cells] = lv.wall
+        goals[i, : lv.cells] = lv.goal
+        boxes[i, : len(lv.boxes)] = lv.boxes
         nboxes[i], players[i], rows[i], cols[i] = len(lv.boxes), lv.player, lv.rows, lv.cols
     return walls, goals, boxes, nboxes, players, rows, cols
 
@@ -230,8 +272,10 @@ def solve_levels(levels, node_limit: int | None = None, bound: int | None = None
 
     big = next((lv for lv in levels if lv.cells > MAX_CELLS or len(lv.boxes) > MAX_BOXES), None)
     if big is not None:  # the batched move-level kernel packs a state in one word
-        raise UserError(f"solve_levels takes levels of at most {MAX_CELLS} cells and {MAX_BOXES} boxes; this one "
-                        f"is {big.size} with {len(big.boxes)} (solve it with solve_level):\n{big.text}")
+        raise UserError(
+            f"solve_levels takes levels of at most {MAX_CELLS} cells and {MAX_BOXES} boxes; this one "
+            f"is {big.size} with {len(big.boxes)} (solve it with solve_level):\n{big.text}"
+        )
     limit = _node_limit(node_limit)
     if bound is None:
         bound = MAX_PLAN
@@ -254,6 +298,12 @@ def solve_level_record(record, node_limit: int | None = None, objective: str = "
     except UserError as exc:
         out["error"] = str(exc)
         return out
-    out.update(length=sol.length, pushes=sol.pushes, moves=sol.moves, objective=sol.objective, nodes=sol.nodes,
-               seconds=round(sol.seconds, 6))
+    out.update(
+        length=sol.length,
+        pushes=sol.pushes,
+        moves=sol.moves,
+        objective=sol.objective,
+        nodes=sol.nodes,
+        seconds=round(sol.seconds, 6),
+    )
     return out

@@ -16,44 +16,32 @@ __all__ = ["ROOM_TEMPLATES", "template_walls", "check_template_names"]
 # name -> drawing ('#' wall, ' ' floor): rooms with walls to get around (a box's way to its goal winds), each deep
 # enough for one box at d* 40 and small enough for four boxes' reverse play to reach d* 60 within REVERSE_CAP states
 ROOM_TEMPLATES: dict[str, str] = {
-    "zigzag": ("##########\n"
-               "#   #    #\n"
-               "#   #    #\n"
-               "#   #  # #\n"
-               "#      # #\n"
-               "#  ##  # #\n"
-               "#   #  # #\n"
-               "#   #    #\n"
-               "#   #    #\n"
-               "##########"),
-    "galleries": ("##########\n"
-                  "#    #   #\n"
-                  "#    #   #\n"
-                  "#        #\n"
-                  "###  #####\n"
-                  "#        #\n"
-                  "#   #    #\n"
-                  "#   #    #\n"
-                  "#   #    #\n"
-                  "##########"),
-    "two-rooms": ("#########\n"
-                  "#   #   #\n"
-                  "#   #   #\n"
-                  "#       #\n"
-                  "#   #   #\n"
-                  "## ### ##\n"
-                  "#       #\n"
-                  "#   #   #\n"
-                  "#########"),
-    "alcoves": ("#########\n"
-                "#    ####\n"
-                "# #     #\n"
-                "#   ##  #\n"
-                "##      #\n"
-                "#  #  # #\n"
-                "#     # #\n"
-                "###     #\n"
-                "#########"),
+    "zigzag": (
+        "##########\n"
+        "#   #    #\n"
+        "#   #    #\n"
+        "#   #  # #\n"
+        "#      # #\n"
+        "#  ##  # #\n"
+        "#   #  # #\n"
+        "#   #    #\n"
+        "#   #    #\n"
+        "##########"
+    ),
+    "galleries": (
+        "##########\n"
+        "#    #   #\n"
+        "#    #   #\n"
+        "#        #\n"
+        "###  #####\n"
+        "#        #\n"
+        "#   #    #\n"
+        "#   #    #\n"
+        "#   #    #\n"
+        "##########"
+    ),
+    "two-rooms": ("#########\n#   #   #\n#   #   #\n#       #\n#   #   #\n## ### ##\n#       #\n#   #   #\n#########"),
+    "alcoves": ("#########\n#    ####\n# #     #\n#   ##  #\n##      #\n#  #  # #\n#     # #\n###     #\n#########"),
 }
 
 

@@ -89,10 +89,14 @@ class SokobanTrace(Trace):
         certificate = "" if self.pushes is None else f", {self.pushes} push{'es' if self.pushes != 1 else ''}"
         if self.objective == "pushes":  # d* counts pushes: say so, once
             certificate = f" push{'es' if self.depth != 1 else ''}, push-optimal"
-        return ([f"level {self.board_id} ({level.size}, {n} box{'es' if n != 1 else ''}, d* = {self.depth}"
-                 f"{certificate}) · condition {self.condition} · trial {self.trial}"]
-                + verdict_lines(self) + [f"pushes: {self.pushes_taken} of {len(self.steps) - 1} legal moves",
-                                         self.dead_line()])
+        return (
+            [
+                f"level {self.board_id} ({level.size}, {n} box{'es' if n != 1 else ''}, d* = {self.depth}"
+                f"{certificate}) · condition {self.condition} · trial {self.trial}"
+            ]
+            + verdict_lines(self)
+            + [f"pushes: {self.pushes_taken} of {len(self.steps) - 1} legal moves", self.dead_line()]
+        )
 
     def dead_line(self) -> str:
         """The first dead move in words."""
@@ -100,21 +104,31 @@ class SokobanTrace(Trace):
             return "first dead move: unknown (a solvability check stopped at its node limit)"
         dead = self.dead_step
         if dead is None:
-            return ("first dead move: none (complete)" if self.status == "complete" else
-                    "first dead move: none (the level can still be solved after the last legal move)")
+            return (
+                "first dead move: none (complete)"
+                if self.status == "complete"
+                else "first dead move: none (the level can still be solved after the last legal move)"
+            )
         step = self.steps[dead]
         frozen = self.frozen(step)
-        boxes = (f"; frozen boxes: {', '.join(self.where(b) for b in frozen)}" if frozen else
-                 "; no box is frozen on its own: dead by search")
-        return (f"first dead move: move {dead} ({step.move!r}), after which the level cannot be solved "
-                f"(first_dead_move = {self.first_dead_move}){boxes}")
+        boxes = (
+            f"; frozen boxes: {', '.join(self.where(b) for b in frozen)}"
+            if frozen
+            else "; no box is frozen on its own: dead by search"
+        )
+        return (
+            f"first dead move: move {dead} ({step.move!r}), after which the level cannot be solved "
+            f"(first_dead_move = {self.first_dead_move}){boxes}"
+        )
 
     def step_notes(self, step: SokobanStep) -> list[str]:
         if step.number != self.dead_step:
             return []
         frozen = self.frozen(step)
-        return ["dead: the level cannot be solved from here"
-                + (f" (frozen: {', '.join(self.where(b) for b in frozen)})" if frozen else "")]
+        return [
+            "dead: the level cannot be solved from here"
+            + (f" (frozen: {', '.join(self.where(b) for b in frozen)})" if frozen else "")
+        ]
 
     def move_mark(self, step: SokobanStep) -> tuple[str, str]:
         return ("dead", ", the first dead move") if step.number == self.dead_step else ("", "")
@@ -127,24 +141,46 @@ class SokobanTrace(Trace):
 
     def state_lines(self, step: SokobanStep) -> list[tuple[str, tuple[int, int] | None]]:
         box = None if step.pushed < 0 else divmod(step.pushed, self.level.cols)
-        return [(line, (box[1], box[1] + 1) if box is not None and r == box[0] else None)
-                for r, line in enumerate(self.text(step).split("\n"))]
+        return [
+            (line, (box[1], box[1] + 1) if box is not None and r == box[0] else None)
+            for r, line in enumerate(self.text(step).split("\n"))
+        ]
 
     def page(self) -> TracePage:
         """The level as a picture: one cell per grid cell, the room's walls, goals, boxes and the player."""
-        steps = [{"n": s.number, "move": s.move, "push": s.pushed, "player": s.player, "boxes": list(s.boxes),
-                  "frozen": list(self.frozen(s)), "dead": self.dead_step is not None and s.number >= self.dead_step,
-                  "h": s.h, "text": self.text(s), "note": step_note(self, s)} for s in self.steps]
+        steps = [
+            {
+                "n": s.number,
+                "move": s.move,
+                "push": s.pushed,
+                "player": s.player,
+                "boxes": list(s.boxes),
+                "frozen": list(self.frozen(s)),
+                "dead": self.dead_step is not None and s.number >= self.dead_step,
+                "h": s.h,
+                "text": self.text(s),
+                "note": step_note(self, s),
+            }
+            for s in self.steps
+        ]
         level = self.level
         cells = "".join('<div class="cell"></div>' for _ in range(level.cells))
-        stage = ['<div class="boards"><div><b>Level</b>',
-                 f'<div id="board" class="grid sk" style="grid-template-columns:repeat({level.cols},1.9em)" '
-                 f'role="img" aria-label="the level">{cells}</div></div></div>']
-        return TracePage(stage, steps, _DRAW, '(s.push >= 0 ? ", push" : "")',
-                         "yellow ring: the box just pushed; brown: a box, green: a box on a goal, green dot: a goal, "
-                         "blue: the player, red with a cross: a frozen box, purple frame: the level can no longer be "
-                         "solved (from the first dead move on, purple in the move list)", _CSS,
-                         {"cols": level.cols, "kinds": _kinds(level), "goals": list(level.goals)})
+        stage = [
+            '<div class="boards"><div><b>Level</b>',
+            f'<div id="board" class="grid sk" style="grid-template-columns:repeat({level.cols},1.9em)" '
+            f'role="img" aria-label="the level">{cells}</div></div></div>',
+        ]
+        return TracePage(
+            stage,
+            steps,
+            _DRAW,
+            '(s.push >= 0 ? ", push" : "")',
+            "yellow ring: the box just pushed; brown: a box, green: a box on a goal, green dot: a goal, "
+            "blue: the player, red with a cross: a frozen box, purple frame: the level can no longer be "
+            "solved (from the first dead move on, purple in the move list)",
+            _CSS,
+            {"cols": level.cols, "kinds": _kinds(level), "goals": list(level.goals)},
+        )
 
 
 # each cell's kind on the page: 0 outside the room (not drawn), 1 a wall, 2 floor
@@ -159,7 +195,7 @@ def _kinds(level: Level) -> list[int]:
 
 
 # the page draws a step by classing the grid's cells (walls, goals and floor fixed; boxes and the player per step)
-_DRAW = '''    var boxes = {}, frozen = {}, goals = {};
+_DRAW = """    var boxes = {}, frozen = {}, goals = {};
     s.boxes.forEach(function(b){ boxes[b] = 1; });
     s.frozen.forEach(function(b){ frozen[b] = 1; });
     data.goals.forEach(function(g){ goals[g] = 1; });
@@ -179,7 +215,7 @@ _DRAW = '''    var boxes = {}, frozen = {}, goals = {};
       cells[c].title = what;
     }
     document.getElementById("board").classList.toggle("dead", s.dead);
-'''
+"""
 _CSS = """
 .sk{gap:0;background:transparent;padding:3px;border:3px solid transparent;border-radius:4px;width:max-content}
 .sk.dead{border-color:#7b1fa2}
@@ -230,7 +266,17 @@ def sokoban_trace(bank_row: dict, verdict_row: dict) -> SokobanTrace:
     pushes = bank_row.get("pushes")
     complete = illegal is None and steps[-1].h == 0
     dead = DEAD_NONE if complete else _DEAD.first_dead_move(level, moves)
-    return SokobanTrace(str(verdict_row["board_id"]), str(verdict_row["condition"]), int(verdict_row["trial"]),
-                        level, int(bank_row["depth"]), None if pushes is None else int(pushes), moves,
-                        tuple(steps), format_failure(verdict_row) or illegal, dict(verdict_row), dead,
-                        str(bank_row.get("objective") or "moves"))
+    return SokobanTrace(
+        str(verdict_row["board_id"]),
+        str(verdict_row["condition"]),
+        int(verdict_row["trial"]),
+        level,
+        int(bank_row["depth"]),
+        None if pushes is None else int(pushes),
+        moves,
+        tuple(steps),
+        format_failure(verdict_row) or illegal,
+        dict(verdict_row),
+        dead,
+        str(bank_row.get("objective") or "moves"),
+    )

@@ -27,8 +27,14 @@ from ..layout import DIRECTION_BYTES
 
 __all__ = ["build_bank", "build_bank_table", "bank_pieces", "design_pieces", "stream_bank", "certificates"]
 # fastspe 0.1 read and wrote banks here: that is every domain's, in the boundary now
-__getattr__ = moved_names(__name__, {"read_bank": "fastspe.boundary.banks", "write_bank": "fastspe.boundary.banks",
-                                     "bank_to_table": "fastspe.boundary.banks"})
+__getattr__ = moved_names(
+    __name__,
+    {
+        "read_bank": "fastspe.boundary.banks",
+        "write_bank": "fastspe.boundary.banks",
+        "bank_to_table": "fastspe.boundary.banks",
+    },
+)
 FIRST_CHUNK = 1024
 MAX_CHUNK = 1 << 18  # proposals per kernel call: bounds its output (boards + paths) to ~15 MB at d* = 40
 PIECE_ROWS = 1 << 16  # rows per table that ``bank_pieces`` yields (and the bank writer checks at once)
@@ -64,8 +70,15 @@ def board_ids(name: str, n: int, start: int = 0, stop: int | None = None) -> pa.
     return _fixed_width_strings(np.hstack([np.broadcast_to(prefix, (len(rows), len(prefix))), digits.astype(np.uint8)]))
 
 
-def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: KeySet, progress: Progress | None = None,
-                   cap: int | None = None, propose: Callable = propose_walks):
+def accepted_walks(
+    cell: DesignCell,
+    seed: int,
+    stream: int,
+    accepted: KeySet,
+    progress: Progress | None = None,
+    cap: int | None = None,
+    propose: Callable = propose_walks,
+):
     """Yield (boards int8, paths uint8, proposal indices int64) of each kernel call's accepted walks, in
     proposal order, until ``cell.count`` distinct certified boards are accepted. ``accepted`` holds the keys
     of boards taken earlier for the same layout and depth (skipped as duplicates); this cell's are added
@@ -91,12 +104,21 @@ def accepted_walks(cell: DesignCell, seed: int, stream: int, accepted: KeySet, p
         yield boards[sel], paths[sel], start - n + good[sel]
         chunk = next_chunk(cell.count, have, start, FIRST_CHUNK, MAX_CHUNK)
     if have < cell.count:
-        raise QuotaError(f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
-                         f"the design asks for {cell.count}; lower the count or choose another depth or layout")
+        raise QuotaError(
+            f"cell {cell.name}: found {have} distinct certified boards in {start:,} proposals, "
+            f"the design asks for {cell.count}; lower the count or choose another depth or layout"
+        )
 
 
-def build_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-               progress: Progress | None = None, cap: int | None = None, propose: Callable = propose_walks):
+def build_cell(
+    cell: DesignCell,
+    seed: int,
+    stream: int,
+    taken: np.ndarray | None = None,
+    progress: Progress | None = None,
+    cap: int | None = None,
+    propose: Callable = propose_walks,
+):
     """Accept ``cell.count`` distinct certified boards in proposal-index order (``accepted_walks``).
 
     ``taken`` holds boards accepted earlier for the same layout and depth (another cohort), which are
@@ -135,8 +157,9 @@ def bank_pieces(design: Design, progress: Progress | None = None, propose: Calla
             for boards, paths, index in accepted_walks(cell, design.seed, stream, taken[key], tick, propose=propose):
                 for lo in range(0, len(boards), PIECE_ROWS):
                     hi = min(lo + PIECE_ROWS, len(boards))
-                    piece = _cell_table(cell, design.seed, rows, boards[lo:hi], certificates(paths[lo:hi]),
-                                        index[lo:hi], searched)
+                    piece = _cell_table(
+                        cell, design.seed, rows, boards[lo:hi], certificates(paths[lo:hi]), index[lo:hi], searched
+                    )
                     rows += hi - lo
                     yield _variable_boards(piece) if variable else piece
         else:
@@ -197,8 +220,9 @@ def build_bank(design: Design, progress: Progress | None = None) -> pd.DataFrame
     return bank_frame(build_bank_table(design, progress))
 
 
-def _cell_table(cell: DesignCell, seed: int, first: int, boards, plans: pa.StringArray, index,
-                searched: bool) -> pa.Table:
+def _cell_table(
+    cell: DesignCell, seed: int, first: int, boards, plans: pa.StringArray, index, searched: bool
+) -> pa.Table:
     """The rows ``first ..`` of one cell; ``searched`` (the bank has search-certified cells) adds ``retreat`` and
     ``certificate_kind`` to every row, so that h-walk-only banks keep the columns they always had."""
     layout, n = cell.layout, len(boards)
@@ -212,8 +236,9 @@ def _cell_table(cell: DesignCell, seed: int, first: int, boards, plans: pa.Strin
         "board_id": board_ids(cell.name, cell.count, first, first + n),
         "cohort": pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [cell.cohort]).cast(pa.string()),
         "k": np.full(n, layout.k, dtype=np.int64),
-        "blocks": pa.ListArray.from_arrays(pa.array(offsets),
-                                           pa.array(np.tile(np.array(layout.blocks, dtype=np.int8), n), pa.int8())),
+        "blocks": pa.ListArray.from_arrays(
+            pa.array(offsets), pa.array(np.tile(np.array(layout.blocks, dtype=np.int8), n), pa.int8())
+        ),
         "rows": np.full(n, layout.rows, dtype=np.int64),
         "cols": np.full(n, layout.cols, dtype=np.int64),
         "depth": np.full(n, cell.depth, dtype=np.int64),
@@ -227,8 +252,9 @@ def _cell_table(cell: DesignCell, seed: int, first: int, boards, plans: pa.Strin
     if searched:
         kind = "search" if cell.retreat else "h-walk"  # retreat 0 cells are h-walks: d* = h needs no search
         columns["retreat"] = np.full(n, retreat, dtype=np.int64)
-        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32),
-                                                                     [kind]).cast(pa.string())
+        columns["certificate_kind"] = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), [kind]).cast(
+            pa.string()
+        )
     return pa.table(columns)
 
 

@@ -70,7 +70,10 @@ class Design:
 def paper_design(seed: int = PAPER_SEED) -> Design:
     """Appendix A: 320 primary boards (k 0..3 x d* 10..40) and 80 stress boards (k 2,3 x d* 50,60)."""
     cells = []
-    for cohort, depths, ks in (("primary", PAPER_PRIMARY_DEPTHS, (0, 1, 2, 3)), ("stress", PAPER_STRESS_DEPTHS, (2, 3))):
+    for cohort, depths, ks in (
+        ("primary", PAPER_PRIMARY_DEPTHS, (0, 1, 2, 3)),
+        ("stress", PAPER_STRESS_DEPTHS, (2, 3)),
+    ):
         for depth in depths:
             for k in ks:
                 layouts, quota = PAPER_LAYOUTS[k]
@@ -94,8 +97,11 @@ def max_distinct_boards(layout: Layout, depth: int) -> int:
     def neighbours(c: int) -> list[int]:
         r, q = divmod(c, cols)
         around = [(r - 1, q), (r + 1, q), (r, q - 1), (r, q + 1)]
-        return [rr * cols + qq for rr, qq in around if 0 <= rr < layout.rows and 0 <= qq < cols
-                and rr * cols + qq in free_set]
+        return [
+            rr * cols + qq
+            for rr, qq in around
+            if 0 <= rr < layout.rows and 0 <= qq < cols and rr * cols + qq in free_set
+        ]
 
     adjacent = {c: neighbours(c) for c in free}
     # walks[(prev, here)]: non-backtracking walks of the current length ending with the step prev -> here
@@ -151,22 +157,30 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> D
         if cell["depth"] - (retreat or 0) > max_h:
             raise UserError(f"{where}.depth {cell['depth']} exceeds the largest possible h ({max_h}) of this layout")
         if cell["count"] > MAX_DESIGN_BOARDS:
-            raise UserError(f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for")
+            raise UserError(
+                f"{where}.count {cell['count']:,} exceeds the {MAX_DESIGN_BOARDS:,} boards a design may ask for"
+            )
         most = max_distinct_boards(layout, cell["depth"])
         if cell["count"] > most:
-            raise UserError(f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
-                            f"{list(layout.blocks)} can have at depth {cell['depth']}")
+            raise UserError(
+                f"{where}.count {cell['count']:,} exceeds the at most {most:,} distinct boards that blocks "
+                f"{list(layout.blocks)} can have at depth {cell['depth']}"
+            )
         key = (cohort, layout.blocks, cell["depth"], retreat)
         if key in seen:
             also = "" if retreat is None else f", retreat {retreat}"
-            raise UserError(f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
-                            f"{also}: merge their counts")
+            raise UserError(
+                f"{where} repeats cohort {cohort!r}, blocks {list(layout.blocks)}, depth {cell['depth']}"
+                f"{also}: merge their counts"
+            )
         seen.add(key)
         cells.append(DesignCell(cohort, layout, cell["depth"], cell["count"], retreat))
     total = sum(c.count for c in cells)
     if total > MAX_DESIGN_BOARDS:
-        raise UserError(f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
-                        f"{MAX_DESIGN_BOARDS:,} (split it into several banks)")
+        raise UserError(
+            f"{source}: the cells ask for {total:,} boards in all; a design may ask for at most "
+            f"{MAX_DESIGN_BOARDS:,} (split it into several banks)"
+        )
     return Design(seed=seed, rows=cells[0].layout.rows, cols=cells[0].layout.cols, cells=tuple(cells))
 
 
@@ -181,9 +195,11 @@ def _check_retreat(cell: dict, where: str) -> int | None:
     if r % 2:
         raise UserError(f"{where}.retreat {r} is odd: every move changes h by one, so depth - h is always even")
     if r >= cell["depth"]:
-        raise UserError(f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 "
-                        "only at the goal)")
+        raise UserError(
+            f"{where}.retreat {r} must be below depth {cell['depth']} (h = depth - retreat is 0 only at the goal)"
+        )
     return r
+
 
 def load_design(name_or_path: str | None = None, seed: int | None = None) -> Design:
     """``"paper"`` (the default) for Appendix A, else a path to a JSON design file."""

@@ -16,7 +16,9 @@ __all__ = ["bank_layouts_index", "layout_keys", "bank_layouts", "pack_boards"]
 def bank_layouts_index(bank) -> BankLayouts:
     """The distinct layouts of a bank DataFrame and the index of each board's layout (vectorized)."""
     blocks = bank["blocks"]
-    arrow = blocks.array._pa_array if hasattr(blocks.array, "_pa_array") else pa.array(list(blocks), pa.list_(pa.int64()))
+    arrow = (
+        blocks.array._pa_array if hasattr(blocks.array, "_pa_array") else pa.array(list(blocks), pa.list_(pa.int64()))
+    )
     rows = bank["rows"].to_numpy(np.int64)
     cols = bank["cols"].to_numpy(np.int64)
     mask = blocks_mask(arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow)
@@ -34,8 +36,10 @@ def layout_keys(bank: pd.DataFrame) -> list[tuple[int, int, tuple[int, ...]]]:
 
 def bank_layouts(bank: pd.DataFrame) -> dict[tuple, Layout]:
     """The distinct layouts of a bank, keyed by (rows, cols, blocks tuple)."""
-    return {(lay.rows, lay.cols, lay.blocks): lay for lay in sorted(bank_layouts_index(bank).layouts,
-                                                                     key=lambda l: (l.rows, l.cols, l.blocks))}
+    return {
+        (lay.rows, lay.cols, lay.blocks): lay
+        for lay in sorted(bank_layouts_index(bank).layouts, key=lambda l: (l.rows, l.cols, l.blocks))
+    }
 
 
 def pack_boards(column) -> np.ndarray:

@@ -35,8 +35,8 @@ def _layout_tables(layouts: BankLayouts, width: int):
     goals = np.full((len(layouts.layouts), width), -1, dtype=np.int8)
     dist = np.full((len(layouts.layouts), width, width), -1, dtype=np.int16)
     for j, lay in enumerate(layouts.layouts):
-        goals[j, :lay.cells] = lay.goal
-        dist[j, :lay.cells, :lay.cells] = lay.distances
+        goals[j, : lay.cells] = lay.goal
+        dist[j, : lay.cells, : lay.cells] = lay.distances
     return goals, dist
 
 
@@ -44,15 +44,18 @@ def check_boards(initial: np.ndarray, goal: np.ndarray, layouts: BankLayouts, at
     """Each goal its layout's, -1 exactly on the blocked cells, each initial board a permutation of the tiles;
     returns h(initial) of each board (one compiled pass over the boards does all four)."""
     goals, dist = _layout_tables(layouts, initial.shape[1])
-    goal_wrong, blocks_wrong, values_wrong, h = board_faults(initial, goal, layouts.index, goals,
-                                                             _steps_table(goals, dist))
+    goal_wrong, blocks_wrong, values_wrong, h = board_faults(
+        initial, goal, layouts.index, goals, _steps_table(goals, dist)
+    )
     want = lambda i: goals[layouts.index[i]]  # noqa: E731
     at.first(goal_wrong, lambda i: f"goal {goal[i].tolist()} is not its layout's goal {want(i).tolist()}")
     at.first(blocks_wrong, lambda i: f"initial {initial[i].tolist()} does not hold -1 exactly on the blocked cells")
     # with -1 exactly on the blocks, the free cells hold each of 0..tiles once iff the set of their values is
     # the goal's: as many free cells as values, so no value can repeat
-    at.first(values_wrong, lambda i: f"initial {initial[i].tolist()} is not a permutation of the tiles "
-                                     f"0..{int(want(i).max())}")
+    at.first(
+        values_wrong,
+        lambda i: f"initial {initial[i].tolist()} is not a permutation of the tiles 0..{int(want(i).max())}",
+    )
     return h
 
 
@@ -90,16 +93,21 @@ def check_depths(cols: dict, ints: dict, h_true: np.ndarray, at: RowErrors) -> N
     searched = np.zeros(len(depth), dtype=bool)
     if kind is not None:
         known = pc.or_kleene(pc.is_in(kind, value_set=pa.array(CERTIFICATE_KINDS)), pc.is_null(kind))
-        at.first(~known.to_numpy(zero_copy_only=False),
-                 lambda i: f"certificate_kind {kind[i].as_py()!r} is not one of {', '.join(CERTIFICATE_KINDS)}")
+        at.first(
+            ~known.to_numpy(zero_copy_only=False),
+            lambda i: f"certificate_kind {kind[i].as_py()!r} is not one of {', '.join(CERTIFICATE_KINDS)}",
+        )
         searched = pc.fill_null(pc.equal(kind, "search"), False).to_numpy(zero_copy_only=False)
     # an h-walk certificate proves d* = h; a search certificate only needs d* >= h
-    at.first(~searched & (h != depth), lambda i: f"depth is {depth[i]} but h is {h[i]}: an h-certified board has "
-                                                 "depth = h")
+    at.first(
+        ~searched & (h != depth), lambda i: f"depth is {depth[i]} but h is {h[i]}: an h-certified board has depth = h"
+    )
     at.first(searched & (h > depth), lambda i: f"depth is {depth[i]}, below its lower bound h = {h[i]}")
     # every move changes h by one, so a plan of length depth from h to 0 has depth - h even
-    at.first((depth - h) & 1 != 0, lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of "
-                                             "that length reaches the goal")
+    at.first(
+        (depth - h) & 1 != 0,
+        lambda i: f"depth {depth[i]} and h {h[i]} differ in parity: no plan of that length reaches the goal",
+    )
     if "retreat" in ints:
         retreat = ints["retreat"]
         at.first(retreat != depth - h, lambda i: f"retreat is {retreat[i]} but depth - h is {depth[i] - h[i]}")

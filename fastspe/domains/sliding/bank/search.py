@@ -47,8 +47,15 @@ def _oracle():
     return solve_boards
 
 
-def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarray | None = None,
-                      progress: Progress | None = None, cap: int | None = None, taken_keys: KeySet | None = None):
+def build_search_cell(
+    cell: DesignCell,
+    seed: int,
+    stream: int,
+    taken: np.ndarray | None = None,
+    progress: Progress | None = None,
+    cap: int | None = None,
+    taken_keys: KeySet | None = None,
+):
     """Accept ``cell.count`` distinct boards with d* = ``cell.depth`` and h = depth - ``cell.retreat``.
 
     ``taken`` holds boards accepted earlier for the same layout and depth, skipped as duplicates (or
@@ -89,7 +96,9 @@ def build_search_cell(cell: DesignCell, seed: int, stream: int, taken: np.ndarra
         start += n
         chunk = next_chunk(cell.count, have, start, FIRST_CHUNK, MAX_CHUNK)
     if have < cell.count:
-        raise QuotaError(f"cell {cell.name}: found {have} distinct boards with d* = {depth} and h = {want_h} in "
-                         f"{start:,} random walks ({solved:,} solved), the design asks for {cell.count}; lower the "
-                         "count or choose another depth, retreat or layout")
+        raise QuotaError(
+            f"cell {cell.name}: found {have} distinct boards with d* = {depth} and h = {want_h} in "
+            f"{start:,} random walks ({solved:,} solved), the design asks for {cell.count}; lower the "
+            "count or choose another depth, retreat or layout"
+        )
     return np.concatenate(kept_boards), kept_plans, np.concatenate(kept_index).astype(np.int64)

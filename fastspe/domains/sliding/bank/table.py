@@ -19,30 +19,52 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ....boundary.bank_rows import (RowErrors, check_ids, int_column, list_lengths, rows_to_check, single_chunk,
-                                     text_column)
+from ....boundary.bank_rows import (
+    RowErrors,
+    check_ids,
+    int_column,
+    list_lengths,
+    rows_to_check,
+    single_chunk,
+    text_column,
+)
 from ..layout import MAX_SIDE, MIN_SIDE, Layout
 from ..pack import blocks_mask, board_matrix, layout_groups
 from .meaning import BankLayouts, check_boards, check_depths
 
 __all__ = ["BANK_COLUMNS", "OPTIONAL_COLUMNS", "JSONL_SCHEMA", "check_sliding_bank", "sliding_bank_frame"]
 
-BANK_COLUMNS = ["board_id", "cohort", "k", "blocks", "rows", "cols", "depth", "h", "initial", "goal",
-                "certificate", "proposal_index", "seed"]
+BANK_COLUMNS = [
+    "board_id",
+    "cohort",
+    "k",
+    "blocks",
+    "rows",
+    "cols",
+    "depth",
+    "h",
+    "initial",
+    "goal",
+    "certificate",
+    "proposal_index",
+    "seed",
+]
 OPTIONAL_COLUMNS = ["retreat", "certificate_kind"]
 INT_COLUMNS = ("k", "rows", "cols", "depth", "h", "proposal_index", "seed", "retreat")
 STRING_COLUMNS = ("board_id", "cohort", "certificate", "certificate_kind")
 BOARD_COLUMNS = ("initial", "goal")
 LIST_COLUMNS = ("blocks",) + BOARD_COLUMNS
 _MAX_CELLS = MAX_SIDE * MAX_SIDE
-JSONL_SCHEMA = pa.schema([(c, pa.string()) for c in ("board_id", "cohort", "certificate", "certificate_kind")]
-                         + [(c, pa.int64()) for c in INT_COLUMNS]
-                         + [(c, pa.list_(pa.int64())) for c in LIST_COLUMNS])
+JSONL_SCHEMA = pa.schema(
+    [(c, pa.string()) for c in ("board_id", "cohort", "certificate", "certificate_kind")]
+    + [(c, pa.int64()) for c in INT_COLUMNS]
+    + [(c, pa.list_(pa.int64())) for c in LIST_COLUMNS]
+)
 
 
-
-def check_sliding_bank(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None,
-                     meaning: bool = True, fresh: bool = False) -> pa.Table:
+def check_sliding_bank(
+    table: pa.Table, source: str = "bank", unit: str = "row", line_of=None, meaning: bool = True, fresh: bool = False
+) -> pa.Table:
     """Check a bank table (schema and meaning) and return it in canonical types.
 
     Canonical: strings as ``string``; integer columns ``int64``; ``blocks`` ``list<int8>``; boards
@@ -53,8 +75,9 @@ def check_sliding_bank(table: pa.Table, source: str = "bank", unit: str = "row",
     """
     # optional columns that no row fills (a JSONL reader's explicit schema adds them) are left out; one that is
     # present is filled on every row
-    names = BANK_COLUMNS + [c for c in OPTIONAL_COLUMNS
-                            if c in table.column_names and table.column(c).null_count < table.num_rows]
+    names = BANK_COLUMNS + [
+        c for c in OPTIONAL_COLUMNS if c in table.column_names and table.column(c).null_count < table.num_rows
+    ]
     at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, filled=names, rows="boards")
     table = table.select(names)
     cols = {name: _canonical(table.column(name), name, at, fresh) for name in names}
@@ -64,15 +87,19 @@ def check_sliding_bank(table: pa.Table, source: str = "bank", unit: str = "row",
 
     rows, ncols = ints["rows"], ints["cols"]
     for side, values in (("rows", rows), ("cols", ncols)):
-        at.first((values < MIN_SIDE) | (values > MAX_SIDE),
-                 lambda i, s=side, v=values: f"{s} is {v[i]}, must be {MIN_SIDE}..{MAX_SIDE}")
+        at.first(
+            (values < MIN_SIDE) | (values > MAX_SIDE),
+            lambda i, s=side, v=values: f"{s} is {v[i]}, must be {MIN_SIDE}..{MAX_SIDE}",
+        )
     cells = rows * ncols
     blocks_len = list_lengths(cols["blocks"])
     at.first(blocks_len != ints["k"], lambda i: f"k is {ints['k'][i]} but blocks lists {blocks_len[i]} cells")
     for name in BOARD_COLUMNS:
         length = list_lengths(cols[name])
-        at.first(length != cells, lambda i, nm=name, ln=length: f"{nm} has {ln[i]} cells, a {rows[i]}x{ncols[i]} "
-                                                                  f"board has {cells[i]}")
+        at.first(
+            length != cells,
+            lambda i, nm=name, ln=length: f"{nm} has {ln[i]} cells, a {rows[i]}x{ncols[i]} board has {cells[i]}",
+        )
     layouts = _bank_layouts(rows, ncols, cols["blocks"], at)
     width = int(cells.max())
     initial = board_matrix(cols["initial"], width)
@@ -101,8 +128,10 @@ def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Arra
     if column.flatten().null_count:
         # a null inside a board: name its row
         owners = np.repeat(np.arange(len(column)), list_lengths(column))
-        at.first(np.isin(np.arange(len(column)), owners[column.flatten().is_null().to_numpy(zero_copy_only=False)]),
-                 lambda i: f"{name} holds a null cell")
+        at.first(
+            np.isin(np.arange(len(column)), owners[column.flatten().is_null().to_numpy(zero_copy_only=False)]),
+            lambda i: f"{name} holds a null cell",
+        )
     flat = column.flatten()
     if pa.types.is_integer(flat.type):
         values = flat.to_numpy(zero_copy_only=False)  # int8 banks: no copy
@@ -115,12 +144,15 @@ def _canonical(column, name: str, at: RowErrors, fresh: bool = False) -> pa.Arra
         raise at.error(row, f"{name} holds {values[np.flatnonzero(bad)[0]]}, cells hold -1..{_MAX_CELLS - 1}")
     if pa.types.is_fixed_size_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0:
         return column
-    if pa.types.is_list(column.type) and pa.types.is_int8(flat.type) and column.offset == 0 and \
-            (not len(column) or column.offsets[0].as_py() == 0):  # the same list<int8>, without copying it
+    if (
+        pa.types.is_list(column.type)
+        and pa.types.is_int8(flat.type)
+        and column.offset == 0
+        and (not len(column) or column.offsets[0].as_py() == 0)
+    ):  # the same list<int8>, without copying it
         return pa.ListArray.from_arrays(column.offsets, flat)
     offsets = np.concatenate([[0], np.cumsum(list_lengths(column))]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.astype(np.int8, copy=False)))
-
 
 
 def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
@@ -141,13 +173,13 @@ def _bank_layouts(rows, cols, blocks: pa.Array, at: RowErrors) -> BankLayouts:
 
 # -- boards as arrays ------------------------------------------------------------------------------
 
+
 def _board_array(boards: np.ndarray, cells: np.ndarray, same_size: bool) -> pa.Array:
     if same_size:
         return pa.FixedSizeListArray.from_arrays(pa.array(boards.ravel()), boards.shape[1])
     keep = np.arange(boards.shape[1])[None, :] < cells[:, None]
     offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(boards[keep]))
-
 
 
 def sliding_bank_frame(table: pa.Table):

@@ -86,8 +86,9 @@ def ida_star_graph(board, moves, tile_dist, max_nodes, path):
     bound = h0
     total = 0
     while bound < MAX_DEPTH:
-        length, next_bound, nodes = _iteration(tile_at, blank, h0, bound, moves, tile_dist, path, max_nodes - total,
-                                               next_dir, mds)
+        length, next_bound, nodes = _iteration(
+            tile_at, blank, h0, bound, moves, tile_dist, path, max_nodes - total, next_dir, mds
+        )
         total += nodes
         if length >= 0:
             return length, total, h0, FOUND

@@ -83,10 +83,18 @@ def sweep_index(nbr: np.ndarray, m: int) -> dict:
             regions += 1
     orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64).reshape(-1, m)
     perm_cells = (orders << (4 * np.arange(m, dtype=np.int64))).sum(axis=1)  # lexicographic = rank order
-    return dict(comb_rank=comb_rank, perm_cells=perm_cells, comb_cells=comb_cells, region_of=region_of,
-                region_mask=region_mask, block_start=block_start, block_comb=np.array(block_comb, dtype=np.int32),
-                block_region=np.array(block_region, dtype=np.int8), popcount=popcount,
-                states=len(block_comb) * math.factorial(m))
+    return dict(
+        comb_rank=comb_rank,
+        perm_cells=perm_cells,
+        comb_cells=comb_cells,
+        region_of=region_of,
+        region_mask=region_mask,
+        block_start=block_start,
+        block_comb=np.array(block_comb, dtype=np.int32),
+        block_region=np.array(block_region, dtype=np.int8),
+        popcount=popcount,
+        states=len(block_comb) * math.factorial(m),
+    )
 
 
 @njit
@@ -144,15 +152,29 @@ def sweep_seed(codes, table, goal_cells, blank_cell, nbr, dist, comb_rank, regio
     for i in range(m):
         mask |= 1 << goal_cells[i]
     c = comb_rank[mask]
-    state = (block_start[c] + region_of[c, blank_cell]) * placements(m, m) + _perm_rank(goal_cells, m, mask,
-                                                                                          popcount)
+    state = (block_start[c] + region_of[c, blank_cell]) * placements(m, m) + _perm_rank(goal_cells, m, mask, popcount)
     _mark(codes, state, 1)
     _set_value(table, rank_placement(goal_cells, m, nbr.shape[0]), 0)
 
 
 @njit(parallel=True)
-def sweep_layer(codes, table, depth, threads, nbr, dist, comb_rank, comb_cells, region_of, region_mask, block_comb,
-                block_region, block_start, perm_cells, popcount):
+def sweep_layer(
+    codes,
+    table,
+    depth,
+    threads,
+    nbr,
+    dist,
+    comb_rank,
+    comb_cells,
+    region_of,
+    region_mask,
+    block_comb,
+    block_region,
+    block_start,
+    perm_cells,
+    popcount,
+):
     """Expand every state of the layer at ``depth``: their unseen neighbours become the next layer, the
     placements first reached get (depth + 1 - md) / 2. Returns (states marked, placements filled)."""
     m = comb_cells.shape[1]
@@ -202,8 +224,9 @@ def sweep_layer(codes, table, depth, threads, nbr, dist, comb_rank, comb_cells, 
                             moved = mask ^ (1 << p) ^ (1 << q)
                             c2 = comb_rank[moved]
                             cells[i] = q
-                            nstate = (block_start[c2] + region_of[c2, p]) * perms + _perm_rank(cells, m, moved,
-                                                                                                popcount)
+                            nstate = (block_start[c2] + region_of[c2, p]) * perms + _perm_rank(
+                                cells, m, moved, popcount
+                            )
                             if _mark(codes, nstate, nxt):
                                 marked[t] += 1
                                 md = 0

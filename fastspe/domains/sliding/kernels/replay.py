@@ -37,7 +37,6 @@ ERROR_NAMES = ("", "boundary", "obstacle", "invalid_action", "format")
 INVALID_CODE = DIRECTIONS.invalid_code  # the code of a token that is not a move (any code from here up is one)
 
 
-
 def key_layout(cells: int, max_tile: int) -> tuple[int, int, int]:
     """(bits, per_word, nwords) of the exact state key for boards of ``cells`` cells.
 
@@ -228,14 +227,28 @@ def replay_plans(boards, board_index, codes, offsets, layout_index, moves, dist,
     outputs = new_outputs(n)
     for ci in prange((n + CHUNK - 1) // CHUNK):
         # int64 as typed before the loop is made parallel (its index is then unsigned): one compile of the chunk
-        _replay_chunk(np.int64(ci), outputs, boards, board_index, codes, offsets, layout_index, moves, dist, goal_cell, nwords,
-                      word_of, shift_of)
+        _replay_chunk(
+            np.int64(ci),
+            outputs,
+            boards,
+            board_index,
+            codes,
+            offsets,
+            layout_index,
+            moves,
+            dist,
+            goal_cell,
+            nwords,
+            word_of,
+            shift_of,
+        )
     return outputs
 
 
 @njit
-def _replay_chunk(ci, outputs, boards, board_index, codes, offsets, layout_index, moves, dist, goal_cell, nwords,
-                  word_of, shift_of):
+def _replay_chunk(
+    ci, outputs, boards, board_index, codes, offsets, layout_index, moves, dist, goal_cell, nwords, word_of, shift_of
+):
     """The plans of parallel work item ``ci`` into ``outputs`` (a function of its own: the parallel loop's body
     stays one call, which numba's parallel passes compile in a fraction of the time of the body inlined)."""
     n = board_index.shape[0]
@@ -251,10 +264,11 @@ def _replay_chunk(ci, outputs, boards, board_index, codes, offsets, layout_index
         for c in range(cells):  # a loop, not board[:] = ...: outside a parallel loop that would compile a shape check
             board[c] = boards[board_index[p], c]
         li = layout_index[p]
-        plan = codes[offsets[p]:offsets[p + 1]]
+        plan = codes[offsets[p] : offsets[p + 1]]
         if nwords == 1:
             out = _replay_one_word(board, plan, moves[li], dist[li], goal_cell[li], shift_of, table)
         else:
-            out = _replay_one(p, board, plan, moves[li], dist[li], goal_cell[li], word_of, shift_of, key, nwords,
-                              tab_keys, tab_stamp)
+            out = _replay_one(
+                p, board, plan, moves[li], dist[li], goal_cell[li], word_of, shift_of, key, nwords, tab_keys, tab_stamp
+            )
         store(outputs, p, out)

@@ -81,14 +81,33 @@ def heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, o
     """h(board) = max(graph-distance sum, PDB sum, mirrored PDB sum) (int64)."""
     _, cell_of, _ = _unpack(board, tile_dist.shape[0] - 1)
     gv = np.zeros(group_size.shape[0], dtype=np.int64)
-    md, ps, ms = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
-                            gv)
+    md, ps, ms = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, gv)
     return max(md, ps, ms)
 
 
 @njit
-def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                group_size, group_side, offsets, data, nfree, path, budget, stop, me):
+def bounded_dfs(
+    tile_at,
+    cell_of,
+    blank,
+    g0,
+    prev_dir,
+    bound,
+    moves,
+    tile_dist,
+    free_idx,
+    group_of,
+    group_tiles,
+    group_size,
+    group_side,
+    offsets,
+    data,
+    nfree,
+    path,
+    budget,
+    stop,
+    me,
+):
     """One IDA* iteration: depth-first below a node at depth ``g0`` reached by ``prev_dir`` (-1: root).
 
     Writes the plan's moves below the node into ``path[g0:]``. Returns (length, next bound, nodes):
@@ -98,8 +117,9 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
     goal is found.
     """
     gv = np.zeros(group_size.shape[0], dtype=np.int64)
-    md0, ps0, ms0 = _heuristic(cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree,
-                               gv)
+    md0, ps0, ms0 = _heuristic(
+        cell_of, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, gv
+    )
     pos = np.empty(max(1, group_tiles.shape[1]), dtype=np.int64)
     size = MAX_DEPTH + 1
     next_dir = np.zeros(size, dtype=np.int64)
@@ -151,8 +171,9 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
         for k in range(2):
             g = group_of[tile, k]
             if g >= 0:
-                new_value[k] = _group_value(g, cell_of, free_idx, group_tiles, group_size, group_side, offsets, data,
-                                            nfree, pos)
+                new_value[k] = _group_value(
+                    g, cell_of, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, pos
+                )
                 if group_side[g] == 0:
                     ps += new_value[k] - gv[g]
                 else:
@@ -186,29 +207,95 @@ def bounded_dfs(tile_at, cell_of, blank, g0, prev_dir, bound, moves, tile_dist, 
 
 
 @njit
-def ida_star(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-             max_nodes, path):
+def ida_star(
+    board,
+    moves,
+    tile_dist,
+    free_idx,
+    group_of,
+    group_tiles,
+    group_size,
+    group_side,
+    offsets,
+    data,
+    nfree,
+    max_nodes,
+    path,
+):
     """Optimal plan of one board. Returns (length, nodes, h, status); the plan is ``path[:length]``."""
     tile_at, cell_of, blank = _unpack(board, tile_dist.shape[0] - 1)
     h0 = heuristic(board, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
     if h0 == 0:
         return 0, 0, h0, FOUND
-    length, total, _, status = _deepen(tile_at, cell_of, blank, h0, MAX_DEPTH, moves, tile_dist, free_idx, group_of,
-                                       group_tiles, group_size, group_side, offsets, data, nfree, max_nodes, path)
+    length, total, _, status = _deepen(
+        tile_at,
+        cell_of,
+        blank,
+        h0,
+        MAX_DEPTH,
+        moves,
+        tile_dist,
+        free_idx,
+        group_of,
+        group_tiles,
+        group_size,
+        group_side,
+        offsets,
+        data,
+        nfree,
+        max_nodes,
+        path,
+    )
     return length, total, h0, status
 
 
 @njit
-def _deepen(tile_at, cell_of, blank, bound, limit, moves, tile_dist, free_idx, group_of, group_tiles, group_size,
-            group_side, offsets, data, nfree, max_nodes, path):
+def _deepen(
+    tile_at,
+    cell_of,
+    blank,
+    bound,
+    limit,
+    moves,
+    tile_dist,
+    free_idx,
+    group_of,
+    group_tiles,
+    group_size,
+    group_side,
+    offsets,
+    data,
+    nfree,
+    max_nodes,
+    path,
+):
     """Serial IDA* iterations from ``bound`` while the bound stays below ``limit``. Returns (length, nodes,
     bound, status); status TOO_DEEP when the bound reached ``limit`` with no plan found."""
     total = 0
     never = np.full(1, _INF, dtype=np.int64)  # no other thread to yield to
     while bound < limit:
-        length, next_bound, nodes = bounded_dfs(tile_at, cell_of, blank, 0, -1, bound, moves, tile_dist, free_idx,
-                                                group_of, group_tiles, group_size, group_side, offsets, data, nfree,
-                                                path, max_nodes - total, never, 0)
+        length, next_bound, nodes = bounded_dfs(
+            tile_at,
+            cell_of,
+            blank,
+            0,
+            -1,
+            bound,
+            moves,
+            tile_dist,
+            free_idx,
+            group_of,
+            group_tiles,
+            group_size,
+            group_side,
+            offsets,
+            data,
+            nfree,
+            path,
+            max_nodes - total,
+            never,
+            0,
+        )
         total += nodes
         if length >= 0:
             return length, total, bound, FOUND
@@ -221,8 +308,9 @@ def _deepen(tile_at, cell_of, blank, bound, limit, moves, tile_dist, free_idx, g
 
 
 @njit(parallel=True)
-def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data,
-                    nfree, max_nodes):
+def ida_star_boards(
+    boards, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data, nfree, max_nodes
+):
     """``ida_star`` over int8 boards (n, cells) in parallel, ``max_nodes`` per board.
 
     Returns lengths, nodes, h, status (int64 (n,)) and plans int8 (n, MAX_DEPTH)."""
@@ -234,9 +322,21 @@ def ida_star_boards(boards, moves, tile_dist, free_idx, group_of, group_tiles, g
     plans = np.zeros((n, MAX_DEPTH), dtype=np.int8)
     for i in prange(n):
         path = np.zeros(MAX_DEPTH, dtype=np.int64)
-        lengths[i], nodes[i], hs[i], status[i] = ida_star(boards[i], moves, tile_dist, free_idx, group_of,
-                                                          group_tiles, group_size, group_side, offsets, data, nfree,
-                                                          max_nodes, path)
+        lengths[i], nodes[i], hs[i], status[i] = ida_star(
+            boards[i],
+            moves,
+            tile_dist,
+            free_idx,
+            group_of,
+            group_tiles,
+            group_size,
+            group_side,
+            offsets,
+            data,
+            nfree,
+            max_nodes,
+            path,
+        )
         for j in range(max(lengths[i], 0)):
             plans[i, j] = path[j]
     return lengths, nodes, hs, status, plans
@@ -251,7 +351,7 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_
     prefixes = np.zeros((cap, split), dtype=np.int64)
     fvals = np.zeros((cap, split), dtype=np.int64)
     seq = np.zeros(split, dtype=np.int64)
-    for code in range(4 ** split):
+    for code in range(4**split):
         rest = code
         for j in range(split - 1, -1, -1):
             seq[j] = rest % 4
@@ -273,8 +373,9 @@ def _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_
             work[blank] = work[target]
             work[target] = 0
             blank = target
-            fvals[count, j] = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side,
-                                                offsets, data, nfree)
+            fvals[count, j] = (
+                j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
+            )
         if ok:
             prefixes[count] = seq
             count += 1
@@ -291,8 +392,9 @@ def _comes_after(seq, last, length):
 
 
 @njit
-def _shallow_nodes(board, split, bound, last, moves, tile_dist, free_idx, group_tiles, group_size, group_side,
-                   offsets, data, nfree):
+def _shallow_nodes(
+    board, split, bound, last, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree
+):
     """(nodes, least f over ``bound``) that the serial iteration generates at depths 1..``split``: every path
     without a reversal whose ancestors are within the bound. With ``last`` (a frontier prefix) only the paths
     up to it in U, D, L, R order, where the serial search stops on a plan below ``last``; ``last[0] < 0``: all."""
@@ -300,7 +402,7 @@ def _shallow_nodes(board, split, bound, last, moves, tile_dist, free_idx, group_
     least = _INF
     seq = np.zeros(split, dtype=np.int64)
     for length in range(1, split + 1):
-        for code in range(4 ** length):
+        for code in range(4**length):
             rest = code
             for j in range(length - 1, -1, -1):
                 seq[j] = rest % 4
@@ -321,8 +423,11 @@ def _shallow_nodes(board, split, bound, last, moves, tile_dist, free_idx, group_
                 work[blank] = work[target]
                 work[target] = 0
                 blank = target
-                f = j + 1 + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
-                                      nfree)
+                f = (
+                    j
+                    + 1
+                    + heuristic(work, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree)
+                )
             if f >= 0:
                 nodes += 1
                 if f > bound:
@@ -331,8 +436,29 @@ def _shallow_nodes(board, split, bound, last, moves, tile_dist, free_idx, group_
 
 
 @njit(parallel=True)
-def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                     group_size, group_side, offsets, data, nfree, budget, found, bounds, counts, paths, stop):
+def _search_subtrees(
+    board,
+    blank,
+    prefixes,
+    fvals,
+    bound,
+    moves,
+    tile_dist,
+    free_idx,
+    group_of,
+    group_tiles,
+    group_size,
+    group_side,
+    offsets,
+    data,
+    nfree,
+    budget,
+    found,
+    bounds,
+    counts,
+    paths,
+    stop,
+):
     """One IDA* iteration over the frontier subtrees in parallel (the only parallel region per iteration:
     array reductions stay outside, so a busy machine costs one thread barrier per iteration).
 
@@ -370,17 +496,49 @@ def _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, fre
         if at_goal:  # a plan exactly `split` moves long ends on the frontier itself
             found[i] = split
         else:
-            found[i], bounds[i], counts[i] = bounded_dfs(w_at, w_of, w_blank, split, prefixes[i, split - 1], bound,
-                                                         moves, tile_dist, free_idx, group_of, group_tiles,
-                                                         group_size, group_side, offsets, data, nfree, paths[i],
-                                                         budget, stop, i)
+            found[i], bounds[i], counts[i] = bounded_dfs(
+                w_at,
+                w_of,
+                w_blank,
+                split,
+                prefixes[i, split - 1],
+                bound,
+                moves,
+                tile_dist,
+                free_idx,
+                group_of,
+                group_tiles,
+                group_size,
+                group_side,
+                offsets,
+                data,
+                nfree,
+                paths[i],
+                budget,
+                stop,
+                i,
+            )
         if found[i] >= 0 and i < stop[0]:
             stop[0] = i
 
 
 @njit
-def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, group_size, group_side, offsets, data,
-                   nfree, max_nodes, split, path):
+def ida_star_split(
+    board,
+    moves,
+    tile_dist,
+    free_idx,
+    group_of,
+    group_tiles,
+    group_size,
+    group_side,
+    offsets,
+    data,
+    nfree,
+    max_nodes,
+    split,
+    path,
+):
     """``ida_star`` for one hard board, each iteration split over the subtrees at depth ``split``.
 
     Every subtree is searched with the same bound; a found plan comes from the lowest-numbered
@@ -394,12 +552,30 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
     if h0 == 0:
         return 0, 0, h0, FOUND
     # shallow bounds, serially: no subtree at depth `split` can hold a plan shorter than `split`
-    length, total, bound, status = _deepen(tile_at, cell_of, blank, h0, split, moves, tile_dist, free_idx, group_of,
-                                           group_tiles, group_size, group_side, offsets, data, nfree, max_nodes, path)
+    length, total, bound, status = _deepen(
+        tile_at,
+        cell_of,
+        blank,
+        h0,
+        split,
+        moves,
+        tile_dist,
+        free_idx,
+        group_of,
+        group_tiles,
+        group_size,
+        group_side,
+        offsets,
+        data,
+        nfree,
+        max_nodes,
+        path,
+    )
     if status != TOO_DEEP:
         return length, total, h0, status
-    prefixes, fvals = _frontier(board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
-                                nfree, split)
+    prefixes, fvals = _frontier(
+        board, moves, tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data, nfree, split
+    )
     k = prefixes.shape[0]
     found = np.empty(k, dtype=np.int64)
     bounds = np.empty(k, dtype=np.int64)
@@ -411,17 +587,49 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
         if bound >= MAX_DEPTH:
             return -1, total, h0, TOO_DEEP
         stop[0] = _INF
-        _search_subtrees(board, blank, prefixes, fvals, bound, moves, tile_dist, free_idx, group_of, group_tiles,
-                         group_size, group_side, offsets, data, nfree, max_nodes - total, found, bounds, counts,
-                         paths, stop)
+        _search_subtrees(
+            board,
+            blank,
+            prefixes,
+            fvals,
+            bound,
+            moves,
+            tile_dist,
+            free_idx,
+            group_of,
+            group_tiles,
+            group_size,
+            group_side,
+            offsets,
+            data,
+            nfree,
+            max_nodes - total,
+            found,
+            bounds,
+            counts,
+            paths,
+            stop,
+        )
         first = k
         for i in range(k):
             if found[i] >= 0:
                 first = i
                 break
-        shallow, next_bound = _shallow_nodes(board, split, bound, prefixes[first] if first < k else every_path, moves,
-                                             tile_dist, free_idx, group_tiles, group_size, group_side, offsets, data,
-                                             nfree)
+        shallow, next_bound = _shallow_nodes(
+            board,
+            split,
+            bound,
+            prefixes[first] if first < k else every_path,
+            moves,
+            tile_dist,
+            free_idx,
+            group_tiles,
+            group_size,
+            group_side,
+            offsets,
+            data,
+            nfree,
+        )
         total += shallow
         over = False
         for i in range(min(first + 1, k)):
@@ -429,7 +637,7 @@ def ida_star_split(board, moves, tile_dist, free_idx, group_of, group_tiles, gro
             next_bound = min(next_bound, bounds[i])
             over = over or found[i] == -2
         if first < k:
-            path[:found[first]] = paths[first, :found[first]]
+            path[: found[first]] = paths[first, : found[first]]
             return found[first], total, h0, FOUND
         if over or total > max_nodes:
             return -1, total, h0, OVER_BUDGET

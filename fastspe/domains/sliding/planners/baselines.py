@@ -20,8 +20,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...baselines import (ANSWER_PREFIX, TRIAL_SLOTS, board_keys, check_int, planner_name as shared_planner_name,
-                          response_frame)
+from ...baselines import (
+    ANSWER_PREFIX,
+    TRIAL_SLOTS,
+    board_keys,
+    check_int,
+    planner_name as shared_planner_name,
+    response_frame,
+)
 from ..bank.frames import bank_layouts, layout_keys, pack_boards
 from ....errors import UserError
 from ..kernels.planners import DETOUR, GREEDY, NOISY, ORACLE, RANDOM, plan_baselines
@@ -39,6 +45,7 @@ _COMMA = ord(",")
 def planner_name(planner: str) -> str:
     """``greedy`` or ``baseline:greedy`` -> ``greedy``; a ``UserError`` naming the choices otherwise."""
     return shared_planner_name(planner, PLANNERS)
+
 
 def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: int = 0) -> pd.DataFrame:
     """Answers of one baseline planner to every board of ``bank``, ``trials`` times each.
@@ -83,13 +90,22 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
             width = max(width, layout.tiles * int(layout.distances.max()))
         elif name == "detour":
             width = int((depths + 2 * np.maximum(1, depths // 4)).max())
-        plans, lengths = plan_baselines(PLANNERS[name], boards, certs, depths, board_key[where], trials, seed,
-                                        layout.moves, layout.distances, layout.goal_cell, max(width, 1))
+        plans, lengths = plan_baselines(
+            PLANNERS[name],
+            boards,
+            certs,
+            depths,
+            board_key[where],
+            trials,
+            seed,
+            layout.moves,
+            layout.distances,
+            layout.goal_cell,
+            max(width, 1),
+        )
         slots = (where[:, None] * trials + np.arange(trials)).ravel()
         texts[slots] = answer_texts(plans, lengths)
     return response_frame(rows["board_id"], name, trials, texts, render_rows(rows))
-
-
 
 
 def answer_texts(plans: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -109,10 +125,10 @@ def answer_texts(plans: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.char.add(ANSWER_PREFIX, moves).astype(object)
 
 
-
-
 def _check_bank(bank) -> None:
-    require_columns(bank, _NEEDED, "bank rows", "build it with `fastspe bank` or fastspe.domains.sliding.bank.build.build_bank")
+    require_columns(
+        bank, _NEEDED, "bank rows", "build it with `fastspe bank` or fastspe.domains.sliding.bank.build.build_bank"
+    )
     if len(bank) == 0:
         raise UserError("the bank is empty: there is nothing to answer")
 
@@ -122,17 +138,24 @@ def _checked_boards(part: pd.DataFrame, layout) -> np.ndarray:
     lengths = part["initial"].map(len).to_numpy()
     bad = np.flatnonzero(lengths != layout.cells)
     if len(bad):
-        raise UserError(f"board {part['board_id'].iloc[bad[0]]!r}: initial has {lengths[bad[0]]} cells, "
-                        f"its {layout.rows}x{layout.cols} layout has {layout.cells}")
+        raise UserError(
+            f"board {part['board_id'].iloc[bad[0]]!r}: initial has {lengths[bad[0]]} cells, "
+            f"its {layout.rows}x{layout.cols} layout has {layout.cells}"
+        )
     boards = pack_boards(part["initial"])
     blocked = boards == -1
-    ok = ((blocked == layout.blocked[None, :]).all(axis=1)
-          & ((boards == 0).sum(axis=1) == 1)
-          & (boards <= layout.tiles).all(axis=1) & (boards >= -1).all(axis=1))
+    ok = (
+        (blocked == layout.blocked[None, :]).all(axis=1)
+        & ((boards == 0).sum(axis=1) == 1)
+        & (boards <= layout.tiles).all(axis=1)
+        & (boards >= -1).all(axis=1)
+    )
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise UserError(f"board {part['board_id'].iloc[i]!r}: initial {boards[i].tolist()} is not a board of layout "
-                        f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})")
+        raise UserError(
+            f"board {part['board_id'].iloc[i]!r}: initial {boards[i].tolist()} is not a board of layout "
+            f"{layout.tag} (one 0, -1 exactly on blocks {list(layout.blocks)}, tiles 1..{layout.tiles})"
+        )
     return boards
 
 
@@ -144,8 +167,10 @@ def _certificate_codes(part: pd.DataFrame, depths: np.ndarray) -> np.ndarray:
     wrong = np.flatnonzero((lengths != depths) | (depths < 0))
     if len(wrong):
         i = int(wrong[0])
-        raise UserError(f"board {part['board_id'].iloc[i]!r}: certificate has {lengths[i]} moves, depth says {depths[i]}; "
-                        "re-build the bank or check that it was not edited")
+        raise UserError(
+            f"board {part['board_id'].iloc[i]!r}: certificate has {lengths[i]} moves, depth says {depths[i]}; "
+            "re-build the bank or check that it was not edited"
+        )
     try:
         packed = np.array(certs, dtype=f"S{width}")
     except UnicodeEncodeError:
@@ -156,5 +181,7 @@ def _certificate_codes(part: pd.DataFrame, depths: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero((inside & (codes == INVALID_CODE)).any(axis=1))
     if len(bad):
         i = int(bad[0])
-        raise UserError(f"board {part['board_id'].iloc[i]!r}: certificate {certs[i]!r} has letters other than U, D, L, R")
+        raise UserError(
+            f"board {part['board_id'].iloc[i]!r}: certificate {certs[i]!r} has letters other than U, D, L, R"
+        )
     return np.ascontiguousarray(np.where(inside, codes, 0).astype(np.uint8))

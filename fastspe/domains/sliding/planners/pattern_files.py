@@ -35,8 +35,14 @@ def table_binding(layout: Layout, tiles: Sequence[int], kind: str) -> dict:
     """What decides a table's content: its ``kind`` (how the entries are computed and packed), the layout
     (rows, cols, blocked cells, goal) and the pattern's tiles. A group's table does not depend on the
     partition it is part of, so the partition is not bound."""
-    return {"kind": kind, "rows": layout.rows, "cols": layout.cols, "blocks": [int(b) for b in layout.blocks],
-            "goal": [int(v) for v in layout.goal], "tiles": [int(t) for t in tiles]}
+    return {
+        "kind": kind,
+        "rows": layout.rows,
+        "cols": layout.cols,
+        "blocks": [int(b) for b in layout.blocks],
+        "goal": [int(v) for v in layout.goal],
+        "tiles": [int(t) for t in tiles],
+    }
 
 
 def _binding_bytes(binding: dict) -> bytes:
@@ -45,8 +51,13 @@ def _binding_bytes(binding: dict) -> bytes:
 
 def _tail(table: np.ndarray, bound: bytes) -> bytes:
     crc = zlib.crc32(bound, zlib.crc32(table.data))
-    return (len(bound).to_bytes(4, "little") + _MAGIC + FORMAT_VERSION.to_bytes(2, "little")
-            + len(table).to_bytes(4, "little") + crc.to_bytes(4, "little"))
+    return (
+        len(bound).to_bytes(4, "little")
+        + _MAGIC
+        + FORMAT_VERSION.to_bytes(2, "little")
+        + len(table).to_bytes(4, "little")
+        + crc.to_bytes(4, "little")
+    )
 
 
 def _shown(value) -> str:
@@ -55,8 +66,9 @@ def _shown(value) -> str:
 
 def _differences(found: dict, wanted: dict) -> str:
     keys = [k for k in wanted if found.get(k) != wanted[k]] + [k for k in found if k not in wanted]
-    return "; ".join(f"{k} {_shown(found.get(k, '(none)'))} where {_shown(wanted.get(k, '(none)'))} is needed"
-                     for k in keys)
+    return "; ".join(
+        f"{k} {_shown(found.get(k, '(none)'))} where {_shown(wanted.get(k, '(none)'))} is needed" for k in keys
+    )
 
 
 def _check(raw: np.ndarray, size: int, binding: dict) -> tuple[np.ndarray | None, str]:
@@ -68,13 +80,16 @@ def _check(raw: np.ndarray, size: int, binding: dict) -> tuple[np.ndarray | None
         return None, "is damaged or of another format"
     version = int.from_bytes(end[6:8], "little")
     if version != FORMAT_VERSION:
-        return None, (f"is of format {version}, which does not bind its layout and tiles" if version < FORMAT_VERSION
-                      else f"is of a newer format ({version}) than this fastspe reads ({FORMAT_VERSION})")
+        return None, (
+            f"is of format {version}, which does not bind its layout and tiles"
+            if version < FORMAT_VERSION
+            else f"is of a newer format ({version}) than this fastspe reads ({FORMAT_VERSION})"
+        )
     bound_len = int.from_bytes(bytes(raw[-_TAIL:-_OLD_TAIL]), "little")
     if raw.shape[0] != size + bound_len + _TAIL:
         return None, "is damaged or of another format (its length is not that of this table)"
     table = np.array(raw[:size])
-    bound = bytes(raw[size:size + bound_len])
+    bound = bytes(raw[size : size + bound_len])
     if bytes(raw[-_TAIL:]) != _tail(table, bound):
         return None, "is damaged (its checksum fails)"
     try:
@@ -127,5 +142,7 @@ def write_pattern_table(table: np.ndarray, path: Path, binding: dict) -> None:
     except OSError as exc:
         _UNWRITABLE.add(folder)
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        warnings.warn(f"pattern database folder {folder} cannot be written ({reason}); its tables are built in "
-                      f"memory for this run and again next time (set FASTSPE_PDB_DIR to a writable folder)")
+        warnings.warn(
+            f"pattern database folder {folder} cannot be written ({reason}); its tables are built in "
+            f"memory for this run and again next time (set FASTSPE_PDB_DIR to a writable folder)"
+        )

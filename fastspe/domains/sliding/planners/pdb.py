@@ -43,10 +43,12 @@ def default_partition(layout: Layout) -> tuple[tuple[int, ...], ...]:
     ({1,2,5,6,9,10}, {3,4,7,8,11,12}, {13,14,15})."""
     cells = layout.goal_cell[1:].astype(np.int64)
     rows, cols = divmod(cells, layout.cols)
-    key = sorted(range(layout.tiles),
-                 key=lambda i: (rows[i] == layout.rows - 1, cols[i] >= (layout.cols + 1) // 2, rows[i], cols[i]))
+    key = sorted(
+        range(layout.tiles),
+        key=lambda i: (rows[i] == layout.rows - 1, cols[i] >= (layout.cols + 1) // 2, rows[i], cols[i]),
+    )
     order = [i + 1 for i in key]
-    return tuple(tuple(sorted(order[i:i + MAX_GROUP])) for i in range(0, len(order), MAX_GROUP))
+    return tuple(tuple(sorted(order[i : i + MAX_GROUP])) for i in range(0, len(order), MAX_GROUP))
 
 
 def uses_pdb(layout: Layout) -> bool:
@@ -194,13 +196,20 @@ class PatternDatabases:
 
 def empty_databases(layout: Layout) -> PatternDatabases:
     """No tables: the kernel's PDB terms are 0 and h is the graph-distance sum alone."""
-    return PatternDatabases((), np.full((layout.tiles + 1, 2), -1, dtype=np.int16),
-                            np.zeros((0, MAX_GROUP), dtype=np.int16), np.zeros(0, dtype=np.int64),
-                            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.uint8))
+    return PatternDatabases(
+        (),
+        np.full((layout.tiles + 1, 2), -1, dtype=np.int16),
+        np.zeros((0, MAX_GROUP), dtype=np.int16),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(1, dtype=np.uint8),
+    )
 
 
-def pattern_databases(layout: Layout, partition=None, progress: Progress | None = None,
-                      mirrored: bool = True) -> PatternDatabases:
+def pattern_databases(
+    layout: Layout, partition=None, progress: Progress | None = None, mirrored: bool = True
+) -> PatternDatabases:
     """All tables of ``partition`` (default: ``default_partition``), loaded or built.
 
     ``progress(done, total)`` counts table entries over all groups while building. On layouts
@@ -224,8 +233,9 @@ def pattern_databases(layout: Layout, partition=None, progress: Progress | None 
     return assemble_databases(layout, partition, tables, mirrored)
 
 
-def assemble_databases(layout: Layout, partition, tables, mirrored: bool = True,
-                       packed: bool = False) -> PatternDatabases:
+def assemble_databases(
+    layout: Layout, partition, tables, mirrored: bool = True, packed: bool = False
+) -> PatternDatabases:
     """The kernel's arrays for the tables of ``partition`` (uint8 tables, or with ``packed`` the 4-bit
     data blocks of ``fastspe.domains.sliding.planners.pdb_packed``, marked for the search by offsets below 0: -1 - start)."""
     mirror = mirror_cells(layout) if mirrored else None
@@ -244,7 +254,14 @@ def assemble_databases(layout: Layout, partition, tables, mirrored: bool = True,
     group_tiles = np.zeros((len(groups), max([MAX_GROUP] + [len(g) for g in groups])), dtype=np.int16)
     for i, (g, side) in enumerate(zip(groups, sides)):
         group_of[g, side] = i
-        group_tiles[i, :len(g)] = g
-    return PatternDatabases(partition, group_of, group_tiles, np.array([len(g) for g in groups], dtype=np.int64),
-                            np.array(sides, dtype=np.int64), np.array(offsets, dtype=np.int64),
-                            np.concatenate(tables), mirror)
+        group_tiles[i, : len(g)] = g
+    return PatternDatabases(
+        partition,
+        group_of,
+        group_tiles,
+        np.array([len(g) for g in groups], dtype=np.int64),
+        np.array(sides, dtype=np.int64),
+        np.array(offsets, dtype=np.int64),
+        np.concatenate(tables),
+        mirror,
+    )

@@ -71,16 +71,40 @@ def build_packed(layout: Layout, tiles: Sequence[int], progress: Progress | None
     codes = np.zeros((ix["states"] + 31) // 32, dtype=np.int64)
     table = np.full((size + 15) // 16, -1, dtype=np.int64)
     goal = index[layout.goal_cell[list(tiles)]].astype(np.int64)
-    sweep_seed(codes, table, goal, int(index[layout.goal_cell[0]]), nbr, dist, ix["comb_rank"], ix["region_of"],
-               ix["block_start"], ix["popcount"])
+    sweep_seed(
+        codes,
+        table,
+        goal,
+        int(index[layout.goal_cell[0]]),
+        nbr,
+        dist,
+        ix["comb_rank"],
+        ix["region_of"],
+        ix["block_start"],
+        ix["popcount"],
+    )
     threads = thread_count()
     done, depth = 1, 0
     while True:
         if progress is not None:
             progress(done, size)
-        marked, filled = sweep_layer(codes, table, depth, threads, nbr, dist, ix["comb_rank"], ix["comb_cells"],
-                                     ix["region_of"], ix["region_mask"], ix["block_comb"], ix["block_region"],
-                                     ix["block_start"], ix["perm_cells"], ix["popcount"])
+        marked, filled = sweep_layer(
+            codes,
+            table,
+            depth,
+            threads,
+            nbr,
+            dist,
+            ix["comb_rank"],
+            ix["comb_cells"],
+            ix["region_of"],
+            ix["region_mask"],
+            ix["block_comb"],
+            ix["block_region"],
+            ix["block_start"],
+            ix["perm_cells"],
+            ix["popcount"],
+        )
         done += int(filled)
         depth += 1
         if marked == 0:
@@ -88,14 +112,14 @@ def build_packed(layout: Layout, tiles: Sequence[int], progress: Progress | None
     del codes
     if progress is not None:
         progress(size, size)
-    return np.concatenate([dist.ravel().view(np.uint8), table.view(np.uint8)[:(size + 1) // 2]])
+    return np.concatenate([dist.ravel().view(np.uint8), table.view(np.uint8)[: (size + 1) // 2]])
 
 
 def saturated_entries(block: np.ndarray, layout: Layout, m: int) -> int:
     """How many placements of a data block hold the nibble 15 (a lower bound, or never reached)."""
     free = int((~layout.blocked).sum())
     size = placements(free, m)
-    nibbles = block[m * free:]
+    nibbles = block[m * free :]
     count = int(np.count_nonzero((nibbles & 15) == SATURATED) + np.count_nonzero((nibbles >> 4) == SATURATED))
     return count - (1 if size % 2 else 0) * int((nibbles[-1] >> 4) == SATURATED)
 
@@ -122,8 +146,10 @@ def strong_tables(layout: Layout, progress: Progress | None = None) -> tuple[tup
     """The 7-8 partition and its data blocks, loaded or built (``progress(done, total)`` over both)."""
     partition = strong_partition(layout)
     if partition is None:
-        raise UserError(f"the 7-8 pattern databases are for the open 4x4 board, not {layout.rows}x{layout.cols}"
-                        + (f" with blocks {list(layout.blocks)}" if layout.blocks else ""))
+        raise UserError(
+            f"the 7-8 pattern databases are for the open 4x4 board, not {layout.rows}x{layout.cols}"
+            + (f" with blocks {list(layout.blocks)}" if layout.blocks else "")
+        )
     free = int((~layout.blocked).sum())
     sizes = [placements(free, len(g)) for g in partition]
     total, before, blocks = sum(sizes), 0, []
@@ -140,5 +166,14 @@ def strong_databases(layout: Layout, progress: Progress | None = None) -> Patter
     return assemble_databases(layout, partition, blocks, packed=True)
 
 
-__all__ = ["build_estimate", "build_packed", "load_or_build_packed", "packed_file", "saturated_entries",
-           "strong_databases", "strong_partition", "strong_present", "strong_tables"]
+__all__ = [
+    "build_estimate",
+    "build_packed",
+    "load_or_build_packed",
+    "packed_file",
+    "saturated_entries",
+    "strong_databases",
+    "strong_partition",
+    "strong_present",
+    "strong_tables",
+]

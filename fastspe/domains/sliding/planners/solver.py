@@ -21,8 +21,16 @@ import numpy as np
 from ....errors import FastspeError, UserError
 from ..layout import DIRECTIONS, Layout
 from ..kernels.pdb import UNSEEN
-from .pdb import (PatternDatabases, board_rank, empty_databases, free_neighbours, parity_decides, pattern_databases,
-                  reachable_table, uses_pdb)
+from .pdb import (
+    PatternDatabases,
+    board_rank,
+    empty_databases,
+    free_neighbours,
+    parity_decides,
+    pattern_databases,
+    reachable_table,
+    uses_pdb,
+)
 from .pdb_packed import strong_databases, strong_partition, strong_present
 
 SPLIT_DEPTH = 3  # subtrees at this depth are searched in parallel by `solve`
@@ -89,17 +97,37 @@ class _Tables:
 
     def args(self):
         db = self.databases
-        return (self.layout.moves, self.tile_dist, self.free_idx, db.group_of, db.group_tiles, db.group_size,
-                db.group_side, db.offsets, db.data, self.nfree)
-
+        return (
+            self.layout.moves,
+            self.tile_dist,
+            self.free_idx,
+            db.group_of,
+            db.group_tiles,
+            db.group_size,
+            db.group_side,
+            db.offsets,
+            db.data,
+            self.nfree,
+        )
 
     def h(self, board) -> int:
         """The search's h of a packed board: max(graph-distance sum, PDB sum)."""
         from ..kernels.search import heuristic
 
         db = self.databases
-        return int(heuristic(np.asarray(board, dtype=np.int8), self.tile_dist, self.free_idx, db.group_tiles,
-                             db.group_size, db.group_side, db.offsets, db.data, self.nfree))
+        return int(
+            heuristic(
+                np.asarray(board, dtype=np.int8),
+                self.tile_dist,
+                self.free_idx,
+                db.group_tiles,
+                db.group_size,
+                db.group_side,
+                db.offsets,
+                db.data,
+                self.nfree,
+            )
+        )
 
 
 def search_tables(layout: Layout, databases: PatternDatabases) -> _Tables:
@@ -125,8 +153,10 @@ def _strong(layout: Layout, pdb: bool, heuristic: str) -> bool:
         raise UserError(f"heuristic must be one of {', '.join(HEURISTICS)}, got {heuristic!r}")
     if heuristic == "7-8":
         if strong_partition(layout) is None:
-            raise UserError(f"heuristic '7-8' is for the open 4x4 board, not {layout.rows}x{layout.cols}"
-                            + (f" with blocks {list(layout.blocks)}" if layout.blocks else ""))
+            raise UserError(
+                f"heuristic '7-8' is for the open 4x4 board, not {layout.rows}x{layout.cols}"
+                + (f" with blocks {list(layout.blocks)}" if layout.blocks else "")
+            )
         if not pdb:
             raise UserError("heuristic '7-8' needs the pattern databases (use_pdb=False turns them off)")
         return True
@@ -223,8 +253,10 @@ def _raise_for(status: int, nodes: int, what: str) -> None:
     from ..kernels.search import MAX_DEPTH, NO_PLAN, OVER_BUDGET, TOO_DEEP
 
     if status == OVER_BUDGET:
-        raise SearchLimit(f"{what}: no plan found within max_nodes (searched {nodes:,} nodes); on layouts with "
-                          f"dead ends or cut cells the board may be unsolvable")
+        raise SearchLimit(
+            f"{what}: no plan found within max_nodes (searched {nodes:,} nodes); on layouts with "
+            f"dead ends or cut cells the board may be unsolvable"
+        )
     if status == TOO_DEEP:
         raise SearchLimit(f"{what}: optimal plan is longer than {MAX_DEPTH - 1} moves")
     if status == NO_PLAN:
@@ -255,9 +287,18 @@ def _blank_last(board: list, blocks, goal: str) -> tuple[list, object]:
     return turned, blocks
 
 
-def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
-          progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None,
-          goal: str = "blank-last", heuristic: str = "auto") -> Solution:
+def solve(
+    board: Sequence[int],
+    rows: int = 4,
+    cols: int = 4,
+    blocks: Sequence[int] = (),
+    *,
+    max_nodes=None,
+    progress: Callable[[int, int], None] | None = None,
+    use_pdb: bool | None = None,
+    goal: str = "blank-last",
+    heuristic: str = "auto",
+) -> Solution:
     """The optimal plan (blank moves U/D/L/R) of one board; -1 marks blocked cells.
 
     ``goal``: ``blank-last`` (fastspe's and the banks': tiles 1.. in row-major order over the free cells, the
@@ -289,8 +330,9 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
         first = _first_try(layout, packed, min(limit, FIRST_TRY_NODES))
         if first.status != OVER_BUDGET or limit <= FIRST_TRY_NODES:  # solved, unsolvable, or the budget spent
             _raise_for(first.status, first.nodes, "board")
-            return Solution(first.length, turn(first.moves), first.h, first.h, first.nodes, first.seconds,
-                            "graph-distance")
+            return Solution(
+                first.length, turn(first.moves), first.h, first.h, first.nodes, first.seconds, "graph-distance"
+            )
         tried = (first.nodes, first.seconds)
         limit = max(1, limit - first.nodes)  # max_nodes bounds both searches together
     tables, how, tables_seconds = _timed_tables(layout, use_pdb, progress, heuristic)
@@ -301,8 +343,18 @@ def solve(board: Sequence[int], rows: int = 4, cols: int = 4, blocks: Sequence[i
     length, nodes, h, status = ida_star_split(packed, *tables.args(), limit, SPLIT_DEPTH, path)
     seconds = time.perf_counter() - start
     _raise_for(int(status), int(nodes), "board")
-    return Solution(int(length), turn(_plan(path[:length])), int(layout_h(layout, packed[None])[0]), int(h),
-                    int(nodes), seconds, tables.name, how, tables_seconds, *tried)
+    return Solution(
+        int(length),
+        turn(_plan(path[:length])),
+        int(layout_h(layout, packed[None])[0]),
+        int(h),
+        int(nodes),
+        seconds,
+        tables.name,
+        how,
+        tables_seconds,
+        *tried,
+    )
 
 
 @dataclass(frozen=True)
@@ -331,12 +383,20 @@ def _first_try(layout: Layout, packed: np.ndarray, budget: int) -> _Try:
     start = time.perf_counter()
     length, nodes, h, status = ida_star_graph(packed, layout.moves, tile_dist, budget, path)
     seconds = time.perf_counter() - start
-    return _Try(int(length), _plan(path[:max(int(length), 0)]), int(h), int(nodes), seconds, int(status))
+    return _Try(int(length), _plan(path[: max(int(length), 0)]), int(h), int(nodes), seconds, int(status))
 
 
-def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Sequence[int] = (), *, max_nodes=None,
-                 progress: Callable[[int, int], None] | None = None, use_pdb: bool | None = None,
-                 heuristic: str = "auto") -> SolvedBoards:
+def solve_boards(
+    boards: np.ndarray,
+    rows: int = 4,
+    cols: int = 4,
+    blocks: Sequence[int] = (),
+    *,
+    max_nodes=None,
+    progress: Callable[[int, int], None] | None = None,
+    use_pdb: bool | None = None,
+    heuristic: str = "auto",
+) -> SolvedBoards:
     """Optimal plans of int8 boards ``(n, cells)`` of one layout, in parallel over boards.
 
     ``max_nodes`` applies per board; ``progress`` reports a pattern-database build. Every board is
@@ -361,7 +421,7 @@ def solve_boards(boards: np.ndarray, rows: int = 4, cols: int = 4, blocks: Seque
     seconds = time.perf_counter() - start
     for i in range(len(packed)):
         _raise_for(int(status[i]), int(nodes[i]), f"board {i}")
-    moves = [_plan(plans[i, :lengths[i]]) for i in range(len(packed))]
+    moves = [_plan(plans[i, : lengths[i]]) for i in range(len(packed))]
     return SolvedBoards(lengths, moves, nodes, layout_h(layout, packed), h, seconds, tables.name)
 
 
@@ -372,20 +432,47 @@ def layout_h(layout: Layout, packed: np.ndarray) -> np.ndarray:
     return boards_h(packed, layout.goal_cell, layout.distances).astype(np.int64)
 
 
-ANSWER_KEYS = ("length", "moves", "h", "h_search", "nodes", "seconds", "heuristic", "tables", "tables_seconds",
-               "first_try_nodes", "first_try_seconds", "error")
+ANSWER_KEYS = (
+    "length",
+    "moves",
+    "h",
+    "h_search",
+    "nodes",
+    "seconds",
+    "heuristic",
+    "tables",
+    "tables_seconds",
+    "first_try_nodes",
+    "first_try_seconds",
+    "error",
+)
 
 
 def answer_fields(sol: Solution) -> dict:
     """A ``Solution`` as the JSON fields of an answer (seconds rounded to microseconds)."""
-    return {"length": sol.length, "moves": sol.moves, "h": sol.h, "h_search": sol.h_search, "nodes": sol.nodes,
-            "seconds": round(sol.seconds, 6), "heuristic": sol.heuristic, "tables": sol.tables,
-            "tables_seconds": round(sol.tables_seconds, 6), "first_try_nodes": sol.first_try_nodes,
-            "first_try_seconds": round(sol.first_try_seconds, 6)}
+    return {
+        "length": sol.length,
+        "moves": sol.moves,
+        "h": sol.h,
+        "h_search": sol.h_search,
+        "nodes": sol.nodes,
+        "seconds": round(sol.seconds, 6),
+        "heuristic": sol.heuristic,
+        "tables": sol.tables,
+        "tables_seconds": round(sol.tables_seconds, 6),
+        "first_try_nodes": sol.first_try_nodes,
+        "first_try_seconds": round(sol.first_try_seconds, 6),
+    }
 
 
-def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int], None] | None = None,
-                 goal: str = "blank-last", heuristic: str = "auto") -> dict:
+def solve_record(
+    record: dict,
+    *,
+    max_nodes=None,
+    progress: Callable[[int, int], None] | None = None,
+    goal: str = "blank-last",
+    heuristic: str = "auto",
+) -> dict:
     """One JSONL line's answer: ``record`` (``rows``, ``cols`` default 4, optional ``blocks``, ``board``)
     with ``answer_fields`` added, or ``error`` if the board is
     invalid, unsolvable or over ``max_nodes``. Other keys (``id``) are kept; answer keys the record
@@ -397,8 +484,16 @@ def solve_record(record: dict, *, max_nodes=None, progress: Callable[[int, int],
         board = record.get("board")
         if not isinstance(board, list):
             raise UserError("board must be a list of cell values (0 blank, -1 blocked)")
-        sol = solve(board, record.get("rows", 4), record.get("cols", 4), record.get("blocks") or (),
-                    max_nodes=max_nodes, progress=progress, goal=goal, heuristic=heuristic)
+        sol = solve(
+            board,
+            record.get("rows", 4),
+            record.get("cols", 4),
+            record.get("blocks") or (),
+            max_nodes=max_nodes,
+            progress=progress,
+            goal=goal,
+            heuristic=heuristic,
+        )
     except (UserError, SearchLimit) as exc:
         out["error"] = str(exc)
         return out

@@ -85,10 +85,15 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
     initial = np.zeros((len(group), rows * cols), dtype=np.int64)
     kinds = group["certificate_kind"].tolist() if "certificate_kind" in group else ["h-walk"] * len(group)
     retreats = group["retreat"].tolist() if "retreat" in group else [None] * len(group)
-    for i, (init, g, depth, h, k, cert) in enumerate(zip(group["initial"], group["goal"], group["depth"], group["h"],
-                                                         group["k"], group["certificate"])):
+    for i, (init, g, depth, h, k, cert) in enumerate(
+        zip(group["initial"], group["goal"], group["depth"], group["h"], group["k"], group["certificate"])
+    ):
         init = list(init)
-        if len(init) != rows * cols or sorted(init) != expected or [c for c, v in enumerate(init) if v == -1] != list(blocks):
+        if (
+            len(init) != rows * cols
+            or sorted(init) != expected
+            or [c for c, v in enumerate(init) if v == -1] != list(blocks)
+        ):
             reject(i, "initial is not a board of this layout (cell count, tiles or blocked cells)")
             continue
         initial[i] = init
@@ -155,8 +160,9 @@ def _verify_layout_group(group: pd.DataFrame, rows: int, cols: int, blocks: tupl
         radius = min(GOAL_RADIUS, int(depths[prove].max()) - 2)
         near_goal = _ball(tuple(goal), radius, rows, cols, blocks)
         for i in prove:
-            shorter = _shortest_within(tuple(initial[i].tolist()), int(depths[i]) - 2, near_goal, radius,
-                                       rows, cols, blocks)
+            shorter = _shortest_within(
+                tuple(initial[i].tolist()), int(depths[i]) - 2, near_goal, radius, rows, cols, blocks
+            )
             if shorter is not None:
                 reject(i, f"a plan of {shorter} moves exists: the certificate's {depths[i]} moves are not optimal")
     # no board repeats within a layout
@@ -192,8 +198,9 @@ def _ball(start: tuple, radius: int, rows: int, cols: int, blocks: tuple[int, ..
     return dist
 
 
-def _shortest_within(board: tuple, limit: int, near_goal: dict, goal_radius: int, rows: int, cols: int,
-                     blocks: tuple[int, ...]):
+def _shortest_within(
+    board: tuple, limit: int, near_goal: dict, goal_radius: int, rows: int, cols: int, blocks: tuple[int, ...]
+):
     """The length of a plan from ``board`` of at most ``limit`` moves if there is one, else None.
 
     ``near_goal`` is the ball of ``goal_radius`` around the goal: a plan of L <= limit moves passes
@@ -218,18 +225,27 @@ def verify_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None 
     failures: list[tuple[str, str]] = []
     dup = bank["board_id"][bank["board_id"].duplicated()]
     failures += [(bid, "board_id appears more than once") for bid in dup]
-    layout_key = [(int(r), int(c), tuple(int(b) for b in bl)) for r, c, bl in zip(bank["rows"], bank["cols"], bank["blocks"])]
+    layout_key = [
+        (int(r), int(c), tuple(int(b) for b in bl)) for r, c, bl in zip(bank["rows"], bank["cols"], bank["blocks"])
+    ]
     groups: dict[tuple, list[int]] = {}
     for i, key in enumerate(layout_key):
         groups.setdefault(key, []).append(i)
     done = 0
     for (rows, cols, blocks), index in groups.items():
-        if not (2 <= rows <= 8 and 2 <= cols <= 8) or any(not 0 <= b < rows * cols for b in blocks) or len(set(blocks)) != len(blocks):
-            failures += [(bank["board_id"].iloc[i], f"invalid layout rows={rows} cols={cols} blocks={list(blocks)}") for i in index]
+        if (
+            not (2 <= rows <= 8 and 2 <= cols <= 8)
+            or any(not 0 <= b < rows * cols for b in blocks)
+            or len(set(blocks)) != len(blocks)
+        ):
+            failures += [
+                (bank["board_id"].iloc[i], f"invalid layout rows={rows} cols={cols} blocks={list(blocks)}")
+                for i in index
+            ]
             continue
         seen: dict[bytes, str] = {}
         for start in range(0, len(index), SLICE):
-            part = bank.iloc[index[start:start + SLICE]]
+            part = bank.iloc[index[start : start + SLICE]]
             failures += list(_verify_layout_group(part, rows, cols, tuple(sorted(blocks)), seen))
             done += len(part)
             if progress is not None:

@@ -39,8 +39,14 @@ class Optimality:
     refuted: list
 
 
-def shorter_plan(initial: Iterable[int], rows: int, cols: int, blocks: tuple[int, ...], limit: int,
-                 tick: Callable[[int], None] | None = None) -> int | None:
+def shorter_plan(
+    initial: Iterable[int],
+    rows: int,
+    cols: int,
+    blocks: tuple[int, ...],
+    limit: int,
+    tick: Callable[[int], None] | None = None,
+) -> int | None:
     """The length of the shortest plan of at most ``limit`` moves from ``initial`` to the layout's goal,
     or None when there is none (IDA*; ``tick(nodes)`` every ``PROGRESS_NODES`` nodes expanded).
 
@@ -57,8 +63,16 @@ def shorter_plan(initial: Iterable[int], rows: int, cols: int, blocks: tuple[int
     steps = {}
     for cell in range(rows * cols):
         r, q = divmod(cell, cols)
-        steps[cell] = [t for t, ok in ((cell - cols, r > 0), (cell + cols, r < rows - 1), (cell - 1, q > 0),
-                                       (cell + 1, q < cols - 1)) if ok and t not in blocks]
+        steps[cell] = [
+            t
+            for t, ok in (
+                (cell - cols, r > 0),
+                (cell + cols, r < rows - 1),
+                (cell - 1, q > 0),
+                (cell + 1, q < cols - 1),
+            )
+            if ok and t not in blocks
+        ]
     h0 = sum(dist[c][goal_cell[v]] for c, v in enumerate(board) if v > 0)
     nodes = [0]
 
@@ -104,8 +118,13 @@ def check_prove_ids(bank: pd.DataFrame, ids: Iterable[str]) -> list[str]:
     return ids
 
 
-def optimality(bank: pd.DataFrame, failures: Iterable[tuple[str, str]], prove_depth: int | None = None,
-               prove_ids: Iterable[str] = (), progress: Callable[..., None] | None = None) -> Optimality:
+def optimality(
+    bank: pd.DataFrame,
+    failures: Iterable[tuple[str, str]],
+    prove_depth: int | None = None,
+    prove_ids: Iterable[str] = (),
+    progress: Callable[..., None] | None = None,
+) -> Optimality:
     """How the optimality of each search board of ``bank`` that passed ``verify_bank`` stands.
 
     Boards deeper than ``OPTIMALITY_BOUND`` are proved here when their depth is at most
@@ -129,13 +148,18 @@ def optimality(bank: pd.DataFrame, failures: Iterable[tuple[str, str]], prove_de
         # nodes: within the board at hand, so that a long proof shows it is moving
         tick = None if progress is None else (lambda count, n=n: progress(n, len(todo), nodes=count))
         depth = int(row.depth)
-        length = shorter_plan(row.initial, int(row.rows), int(row.cols), tuple(sorted(int(b) for b in row.blocks)),
-                              depth - 2, tick)
+        length = shorter_plan(
+            row.initial, int(row.rows), int(row.cols), tuple(sorted(int(b) for b in row.blocks)), depth - 2, tick
+        )
         if length is None:
             by_ida.append(row.board_id)
         else:
-            refuted.append((row.board_id, f"a plan of {length} moves exists: the certificate's {depth} moves are "
-                                          "not optimal (IDA* proof)"))
+            refuted.append(
+                (
+                    row.board_id,
+                    f"a plan of {length} moves exists: the certificate's {depth} moves are not optimal (IDA* proof)",
+                )
+            )
         if progress is not None:
             progress(n + 1, len(todo))
     unproven = [(bid, int(d)) for bid, d in zip(deep["board_id"][~chosen], deep["depth"][~chosen])]

@@ -95,9 +95,15 @@ def replay(board: Board, moves: str) -> dict:
         seen.add(key)
         min_h = min(min_h, h)
     status = "illegal" if kind else "complete" if key == lay.goal_key else "legal_noncompletion"
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
-            "revisits": revisits, "goal_midway": midway}
-
+    return {
+        "status": status,
+        "error_kind": kind,
+        "first_error": first_error,
+        "final_h": h,
+        "min_h": min_h,
+        "revisits": revisits,
+        "goal_midway": midway,
+    }
 
 
 def bank_boards(bank) -> dict[str, Board]:

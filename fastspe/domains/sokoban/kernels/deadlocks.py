@@ -82,8 +82,9 @@ def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
     cells = nbr.shape[0]
     work = np.zeros((2, cells), dtype=np.int64)
     occ = np.zeros(cells, dtype=np.bool_)
-    return subset_search(boxes, starts, nbr, goal, dead, limit, inside, inside_mark, occ, work, 0,
-                         np.empty(cells, dtype=np.int64))[0]
+    return subset_search(
+        boxes, starts, nbr, goal, dead, limit, inside, inside_mark, occ, work, 0, np.empty(cells, dtype=np.int64)
+    )[0]
 
 
 @njit
@@ -222,8 +223,9 @@ def near(a, b, cols):
 
 
 @njit
-def corral_dead(beyond, player, occ, boxes, nbr, goal, dead, region, own, stamp, mark, queue, socc, swork,
-                limit=CORRAL_STATES):
+def corral_dead(
+    beyond, player, occ, boxes, nbr, goal, dead, region, own, stamp, mark, queue, socc, swork, limit=CORRAL_STATES
+):
     """(dead, mark): whether a corral beside the box on ``beyond`` (the one last pushed) is proven dead: an
     I-corral whose bordering boxes alone can neither reach goals nor let the player in, from the player's cell, by
     a search of at most ``limit`` states (see the module docstring). The player stands on ``player``, its region

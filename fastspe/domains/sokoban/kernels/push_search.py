@@ -47,8 +47,15 @@ import numpy as np
 from ...._numba import njit
 from .deadlocks import corral_dead, near, pair_dead, state_hash
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
-from .search import (DEAD_START, FOUND, INF, NO_PLAN, NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
-                     neighbours, push_distances)
+from .search import (
+    DEAD_START,
+    FOUND,
+    INF,
+    NO_PLAN,
+    NODE_LIMIT,  # noqa: F401 - the statuses, shared with it
+    neighbours,
+    push_distances,
+)
 
 MOVES, PUSHES, SOLVABLE = 0, 1, 2
 MAX_CELLS = 1024  # 32 x 32: cells fit int16 with room to spare
@@ -210,8 +217,21 @@ def _walk_plan(start_player, boxes0, nb, nbr, cells, pcell, pdir, count):
 
 
 @njit
-def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, use_heuristic, use_freeze,
-                progress, use_table=False, use_corral=False):
+def push_search(
+    wall,
+    goal,
+    boxes0,
+    player0,
+    rows,
+    cols,
+    node_limit,
+    objective,
+    use_heuristic,
+    use_freeze,
+    progress,
+    use_table=False,
+    use_corral=False,
+):
     """One level's plan for ``objective`` (MOVES, PUSHES or SOLVABLE; see the module docstring); ``use_freeze``,
     ``use_table`` and ``use_corral`` turn each deadlock pruning on (the answer is the same either way; the last two
     are off unless asked for: see the module docstring).
@@ -357,8 +377,22 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
         stamp_no += 1
         _region(np.int64(spl[s]), nbr, occ, dist, stamp, stamp_no, queue)
         if use_corral and parent[s] >= 0:  # a dead corral beside the box last pushed: not expanded
-            gone, cmark = corral_dead(nbr[pcell[s], pdir[s]], np.int64(spl[s]), occ, cur, nbr, goal, dead, stamp,
-                                      stamp_no, cstamp, cmark, queue, socc, swork)
+            gone, cmark = corral_dead(
+                nbr[pcell[s], pdir[s]],
+                np.int64(spl[s]),
+                occ,
+                cur,
+                nbr,
+                goal,
+                dead,
+                stamp,
+                stamp_no,
+                cstamp,
+                cmark,
+                queue,
+                socc,
+                swork,
+            )
             if gone:
                 for i in range(nb):
                     occ[cur[i]] = False
@@ -424,8 +458,11 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                             f, o = frozen(beyond, nbr, occ, dead, goal, mark)
                             gone = f and o
                         for k in range(nb if use_table and not gone else 0):
-                            if nxt[k] != beyond and near(nxt[k], beyond, cols) and \
-                                    pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead):
+                            if (
+                                nxt[k] != beyond
+                                and near(nxt[k], beyond, cols)
+                                and pair_dead(beyond, nxt[k], table, floor, nbr, goal, dead)
+                            ):
                                 gone = True
                                 break
                         occ[beyond] = False
@@ -480,8 +517,9 @@ def push_search(wall, goal, boxes0, player0, rows, cols, node_limit, objective, 
                     f1, f2 = h, 0
                 else:
                     f1, f2 = n1 + h, n2 + h
-                head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next,
-                                                                          n_entries, idx, f1, f2)
+                head, row_count, e_state, e_next, n_entries = bucket_push(
+                    head, row_count, e_state, e_next, n_entries, idx, f1, f2
+                )
                 f1_cap, f2_cap = head.shape[0], head.shape[1]
                 if f1 < c1 or (f1 == c1 and f2 < c2):  # SOLVABLE's greedy order may go back down
                     c1, c2 = f1, f2

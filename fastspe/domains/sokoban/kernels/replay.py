@@ -84,7 +84,7 @@ def _replay_one(plan, moves, dist, player, boxes, nb, occupied, table, sets, set
         h += dist[boxes[j]]
     length = plan.shape[0]
     smask = np.int64((1 << table_bits(length)) - 1)
-    set_slots[:smask + 1] = 0
+    set_slots[: smask + 1] = 0
     box_set, n_sets = _box_set(boxes, nb, sets, set_slots, 0, smask)
     box_key = np.uint64(box_set) << np.uint64(_FIELD)
     key = box_key | np.uint64(player + 1)
@@ -177,7 +177,17 @@ def replay_levels(level_index, codes, offsets, moves, push_distance, player, box
             nb = nboxes[li]
             for j in range(nb):
                 box[j] = boxes[li, j]
-            out = _replay_one(codes[offsets[p]:offsets[p + 1]], moves[li], push_distance[li], np.int64(player[li]),
-                              box, nb, occupied, table, sets, set_slots)
+            out = _replay_one(
+                codes[offsets[p] : offsets[p + 1]],
+                moves[li],
+                push_distance[li],
+                np.int64(player[li]),
+                box,
+                nb,
+                occupied,
+                table,
+                sets,
+                set_slots,
+            )
             store(outputs, p, out)
     return outputs

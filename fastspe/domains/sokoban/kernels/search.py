@@ -121,7 +121,7 @@ def permutations(n):
         while perm[j] <= perm[i]:
             j -= 1
         perm[i], perm[j] = perm[j], perm[i]
-        perm[i + 1:] = perm[i + 1:][::-1].copy()
+        perm[i + 1 :] = perm[i + 1 :][::-1].copy()
     return out
 
 
@@ -336,15 +336,16 @@ def search(wall, goal, boxes0, player0, rows, cols, node_limit, bound, use_heuri
             g_moves[idx], g_pushes[idx], parent[idx], pdir[idx] = gm, ngp, s, d + 4 * pushed
             fm = gm + (m + w if use_heuristic else 1)
             fp = ngp + (m if use_heuristic else 1)
-            head, row_count, e_state, e_next, n_entries = bucket_push(head, row_count, e_state, e_next, n_entries,
-                                                                      idx, fm, fp)
+            head, row_count, e_state, e_next, n_entries = bucket_push(
+                head, row_count, e_state, e_next, n_entries, idx, fm, fp
+            )
             fm_cap, fp_cap = head.shape[0], head.shape[1]
 
 
 @njit
 def grown_array(a, size):
     out = np.empty(size, dtype=a.dtype)
-    out[:a.shape[0]] = a
+    out[: a.shape[0]] = a
     return out
 
 
@@ -367,9 +368,9 @@ def bucket_push(head, row_count, e_state, e_next, n_entries, idx, f1, f2):
 @njit
 def grown_buckets(head, row_count, fm_cap, fp_cap):
     out = np.full((fm_cap, fp_cap), -1, dtype=np.int32)
-    out[:head.shape[0], :head.shape[1]] = head
+    out[: head.shape[0], : head.shape[1]] = head
     rows = np.zeros(fm_cap, dtype=np.int64)
-    rows[:row_count.shape[0]] = row_count
+    rows[: row_count.shape[0]] = row_count
     return out, rows
 
 
@@ -391,8 +392,17 @@ def search_levels(walls, goals, boxes, nboxes, players, rows, cols, node_limit, 
     plans = np.full((n, max(bound, 0)), -1, dtype=np.int8)
     for i in prange(n):
         cells = rows[i] * cols[i]
-        st, ln, pu, plan, ex, so = search(walls[i, :cells], goals[i, :cells], boxes[i, :nboxes[i]], players[i],
-                                          rows[i], cols[i], node_limit, bound, True)
+        st, ln, pu, plan, ex, so = search(
+            walls[i, :cells],
+            goals[i, :cells],
+            boxes[i, : nboxes[i]],
+            players[i],
+            rows[i],
+            cols[i],
+            node_limit,
+            bound,
+            True,
+        )
         status[i], lengths[i], pushes[i], expanded[i], stored[i] = st, ln, pu, ex, so
         for j in range(plan.shape[0]):
             plans[i, j] = plan[j]

@@ -310,6 +310,18 @@ def propose_levels(nboxes, min_side, max_side, template, t_rows, t_cols, targets
         key = stream_key(seed, stream, start + i)
         rows[i], cols[i] = _room(key, nboxes, min_side, max_side, template, t_rows, t_cols, walls[i], goals[i])
         if rows[i] > 0:
-            _draw(key, walls[i], goals[i], rows[i], cols[i], nboxes, targets, cap, players[i], boxes[i], layers[i],
-                  pushes[i])
+            _draw(
+                key,
+                walls[i],
+                goals[i],
+                rows[i],
+                cols[i],
+                nboxes,
+                targets,
+                cap,
+                players[i],
+                boxes[i],
+                layers[i],
+                pushes[i],
+            )
     return walls, goals, rows, cols, players, boxes, layers, pushes

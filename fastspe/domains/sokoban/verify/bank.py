@@ -194,9 +194,13 @@ def fewest_pushes(level: tuple, max_states: int = OPTIMALITY_STATES):
     return None
 
 
-def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None] | None = None,
-                        max_states: int = OPTIMALITY_STATES, skipped: list | None = None,
-                        unproven: dict | None = None) -> list[tuple[str, str]]:
+def verify_sokoban_bank(
+    bank: pd.DataFrame,
+    progress: Callable[[int, int], None] | None = None,
+    max_states: int = OPTIMALITY_STATES,
+    skipped: list | None = None,
+    unproven: dict | None = None,
+) -> list[tuple[str, str]]:
     """Every failing row of a Sokoban ``bank`` (a DataFrame or Arrow table) as (board_id, reason); empty when the
     bank is sound (a bank without the Sokoban columns is one failure with board_id "").
 
@@ -217,14 +221,18 @@ def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None]
     ids = bank["board_id"].tolist()
     failures += [(bid, "board_id appears more than once") for bid in bank["board_id"][bank["board_id"].duplicated()]]
     aims = bank["objective"].fillna("moves").tolist() if "objective" in bank.columns else ["moves"] * len(ids)
-    optima = [dict(zip(OPTIMA, values)) for values in zip(*(bank[c] if c in bank.columns else [None] * len(ids)
-                                                           for c in OPTIMA))]
+    optima = [
+        dict(zip(OPTIMA, values))
+        for values in zip(*(bank[c] if c in bank.columns else [None] * len(ids) for c in OPTIMA))
+    ]
     first_of: dict[str, str] = {}
-    for i, (bid, text, depth, nboxes, cert, pushes) in enumerate(zip(ids, bank["level"], bank["depth"], bank["boxes"],
-                                                                    bank["certificate"], bank["pushes"])):
+    for i, (bid, text, depth, nboxes, cert, pushes) in enumerate(
+        zip(ids, bank["level"], bank["depth"], bank["boxes"], bank["certificate"], bank["pushes"])
+    ):
         not_proved: list = []
-        reason = _check_row(text, int(depth), int(nboxes), cert, int(pushes), aims[i], optima[i], max_states,
-                            not_proved)
+        reason = _check_row(
+            text, int(depth), int(nboxes), cert, int(pushes), aims[i], optima[i], max_states, not_proved
+        )
         if not_proved and reason is None:
             if skipped is not None:
                 skipped.append(bid)
@@ -243,8 +251,9 @@ def verify_sokoban_bank(bank: pd.DataFrame, progress: Callable[[int, int], None]
 OPTIMA = ("move_optimal_moves", "move_optimal_pushes", "push_optimal_moves", "push_optimal_pushes")
 
 
-def _check_row(text, depth: int, nboxes: int, cert, pushes: int, aim: str, optima: dict, max_states: int,
-               not_proved: list) -> str | None:
+def _check_row(
+    text, depth: int, nboxes: int, cert, pushes: int, aim: str, optima: dict, max_states: int, not_proved: list
+) -> str | None:
     try:
         level = read_xsb(text)
     except BadLevel as exc:
@@ -285,9 +294,11 @@ def _check_row(text, depth: int, nboxes: int, cert, pushes: int, aim: str, optim
                 return reason
         elif best != recorded:
             prefix = objective[:4] + "_optimal"
-            return (f"{prefix}_moves, {prefix}_pushes = {recorded[0]}, {recorded[1]} but the fewest {objective} "
-                    f"are {best and (best[0] if objective == 'moves' else best[1])}, in {best and best[0]} moves "
-                    f"and {best and best[1]} pushes")
+            return (
+                f"{prefix}_moves, {prefix}_pushes = {recorded[0]}, {recorded[1]} but the fewest {objective} "
+                f"are {best and (best[0] if objective == 'moves' else best[1])}, in {best and best[0]} moves "
+                f"and {best and best[1]} pushes"
+            )
     return None
 
 

@@ -25,12 +25,19 @@ from typing import NamedTuple
 from ....errors import UserError
 from ...contract import Verifier
 
-__all__ = ["DEAD", "SokobanRoom", "SokobanBoard", "bank_levels", "replay_sokoban", "played", "sokoban_verdict",
-           "VERIFIER"]
+__all__ = [
+    "DEAD",
+    "SokobanRoom",
+    "SokobanBoard",
+    "bank_levels",
+    "replay_sokoban",
+    "played",
+    "sokoban_verdict",
+    "VERIFIER",
+]
 
 DEAD = 100
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
-
 
 
 def reachable_cells(start, walls, height, width) -> set:
@@ -45,6 +52,7 @@ def reachable_cells(start, walls, height, width) -> set:
                 room.add(n)
                 queue.append(n)
     return room
+
 
 class SokobanRoom:
     """A level's room, goals, start and push distances, read from its XSB text (a ``UserError`` if it is none)."""
@@ -80,8 +88,9 @@ class SokobanRoom:
             raise UserError("the boxes and goals must be in the player's room, as many of each, at least one")
         self.goals, self.boxes = frozenset(goals), frozenset(boxes)
         kept = self.floor | walled_in
-        drawn = kept | {(r + dr, q + dq) for r, q in kept for dr in (-1, 0, 1) for dq in (-1, 0, 1)
-                        if (r + dr, q + dq) in walls}
+        drawn = kept | {
+            (r + dr, q + dq) for r, q in kept for dr in (-1, 0, 1) for dq in (-1, 0, 1) if (r + dr, q + dq) in walls
+        }
         rows = max(r for r, _ in drawn) - min(r for r, _ in drawn) + 1
         cols = max(q for _, q in drawn) - min(q for _, q in drawn) + 1
         self.tag = f"{rows}x{cols}"
@@ -157,8 +166,15 @@ def played(board: SokobanBoard, moves: str) -> tuple[dict, list]:
         seen.add((player, boxes))
         min_h = min(min_h, h)
     status = "illegal" if kind else "complete" if boxes == room.goals else "legal_noncompletion"
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
-            "revisits": revisits, "goal_midway": midway}, pushed
+    return {
+        "status": status,
+        "error_kind": kind,
+        "first_error": first_error,
+        "final_h": h,
+        "min_h": min_h,
+        "revisits": revisits,
+        "goal_midway": midway,
+    }, pushed
 
 
 def sokoban_verdict(board: SokobanBoard, moves: str, dead: bool = True) -> dict:
@@ -178,8 +194,14 @@ def bank_levels(bank) -> dict[str, SokobanBoard]:
     names = ("board_id", "level", "cohort", "boxes", "depth")
     columns = [bank.column(c).to_pylist() if hasattr(bank, "schema") else list(bank[c]) for c in names]
     has = bank.column_names if hasattr(bank, "schema") else list(bank.columns)
-    aims = [a or "moves" for a in (bank.column("objective").to_pylist() if hasattr(bank, "schema") else
-                                   list(bank["objective"]))] if "objective" in has else ["moves"] * len(columns[0])
+    aims = (
+        [
+            a or "moves"
+            for a in (bank.column("objective").to_pylist() if hasattr(bank, "schema") else list(bank["objective"]))
+        ]
+        if "objective" in has
+        else ["moves"] * len(columns[0])
+    )
     rooms: dict[str, SokobanRoom] = {}
     boards = {}
     for bid, text, cohort, boxes, depth, aim in zip(*columns, aims):

@@ -24,8 +24,9 @@ from .solver import distance_table
 __all__ = ["bank_pieces", "build_bank"]
 
 
-def bank_pieces(design: HanoiDesign, progress: Callable[..., None] | None = None, executor=None,
-                args=None) -> Iterator[pa.Table]:
+def bank_pieces(
+    design: HanoiDesign, progress: Callable[..., None] | None = None, executor=None, args=None
+) -> Iterator[pa.Table]:
     """One table per cell of ``design``, in design order; ``progress(done, total)`` after each: the domain's
     ``bank_pieces`` (the cells are small and built here, so ``executor`` is not used; no options, ``args``)."""
     taken: dict[tuple[int, str], set] = {}
@@ -33,19 +34,31 @@ def bank_pieces(design: HanoiDesign, progress: Callable[..., None] | None = None
     for index, cell in enumerate(design.cells):
         table = distance_table(cell.disks, cell.rule)
         used = taken.setdefault((cell.disks, cell.rule), set())
-        pool = np.array([s for s in np.flatnonzero(table.dist == cell.depth).tolist() if s not in used],
-                        dtype=np.int64)
+        pool = np.array([s for s in np.flatnonzero(table.dist == cell.depth).tolist() if s not in used], dtype=np.int64)
         if len(pool) < cell.count:
-            raise QuotaError(f"cell {cell.name}: only {len(pool)} state{'s' if len(pool) != 1 else ''} of "
-                             f"{cell.disks} disks {'are' if len(pool) != 1 else 'is'} {cell.depth} moves from the goal "
-                             f"under {cell.rule}" + (" (less those earlier cells took)" if used else "") +
-                             f", fewer than the {cell.count} asked for; ask for fewer or another depth")
+            raise QuotaError(
+                f"cell {cell.name}: only {len(pool)} state{'s' if len(pool) != 1 else ''} of "
+                f"{cell.disks} disks {'are' if len(pool) != 1 else 'is'} {cell.depth} moves from the goal "
+                f"under {cell.rule}"
+                + (" (less those earlier cells took)" if used else "")
+                + f", fewer than the {cell.count} asked for; ask for fewer or another depth"
+            )
         rng = np.random.default_rng([design.seed, index])
         states = np.sort(pool[rng.choice(len(pool), size=cell.count, replace=False)])
         used.update(states.tolist())
         width = max(3, len(str(cell.count - 1)))
-        rows = [(f"{cell.name}-{j:0{width}d}", cell.cohort, cell.disks, cell.rule, cell.depth,
-                 pegs_text(state_pegs(s, cell.disks)), table.plan(s)) for j, s in enumerate(states.tolist())]
+        rows = [
+            (
+                f"{cell.name}-{j:0{width}d}",
+                cell.cohort,
+                cell.disks,
+                cell.rule,
+                cell.depth,
+                pegs_text(state_pegs(s, cell.disks)),
+                table.plan(s),
+            )
+            for j, s in enumerate(states.tolist())
+        ]
         yield pa.table({name: [r[k] for r in rows] for k, name in enumerate(BANK_COLUMNS)}, schema=BANK_SCHEMA)
         done += cell.count
         if progress is not None:

@@ -22,11 +22,20 @@ from .rules import MAX_DISKS, PEGS, RULES, SYMBOLS, read_start, state_code
 __all__ = ["check_hanoi_bank"]
 
 
-def check_hanoi_bank(table: pa.Table, source: str = "bank", unit: str = "row", line_of=None, meaning: bool = True,
-                     fresh: bool = False) -> pa.Table:
+def check_hanoi_bank(
+    table: pa.Table, source: str = "bank", unit: str = "row", line_of=None, meaning: bool = True, fresh: bool = False
+) -> pa.Table:
     """The bank in canonical types, ``BANK_COLUMNS`` first (extra columns kept after them)."""
-    at = rows_to_check(table, BANK_COLUMNS, source, unit, line_of, what="Hanoi bank",
-                       make="`fastspe bank build --domain hanoi`", rows="states")
+    at = rows_to_check(
+        table,
+        BANK_COLUMNS,
+        source,
+        unit,
+        line_of,
+        what="Hanoi bank",
+        make="`fastspe bank build --domain hanoi`",
+        rows="states",
+    )
     cols = typed_columns(table, BANK_COLUMNS, TEXT_COLUMNS, at, fresh)
     for name in table.column_names:
         if name not in cols:
@@ -41,8 +50,9 @@ def check_hanoi_bank(table: pa.Table, source: str = "bank", unit: str = "row", l
     check_ids(cols["board_id"], at)
     starts = cols["start"]
     lengths = pc.utf8_length(starts).to_numpy(zero_copy_only=False)
-    at.first(lengths != disks, lambda i: f"start {starts[i].as_py()!r} gives {lengths[i]} disks, the row says "
-                                         f"{disks[i]}")
+    at.first(
+        lengths != disks, lambda i: f"start {starts[i].as_py()!r} gives {lengths[i]} disks, the row says {disks[i]}"
+    )
     bad_peg = pc.match_substring_regex(starts, f"[^{PEGS}]").to_numpy(zero_copy_only=False)
     at.first(bad_peg, lambda i: f"start {starts[i].as_py()!r} holds a letter that is not a peg ({', '.join(PEGS)})")
     certificate = cols["certificate"]

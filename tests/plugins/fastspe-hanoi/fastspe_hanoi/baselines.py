@@ -75,5 +75,10 @@ def baseline_responses(bank: pd.DataFrame, planner: str, trials: int = 3, seed: 
             else:
                 tokens = random_plan(int(depth), rng)
             texts.append(ANSWER_PREFIX + ", ".join(tokens))
-    return response_frame(bank["board_id"].to_numpy(dtype=object), name, trials, texts,
-                          [render_prompt(start, rule) for start, rule in zip(bank["start"], bank["rule"])])
+    return response_frame(
+        bank["board_id"].to_numpy(dtype=object),
+        name,
+        trials,
+        texts,
+        [render_prompt(start, rule) for start, rule in zip(bank["start"], bank["rule"])],
+    )

@@ -12,9 +12,18 @@ import pyarrow as pa
 
 __all__ = ["BANK_SCHEMA", "BANK_COLUMNS", "TEXT_COLUMNS", "INT_COLUMNS"]
 
-BANK_SCHEMA = pa.schema([("board_id", pa.string()), ("cohort", pa.string()), ("disks", pa.int64()),
-                         ("rule", pa.string()), ("depth", pa.int64()), ("start", pa.string()),
-                         ("certificate", pa.string())], metadata={"fastspe.domain": "hanoi"})
+BANK_SCHEMA = pa.schema(
+    [
+        ("board_id", pa.string()),
+        ("cohort", pa.string()),
+        ("disks", pa.int64()),
+        ("rule", pa.string()),
+        ("depth", pa.int64()),
+        ("start", pa.string()),
+        ("certificate", pa.string()),
+    ],
+    metadata={"fastspe.domain": "hanoi"},
+)
 BANK_COLUMNS = tuple(BANK_SCHEMA.names)
 TEXT_COLUMNS = ("board_id", "cohort", "rule", "start", "certificate")
 INT_COLUMNS = ("disks", "depth")

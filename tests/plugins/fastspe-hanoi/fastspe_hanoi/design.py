@@ -58,6 +58,7 @@ class HanoiDesign:
 
 def paper_design(seed: int = PAPER_SEED) -> HanoiDesign:
     """The default design (see the module docstring): small enough to build in well under a second."""
+
     def depth(n: int, j: int) -> int:
         return 2**n - 1 - j * 2 ** (n - 3)
 
@@ -80,8 +81,9 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> H
         if extra:
             raise UserError(f"{where} has unknown keys {sorted(extra)} (allowed: {', '.join(_KEYS)})")
         if not check_cohort(cell["cohort"]):
-            raise UserError(f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', "
-                            f"got {cell['cohort']!r}")
+            raise UserError(
+                f"{where}.cohort must be a non-empty name of letters, digits, '_' or '.', got {cell['cohort']!r}"
+            )
         if cell["rule"] not in RULES:
             raise UserError(f"{where}.rule must be one of {', '.join(RULES)}, got {cell['rule']!r}")
         disks = cell["disks"]
@@ -95,8 +97,9 @@ def design_from_dict(spec, source: str = "design", seed: int | None = None) -> H
                 raise UserError(f"{where}.{key} must be an integer in {low}..{high}{why}, got {v!r}")
         key = (cell["cohort"], disks, cell["rule"], cell["depth"])
         if key in seen:
-            raise UserError(f"{where} repeats cohort {key[0]!r}, disks {disks}, rule {key[2]}, depth {key[3]}: "
-                            "merge their counts")
+            raise UserError(
+                f"{where} repeats cohort {key[0]!r}, disks {disks}, rule {key[2]}, depth {key[3]}: merge their counts"
+            )
         seen.add(key)
         cells.append(HanoiCell(*key, cell["count"]))
     return HanoiDesign(seed, tuple(cells))

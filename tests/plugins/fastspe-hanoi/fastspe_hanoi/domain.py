@@ -16,10 +16,13 @@ from .rules import ERROR_NAMES, ERROR_REASONS, RULES, VOCABULARY
 __all__ = ["HanoiDomain", "DOMAIN"]
 
 SOLVE_OPTIONS = (
-    Option(("--start",), "the state to solve: one peg letter (A, B, C) per disk, disk 1 (the smallest) first; the goal "
-           "is every disk on C", {"type": "text", "metavar": "PEGS"}),
-    Option(("--rule",), "classic (any two pegs) or adjacent (A<->C forbidden) (default: classic)",
-           {"choices": RULES}),
+    Option(
+        ("--start",),
+        "the state to solve: one peg letter (A, B, C) per disk, disk 1 (the smallest) first; the goal "
+        "is every disk on C",
+        {"type": "text", "metavar": "PEGS"},
+    ),
+    Option(("--rule",), "classic (any two pegs) or adjacent (A<->C forbidden) (default: classic)", {"choices": RULES}),
 )
 
 

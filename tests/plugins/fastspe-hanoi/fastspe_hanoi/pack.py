@@ -57,9 +57,18 @@ class HanoiPacked:
     def replay(self, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:
         from .kernels.replay import replay_plans
 
-        return replay_plans(np.asarray(rows, dtype=np.int64), codes, offsets, self.start, self.layout_index,
-                            self.layout_disks, self.layout_adjacent, self.dist, np.array(SOURCE, np.int64),
-                            np.array(TARGET, np.int64))
+        return replay_plans(
+            np.asarray(rows, dtype=np.int64),
+            codes,
+            offsets,
+            self.start,
+            self.layout_index,
+            self.layout_disks,
+            self.layout_adjacent,
+            self.dist,
+            np.array(SOURCE, np.int64),
+            np.array(TARGET, np.int64),
+        )
 
 
 def pack_bank(table: pa.Table) -> HanoiPacked:
@@ -73,13 +82,22 @@ def pack_bank(table: pa.Table) -> HanoiPacked:
     layout_rules = [name.rsplit("-", 1)[0] for name in names]
     dist = np.full((len(names), 3 ** int(layout_disks.max())), -1, dtype=np.int32)
     for i, (n, rule) in enumerate(zip(layout_disks.tolist(), layout_rules)):
-        dist[i, :3**n] = distance_table(n, rule).dist
+        dist[i, : 3**n] = distance_table(n, rule).dist
     start = np.array([state_code(read_start(s)) for s in table.column("start").to_pylist()], dtype=np.int64)
     coded = pc.dictionary_encode(table.column("cohort").combine_chunks().cast(pa.string()))
-    return HanoiPacked(ids, table.column("depth").to_numpy().astype(np.int64), disks, start,
-                       coded.indices.to_numpy().astype(np.int32), coded.dictionary,
-                       np.asarray(index, dtype=np.int64).reshape(-1), pa.array(list(names), pa.string()), layout_disks,
-                       np.array([rule == "adjacent" for rule in layout_rules], dtype=np.bool_), dist)
+    return HanoiPacked(
+        ids,
+        table.column("depth").to_numpy().astype(np.int64),
+        disks,
+        start,
+        coded.indices.to_numpy().astype(np.int32),
+        coded.dictionary,
+        np.asarray(index, dtype=np.int64).reshape(-1),
+        pa.array(list(names), pa.string()),
+        layout_disks,
+        np.array([rule == "adjacent" for rule in layout_rules], dtype=np.bool_),
+        dist,
+    )
 
 
 def replay_packed(packed: HanoiPacked, rows: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> tuple:

@@ -27,5 +27,11 @@ def playout(row: Mapping, plan: str) -> Playout:
         after, _, error = move(pegs, SYMBOLS.find(symbol), rule)  # (a code of -1 is no action: invalid_action)
         return after, ERROR_NAMES[error]
 
-    return play_out(read_start(str(row["start"])), plan, step, lambda pegs: pegs_drawing(pegs_text(pegs)),
-                    lambda pegs: all(p == GOAL_PEG for p in pegs), ERROR_REASONS)
+    return play_out(
+        read_start(str(row["start"])),
+        plan,
+        step,
+        lambda pegs: pegs_drawing(pegs_text(pegs)),
+        lambda pegs: all(p == GOAL_PEG for p in pegs),
+        ERROR_REASONS,
+    )

@@ -11,8 +11,15 @@ from fastspe.domains.contract import prompt_hash
 
 from .rules import check_rule, goal_text, read_start
 
-__all__ = ["PROMPT_VERSION", "PROMPT_TEMPLATE", "RULE_TEXT", "PROMPT_SHA256", "render_prompt", "pegs_drawing",
-           "prompt_fields"]
+__all__ = [
+    "PROMPT_VERSION",
+    "PROMPT_TEMPLATE",
+    "RULE_TEXT",
+    "PROMPT_SHA256",
+    "render_prompt",
+    "pegs_drawing",
+    "prompt_fields",
+]
 
 PROMPT_VERSION = "hanoi/1"
 
@@ -30,8 +37,10 @@ ANSWER_LINE = f"Return only MOVES: followed by {ANSWER_FORM}."
 
 PROMPT_TEMPLATE = (
     "You are solving a Tower of Hanoi puzzle with {disks} disks on three pegs A, B and C.\n"
-    + RULES_TEXT + "\n"
-    + ANSWER_LINE + "\n"
+    + RULES_TEXT
+    + "\n"
+    + ANSWER_LINE
+    + "\n"
     "Initial pegs (bottom to top):\n"
     "{initial}\n"
     "Goal pegs (bottom to top):\n"
@@ -59,8 +68,12 @@ def render_prompt(start: str, rule: str) -> str:
     """The prompt for one state (peg letters, disk 1 first) under ``rule``: lines joined by ``\\n``, no trailing
     newline."""
     disks = len(read_start(start))
-    return PROMPT_TEMPLATE.format(disks=disks, rule_text=RULE_TEXT[check_rule(rule)], initial=pegs_drawing(start),
-                                  goal=pegs_drawing(goal_text(disks)))
+    return PROMPT_TEMPLATE.format(
+        disks=disks,
+        rule_text=RULE_TEXT[check_rule(rule)],
+        initial=pegs_drawing(start),
+        goal=pegs_drawing(goal_text(disks)),
+    )
 
 
 def render_row(row) -> str:
@@ -72,6 +85,12 @@ def prompt_fields(row) -> dict[str, str]:
     """The named parts of one bank row's prompt (``Domain.prompt_fields``): rules, answer instruction, the pegs."""
     disks = len(read_start(row["start"]))
     rule_text = RULE_TEXT[check_rule(row["rule"])]
-    return {"rules": RULES_TEXT.format(disks=disks, rule_text=rule_text), "answer": ANSWER_LINE,
-            "answer_form": ANSWER_FORM, "disks": str(disks), "rule_text": rule_text,
-            "initial": pegs_drawing(row["start"]), "goal": pegs_drawing(goal_text(disks))}
+    return {
+        "rules": RULES_TEXT.format(disks=disks, rule_text=rule_text),
+        "answer": ANSWER_LINE,
+        "answer_form": ANSWER_FORM,
+        "disks": str(disks),
+        "rule_text": rule_text,
+        "initial": pegs_drawing(row["start"]),
+        "goal": pegs_drawing(goal_text(disks)),
+    }

@@ -23,10 +23,32 @@ from fastspe.errors import UserError
 
 from .kernels import EMPTY_PEG, FORBIDDEN_MOVE, LARGER_ON_SMALLER  # the domain's own error codes (0, 3, 4 are shared)
 
-__all__ = ["PEGS", "GOAL_PEG", "MAX_DISKS", "RULES", "TOKENS", "SYMBOLS", "VOCABULARY", "SOURCE", "TARGET",
-           "REVERSE", "FORBIDDEN", "EMPTY_PEG", "LARGER_ON_SMALLER", "FORBIDDEN_MOVE", "ERROR_NAMES",
-           "ERROR_REASONS", "max_depth", "check_rule", "read_start", "state_code", "state_pegs", "goal_text",
-           "move", "pegs_text"]
+__all__ = [
+    "PEGS",
+    "GOAL_PEG",
+    "MAX_DISKS",
+    "RULES",
+    "TOKENS",
+    "SYMBOLS",
+    "VOCABULARY",
+    "SOURCE",
+    "TARGET",
+    "REVERSE",
+    "FORBIDDEN",
+    "EMPTY_PEG",
+    "LARGER_ON_SMALLER",
+    "FORBIDDEN_MOVE",
+    "ERROR_NAMES",
+    "ERROR_REASONS",
+    "max_depth",
+    "check_rule",
+    "read_start",
+    "state_code",
+    "state_pegs",
+    "goal_text",
+    "move",
+    "pegs_text",
+]
 
 PEGS = "ABC"
 GOAL_PEG = 2
@@ -45,10 +67,14 @@ REVERSE = tuple(TOKENS.index(t[::-1]) for t in TOKENS)  # the move that undoes e
 FORBIDDEN = {"classic": (False,) * 6, "adjacent": tuple({s, t} == {0, 2} for s, t in zip(SOURCE, TARGET))}
 
 ERROR_NAMES = ("", "empty_peg", "larger_on_smaller", "invalid_action", "format", "forbidden_move")
-ERROR_REASONS = {"empty_peg": "no disk on the source peg", "larger_on_smaller": "puts a disk onto a smaller one",
-                 "forbidden_move": "moves between A and C, which the adjacent rule forbids"}
-assert ERROR_NAMES[NO_ERROR] == "" and ERROR_NAMES[INVALID_ACTION] == "invalid_action" and \
-    ERROR_NAMES[FORMAT] == "format"
+ERROR_REASONS = {
+    "empty_peg": "no disk on the source peg",
+    "larger_on_smaller": "puts a disk onto a smaller one",
+    "forbidden_move": "moves between A and C, which the adjacent rule forbids",
+}
+assert (
+    ERROR_NAMES[NO_ERROR] == "" and ERROR_NAMES[INVALID_ACTION] == "invalid_action" and ERROR_NAMES[FORMAT] == "format"
+)
 
 
 def max_depth(disks: int, rule: str) -> int:
@@ -99,4 +125,4 @@ def move(pegs: tuple[int, ...], code: int, rule: str) -> tuple[tuple[int, ...] |
         return None, -1, EMPTY_PEG
     if any(p == target for p in pegs[:disk]):
         return None, -1, LARGER_ON_SMALLER
-    return pegs[:disk] + (target,) + pegs[disk + 1:], disk, NO_ERROR
+    return pegs[:disk] + (target,) + pegs[disk + 1 :], disk, NO_ERROR

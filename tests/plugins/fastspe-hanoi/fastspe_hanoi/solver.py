@@ -27,8 +27,13 @@ class DistanceTable:
         from .kernels.distances import goal_distances
 
         self.disks, self.rule = disks, rule
-        self.dist, self.toward = goal_distances(disks, np.array(FORBIDDEN[rule]), np.array(SOURCE, np.int64),
-                                                np.array(TARGET, np.int64), np.array(REVERSE, np.int64))
+        self.dist, self.toward = goal_distances(
+            disks,
+            np.array(FORBIDDEN[rule]),
+            np.array(SOURCE, np.int64),
+            np.array(TARGET, np.int64),
+            np.array(REVERSE, np.int64),
+        )
 
     def plan(self, state: int) -> str:
         """An optimal plan from ``state`` as stored symbols (one per action)."""
@@ -61,15 +66,20 @@ def solve_state(start, rule) -> dict:
     """The certified optimum of one state: ``{length, moves (tokens joined by commas), start, rule}``."""
     rule = check_rule("classic" if rule is None else rule)
     plan = certificate(start, rule)
-    return {"length": len(plan), "moves": ",".join(TOKENS[SYMBOLS.index(s)] for s in plan), "start": start,
-            "rule": rule}
+    return {
+        "length": len(plan),
+        "moves": ",".join(TOKENS[SYMBOLS.index(s)] for s in plan),
+        "start": start,
+        "rule": rule,
+    }
 
 
 def solve(args, ui) -> dict:
     """``fastspe solve --domain hanoi --start ...``."""
     if args.start is None:
-        raise UserError("--domain hanoi needs --start PEGS (one peg letter per disk, disk 1 first: CAB) or --input "
-                        "STATES.jsonl")
+        raise UserError(
+            "--domain hanoi needs --start PEGS (one peg letter per disk, disk 1 first: CAB) or --input STATES.jsonl"
+        )
     read_start(args.start, "--start")
     return solve_state(args.start, "classic" if args.rule is None else args.rule)
 

@@ -55,8 +55,10 @@ class HanoiTrace(Trace):
 
     def summary_lines(self) -> list[str]:
         start = "".join(PEGS[p] for p in self.steps[0].pegs)
-        return ([f"state {self.board_id} ({self.disks} disks, start {start}, rule {self.rule}, d* = {self.depth}) · "
-                 f"condition {self.condition} · trial {self.trial}"] + verdict_lines(self))
+        return [
+            f"state {self.board_id} ({self.disks} disks, start {start}, rule {self.rule}, d* = {self.depth}) · "
+            f"condition {self.condition} · trial {self.trial}"
+        ] + verdict_lines(self)
 
     def moved_text(self, step: HanoiStep) -> str:
         return str(step.disk + 1) if step.disk >= 0 else "-"
@@ -66,12 +68,15 @@ class HanoiTrace(Trace):
 
     def peg_lines(self, step: HanoiStep) -> list[str]:
         """One line per peg, its disks bottom to top: ``A: 4 2 1``."""
-        return [f"{name}: " + (" ".join(str(d + 1) for d in range(self.disks - 1, -1, -1) if step.pegs[d] == p)
-                               or "-") for p, name in enumerate(PEGS)]
+        return [
+            f"{name}: " + (" ".join(str(d + 1) for d in range(self.disks - 1, -1, -1) if step.pegs[d] == p) or "-")
+            for p, name in enumerate(PEGS)
+        ]
 
     def goal_lines(self) -> list[str]:
-        return [f"{name}: " + ("-" if name != "C" else " ".join(str(d) for d in range(self.disks, 0, -1)))
-                for name in PEGS]
+        return [
+            f"{name}: " + ("-" if name != "C" else " ".join(str(d) for d in range(self.disks, 0, -1))) for name in PEGS
+        ]
 
     def state_lines(self, step: HanoiStep) -> list[tuple[str, tuple[int, int] | None]]:
         """The peg lines, the moved disk (the last number of its new peg's line) highlighted."""
@@ -85,29 +90,47 @@ class HanoiTrace(Trace):
         return out
 
     def page(self) -> TracePage:
-        steps = [{"n": s.number, "move": s.move, "disk": s.disk + 1, "h": s.h, "pegs": list(s.pegs),
-                  "note": step_note(self, s)} for s in self.steps]
+        steps = [
+            {
+                "n": s.number,
+                "move": s.move,
+                "disk": s.disk + 1,
+                "h": s.h,
+                "pegs": list(s.pegs),
+                "note": step_note(self, s),
+            }
+            for s in self.steps
+        ]
         stage = ['<div class="boards"><div><b>Pegs</b>', '<div id="board" class="hanoi"></div></div></div>']
         draw = (
-            "    var board = document.getElementById(\"board\"); board.textContent = \"\";\n"
+            '    var board = document.getElementById("board"); board.textContent = "";\n'
             "    for (var p = 0; p < 3; p++){\n"
-            "      var peg = document.createElement(\"div\"); peg.className = \"peg\";\n"
+            '      var peg = document.createElement("div"); peg.className = "peg";\n'
             "      for (var d = s.pegs.length - 1; d >= 0; d--){\n"
             "        if (s.pegs[d] !== p) continue;\n"
-            "        var disk = document.createElement(\"div\");\n"
-            "        disk.className = \"cell disk\" + (d + 1 === s.disk ? \" moved\" : \"\");\n"
-            "        disk.style.width = (1.6 + 1.2 * (d + 1)) + \"em\"; disk.textContent = d + 1;\n"
+            '        var disk = document.createElement("div");\n'
+            '        disk.className = "cell disk" + (d + 1 === s.disk ? " moved" : "");\n'
+            '        disk.style.width = (1.6 + 1.2 * (d + 1)) + "em"; disk.textContent = d + 1;\n'
             "        peg.appendChild(disk);\n"
             "      }\n"
-            "      var name = document.createElement(\"div\"); name.className = \"peg-name\";\n"
-            "      name.textContent = \"ABC\"[p]; peg.appendChild(name); board.appendChild(peg);\n"
-            "    }\n")
-        css = (".hanoi{display:flex;gap:1.5em;align-items:flex-end;margin:.3em 0}\n"
-               ".peg{display:flex;flex-direction:column-reverse;align-items:center;min-width:14em;min-height:12em;"
-               "border-bottom:4px solid #555;justify-content:flex-start}\n"
-               ".peg .disk{height:1.3em;width:auto;margin:1px 0}\n.peg-name{font-weight:bold;order:-1}\n")
-        return TracePage(stage, steps, draw, '(s.disk > 0 ? ", disk " + s.disk : "")',
-                         "yellow: the disk just moved; each peg drawn bottom to top", css)
+            '      var name = document.createElement("div"); name.className = "peg-name";\n'
+            '      name.textContent = "ABC"[p]; peg.appendChild(name); board.appendChild(peg);\n'
+            "    }\n"
+        )
+        css = (
+            ".hanoi{display:flex;gap:1.5em;align-items:flex-end;margin:.3em 0}\n"
+            ".peg{display:flex;flex-direction:column-reverse;align-items:center;min-width:14em;min-height:12em;"
+            "border-bottom:4px solid #555;justify-content:flex-start}\n"
+            ".peg .disk{height:1.3em;width:auto;margin:1px 0}\n.peg-name{font-weight:bold;order:-1}\n"
+        )
+        return TracePage(
+            stage,
+            steps,
+            draw,
+            '(s.disk > 0 ? ", disk " + s.disk : "")',
+            "yellow: the disk just moved; each peg drawn bottom to top",
+            css,
+        )
 
 
 def replay_start(start: str, rule: str, moves: str) -> tuple[list[HanoiStep], Illegal | None]:
@@ -135,6 +158,14 @@ def hanoi_trace(bank_row: dict, verdict_row: dict) -> HanoiTrace:
     moves = str(verdict_row.get("moves") or "")
     steps, illegal = replay_start(str(bank_row["start"]), str(bank_row["rule"]), moves)
     tokens = tuple(TOKENS[SYMBOLS.index(s)] if s in SYMBOLS else "?" for s in moves)
-    return HanoiTrace(str(verdict_row["board_id"]), str(verdict_row["condition"]), int(verdict_row["trial"]),
-                      str(bank_row["rule"]), int(bank_row["depth"]), tokens, tuple(steps),
-                      format_failure(verdict_row) or illegal, dict(verdict_row))
+    return HanoiTrace(
+        str(verdict_row["board_id"]),
+        str(verdict_row["condition"]),
+        int(verdict_row["trial"]),
+        str(bank_row["rule"]),
+        int(bank_row["depth"]),
+        tokens,
+        tuple(steps),
+        format_failure(verdict_row) or illegal,
+        dict(verdict_row),
+    )

@@ -16,8 +16,11 @@ def entry_point_installed() -> bool:
     return "hanoi" in sources()
 
 
-needs_entry_point = pytest.mark.skipif(not entry_point_installed(), reason="fastspe-hanoi is not installed (pip "
-                                       "install -e tests/plugins/fastspe-hanoi): fastspe cannot find the domain")
+needs_entry_point = pytest.mark.skipif(
+    not entry_point_installed(),
+    reason="fastspe-hanoi is not installed (pip "
+    "install -e tests/plugins/fastspe-hanoi): fastspe cannot find the domain",
+)
 
 
 def bank_of(states: list[tuple[str, str]], cohort: str = "t") -> pa.Table:

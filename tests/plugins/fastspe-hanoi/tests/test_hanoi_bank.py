@@ -16,8 +16,15 @@ from fastspe_hanoi.design import HanoiCell, HanoiDesign, design_from_dict, load_
 from fastspe_hanoi.verify.bank import verify_hanoi_bank
 from fastspe_hanoi.verify.replay import distances, read_stacks
 
-DESIGN = HanoiDesign(11, (HanoiCell("primary", 5, "classic", 15, 12), HanoiCell("primary", 4, "adjacent", 40, 1),
-                          HanoiCell("other", 5, "classic", 15, 4), HanoiCell("other", 6, "classic", 21, 5)))
+DESIGN = HanoiDesign(
+    11,
+    (
+        HanoiCell("primary", 5, "classic", 15, 12),
+        HanoiCell("primary", 4, "adjacent", 40, 1),
+        HanoiCell("other", 5, "classic", 15, 4),
+        HanoiCell("other", 6, "classic", 21, 5),
+    ),
+)
 
 
 def with_column(table: pa.Table, name: str, values) -> pa.Table:
@@ -25,6 +32,7 @@ def with_column(table: pa.Table, name: str, values) -> pa.Table:
 
 
 # ---- designs and the builder -----------------------------------------------------------------------------------
+
 
 def test_the_paper_design_builds_one_state_per_rule_in_every_stratum():
     bank = DOMAIN.demo_bank()
@@ -52,21 +60,35 @@ def test_a_build_is_deterministic_distinct_and_at_its_depths():
 
 def test_a_cell_asking_for_more_states_than_its_depth_holds_is_refused():
     # 5 disks, classic, d* = 15: 2**4 = 16 states; 12 + 4 are all of them, one more is too many
-    with pytest.raises(QuotaError, match=r"other-n5-classic-d15: only 4 states of 5 disks are 15 moves from the goal under "
-                                        r"classic \(less those earlier cells took\), fewer than the 5 asked for"):
-        build_bank(HanoiDesign(1, (HanoiCell("primary", 5, "classic", 15, 12), HanoiCell("other", 5, "classic", 15, 5))))
+    with pytest.raises(
+        QuotaError,
+        match=r"other-n5-classic-d15: only 4 states of 5 disks are 15 moves from the goal under "
+        r"classic \(less those earlier cells took\), fewer than the 5 asked for",
+    ):
+        build_bank(
+            HanoiDesign(1, (HanoiCell("primary", 5, "classic", 15, 12), HanoiCell("other", 5, "classic", 15, 5)))
+        )
     with pytest.raises(QuotaError, match="only 1 state "):
         build_bank(HanoiDesign(1, (HanoiCell("primary", 3, "adjacent", 9, 2),)))
 
 
-@pytest.mark.parametrize("cell, message", [
-    ({"cohort": "p", "disks": 11, "rule": "classic", "depth": 3, "count": 1}, r"cells\[0\].disks must be .* 1..10"),
-    ({"cohort": "p", "disks": 3, "rule": "classic", "depth": 8, "count": 1}, r"depth must be .* 0..7 \(the deepest"),
-    ({"cohort": "p", "disks": 3, "rule": "diagonal", "depth": 3, "count": 1}, "rule must be one of classic, adjacent"),
-    ({"cohort": "p q", "disks": 3, "rule": "classic", "depth": 3, "count": 1}, "cohort must be"),
-    ({"cohort": "p", "disks": 3, "rule": "classic", "depth": 3}, r"missing \['count'\]"),
-    ({"cohort": "p", "disks": 3, "rule": "classic", "depth": 3, "count": 1, "k": 2}, r"unknown keys \['k'\]"),
-])
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ({"cohort": "p", "disks": 11, "rule": "classic", "depth": 3, "count": 1}, r"cells\[0\].disks must be .* 1..10"),
+        (
+            {"cohort": "p", "disks": 3, "rule": "classic", "depth": 8, "count": 1},
+            r"depth must be .* 0..7 \(the deepest",
+        ),
+        (
+            {"cohort": "p", "disks": 3, "rule": "diagonal", "depth": 3, "count": 1},
+            "rule must be one of classic, adjacent",
+        ),
+        ({"cohort": "p q", "disks": 3, "rule": "classic", "depth": 3, "count": 1}, "cohort must be"),
+        ({"cohort": "p", "disks": 3, "rule": "classic", "depth": 3}, r"missing \['count'\]"),
+        ({"cohort": "p", "disks": 3, "rule": "classic", "depth": 3, "count": 1, "k": 2}, r"unknown keys \['k'\]"),
+    ],
+)
 def test_design_files_are_checked(tmp_path, cell, message):
     path = tmp_path / "d.json"
     path.write_text(json.dumps({"seed": 1, "cells": [cell]}))
@@ -86,21 +108,25 @@ def test_a_design_file_and_the_seed_override(tmp_path):
 
 # ---- the check every reader relies on --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def bank():
     return build_bank(DESIGN)
 
 
-@pytest.mark.parametrize("column, row, value, message", [
-    ("depth", 3, 14, "depth is 14 but the certificate has 15 moves"),
-    ("start", 5, "AAAA", "start 'AAAA' gives 4 disks, the row says 5"),
-    ("start", 6, "AXAAA", "holds a letter that is not a peg"),
-    ("rule", 7, "diagonal", "rule is 'diagonal', must be one of classic, adjacent"),
-    ("disks", 8, 0, "disks is 0, must be 1..10"),
-    ("certificate", 9, "abcdefabcdefabz", "a character that is not an action symbol"),
-    ("board_id", 10, "primary-n5-classic-d15-000", "appears more than once"),
-    ("board_id", 11, None, "board_id is missing"),
-])
+@pytest.mark.parametrize(
+    "column, row, value, message",
+    [
+        ("depth", 3, 14, "depth is 14 but the certificate has 15 moves"),
+        ("start", 5, "AAAA", "start 'AAAA' gives 4 disks, the row says 5"),
+        ("start", 6, "AXAAA", "holds a letter that is not a peg"),
+        ("rule", 7, "diagonal", "rule is 'diagonal', must be one of classic, adjacent"),
+        ("disks", 8, 0, "disks is 0, must be 1..10"),
+        ("certificate", 9, "abcdefabcdefabz", "a character that is not an action symbol"),
+        ("board_id", 10, "primary-n5-classic-d15-000", "appears more than once"),
+        ("board_id", 11, None, "board_id is missing"),
+    ],
+)
 def test_the_check_names_the_row_and_board_of_a_damaged_row(bank, column, row, value, message):
     values = bank.column(column).to_pylist()
     values[row] = value
@@ -117,8 +143,11 @@ def test_the_check_refuses_a_depth_that_is_not_the_start_distance(bank):
     rows = bank.to_pylist()
     rows[2]["start"] = rows[2]["start"][:-1] + ("A" if rows[2]["start"][-1] != "A" else "B")
     damaged = pa.Table.from_pylist(rows, schema=bank.schema)
-    with pytest.raises(InputError, match=r"row 3 \(board_id 'primary-n5-classic-d15-002'\): depth is 15 but the "
-                                         r"start is \d+ moves from the goal"):
+    with pytest.raises(
+        InputError,
+        match=r"row 3 \(board_id 'primary-n5-classic-d15-002'\): depth is 15 but the "
+        r"start is \d+ moves from the goal",
+    ):
         DOMAIN.check_bank(damaged, source="b.parquet")
 
 
@@ -132,6 +161,7 @@ def test_the_schema_check_alone_and_missing_columns(bank):
 
 
 # ---- the independent verifier ----------------------------------------------------------------------------------
+
 
 def test_verify_passes_a_built_bank(bank):
     assert verify_hanoi_bank(bank) == []
@@ -147,10 +177,16 @@ def test_verify_names_a_tampered_certificate_and_depth(bank):
     rows[3]["board_id"] = rows[4]["board_id"]
     rows[12]["start"] = "CAB"
     failures = dict(verify_hanoi_bank(pa.Table.from_pylist(rows, schema=bank.schema)))
-    assert failures.keys() == {"primary-n5-classic-d15-000", "primary-n5-classic-d15-001", "primary-n5-classic-d15-002",
-                               "primary-n5-classic-d15-004", "primary-n4-adjacent-d40-000"}
+    assert failures.keys() == {
+        "primary-n5-classic-d15-000",
+        "primary-n5-classic-d15-001",
+        "primary-n5-classic-d15-002",
+        "primary-n5-classic-d15-004",
+        "primary-n4-adjacent-d40-000",
+    }
     assert "certificate move 1" in failures["primary-n5-classic-d15-000"]
-    assert failures["primary-n5-classic-d15-001"] == ("depth is 17 but a breadth-first search puts the start 15 moves "
-                                                     "from the goal")
+    assert failures["primary-n5-classic-d15-001"] == (
+        "depth is 17 but a breadth-first search puts the start 15 moves from the goal"
+    )
     assert "board_id repeats row 4" in failures["primary-n5-classic-d15-004"]
     assert failures["primary-n4-adjacent-d40-000"] == "start 'CAB' is not 4 peg letters A, B, C"

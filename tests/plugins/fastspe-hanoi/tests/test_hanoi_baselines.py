@@ -46,7 +46,9 @@ def test_greedy_only_moves_disks_onto_c_and_stops():
     assert greedy_plan("AAA", "classic", 7, rng) == ["AC"]  # then disk 2 cannot go onto disk 1
     # ties drawn: BC then AC completes, AC first leaves disk 2 (B) unable to follow
     assert {tuple(greedy_plan("ABC", "classic", 3, np.random.default_rng(s))) for s in range(20)} == {
-        ("AC",), ("BC", "AC")}
+        ("AC",),
+        ("BC", "AC"),
+    }
     assert greedy_plan("BCC", "adjacent", 1, rng) == ["BC"]
     assert greedy_plan("ACC", "adjacent", 5, rng) == []  # A->C is forbidden: nothing lowers the count
     assert greedy_plan("B", "classic", 0, rng) == []  # at most 2 d* moves

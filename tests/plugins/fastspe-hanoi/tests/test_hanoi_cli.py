@@ -21,8 +21,12 @@ def test_domains_lists_the_plugin(capsys):
 
 def test_solve_one_state_and_a_file(tmp_path, capsys):
     assert main(["solve", "--domain", "hanoi", "--start", "CAB", "--rule", "adjacent"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"length": 11, "moves": "CB,BA,BC,AB,BC,AB,CB,BA,BC,AB,BC",
-                                                   "start": "CAB", "rule": "adjacent"}
+    assert json.loads(capsys.readouterr().out) == {
+        "length": 11,
+        "moves": "CB,BA,BC,AB,BC,AB,CB,BA,BC,AB,BC",
+        "start": "CAB",
+        "rule": "adjacent",
+    }
     assert main(["solve", "--domain", "sliding", "--start", "CAB"]) == 2
     assert "--start is an option of the hanoi domain: add --domain hanoi" in capsys.readouterr().err
     given = tmp_path / "in.jsonl"
@@ -43,14 +47,47 @@ def test_bank_run_score_metrics_report_compare(tmp_path, capsys):
         logs += ["--responses", str(tmp_path / f"{planner}.jsonl")]
         assert main(["run", "--bank", bank, "--model", f"baseline:{planner}", "--out", logs[-1]]) == 0
     assert main(["score", "--bank", bank, *logs, "--out", verdicts]) == 0
-    assert main(["metrics", "--verdicts", verdicts, "--by", "cohort,condition,disks",
-                 "--out", str(tmp_path / "m.csv")]) == 0
-    assert main(["report", "--bank", bank, "--verdicts", verdicts, "--out", str(tmp_path / "report"), "--draws", "200",
-                 "--no-figures"]) == 0
+    assert (
+        main(["metrics", "--verdicts", verdicts, "--by", "cohort,condition,disks", "--out", str(tmp_path / "m.csv")])
+        == 0
+    )
+    assert (
+        main(
+            [
+                "report",
+                "--bank",
+                bank,
+                "--verdicts",
+                verdicts,
+                "--out",
+                str(tmp_path / "report"),
+                "--draws",
+                "200",
+                "--no-figures",
+            ]
+        )
+        == 0
+    )
     report = (tmp_path / "report" / "report.md").read_text()
     assert "Primary completion percentages by disks" in report and "illegal\\_forbidden\\_move" in report
-    assert main(["compare", "--bank", bank, "--verdicts", verdicts, "--baseline", "baseline:greedy", "--draws", "200",
-                 "--out", str(tmp_path / "compare")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--bank",
+                bank,
+                "--verdicts",
+                verdicts,
+                "--baseline",
+                "baseline:greedy",
+                "--draws",
+                "200",
+                "--out",
+                str(tmp_path / "compare"),
+            ]
+        )
+        == 0
+    )
 
 
 @pytest.mark.slow
@@ -60,6 +97,7 @@ def test_demo(tmp_path, capsys):
 
 
 # ---- the commands that read a scored bank ---------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory):
@@ -77,8 +115,24 @@ def test_bank_show(scored):
 
 def test_show_html(scored, tmp_path):
     bank, _, verdicts = scored
-    assert main(["show", "--bank", bank, "--verdicts", verdicts, "--board", "primary-n3-classic-d7-000", "--trial",
-                 "0", "--html", str(tmp_path / "t.html")]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--bank",
+                bank,
+                "--verdicts",
+                verdicts,
+                "--board",
+                "primary-n3-classic-d7-000",
+                "--trial",
+                "0",
+                "--html",
+                str(tmp_path / "t.html"),
+            ]
+        )
+        == 0
+    )
 
 
 def test_verdicts_verify(scored, capsys):

@@ -19,8 +19,9 @@ def brute_force_distance(start: tuple[int, ...], rule: str) -> int:
     goal = read_start(goal_text(len(start)))
     reach, length = {start}, 0
     while goal not in reach:
-        reach = {after for pegs in reach for code in range(len(TOKENS))
-                 if (after := move(pegs, code, rule)[0]) is not None}
+        reach = {
+            after for pegs in reach for code in range(len(TOKENS)) if (after := move(pegs, code, rule)[0]) is not None
+        }
         length += 1
         assert length <= 3 ** len(start)
     return length
@@ -31,7 +32,9 @@ def brute_force_distance(start: tuple[int, ...], rule: str) -> int:
 def test_distances_equal_the_brute_force_twin(disks, rule):
     table = distance_table(disks, rule)
     for code in range(3**disks):
-        assert table.dist[code] == brute_force_distance(state_pegs(code, disks), rule), pegs_text(state_pegs(code, disks))
+        assert table.dist[code] == brute_force_distance(state_pegs(code, disks), rule), pegs_text(
+            state_pegs(code, disks)
+        )
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -68,7 +71,11 @@ def test_plans_are_optimal_and_legal(rule):
 
 
 def test_solve_state_answers_tokens():
-    assert solve_state("CAB", "adjacent") == {"length": 11, "moves": "CB,BA,BC,AB,BC,AB,CB,BA,BC,AB,BC",
-                                              "start": "CAB", "rule": "adjacent"}
+    assert solve_state("CAB", "adjacent") == {
+        "length": 11,
+        "moves": "CB,BA,BC,AB,BC,AB,CB,BA,BC,AB,BC",
+        "start": "CAB",
+        "rule": "adjacent",
+    }
     assert solve_state("AAA", None)["length"] == 7  # the rule defaults to classic
     assert solve_state("CCC", "classic") == {"length": 0, "moves": "", "start": "CCC", "rule": "classic"}

@@ -8,8 +8,15 @@ from pathlib import Path
 import fastspe_hanoi
 
 VERIFY = Path(fastspe_hanoi.__file__).parent / "verify"
-ALLOWED = {"fastspe.domains.contract", "fastspe.errors", "collections", "dataclasses", "functools", "typing",
-           "__future__"}
+ALLOWED = {
+    "fastspe.domains.contract",
+    "fastspe.errors",
+    "collections",
+    "dataclasses",
+    "functools",
+    "typing",
+    "__future__",
+}
 
 
 def imports_of(path: Path) -> set[str]:

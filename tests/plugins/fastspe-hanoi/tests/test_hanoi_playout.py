@@ -29,8 +29,10 @@ def start_of(drawing: str) -> str:
 
 
 def initial_and_goal(prompt: str) -> tuple[str, str]:
-    return (between(prompt, "Initial pegs (bottom to top):\n", "\nGoal pegs"),
-            between(prompt, "Goal pegs (bottom to top):\n"))
+    return (
+        between(prompt, "Initial pegs (bottom to top):\n", "\nGoal pegs"),
+        between(prompt, "Goal pegs (bottom to top):\n"),
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -39,8 +41,9 @@ def test_playout_agrees_with_the_verifier_and_draws_pegs_as_the_prompt(rows, dat
     bank, boards = rows
     row = bank[data.draw(st.integers(0, len(bank) - 1))]
     board = boards[row["board_id"]]
-    out = check_against_verifier(DOMAIN, row, board, plan,
-                                 lambda drawing: replace(board, start=read_stacks(start_of(drawing))))
+    out = check_against_verifier(
+        DOMAIN, row, board, plan, lambda drawing: replace(board, start=read_stacks(start_of(drawing)))
+    )
     assert initial_and_goal(render_prompt(start_of(out.state), row["rule"]))[0] == out.state
 
 
@@ -53,7 +56,12 @@ def test_each_kind_of_illegal_move_is_named_with_the_pegs_before_it():
     row = {"start": "AAA", "rule": "adjacent"}
     assert DOMAIN.playout(row, "ab").reason == "moves between A and C, which the adjacent rule forbids"
     out = DOMAIN.playout(row, "aa")
-    assert (out.applied, out.illegal, out.action, out.reason, out.state) == \
-        (1, 2, "a", "puts a disk onto a smaller one", "A: 3 2\nB: 1\nC: -")
+    assert (out.applied, out.illegal, out.action, out.reason, out.state) == (
+        1,
+        2,
+        "a",
+        "puts a disk onto a smaller one",
+        "A: 3 2\nB: 1\nC: -",
+    )
     assert DOMAIN.playout(row, "c?").reason == "no disk on the source peg"
     assert DOMAIN.playout(row, "a?").reason == "invalid action"

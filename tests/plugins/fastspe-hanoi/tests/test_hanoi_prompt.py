@@ -23,8 +23,9 @@ def test_a_rendered_prompt():
     assert text == render_prompt("CAB", "adjacent")
     assert text.startswith("You are solving a Tower of Hanoi puzzle with 3 disks on three pegs A, B and C.\n")
     assert RULE_TEXT["adjacent"] in text and RULE_TEXT["classic"] not in text
-    assert text.endswith("Initial pegs (bottom to top):\nA: 2\nB: 3\nC: 1\nGoal pegs (bottom to top):\nA: -\nB: -\n"
-                         "C: 3 2 1")
+    assert text.endswith(
+        "Initial pegs (bottom to top):\nA: 2\nB: 3\nC: 1\nGoal pegs (bottom to top):\nA: -\nB: -\nC: 3 2 1"
+    )
     assert "Return only MOVES: followed by comma-separated moves (AB, AC, BA, BC, CA, CB)." in text
 
 

@@ -27,17 +27,27 @@ def kernel_replay(table, plans: list[list[int]]) -> list[dict]:
     rows = []
     for i in range(len(plans)):
         values = [o[i] for o in out]
-        rows.append({"status": STATUS_NAMES[values[0]], "error_kind": ERROR_NAMES[values[1]],
-                     "first_error": int(values[2]), "final_h": int(values[3]), "min_h": int(values[4]),
-                     "revisits": int(values[5]), "goal_midway": bool(values[6])})
+        rows.append(
+            {
+                "status": STATUS_NAMES[values[0]],
+                "error_kind": ERROR_NAMES[values[1]],
+                "first_error": int(values[2]),
+                "final_h": int(values[3]),
+                "min_h": int(values[4]),
+                "revisits": int(values[5]),
+                "goal_midway": bool(values[6]),
+            }
+        )
     return rows
 
 
 def verifier_replay(table, plans: list[list[int]]) -> list[dict]:
     boards = VERIFIER.boards(table)
     ids = table.column("board_id").to_pylist()
-    return [VERIFIER.replay(boards[bid], "".join(SYMBOLS[c] if c < INVALID else "?" for c in plan))
-            for bid, plan in zip(ids, plans)]
+    return [
+        VERIFIER.replay(boards[bid], "".join(SYMBOLS[c] if c < INVALID else "?" for c in plan))
+        for bid, plan in zip(ids, plans)
+    ]
 
 
 @st.composite
@@ -68,18 +78,25 @@ def test_kernel_equals_the_independent_replay(batch):
 
 
 def test_each_kind_of_illegal_move_and_the_order_of_the_checks():
-    table = bank_of([("AAA", "adjacent"), ("AAA", "classic"), ("AAA", "classic"), ("AAA", "adjacent"),
-                     ("AAA", "classic")])
+    table = bank_of(
+        [("AAA", "adjacent"), ("AAA", "classic"), ("AAA", "classic"), ("AAA", "adjacent"), ("AAA", "classic")]
+    )
     ab, ac, ba, bc, ca, cb = range(6)
-    plans = [[ab, ac],  # AC under adjacent: forbidden, whatever the pegs hold
-             [ab, bc, ba],  # B is empty again after AB, BC
-             [ab, ab],  # disk 2 onto disk 1
-             [ca],  # forbidden comes before empty_peg (C is empty)
-             [ab, 6, ab]]  # not an action
+    plans = [
+        [ab, ac],  # AC under adjacent: forbidden, whatever the pegs hold
+        [ab, bc, ba],  # B is empty again after AB, BC
+        [ab, ab],  # disk 2 onto disk 1
+        [ca],  # forbidden comes before empty_peg (C is empty)
+        [ab, 6, ab],
+    ]  # not an action
     got = kernel_replay(table, plans)
     assert [(r["error_kind"], r["first_error"]) for r in got] == [
-        ("forbidden_move", 1), ("empty_peg", 2), ("larger_on_smaller", 1), ("forbidden_move", 0),
-        ("invalid_action", 1)]
+        ("forbidden_move", 1),
+        ("empty_peg", 2),
+        ("larger_on_smaller", 1),
+        ("forbidden_move", 0),
+        ("invalid_action", 1),
+    ]
     assert all(r["status"] == "illegal" for r in got)
     assert got == verifier_replay(table, plans)
 
@@ -87,14 +104,19 @@ def test_each_kind_of_illegal_move_and_the_order_of_the_checks():
 def test_revisits_goal_midway_and_the_goal_state():
     table = bank_of([("B", "classic"), ("B", "classic"), ("C", "classic"), ("CC", "adjacent")])
     ab, ac, ba, bc, ca, cb = range(6)
-    plans = [[bc, cb, bc],  # goal, back to the start (a revisit), goal again: complete, goal midway
-             [ba, ab, ba, ab],  # A, B, A, B: three revisits, never the goal
-             [],  # already at the goal: complete with the empty plan
-             [cb, bc]]  # off the goal and back: one revisit, and the start (the goal) was before the last action
+    plans = [
+        [bc, cb, bc],  # goal, back to the start (a revisit), goal again: complete, goal midway
+        [ba, ab, ba, ab],  # A, B, A, B: three revisits, never the goal
+        [],  # already at the goal: complete with the empty plan
+        [cb, bc],
+    ]  # off the goal and back: one revisit, and the start (the goal) was before the last action
     got = kernel_replay(table, plans)
     assert [(r["status"], r["revisits"], r["goal_midway"], r["min_h"], r["final_h"]) for r in got] == [
-        ("complete", 2, True, 0, 0), ("legal_noncompletion", 3, False, 1, 1), ("complete", 0, False, 0, 0),
-        ("complete", 1, True, 0, 0)]
+        ("complete", 2, True, 0, 0),
+        ("legal_noncompletion", 3, False, 1, 1),
+        ("complete", 0, False, 0, 0),
+        ("complete", 1, True, 0, 0),
+    ]
     assert got == verifier_replay(table, plans)
 
 

@@ -21,8 +21,14 @@ def test_traces_agree_with_the_verdicts_of_every_baseline_answer():
     bank = DOMAIN.check_bank(DOMAIN.demo_bank())
     frame = DOMAIN.bank_frame(bank)
     answers = pd.concat([DOMAIN.baseline_responses(frame, p, trials=3, seed=2) for p in DOMAIN.planners])
-    answers = pd.concat([answers, answers.head(4).assign(condition="odd", response=[
-        "no plan here", "MOVES: XY, AB", "MOVES: ab, bc, cb, bc", "MOVES: CA"])])
+    answers = pd.concat(
+        [
+            answers,
+            answers.head(4).assign(
+                condition="odd", response=["no plan here", "MOVES: XY, AB", "MOVES: ab, bc, cb, bc", "MOVES: CA"]
+            ),
+        ]
+    )
     verdicts = score_responses(bank, answers)
     rows = frame.set_index("board_id")
     kinds = set()
@@ -30,8 +36,15 @@ def test_traces_agree_with_the_verdicts_of_every_baseline_answer():
         trace = DOMAIN.trace(rows.loc[row["board_id"]].to_dict(), row)
         assert trace.disagreements() == [], row
         kinds.add(trace.illegal.kind if trace.illegal else trace.status)
-    assert kinds >= {"complete", "legal_noncompletion", "empty_peg", "larger_on_smaller", "forbidden_move",
-                     "invalid_action", "format"}
+    assert kinds >= {
+        "complete",
+        "legal_noncompletion",
+        "empty_peg",
+        "larger_on_smaller",
+        "forbidden_move",
+        "invalid_action",
+        "format",
+    }
 
 
 def test_a_trace_marks_the_moved_disk_and_draws_a_page():
@@ -47,8 +60,10 @@ def test_a_trace_marks_the_moved_disk_and_draws_a_page():
     lines = trace_lines(trace)
     assert "first illegal: move 2 ('AC'): puts a disk onto a smaller one (first_error = 1)" in lines
     page = trace.page()
-    assert page.steps == [{"n": 0, "move": "", "disk": 0, "h": 4, "pegs": [0, 0, 1], "note": "closest to the goal"},
-                          {"n": 1, "move": "AC", "disk": 1, "h": 5, "pegs": [2, 0, 1], "note": ""}]
+    assert page.steps == [
+        {"n": 0, "move": "", "disk": 0, "h": 4, "pegs": [0, 0, 1], "note": "closest to the goal"},
+        {"n": 1, "move": "AC", "disk": 1, "h": 5, "pegs": [2, 0, 1], "note": ""},
+    ]
     assert 'id="board"' in "".join(page.stage)
 
 

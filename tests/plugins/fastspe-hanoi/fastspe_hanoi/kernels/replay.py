@@ -62,8 +62,7 @@ def _replay_one(plan, plan_id, start, disks, adjacent, dist, source, target, pow
 
 
 @njit(parallel=True)
-def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, adjacent_of_layout, dist, source,
-                 target):
+def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, adjacent_of_layout, dist, source, target):
     """Replay plan i (``codes[offsets[i]:offsets[i + 1]]``) on bank row ``rows[i]``.
 
     start : int64 (m,), each row's start state code; layout_of_row : int64 (m,); disks_of_layout : int64 (t,);
@@ -81,7 +80,18 @@ def replay_plans(rows, codes, offsets, start, layout_of_row, disks_of_layout, ad
         for p in range(lo, hi):
             row = rows[p]
             lay = layout_of_row[row]
-            out = _replay_one(codes[offsets[p]:offsets[p + 1]], p, start[row], disks_of_layout[lay],
-                              adjacent_of_layout[lay], dist[lay], source, target, pow3, tops, stamp)
+            out = _replay_one(
+                codes[offsets[p] : offsets[p + 1]],
+                p,
+                start[row],
+                disks_of_layout[lay],
+                adjacent_of_layout[lay],
+                dist[lay],
+                source,
+                target,
+                pow3,
+                tops,
+                stamp,
+            )
             store(outputs, p, out)
     return outputs

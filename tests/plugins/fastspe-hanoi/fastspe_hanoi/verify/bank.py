@@ -71,5 +71,9 @@ def verify(table, args, ui) -> BankVerification:
         failures = verify_hanoi_bank(table, update)
     if failures:
         return BankVerification(failures, [], f"{len(failures)} of {table.num_rows} states failed verification")
-    return BankVerification([], [], f"ok: all {table.num_rows:,} states verified (breadth-first d* = depth, "
-                                    "certificates replay to the goal in depth moves, no repeats)")
+    return BankVerification(
+        [],
+        [],
+        f"ok: all {table.num_rows:,} states verified (breadth-first d* = depth, "
+        "certificates replay to the goal in depth moves, no repeats)",
+    )

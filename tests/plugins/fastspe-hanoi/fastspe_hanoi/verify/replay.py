@@ -17,8 +17,18 @@ from functools import lru_cache
 from fastspe.domains.contract import Verifier
 from fastspe.errors import UserError
 
-__all__ = ["ACTIONS", "Stacks", "read_stacks", "goal_stacks", "step", "distances", "HanoiBoard", "bank_boards",
-           "replay_hanoi", "VERIFIER"]
+__all__ = [
+    "ACTIONS",
+    "Stacks",
+    "read_stacks",
+    "goal_stacks",
+    "step",
+    "distances",
+    "HanoiBoard",
+    "bank_boards",
+    "replay_hanoi",
+    "VERIFIER",
+]
 
 # stored symbol -> (source peg, target peg), pegs 0..2 = A..C
 ACTIONS = {"a": (0, 1), "b": (0, 2), "c": (1, 0), "d": (1, 2), "e": (2, 0), "f": (2, 1)}
@@ -120,8 +130,15 @@ def replay_hanoi(board: HanoiBoard, moves: str) -> dict:
         seen.add(stacks)
         min_h = min(min_h, h)
     status = "illegal" if kind else "complete" if h == 0 else "legal_noncompletion"
-    return {"status": status, "error_kind": kind, "first_error": first_error, "final_h": h, "min_h": min_h,
-            "revisits": revisits, "goal_midway": midway}
+    return {
+        "status": status,
+        "error_kind": kind,
+        "first_error": first_error,
+        "final_h": h,
+        "min_h": min_h,
+        "revisits": revisits,
+        "goal_midway": midway,
+    }
 
 
 VERIFIER = Verifier(bank_boards, replay_hanoi)
