@@ -105,3 +105,10 @@ def test_mkdocs_build_strict(tmp_path):
     assert (site / "reference" / "python" / "stats" / "index.html").is_file()
     notebook = (site / "notebooks" / "pipeline" / "index.html").read_text()
     assert notebook.count("data:image/png") >= 2  # the figures' committed outputs render
+
+
+def test_every_public_face_has_a_reference_page():
+    from tests.test_house import FACES as HOUSE_FACES
+
+    top = {face for face in HOUSE_FACES if face.count(".") <= 1}  # fastspe and its subpackages' faces
+    assert top - set(_hook().FACES) == set(), "faces the Python reference does not render"

@@ -37,6 +37,7 @@ FACES = (
     "fastspe.stats",
     "fastspe.verify",
     "fastspe.report",
+    "fastspe.hub",
     "fastspe.kernels",
 )
 
