@@ -74,6 +74,24 @@ def state_hash(p, boxes, base, k):
 
 
 @njit
+def rehashed_slots(spl, sbox, stored, k, cap, new_hash):
+    """A state table's open-addressing slots for ``cap`` states (2 * cap slots, state index + 1, 0 empty) holding the
+    ``stored`` states there are, and the free slot a new state of hash ``new_hash`` takes: both push searches grow
+    their tables with it."""
+    slots = np.zeros(2 * cap, dtype=np.int32)
+    mask = np.int64(2 * cap - 1)
+    for r in range(stored):
+        q = np.int64(state_hash(spl[r], sbox, r * k, k)) & mask
+        while slots[q] != 0:
+            q = (q + 1) & mask
+        slots[q] = r + 1
+    pos = np.int64(new_hash) & mask
+    while slots[pos] != 0:
+        pos = (pos + 1) & mask
+    return slots, mask, pos
+
+
+@njit
 def subset_verdict(boxes, starts, nbr, goal, dead, limit, inside, inside_mark):
     """SOLVED when the boxes ``boxes`` (sorted cells, alone in the room) can all be pushed onto goals with the player
     starting in the region of any cell of ``starts``; DEAD when no reachable state has them so (every state seen);
@@ -185,16 +203,7 @@ def _insert(p, boxes, k, n, sbox, spl, slots, mask, cap):
         cap *= 2
         sbox = grown_array(sbox, cap * k)
         spl = grown_array(spl, cap)
-        slots = np.zeros(2 * cap, dtype=np.int32)
-        mask = np.int64(2 * cap - 1)
-        for r in range(n):
-            q = np.int64(state_hash(spl[r], sbox, r * k, k)) & mask
-            while slots[q] != 0:
-                q = (q + 1) & mask
-            slots[q] = r + 1
-        pos = np.int64(state_hash(p, boxes, 0, k)) & mask
-        while slots[pos] != 0:
-            pos = (pos + 1) & mask
+        slots, mask, pos = rehashed_slots(spl, sbox, n, k, cap, state_hash(p, boxes, 0, k))
     for i in range(k):
         sbox[n * k + i] = boxes[i]
     spl[n] = p

@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...._numba import njit
-from .deadlocks import corral_dead, near, pair_dead, state_hash
+from .deadlocks import corral_dead, near, pair_dead, rehashed_slots, state_hash
 from .search import bucket_push, grown_array  # the open list and array growth, shared with the move-level search
 from .search import (
     DEAD_START,
@@ -493,16 +493,7 @@ def push_search(
                         pcell = grown_array(pcell, cap)
                         pdir = grown_array(pdir, cap)
                         closed = grown_array(closed, cap)
-                        slots = np.zeros(2 * cap, dtype=np.int32)
-                        smask = np.int64(2 * cap - 1)
-                        for r in range(stored):
-                            q = np.int64(state_hash(spl[r], sbox, r * nb, nb)) & smask
-                            while slots[q] != 0:
-                                q = (q + 1) & smask
-                            slots[q] = r + 1
-                        pos = np.int64(hsh) & smask
-                        while slots[pos] != 0:
-                            pos = (pos + 1) & smask
+                        slots, smask, pos = rehashed_slots(spl, sbox, stored, nb, cap, hsh)
                     idx = stored
                     stored += 1
                     slots[pos] = idx + 1
