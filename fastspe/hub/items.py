@@ -32,7 +32,7 @@ from ..boundary.files import write_jsonl
 from ..domains.registry import domain_named
 from ..errors import UserError, UserTypeError
 from ..scoring.rewards import RewardScorer
-from ..scoring.score import FORMAT_OPTIONS, PARSE_OPTIONS
+from ..scoring.score import check_score_options
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,13 +61,8 @@ class BankItems(Sequence[Item]):
         self, bank: BankLike, domain: str | None = None, parse: str = "lenient", format_failure: str = "illegal"
     ):
         self.bank: Bank = as_bank(bank, domain)
+        check_score_options(parse, format_failure)  # here, since the scorer is made on the first answer scored
         self.options = {"parse": parse, "format_failure": format_failure}
-        for name, value, choices in (
-            ("parse", parse, PARSE_OPTIONS),
-            ("format_failure", format_failure, FORMAT_OPTIONS),
-        ):
-            if value not in choices:  # checked here, as RewardScorer checks them, since it is made on first use
-                raise UserError(f"{name} must be one of {choices}, got {value!r}")
 
     @cached_property
     def scorer(self) -> RewardScorer:

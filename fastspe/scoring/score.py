@@ -85,7 +85,8 @@ def encode_moves(moves: Sequence[str], vocabulary: Vocabulary = DIRECTIONS) -> t
     return vocabulary.encode(moves)
 
 
-def _check_options(parse: str, format_failure: str) -> None:
+def check_score_options(parse: str, format_failure: str) -> None:
+    """A one-line error unless ``parse`` and ``format_failure`` are among the options ``fastspe score`` takes."""
     if parse not in PARSE_OPTIONS:
         raise UserError(f"parse must be one of {PARSE_OPTIONS}, got {parse!r}")
     if format_failure not in FORMAT_OPTIONS:
@@ -118,7 +119,7 @@ def replay_answers(
     tables: Packed, rows: np.ndarray, texts, parse: str = "lenient", format_failure: str = "illegal"
 ) -> Replayed:
     """Parse ``texts`` (Arrow strings or a sequence) and replay each on bank row ``rows[i]``."""
-    _check_options(parse, format_failure)
+    check_score_options(parse, format_failure)
     domain = domain_named(tables.domain)
     parsed = parse_column(texts, strict=parse == "strict", vocabulary=domain.vocabulary)
     status, kind, first_error, final_h, min_h, revisits, midway = domain.replay(
@@ -341,7 +342,7 @@ def score_responses(
     a token that is not a move. ``economy`` = d*/L and ``excess`` = L - d* are NaN unless the
     plan is complete. Rows are sorted by (condition, board_id, trial).
     """
-    _check_options(parse, format_failure)
+    check_score_options(parse, format_failure)
     bank = as_bank(bank)
     tables = packed_bank(bank)
     resp = validate_responses(responses, bank=_id_frame(tables), source=source, positions=True)
@@ -440,7 +441,7 @@ def score_file(
     a duplicate, ...) is read again with the precise line reader, which names the line at fault (or
     skips it with ``skip_invalid``); that path holds the file in memory.
     """
-    _check_options(parse, format_failure)
+    check_score_options(parse, format_failure)
     bank = _as_checked_bank(bank)
     tables = packed_bank(bank)
     paths = response_paths(responses, out)
