@@ -10,11 +10,14 @@ import shlex
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastspe.boundary.banks import as_bank, load_bank, write_bank
 from fastspe.cli import main
 from fastspe.domains.registry import domain_named
 from fastspe.hub import BankItems, export_hub
+from fastspe.hub.card import yaml_lines
 from fastspe.hub.export import config_names
 
 datasets = pytest.importorskip("datasets")  # in the test extra
@@ -225,3 +228,22 @@ def test_items_file_is_the_items(bank_file, tmp_path):
     assert main(["bank", "export", str(bank_file), "--items", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert lines == list(BankItems(load_bank(bank_file)))
+
+
+# the card's YAML is written by hand (fastspe depends on no YAML library): whatever text a bank brings (a cohort name,
+# a repo id, a level), YAML must read back exactly what was written
+_YAML_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+_YAML_VALUES = st.recursive(
+    st.one_of(_YAML_TEXT, st.integers(-(10**9), 10**9), st.booleans()),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, min_size=1, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), _YAML_VALUES, min_size=1, max_size=3))
+def test_card_yaml_reads_back_as_written(value):
+    assert yaml.safe_load("\n".join(yaml_lines(value))) == value

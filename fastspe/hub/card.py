@@ -3,13 +3,12 @@
 certified, how to score answers with fastspe, how to upload, what to cite).
 
 The domain's parts come from the domain (``Domain.dataset_card_notes``); the rest is the same for every domain.
-The YAML is written here, not by a YAML library (fastspe does not depend on one): plain keys, JSON-quoted strings
-(valid YAML double-quoted scalars), integers and lists.
+The YAML is written here, not by a YAML library (fastspe does not depend on one): plain keys, strings plain or
+double-quoted with YAML's own escapes (tests/test_hub.py reads arbitrary text back), integers and lists.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -64,7 +63,20 @@ def _scalar(value) -> str:
     text = str(value)
     if _PLAIN.fullmatch(text) and text.lower() not in _KEYWORDS:
         return text
-    return json.dumps(text, ensure_ascii=False)
+    return '"' + "".join(map(_quoted_char, text)) + '"'
+
+
+def _quoted_char(ch: str) -> str:
+    """One character inside a YAML double-quoted scalar: as itself where YAML reads it back as itself, else escaped
+    (JSON's escaping is not enough: YAML refuses DEL and folds NEL and the Unicode line separators to spaces)."""
+    code = ord(ch)
+    if ch in '"\\':
+        return "\\" + ch
+    if 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xD7FF and code not in (0x2028, 0x2029)) or 0xE000 <= code <= 0xFFFD:
+        return ch if code != 0xFEFF else "\\uFEFF"  # a byte-order mark is dropped by YAML readers
+    if code <= 0xFF:
+        return f"\\x{code:02X}"
+    return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
 def yaml_lines(value, indent: int = 0) -> list[str]:
@@ -72,7 +84,8 @@ def yaml_lines(value, indent: int = 0) -> list[str]:
     pad = " " * indent
     if isinstance(value, dict):
         lines = []
-        for key, item in value.items():
+        for name, item in value.items():
+            key = _scalar(str(name))  # a key YAML would read as another value (``no``: false) is quoted too
             if isinstance(item, (dict, list)) and item:
                 lines += [f"{pad}{key}:", *yaml_lines(item, indent + 2)]
             else:
