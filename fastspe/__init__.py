@@ -238,8 +238,8 @@ def solve(
     max_nodes : give up after this many search nodes (``SearchLimit``; default: the domain's)
     state : the domain's ``fastspe solve`` options by name (``fastspe solve --help``): the default domain's ``board``
         (its cells, row-major, 0 the blank and -1 a blocked cell: a list or a string), ``rows``, ``cols``,
-        ``blocks``, ``goal`` (``blank-last`` or ``blank-first``), ``heuristic``; Sokoban's ``level`` (an XSB file)
-        and ``objective`` (``moves`` or ``pushes``)
+        ``blocks``, ``goal`` (``blank-last`` or ``blank-first``), ``heuristic``; another domain's own
+        (``fastspe solve --domain NAME --help``)
 
     Returns ``length``, ``moves`` and the solver's other fields, as ``fastspe solve`` prints them.
     """

@@ -115,7 +115,7 @@ METADATA_TYPES = {
 # what a multi-turn protocol's closing record adds (the protocol, turns and tool calls of the conversation): typed
 # where some answer has them, never added as null columns, so the verdicts of a one-answer run do not change
 CONVERSATION_TYPES = {"protocol": TEXT, "turns": INT, "tool_call_count": INT}
-# an answer's cost where the bank's d* counts something else than moves (``Domain.cost_unit``: Sokoban's pushes):
+# an answer's cost where the bank's d* counts something else than moves (``Domain.cost_unit``, e.g. pushes):
 # then economy = depth / cost, excess = cost - depth, optimal = cost == depth. Typed where present, never added as
 # null columns: a verdicts file without them is a move bank's (its cost is L), as every file before them was
 COST_TYPES = {"cost": INT, "cost_unit": TEXT}

@@ -60,7 +60,7 @@ class Rewards:
     optimal : bool, complete with L = d* (cost = d*)
     final_h, min_h : int32, h of the last state reached and the least h along the legal prefix
     cost : int64, what the plan costs in ``cost_unit``, what d* counts (``Domain.cost_unit``): L on a bank of moves,
-        the pushes of its legal prefix on a Sokoban push bank
+        the legal prefix's count of another unit (pushes, say) where d* counts that
     """
 
     status: np.ndarray

@@ -15,9 +15,9 @@ h, and a replay that stops at the first illegal action. Every verdict column is 
 - from the replay: ``L, status, error_kind, first_error, final_h, min_h, revisits, goal_midway``,
   then ``optimal, economy, excess``;
 - ``truncated`` from the response's ``truncated`` / ``finish_reason`` / ``stop_reason`` fields;
-- on a bank whose d* does not count moves (a Sokoban push bank), ``cost`` (the replay's count of that unit) and
+- on a bank whose d* does not count moves (pushes, say), ``cost`` (the replay's count of that unit) and
   ``cost_unit``, from which ``optimal, economy, excess`` then follow;
-- the domain's own columns (``verdict_extra_columns``, Sokoban's ``first_dead_move``) that its verifier re-derives,
+- the domain's own columns (``verdict_extra_columns``, a first dead move, say) that its verifier re-derives,
   but where the verifier's search stopped at its bound (counted as not re-derived, never passed silently).
 
 Not compared: metadata columns that ``fastspe score`` carries through (token counts, latency, ...).
